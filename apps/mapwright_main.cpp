@@ -1,0 +1,64 @@
+// mapwright: the command-line entry point. Parses arguments with CLI11, runs one flow, and
+// turns bad input (core::SpecError) into a one-line error and exit code 2.
+#include <CLI/CLI.hpp>
+#include <iostream>
+
+#include "mapwright/core/error.hpp"
+#include "mapwright/flows/commands.hpp"
+
+using namespace mapwright;
+
+int main(int argc, char** argv) {
+  CLI::App app{
+      "mapwright: map DNN layers onto a systolic-array accelerator, score mappings with an "
+      "analytical surrogate, and prove them on RTL."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "mapwright 0.1.0");
+
+  flows::EvalOptions eval;
+  auto* e = app.add_subcommand("eval", "Score one mapping of one layer with the surrogate");
+  e->add_option("--arch", eval.arch, "Named architecture (configs/arch) or YAML file")
+      ->capture_default_str();
+  e->add_option("--layer", eval.layer,
+                "Layer: conv:K=64,C=64,H=56,W=56,R=3,S=3,stride=1,pad=1 | dwconv:... | "
+                "gconv:... | gemm:M=..,N=..,K=.. | fc:IN=..,OUT=.. | NET:LAYER | file.yaml")
+      ->required();
+  e->add_option("--mapping", eval.mapping, "Mapping YAML file, or 'default' (greedy)")
+      ->capture_default_str();
+  e->add_flag("--json", eval.json, "Print one JSON object");
+
+  flows::SpaceOptions space;
+  auto* s = app.add_subcommand("space", "Show the mapping space of a layer; sample valid mappings");
+  s->add_option("--arch", space.arch, "Named architecture or YAML file")->capture_default_str();
+  s->add_option("--layer", space.layer, "Layer (see eval --help)")->required();
+  s->add_option("--sample", space.sample, "Sample N valid mappings uniformly")
+      ->check(CLI::NonNegativeNumber);
+  s->add_option("--seed", space.seed, "Seed for sampling")->capture_default_str();
+  s->add_option("--write-dir", space.write_dir, "Write sampled mappings as YAML files here");
+  s->add_flag("--json", space.json, "Print one JSON object");
+
+  flows::NetworksOptions nets;
+  auto* n = app.add_subcommand("networks", "List the built-in networks, or one network's layers");
+  n->add_option("network", nets.network, "Zoo name or network YAML file");
+  n->add_flag("--json", nets.json, "Print JSON");
+
+  bool archs_json = false;
+  auto* a = app.add_subcommand("archs", "List the named architectures");
+  a->add_flag("--json", archs_json, "Print JSON");
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& err) {
+    return app.exit(err);
+  }
+  try {
+    if (*e) return flows::cmd_eval(eval, std::cout);
+    if (*s) return flows::cmd_space(space, std::cout);
+    if (*n) return flows::cmd_networks(nets, std::cout);
+    if (*a) return flows::cmd_archs(archs_json, std::cout);
+  } catch (const core::SpecError& err) {
+    std::cerr << "mapwright: error: " << err.what() << "\n";
+    return 2;
+  }
+  return 1;
+}

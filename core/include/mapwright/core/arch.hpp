@@ -1,0 +1,55 @@
+#pragma once
+/// \file arch.hpp
+/// The accelerator: a Rows x Cols int8 systolic array with input, weight and int32 accumulator
+/// buffers, a DRAM port with bandwidth and latency, and an energy table. Loaded from
+/// `configs/arch/<name>.yaml` (the single source of truth for the surrogate and the RTL).
+
+#include <string>
+#include <vector>
+
+namespace mapwright::core {
+
+/// Level-1 dataflow of the array.
+enum class Dataflow { WS, OS };
+const char* dataflow_name(Dataflow d);
+
+/// Energy per event, in picojoules. Defaults cite their source in `source`.
+struct EnergyTable {
+  double mac_pj = 0.3;               ///< One int8 x int8 MAC with int32 add.
+  double input_buf_pj = 2.5;         ///< One byte read or written in the input buffer.
+  double weight_buf_pj = 2.5;        ///< One byte read or written in the weight buffer.
+  double accum_buf_pj = 10.0;        ///< One int32 word read or written in the accumulator.
+  double dram_pj_per_byte = 160.0;   ///< One byte moved to or from DRAM.
+  double pe_static_pj = 0.02;        ///< Clock/leakage of one enabled PE for one cycle.
+  std::string source;                ///< Where the numbers come from.
+};
+
+/// One accelerator, immutable after `load_arch` validated it.
+struct Arch {
+  std::string name;                     ///< Config name (file stem).
+  int rows = 16;                        ///< Array rows.
+  int cols = 16;                        ///< Array columns.
+  std::vector<Dataflow> dataflows{Dataflow::WS, Dataflow::OS};  ///< Supported at run time.
+  long long input_buf_bytes = 256 * 1024;   ///< Input (activation) buffer.
+  long long weight_buf_bytes = 256 * 1024;  ///< Weight buffer.
+  long long accum_buf_bytes = 64 * 1024;    ///< Accumulator buffer (int32 words x 4).
+  double dram_bytes_per_cycle = 16;     ///< DRAM bandwidth.
+  int dram_latency_cycles = 100;        ///< Latency of one DRAM transfer.
+  double clock_mhz = 1000;              ///< Clock, for seconds and power in reports.
+  int operand_bits = 8;                 ///< Operand width (the RTL supports 8).
+  int acc_bits = 32;                    ///< Accumulator width (the RTL supports 32).
+  EnergyTable energy;                   ///< Energy per event.
+
+  bool supports(Dataflow d) const;
+};
+
+/// Loads and validates an architecture from a YAML file; errors name the file, key, value.
+Arch load_arch_file(const std::string& path);
+/// Resolves `name_or_path`: an existing file path, or a name under the configs/arch folder.
+Arch load_arch(const std::string& name_or_path);
+/// Names of the architectures in configs/arch.
+std::vector<std::string> arch_names();
+/// The folder holding the shipped configs (env MAPWRIGHT_CONFIGS, else the source tree's).
+std::string configs_dir();
+
+}  // namespace mapwright::core

@@ -1,0 +1,24 @@
+#pragma once
+/// \file layer_spec.hpp
+/// Turning what a user types into layers and networks:
+///   --layer 'conv:K=64,C=64,H=56,W=56,R=3,S=3,stride=1,pad=1'
+///   --layer 'dwconv:C=32,H=112,W=112,R=3,S=3,stride=2,pad=1'
+///   --layer 'gconv:G=4,K=64,C=64,H=28,W=28,R=3,S=3,pad=1'   (K and C are totals)
+///   --layer 'gemm:M=128,N=768,K=768'  (optional B= batch)   --layer 'fc:IN=2048,OUT=1000'
+///   --layer resnet50:layer3.0.conv2     (zoo)                 --layer my_layer.yaml
+/// A layer YAML file holds `{type: conv, K: .., ...}` (same keys as inline); a network YAML
+/// file holds `name:` and `layers:` (a list of such maps, each with a `name`).
+
+#include <string>
+
+#include "mapwright/core/layer.hpp"
+#include "mapwright/core/zoo.hpp"
+
+namespace mapwright::core {
+
+/// Resolves a --layer argument (inline, zoo reference, or YAML file). `where` names the flag.
+Layer parse_layer_arg(const std::string& arg, const std::string& where = "--layer");
+/// Resolves a --network argument: a zoo name or a network YAML file.
+Network parse_network_arg(const std::string& arg, const std::string& where = "--network");
+
+}  // namespace mapwright::core

@@ -1,0 +1,62 @@
+#pragma once
+/// \file metrics.hpp
+/// What an evaluation returns, and the `Evaluator` interface that the analytical surrogate
+/// (model/) and the RTL (systemc/) both implement.
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "mapwright/core/arch.hpp"
+#include "mapwright/core/layer.hpp"
+#include "mapwright/core/mapping.hpp"
+#include "mapwright/core/tile_program.hpp"
+
+namespace mapwright::core {
+
+/// Energy by component, picojoules.
+struct EnergyBreakdown {
+  double mac = 0;         ///< Multiply-accumulates.
+  double input_buf = 0;   ///< Input buffer reads and writes.
+  double weight_buf = 0;  ///< Weight buffer reads and writes.
+  double accum_buf = 0;   ///< Accumulator reads and writes.
+  double dram = 0;        ///< DRAM bytes moved.
+  double pe_static = 0;   ///< Enabled PEs over the layer's cycles.
+  double total() const { return mac + input_buf + weight_buf + accum_buf + dram + pe_static; }
+};
+
+/// Result of evaluating one mapping. Invalid mappings are results, not exceptions.
+struct Metrics {
+  bool valid = false;                       ///< False: see `invalid` and `reason`.
+  InvalidKind invalid = InvalidKind::None;  ///< Typed reason.
+  std::string reason;                       ///< Human-readable reason.
+  long long cycles = 0;          ///< End-to-end latency in cycles.
+  long long compute_cycles = 0;  ///< Sum of fold times (array busy).
+  long long dma_cycles = 0;      ///< Sum of DMA transfer times.
+  double energy_pj = 0;          ///< Total energy.
+  EnergyBreakdown energy;        ///< Energy by component.
+  double edp = 0;                ///< energy_pj * cycles (pJ x cycles).
+  double utilization = 0;        ///< MACs / (cycles * rows * cols).
+  AccessCounts counts;           ///< Exact access counts.
+
+  /// JSON with at least valid, reason, cycles, energy_pj, edp, utilization, macs, dram_bytes
+  /// (per tensor), and the full counts and energy breakdown.
+  nlohmann::json to_json() const;
+};
+
+/// Energy from counts: the one formula used by the surrogate and the RTL evaluator.
+EnergyBreakdown energy_from_counts(const Arch& arch, const AccessCounts& c, long long cycles,
+                                   int pe_rows, int pe_cols);
+/// Fills energy, energy_pj, edp and utilization from counts and cycles.
+void finish_metrics(Metrics& m, const Layer& layer, const Arch& arch, const Mapping& mapping);
+
+/// Scores a mapping. Implementations: the analytical surrogate and the RTL.
+class Evaluator {
+ public:
+  virtual ~Evaluator() = default;
+  /// Evaluates; invalid mappings (capacity) come back with valid == false and a reason.
+  virtual Metrics evaluate(const Layer& layer, const Arch& arch, const Mapping& mapping) = 0;
+  /// "surrogate", "rtl", ...
+  virtual std::string name() const = 0;
+};
+
+}  // namespace mapwright::core

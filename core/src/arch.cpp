@@ -1,0 +1,162 @@
+// Architecture specs: strict YAML loading and validation of the array, buffers, DRAM port and
+// energy table, and lookup of named configs under configs/arch.
+#include "mapwright/core/arch.hpp"
+
+#include <algorithm>
+#include <cstdlib>
+#include <filesystem>
+
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/yaml_util.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mapwright::core {
+
+const char* dataflow_name(Dataflow d) { return d == Dataflow::WS ? "ws" : "os"; }
+
+bool Arch::supports(Dataflow d) const {
+  return std::find(dataflows.begin(), dataflows.end(), d) != dataflows.end();
+}
+
+std::string configs_dir() {
+  if (const char* env = std::getenv("MAPWRIGHT_CONFIGS")) return env;
+#ifdef MAPWRIGHT_SOURCE_DIR
+  return std::string(MAPWRIGHT_SOURCE_DIR) + "/configs";
+#else
+  return "configs";
+#endif
+}
+
+std::vector<std::string> arch_names() {
+  std::vector<std::string> names;
+  const fs::path dir = fs::path(configs_dir()) / "arch";
+  std::error_code ec;
+  for (const auto& e : fs::directory_iterator(dir, ec))
+    if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+Arch load_arch(const std::string& name_or_path) {
+  if (fs::exists(name_or_path) && fs::is_regular_file(name_or_path))
+    return load_arch_file(name_or_path);
+  const fs::path named = fs::path(configs_dir()) / "arch" / (name_or_path + ".yaml");
+  if (fs::exists(named)) return load_arch_file(named.string());
+  std::string known;
+  for (const auto& n : arch_names()) known += (known.empty() ? "" : ", ") + n;
+  throw SpecError("--arch", "arch", name_or_path,
+                  "no such file or named architecture (known: " + known + ")");
+}
+
+Arch load_arch_file(const std::string& path) {
+  const YAML::Node root = load_yaml_file(path);
+  check_keys(root, path, "",
+             {"name", "description", "array", "buffers", "dram", "clock_mhz", "dataflows",
+              "precision", "energy"});
+  Arch a;
+  a.name = fs::path(path).stem().string();
+  a.name = get_string(root, "name", path, "", a.name);
+
+  auto positive = [&](long long v, const std::string& key, long long max) {
+    if (v <= 0 || v > max)
+      throw SpecError(path, key, std::to_string(v),
+                      "must be a positive integer no larger than " + std::to_string(max));
+  };
+  const YAML::Node arr = root["array"];
+  if (!arr) throw SpecError(path, "array", "", "required key is missing");
+  check_keys(arr, path, "array", {"rows", "cols"});
+  a.rows = static_cast<int>(get_int(arr, "rows", path, "array", 0, true));
+  a.cols = static_cast<int>(get_int(arr, "cols", path, "array", 0, true));
+  if (a.rows < 2 || a.rows > 64)
+    throw SpecError(path, "array.rows", std::to_string(a.rows), "must be between 2 and 64");
+  if (a.cols < 2 || a.cols > 64)
+    throw SpecError(path, "array.cols", std::to_string(a.cols), "must be between 2 and 64");
+
+  if (const YAML::Node dfs = root["dataflows"]) {
+    if (!dfs.IsSequence() || dfs.size() == 0)
+      throw SpecError(path, "dataflows", node_text(dfs), "expected a non-empty list of ws/os");
+    a.dataflows.clear();
+    for (const auto& d : dfs) {
+      const std::string t = node_text(d);
+      Dataflow df;
+      if (t == "ws") df = Dataflow::WS;
+      else if (t == "os") df = Dataflow::OS;
+      else throw SpecError(path, "dataflows", t, "unknown dataflow (known: ws, os)");
+      if (!a.supports(df)) a.dataflows.push_back(df);
+    }
+  }
+
+  const YAML::Node buf = root["buffers"];
+  if (!buf) throw SpecError(path, "buffers", "", "required key is missing");
+  check_keys(buf, path, "buffers", {"input_kib", "weight_kib", "accum_kib"});
+  const long long max_kib = 64 * 1024;
+  const long long in_kib = get_int(buf, "input_kib", path, "buffers", 0, true);
+  const long long wt_kib = get_int(buf, "weight_kib", path, "buffers", 0, true);
+  const long long ac_kib = get_int(buf, "accum_kib", path, "buffers", 0, true);
+  positive(in_kib, "buffers.input_kib", max_kib);
+  positive(wt_kib, "buffers.weight_kib", max_kib);
+  positive(ac_kib, "buffers.accum_kib", max_kib);
+  a.input_buf_bytes = in_kib * 1024;
+  a.weight_buf_bytes = wt_kib * 1024;
+  a.accum_buf_bytes = ac_kib * 1024;
+
+  const YAML::Node dram = root["dram"];
+  if (!dram) throw SpecError(path, "dram", "", "required key is missing");
+  check_keys(dram, path, "dram", {"bytes_per_cycle", "latency_cycles"});
+  a.dram_bytes_per_cycle = get_double(dram, "bytes_per_cycle", path, "dram", 0, true);
+  if (!(a.dram_bytes_per_cycle >= 1 && a.dram_bytes_per_cycle <= 1024) ||
+      a.dram_bytes_per_cycle != static_cast<long long>(a.dram_bytes_per_cycle))
+    throw SpecError(path, "dram.bytes_per_cycle", node_text(dram["bytes_per_cycle"]),
+                    "must be a whole number of bytes between 1 and 1024");
+  a.dram_latency_cycles = static_cast<int>(get_int(dram, "latency_cycles", path, "dram", 0, true));
+  if (a.dram_latency_cycles < 0 || a.dram_latency_cycles > 100000)
+    throw SpecError(path, "dram.latency_cycles", std::to_string(a.dram_latency_cycles),
+                    "must be between 0 and 100000");
+
+  a.clock_mhz = get_double(root, "clock_mhz", path, "", a.clock_mhz);
+  if (!(a.clock_mhz > 0))
+    throw SpecError(path, "clock_mhz", node_text(root["clock_mhz"]), "must be positive");
+
+  if (const YAML::Node pr = root["precision"]) {
+    check_keys(pr, path, "precision", {"operand_bits", "acc_bits"});
+    a.operand_bits = static_cast<int>(get_int(pr, "operand_bits", path, "precision", 8));
+    a.acc_bits = static_cast<int>(get_int(pr, "acc_bits", path, "precision", 32));
+    if (a.operand_bits != 8)
+      throw SpecError(path, "precision.operand_bits", std::to_string(a.operand_bits),
+                      "only 8-bit operands are supported");
+    if (a.acc_bits != 32)
+      throw SpecError(path, "precision.acc_bits", std::to_string(a.acc_bits),
+                      "only 32-bit accumulators are supported");
+  }
+
+  if (const YAML::Node en = root["energy"]) {
+    check_keys(en, path, "energy",
+               {"mac_pj", "input_buf_pj_per_byte", "weight_buf_pj_per_byte",
+                "accum_buf_pj_per_word", "dram_pj_per_byte", "pe_static_pj_per_cycle",
+                "source"});
+    auto& e = a.energy;
+    e.mac_pj = get_double(en, "mac_pj", path, "energy", e.mac_pj);
+    e.input_buf_pj = get_double(en, "input_buf_pj_per_byte", path, "energy", e.input_buf_pj);
+    e.weight_buf_pj = get_double(en, "weight_buf_pj_per_byte", path, "energy", e.weight_buf_pj);
+    e.accum_buf_pj = get_double(en, "accum_buf_pj_per_word", path, "energy", e.accum_buf_pj);
+    e.dram_pj_per_byte = get_double(en, "dram_pj_per_byte", path, "energy", e.dram_pj_per_byte);
+    e.pe_static_pj = get_double(en, "pe_static_pj_per_cycle", path, "energy", e.pe_static_pj);
+    e.source = get_string(en, "source", path, "energy", "");
+    const std::pair<const char*, double> vals[] = {
+        {"energy.mac_pj", e.mac_pj}, {"energy.input_buf_pj_per_byte", e.input_buf_pj},
+        {"energy.weight_buf_pj_per_byte", e.weight_buf_pj},
+        {"energy.accum_buf_pj_per_word", e.accum_buf_pj},
+        {"energy.dram_pj_per_byte", e.dram_pj_per_byte},
+        {"energy.pe_static_pj_per_cycle", e.pe_static_pj}};
+    for (const auto& [k, v] : vals)
+      if (!(v >= 0)) throw SpecError(path, k, std::to_string(v), "must be >= 0");
+  }
+  if (a.energy.source.empty())
+    a.energy.source =
+        "Horowitz, 'Computing's energy problem', ISSCC 2014 (45 nm): 8b mult 0.2 pJ + 32b add "
+        "0.1 pJ; 32 KB SRAM 20 pJ per 64-bit access; DRAM 1.3-2.6 nJ per 64-bit access";
+  return a;
+}
+
+}  // namespace mapwright::core

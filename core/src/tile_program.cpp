@@ -1,0 +1,378 @@
+// The tile program: capacity check, the operation walk (loads, computes, spills, reloads,
+// stores in program order), access counting by walking, fold expansion and the per-fold and
+// per-transfer cycle formulas shared by the surrogate and the RTL driver.
+#include "mapwright/core/tile_program.hpp"
+
+#include <algorithm>
+#include <unordered_map>
+#include <vector>
+
+namespace mapwright::core {
+
+namespace {
+constexpr int D(Dim d) { return static_cast<int>(d); }
+long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+
+// Relevance of each Dim to each tensor.
+bool input_rel(Dim d) { return d != Dim::K; }
+bool weight_rel(Dim d) { return d == Dim::K || d == Dim::C || d == Dim::R || d == Dim::S ||
+                                d == Dim::G; }
+bool output_rel(Dim d) { return d == Dim::N || d == Dim::K || d == Dim::P || d == Dim::Q ||
+                                d == Dim::G; }
+}  // namespace
+
+const char* invalid_kind_name(InvalidKind k) {
+  switch (k) {
+    case InvalidKind::None: return "none";
+    case InvalidKind::InputOverflow: return "input_overflow";
+    case InvalidKind::WeightOverflow: return "weight_overflow";
+    case InvalidKind::AccumOverflow: return "accum_overflow";
+    case InvalidKind::Dataflow: return "unsupported_dataflow";
+  }
+  return "?";
+}
+
+std::string Validity::reason() const {
+  const char* buf = kind == InvalidKind::InputOverflow    ? "input"
+                    : kind == InvalidKind::WeightOverflow ? "weight"
+                    : kind == InvalidKind::AccumOverflow  ? "accumulator"
+                                                          : nullptr;
+  if (kind == InvalidKind::None) return "";
+  if (kind == InvalidKind::Dataflow) return "dataflow not supported by this architecture";
+  return std::string(buf) + " buffer overflows by " + std::to_string(need_bytes - have_bytes) +
+         " bytes (needs " + std::to_string(need_bytes) + ", has " + std::to_string(have_bytes) +
+         ")";
+}
+
+const char* op_kind_name(OpKind k) {
+  switch (k) {
+    case OpKind::LoadInput: return "load_input";
+    case OpKind::LoadWeight: return "load_weight";
+    case OpKind::LoadPsum: return "load_psum";
+    case OpKind::Compute: return "compute";
+    case OpKind::SpillPsum: return "spill_psum";
+    case OpKind::StoreOutput: return "store_output";
+  }
+  return "?";
+}
+
+long long input_extent(long long p0, long long pt, long long r0, long long rt, long long stride,
+                       long long pad, long long h) {
+  const long long first = p0 * stride + r0 - pad;
+  if (rt >= stride || pt == 1) {
+    // Windows of consecutive outputs touch or overlap: one contiguous span.
+    const long long last = (p0 + pt - 1) * stride + r0 + rt - 1 - pad;
+    const long long lo = std::max(first, 0LL), hi = std::min(last, h - 1);
+    return hi >= lo ? hi - lo + 1 : 0;
+  }
+  // Disjoint windows [first + i*stride, first + i*stride + rt - 1], i = 0..pt-1.
+  long long n = 0;
+  for (long long i = 0; i < pt; ++i) {
+    const long long a = first + i * stride;
+    const long long lo = std::max(a, 0LL), hi = std::min(a + rt - 1, h - 1);
+    if (hi >= lo) n += hi - lo + 1;
+  }
+  return n;
+}
+
+long long input_tile_bytes(const Layer& l, const TileBox& b) {
+  const long long hx = input_extent(b.lo_of(Dim::P), b.ext_of(Dim::P), b.lo_of(Dim::R),
+                                    b.ext_of(Dim::R), l.stride, l.pad, l.h);
+  const long long wx = input_extent(b.lo_of(Dim::Q), b.ext_of(Dim::Q), b.lo_of(Dim::S),
+                                    b.ext_of(Dim::S), l.stride, l.pad, l.w);
+  return b.ext_of(Dim::G) * b.ext_of(Dim::N) * b.ext_of(Dim::C) * hx * wx;
+}
+
+Footprint footprint(const Layer& l, const Mapping& m) {
+  auto t = [&](Dim d) { return m.tile_of(d); };
+  auto span = [&](long long pt, long long rt, long long full) {
+    const long long s = (rt >= l.stride || pt == 1) ? (pt - 1) * l.stride + rt : pt * rt;
+    return std::min(s, full);
+  };
+  Footprint f;
+  f.input_bytes = t(Dim::G) * t(Dim::N) * t(Dim::C) * span(t(Dim::P), t(Dim::R), l.h) *
+                  span(t(Dim::Q), t(Dim::S), l.w);
+  f.weight_bytes = t(Dim::G) * t(Dim::K) * t(Dim::C) * t(Dim::R) * t(Dim::S);
+  f.accum_bytes = 4 * t(Dim::G) * t(Dim::N) * t(Dim::K) * t(Dim::P) * t(Dim::Q);
+  return f;
+}
+
+Validity check_capacity(const Layer& l, const Arch& a, const Mapping& m) {
+  Validity v;
+  if (!a.supports(m.dataflow)) {
+    v.kind = InvalidKind::Dataflow;
+    return v;
+  }
+  const Footprint f = footprint(l, m);
+  const struct {
+    InvalidKind kind;
+    long long need;
+    long long have;
+  } checks[] = {
+      {InvalidKind::InputOverflow, f.input_bytes * (m.db_input ? 2 : 1), a.input_buf_bytes},
+      {InvalidKind::WeightOverflow, f.weight_bytes * (m.db_weight ? 2 : 1), a.weight_buf_bytes},
+      {InvalidKind::AccumOverflow, f.accum_bytes * (m.db_accum ? 2 : 1), a.accum_buf_bytes}};
+  for (const auto& c : checks) {
+    if (c.need > c.have) {
+      v.kind = c.kind;
+      v.need_bytes = c.need;
+      v.have_bytes = c.have;
+      return v;
+    }
+  }
+  return v;
+}
+
+bool AccessCounts::operator==(const AccessCounts& o) const {
+  const auto a = fields(), b = o.fields();
+  for (size_t i = 0; i < a.size(); ++i)
+    if (a[i].second != b[i].second) return false;
+  return true;
+}
+
+std::array<std::pair<const char*, long long>, 19> AccessCounts::fields() const {
+  return {{{"macs", macs},
+           {"steps", steps},
+           {"folds", folds},
+           {"input_buf_reads", input_buf_reads},
+           {"input_buf_writes", input_buf_writes},
+           {"weight_buf_reads", weight_buf_reads},
+           {"weight_buf_writes", weight_buf_writes},
+           {"accum_reads", accum_reads},
+           {"accum_writes", accum_writes},
+           {"dram_input_bytes", dram_input_bytes},
+           {"dram_weight_bytes", dram_weight_bytes},
+           {"dram_output_bytes", dram_output_bytes},
+           {"dram_psum_write_bytes", dram_psum_write_bytes},
+           {"dram_psum_read_bytes", dram_psum_read_bytes},
+           {"input_loads", input_loads},
+           {"weight_loads", weight_loads},
+           {"psum_reloads", psum_reloads},
+           {"psum_spills", psum_spills},
+           {"output_stores", output_stores}}};
+}
+
+void for_each_fold(const Mapping& m, const TileBox& b,
+                   const std::function<void(long long, long long, long long, long long,
+                                            long long)>& fold) {
+  const long long M = b.ext_of(Dim::N) * b.ext_of(Dim::P) * b.ext_of(Dim::Q);
+  const long long red = b.ext_of(Dim::C) * b.ext_of(Dim::R) * b.ext_of(Dim::S);
+  const long long kc = b.ext_of(Dim::K);
+  const long long rows = m.dataflow == Dataflow::WS ? red : M;
+  const long long pr = m.pe_rows, pc = m.pe_cols;
+  for (long long g = 0; g < b.ext_of(Dim::G); ++g) {
+    if (m.fold_order == FoldOrder::RowsOuter) {
+      for (long long r0 = 0; r0 < rows; r0 += pr)
+        for (long long c0 = 0; c0 < kc; c0 += pc)
+          fold(g, r0, std::min(pr, rows - r0), c0, std::min(pc, kc - c0));
+    } else {
+      for (long long c0 = 0; c0 < kc; c0 += pc)
+        for (long long r0 = 0; r0 < rows; r0 += pr)
+          fold(g, r0, std::min(pr, rows - r0), c0, std::min(pc, kc - c0));
+    }
+  }
+}
+
+long long fold_cycles(Dataflow df, long long stream, long long ru, long long cu) {
+  // WS: preload ru weight rows, stream `stream` skewed input rows; the last result leaves the
+  // array ru + cu - 1 cycles after the last input enters. OS: stream the reduction through the
+  // skewed array, then drain ru result rows.
+  if (df == Dataflow::WS) return ru + stream + ru + cu - 1;
+  return stream + ru + cu - 1 + ru;
+}
+
+long long dma_cycles(const Arch& a, long long bytes) {
+  const long long bw = static_cast<long long>(a.dram_bytes_per_cycle);
+  return a.dram_latency_cycles + (bytes + bw - 1) / bw;
+}
+
+void walk_tile_program(const Layer& l, const Arch& arch, const Mapping& m,
+                       const std::function<void(const TileOp&)>& visit) {
+  (void)arch;
+  // Loop nest: G outermost, then the mapping's order.
+  std::array<Dim, kNumDims> nest;
+  nest[0] = Dim::G;
+  for (int i = 0; i < kNumOrderedDims; ++i) nest[i + 1] = m.order[i];
+  std::array<long long, kNumDims> trips{};
+  for (int d = 0; d < kNumDims; ++d) trips[d] = ceil_div(l.dim(static_cast<Dim>(d)), m.tile[d]);
+  const long long red_tiles = trips[D(Dim::C)] * trips[D(Dim::R)] * trips[D(Dim::S)];
+
+  std::array<long long, kNumDims> idx{};  // tile index per Dim
+  auto box_now = [&]() {
+    TileBox b;
+    for (int d = 0; d < kNumDims; ++d) {
+      b.lo[d] = idx[d] * m.tile[d];
+      b.ext[d] = std::min(m.tile[d], l.dim(static_cast<Dim>(d)) - b.lo[d]);
+    }
+    return b;
+  };
+  auto key_of = [&](bool (*rel)(Dim)) {
+    long long k = 0;
+    for (int d = 0; d < kNumDims; ++d)
+      k = k * (trips[d] + 1) + (rel(static_cast<Dim>(d)) ? idx[d] : trips[d]);
+    return k;
+  };
+
+  long long step = 0;
+  long long in_key = -1, wt_key = -1, out_key = -1;
+  int in_half = 1, wt_half = 1, acc_half = 1;
+  std::unordered_map<long long, long long> red_done;  // output key -> reduction steps done
+  TileBox out_box{};
+  bool out_live = false;
+
+  auto finish_output = [&](long long at_step) {
+    TileOp op;
+    op.step = at_step;
+    op.box = out_box;
+    op.half = acc_half;
+    const long long elems = out_box.ext_of(Dim::G) * out_box.ext_of(Dim::N) *
+                            out_box.ext_of(Dim::K) * out_box.ext_of(Dim::P) *
+                            out_box.ext_of(Dim::Q);
+    if (red_done[out_key] == red_tiles) {
+      op.kind = OpKind::StoreOutput;
+      op.bytes = elems;
+    } else {
+      op.kind = OpKind::SpillPsum;
+      op.bytes = 4 * elems;
+    }
+    visit(op);
+  };
+
+  const long long total_steps = [&] {
+    long long s = 1;
+    for (long long t : trips) s *= t;
+    return s;
+  }();
+  for (step = 0; step < total_steps; ++step) {
+    // Decode the step into tile indices (last nest entry fastest).
+    long long rem = step;
+    for (int i = kNumDims - 1; i >= 0; --i) {
+      const int d = D(nest[i]);
+      idx[d] = rem % trips[d];
+      rem /= trips[d];
+    }
+    const TileBox b = box_now();
+    const long long ik = key_of(input_rel), wk = key_of(weight_rel), ok = key_of(output_rel);
+
+    const bool out_changed = ok != out_key;
+    if (ik != in_key) {
+      in_key = ik;
+      in_half = m.db_input ? in_half ^ 1 : 0;
+      TileOp op;
+      op.kind = OpKind::LoadInput;
+      op.step = step;
+      op.box = b;
+      op.bytes = input_tile_bytes(l, b);
+      op.half = in_half;
+      visit(op);
+    }
+    if (wk != wt_key) {
+      wt_key = wk;
+      wt_half = m.db_weight ? wt_half ^ 1 : 0;
+      TileOp op;
+      op.kind = OpKind::LoadWeight;
+      op.step = step;
+      op.box = b;
+      op.bytes = b.ext_of(Dim::G) * b.ext_of(Dim::K) * b.ext_of(Dim::C) * b.ext_of(Dim::R) *
+                 b.ext_of(Dim::S);
+      op.half = wt_half;
+      visit(op);
+    }
+    bool reload = false;
+    if (out_changed) {
+      // The finished (or interrupted) output tile leaves after this step's loads were issued,
+      // so double-buffered loads can overlap the previous compute.
+      if (out_live) finish_output(step - 1);
+      out_key = ok;
+      out_box = b;
+      out_live = true;
+      acc_half = m.db_accum ? acc_half ^ 1 : 0;
+      reload = red_done[out_key] > 0;  // revisited: its partial sums were spilled
+    }
+    if (reload) {
+      TileOp op;
+      op.kind = OpKind::LoadPsum;
+      op.step = step;
+      op.box = out_box;
+      op.bytes = 4 * out_box.ext_of(Dim::G) * out_box.ext_of(Dim::N) * out_box.ext_of(Dim::K) *
+                 out_box.ext_of(Dim::P) * out_box.ext_of(Dim::Q);
+      op.half = acc_half;
+      visit(op);
+    }
+    long long& done = red_done[out_key];
+    TileOp c;
+    c.kind = OpKind::Compute;
+    c.step = step;
+    c.box = b;
+    c.half = acc_half;
+    c.accumulate = done > 0;  // the very first reduction step of a tile overwrites
+    visit(c);
+    ++done;
+  }
+  if (out_live) finish_output(total_steps - 1);
+}
+
+}  // namespace mapwright::core
+
+namespace mapwright::core {
+
+AccessCounts count_by_walk(const Layer& l, const Arch& arch, const Mapping& m) {
+  AccessCounts a;
+  walk_tile_program(l, arch, m, [&](const TileOp& op) {
+    const TileBox& b = op.box;
+    const long long out_elems = b.ext_of(Dim::G) * b.ext_of(Dim::N) * b.ext_of(Dim::K) *
+                                b.ext_of(Dim::P) * b.ext_of(Dim::Q);
+    switch (op.kind) {
+      case OpKind::LoadInput:
+        ++a.input_loads;
+        a.dram_input_bytes += op.bytes;
+        a.input_buf_writes += op.bytes;
+        break;
+      case OpKind::LoadWeight:
+        ++a.weight_loads;
+        a.dram_weight_bytes += op.bytes;
+        a.weight_buf_writes += op.bytes;
+        break;
+      case OpKind::LoadPsum:
+        ++a.psum_reloads;
+        a.dram_psum_read_bytes += op.bytes;
+        a.accum_writes += out_elems;
+        break;
+      case OpKind::SpillPsum:
+        ++a.psum_spills;
+        a.dram_psum_write_bytes += op.bytes;
+        a.accum_reads += out_elems;
+        break;
+      case OpKind::StoreOutput:
+        ++a.output_stores;
+        a.dram_output_bytes += op.bytes;
+        a.accum_reads += out_elems;
+        break;
+      case OpKind::Compute: {
+        ++a.steps;
+        const long long M = b.ext_of(Dim::N) * b.ext_of(Dim::P) * b.ext_of(Dim::Q);
+        const long long red = b.ext_of(Dim::C) * b.ext_of(Dim::R) * b.ext_of(Dim::S);
+        a.macs += b.ext_of(Dim::G) * M * red * b.ext_of(Dim::K);
+        for_each_fold(m, b, [&](long long, long long row0, long long ru, long long, long long cu) {
+          ++a.folds;
+          if (m.dataflow == Dataflow::WS) {
+            a.input_buf_reads += M * ru;
+            a.weight_buf_reads += ru * cu;
+            a.accum_writes += M * cu;
+            // The first reduction fold of a fresh tile overwrites; all others read-modify-write.
+            if (op.accumulate || row0 > 0) a.accum_reads += M * cu;
+          } else {
+            a.input_buf_reads += ru * red;
+            a.weight_buf_reads += red * cu;
+            a.accum_writes += ru * cu;
+            if (op.accumulate) a.accum_reads += ru * cu;
+          }
+        });
+        break;
+      }
+    }
+  });
+  return a;
+}
+
+}  // namespace mapwright::core

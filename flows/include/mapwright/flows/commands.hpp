@@ -1,0 +1,40 @@
+#pragma once
+/// \file commands.hpp
+/// The subcommands behind the `mapwright` CLI. Each takes plain options, writes its human or
+/// JSON output to `out`, and returns the process exit code. Bad input throws core::SpecError
+/// (the CLI prints it and exits 2).
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+
+namespace mapwright::flows {
+
+struct EvalOptions {
+  std::string arch = "default";  ///< Named arch or YAML file.
+  std::string layer;             ///< --layer argument.
+  std::string mapping;           ///< Mapping YAML file, or "default" for the greedy mapping.
+  bool json = false;             ///< One JSON object instead of a table.
+};
+int cmd_eval(const EvalOptions& o, std::ostream& out);
+
+struct SpaceOptions {
+  std::string arch = "default";  ///< Named arch or YAML file.
+  std::string layer;             ///< --layer argument.
+  int sample = 0;                ///< Valid mappings to sample uniformly.
+  uint64_t seed = 1;             ///< Seed for sampling.
+  std::string write_dir;         ///< Write sampled mappings as YAML files here.
+  bool json = false;             ///< One JSON object instead of text.
+};
+int cmd_space(const SpaceOptions& o, std::ostream& out);
+
+struct NetworksOptions {
+  std::string network;  ///< Empty: list the zoo; else list this network's layers.
+  bool json = false;    ///< JSON output.
+};
+int cmd_networks(const NetworksOptions& o, std::ostream& out);
+
+/// Lists the named architectures.
+int cmd_archs(bool json, std::ostream& out);
+
+}  // namespace mapwright::flows

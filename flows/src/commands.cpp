@@ -1,0 +1,244 @@
+// The eval, space, networks and archs subcommands: resolve specs, run the surrogate or the map
+// space, print a table or one JSON object.
+#include "mapwright/flows/commands.hpp"
+
+#include <cinttypes>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <nlohmann/json.hpp>
+#include <random>
+#include <sstream>
+
+#include "mapwright/core/arch.hpp"
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/core/mapspace.hpp"
+#include "mapwright/core/metrics.hpp"
+#include "mapwright/model/surrogate.hpp"
+
+namespace fs = std::filesystem;
+using namespace mapwright::core;
+
+namespace mapwright::flows {
+
+namespace {
+
+/// Engineering notation with an SI prefix: 0.000436 -> "436u", 2.5e9 -> "2.5G".
+std::string human(double x) {
+  static const char* big[] = {"", "k", "M", "G", "T", "P"};
+  static const char* small[] = {"", "m", "u", "n", "p", "f"};
+  char buf[64];
+  int u = 0;
+  if (x == 0) return "0";
+  if (std::abs(x) >= 1) {
+    while (std::abs(x) >= 1000 && u < 5) { x /= 1000; ++u; }
+    std::snprintf(buf, sizeof buf, "%.4g%s", x, big[u]);
+  } else {
+    while (std::abs(x) < 1 && u < 5) { x *= 1000; ++u; }
+    std::snprintf(buf, sizeof buf, "%.4g%s", x, small[u]);
+  }
+  return buf;
+}
+
+nlohmann::json layer_json(const Layer& l) {
+  return {{"name", l.name}, {"kind", layer_kind_name(l.kind)}, {"N", l.n}, {"G", l.g},
+          {"K", l.k}, {"C", l.c}, {"H", l.h}, {"W", l.w}, {"R", l.r}, {"S", l.s},
+          {"stride", l.stride}, {"pad", l.pad}, {"P", l.p}, {"Q", l.q}, {"macs", l.macs()}};
+}
+
+void print_metrics(const Metrics& m, const Arch& a, std::ostream& out) {
+  out << "  cycles         " << m.cycles << "  (" << human(m.cycles / (a.clock_mhz * 1e6))
+      << "s at " << a.clock_mhz << " MHz)\n";
+  out << "  compute        " << m.compute_cycles << " cycles of folds\n";
+  out << "  dma            " << m.dma_cycles << " cycles of transfers\n";
+  out << "  energy         " << human(m.energy_pj * 1e-12) << "J  (mac " << human(m.energy.mac * 1e-12)
+      << "J, input " << human(m.energy.input_buf * 1e-12) << "J, weight "
+      << human(m.energy.weight_buf * 1e-12) << "J, accum " << human(m.energy.accum_buf * 1e-12)
+      << "J, dram " << human(m.energy.dram * 1e-12) << "J, pe static "
+      << human(m.energy.pe_static * 1e-12) << "J)\n";
+  out << "  edp            " << std::setprecision(6) << m.edp << " pJ*cycles\n";
+  out << "  utilization    " << std::fixed << std::setprecision(1) << 100 * m.utilization
+      << " %\n" << std::defaultfloat;
+  out << "  macs           " << m.counts.macs << "\n";
+  out << "  dram bytes     input " << m.counts.dram_input_bytes << ", weight "
+      << m.counts.dram_weight_bytes << ", output " << m.counts.dram_output_bytes
+      << ", psum out " << m.counts.dram_psum_write_bytes << ", psum in "
+      << m.counts.dram_psum_read_bytes << "\n";
+  out << "  buffers        input r/w " << m.counts.input_buf_reads << "/"
+      << m.counts.input_buf_writes << ", weight r/w " << m.counts.weight_buf_reads << "/"
+      << m.counts.weight_buf_writes << ", accum r/w " << m.counts.accum_reads << "/"
+      << m.counts.accum_writes << "\n";
+}
+
+}  // namespace
+
+int cmd_eval(const EvalOptions& o, std::ostream& out) {
+  const Arch arch = load_arch(o.arch);
+  const Layer layer = parse_layer_arg(o.layer);
+  Mapping m;
+  std::string where = "--mapping";
+  if (o.mapping.empty() || o.mapping == "default") {
+    m = default_mapping(layer, arch);
+  } else {
+    m = load_mapping_file(o.mapping);
+    where = o.mapping;
+  }
+  check_mapping(m, layer, arch, where);
+  model::Surrogate s;
+  const Metrics r = s.evaluate(layer, arch, m);
+  if (o.json) {
+    nlohmann::json j = r.to_json();
+    j["evaluator"] = s.name();
+    j["arch"] = arch.name;
+    j["layer"] = layer_json(layer);
+    j["mapping"] = mapping_to_yaml(m);
+    out << j.dump(2) << "\n";
+  } else {
+    out << "layer   " << layer.name << ": " << layer.describe() << "\n";
+    out << "arch    " << arch.name << " (" << arch.rows << "x" << arch.cols << ")\n";
+    out << "mapping\n";
+    std::istringstream ys(mapping_to_yaml(m));
+    for (std::string line; std::getline(ys, line);) out << "  " << line << "\n";
+    if (!r.valid) {
+      out << "INVALID: " << r.reason << "\n";
+    } else {
+      out << "surrogate\n";
+      print_metrics(r, arch, out);
+    }
+  }
+  return r.valid ? 0 : 3;
+}
+
+int cmd_space(const SpaceOptions& o, std::ostream& out) {
+  if (o.sample < 0) throw SpecError("--sample", "sample", std::to_string(o.sample), "must be >= 0");
+  const Arch arch = load_arch(o.arch);
+  const Layer layer = parse_layer_arg(o.layer);
+  const MapSpace space(layer, arch);
+  std::mt19937_64 rng(o.seed);
+  const long long probe = 20000;
+  const double invalid = space.naive_invalid_rate(rng, probe);
+  nlohmann::json j;
+  j["arch"] = arch.name;
+  j["layer"] = layer_json(layer);
+  j["seed"] = o.seed;
+  j["log10_size"] = space.log10_size();
+  j["naive_invalid_rate"] = invalid;
+  j["naive_invalid_rate_samples"] = probe;
+  for (const auto& p : space.params())
+    j["params"].push_back({{"name", p.name}, {"cardinality", p.cardinality}, {"ordinal", p.ordinal}});
+  model::Surrogate s;
+  std::vector<std::string> files;
+  for (int i = 0; i < o.sample; ++i) {
+    ParamVector v;
+    long long tries = 0;
+    if (!space.sample_valid(rng, v, 2000000, &tries))
+      throw SpecError("--sample", "sample", std::to_string(o.sample),
+                      "no valid mapping found in 2000000 naive samples");
+    const Mapping m = space.decode(v);
+    const Metrics r = s.evaluate(layer, arch, m);
+    nlohmann::json e;
+    e["vector"] = v;
+    e["mapping"] = mapping_to_yaml(m);
+    e["tries"] = tries;
+    e["surrogate"] = r.to_json();
+    if (!o.write_dir.empty()) {
+      fs::create_directories(o.write_dir);
+      const std::string f = (fs::path(o.write_dir) / ("sample_" + std::to_string(i) + ".yaml")).string();
+      std::ofstream(f) << "# sampled by: mapwright space --arch " << arch.name << " --layer '"
+                       << layer.name << "' --sample " << o.sample << " --seed " << o.seed << "\n"
+                       << mapping_to_yaml(m);
+      e["file"] = f;
+      files.push_back(f);
+    }
+    j["samples"].push_back(e);
+  }
+  if (o.json) {
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << "layer   " << layer.name << ": " << layer.describe() << "\n";
+  out << "arch    " << arch.name << " (" << arch.rows << "x" << arch.cols << ")\n";
+  out << "space   10^" << std::fixed << std::setprecision(2) << space.log10_size()
+      << " mappings; naive sampling invalid rate " << std::setprecision(2) << 100 * invalid
+      << " % (" << probe << " samples, seed " << o.seed << ")\n" << std::defaultfloat;
+  out << "parameters\n";
+  for (const auto& p : space.params())
+    out << "  " << std::left << std::setw(12) << p.name << std::right << std::setw(6)
+        << p.cardinality << (p.ordinal ? "  ordinal" : "  categorical") << "\n";
+  for (size_t i = 0; i < j["samples"].size(); ++i) {
+    const auto& e = j["samples"][i];
+    out << "sample " << i << " (valid after " << e["tries"].get<long long>() << " tries): cycles "
+        << e["surrogate"]["cycles"].get<long long>() << ", energy "
+        << human(e["surrogate"]["energy_pj"].get<double>() * 1e-12) << "J"
+        << (e.contains("file") ? ", written to " + e["file"].get<std::string>() : "") << "\n";
+    std::istringstream ys(e["mapping"].get<std::string>());
+    for (std::string line; std::getline(ys, line);) out << "  " << line << "\n";
+  }
+  return 0;
+}
+
+int cmd_networks(const NetworksOptions& o, std::ostream& out) {
+  nlohmann::json j;
+  if (o.network.empty()) {
+    for (const auto& name : zoo_names()) {
+      const Network n = zoo_network(name);
+      j.push_back({{"name", n.name}, {"description", n.description}, {"layers", n.layers.size()},
+                   {"unique_layers", n.unique_layers().size()}, {"macs", n.total_macs()}});
+    }
+    if (o.json) {
+      out << j.dump(2) << "\n";
+      return 0;
+    }
+    out << std::left << std::setw(16) << "network" << std::right << std::setw(8) << "layers"
+        << std::setw(8) << "unique" << std::setw(10) << "GMACs" << "  description\n";
+    for (const auto& e : j)
+      out << std::left << std::setw(16) << e["name"].get<std::string>() << std::right
+          << std::setw(8) << e["layers"].get<size_t>() << std::setw(8)
+          << e["unique_layers"].get<size_t>() << std::setw(10) << std::fixed
+          << std::setprecision(3) << e["macs"].get<long long>() / 1e9 << std::defaultfloat
+          << "  " << e["description"].get<std::string>() << "\n";
+    return 0;
+  }
+  const Network n = parse_network_arg(o.network);
+  for (const auto& l : n.layers) j.push_back(layer_json(l));
+  if (o.json) {
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  out << n.name << ": " << n.layers.size() << " layers, " << n.unique_layers().size()
+      << " unique shapes, " << std::fixed << std::setprecision(3) << n.total_macs() / 1e9
+      << " GMACs\n" << std::defaultfloat;
+  for (const auto& l : n.layers)
+    out << "  " << std::left << std::setw(24) << l.name << std::right << " " << l.describe()
+        << "\n";
+  return 0;
+}
+
+int cmd_archs(bool json, std::ostream& out) {
+  nlohmann::json j;
+  for (const auto& name : arch_names()) {
+    const Arch a = load_arch(name);
+    j.push_back({{"name", a.name}, {"rows", a.rows}, {"cols", a.cols},
+                 {"input_kib", a.input_buf_bytes / 1024}, {"weight_kib", a.weight_buf_bytes / 1024},
+                 {"accum_kib", a.accum_buf_bytes / 1024},
+                 {"dram_bytes_per_cycle", a.dram_bytes_per_cycle},
+                 {"dram_latency_cycles", a.dram_latency_cycles}});
+  }
+  if (json) {
+    out << j.dump(2) << "\n";
+    return 0;
+  }
+  for (const auto& e : j)
+    out << std::left << std::setw(10) << e["name"].get<std::string>() << std::right << " "
+        << e["rows"].get<int>() << "x" << e["cols"].get<int>() << "  input "
+        << e["input_kib"].get<long long>() << " KiB, weight " << e["weight_kib"].get<long long>()
+        << " KiB, accum " << e["accum_kib"].get<long long>() << " KiB, DRAM "
+        << e["dram_bytes_per_cycle"].get<double>() << " B/cycle, "
+        << e["dram_latency_cycles"].get<int>() << " cycles latency\n";
+  return 0;
+}
+
+}  // namespace mapwright::flows

@@ -1,0 +1,31 @@
+#pragma once
+/// \file surrogate.hpp
+/// The analytical surrogate: exact access counts in closed form (equal to the tile-program
+/// walk) and a closed-form cycle estimate of the double-buffered schedule. See docs/timing.md.
+
+#include "mapwright/core/metrics.hpp"
+
+namespace mapwright::model {
+
+/// Exact access counts without walking the tiles.
+core::AccessCounts closed_form_counts(const core::Layer& layer, const core::Arch& arch,
+                                      const core::Mapping& m);
+
+/// Cycle terms of the closed form.
+struct CycleEstimate {
+  long long cycles = 0;          ///< End-to-end estimate.
+  long long compute_cycles = 0;  ///< Exact sum of fold times.
+  long long dma_cycles = 0;      ///< Exact sum of DMA transfer times.
+};
+CycleEstimate closed_form_cycles(const core::Layer& layer, const core::Arch& arch,
+                                 const core::Mapping& m, const core::AccessCounts& counts);
+
+/// The surrogate as an Evaluator. Cheap: no allocation on the valid path.
+class Surrogate final : public core::Evaluator {
+ public:
+  core::Metrics evaluate(const core::Layer& layer, const core::Arch& arch,
+                         const core::Mapping& mapping) override;
+  std::string name() const override { return "surrogate"; }
+};
+
+}  // namespace mapwright::model

@@ -1,0 +1,73 @@
+// Reference schedule: every tile-program operation through an in-order DMA engine and an
+// in-order compute engine, with per-buffer-half dependencies (docs/timing.md).
+#include "mapwright/model/schedule.hpp"
+
+#include <algorithm>
+
+namespace mapwright::model {
+
+using namespace mapwright::core;
+
+ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Mapping& m) {
+  ScheduleResult r;
+  long long dma_free = 0, cmp_free = 0;
+  long long in_free[2] = {0, 0}, wt_free[2] = {0, 0};  // last compute end per half
+  long long in_ready = 0, wt_ready = 0;                // load end of the resident tile
+  int in_half = 0, wt_half = 0;
+  long long acc_free[2] = {0, 0};       // store/spill end of the tile that left each half
+  long long acc_last_cmp[2] = {0, 0};   // last compute end per accumulator half
+  long long acc_ready = 0;              // when the resident output tile may be computed on
+  long long end = 0;
+  auto dma = [&](long long dep, long long bytes) {
+    const long long start = std::max(dma_free, dep);
+    const long long d = dma_cycles(arch, bytes);
+    r.dma_cycles += d;
+    dma_free = start + d;
+    end = std::max(end, dma_free);
+    return dma_free;
+  };
+  walk_tile_program(layer, arch, m, [&](const TileOp& op) {
+    switch (op.kind) {
+      case OpKind::LoadInput:
+        in_ready = dma(in_free[op.half], op.bytes);
+        in_half = op.half;
+        break;
+      case OpKind::LoadWeight:
+        wt_ready = dma(wt_free[op.half], op.bytes);
+        wt_half = op.half;
+        break;
+      case OpKind::SpillPsum:
+      case OpKind::StoreOutput:
+        acc_free[op.half] = dma(acc_last_cmp[op.half], op.bytes);
+        break;
+      case OpKind::LoadPsum:
+        acc_ready = dma(acc_free[op.half], op.bytes);
+        break;
+      case OpKind::Compute: {
+        // A fresh tile may start once the previous occupant of its half has left.
+        const long long acc_dep = op.accumulate ? acc_ready : acc_free[op.half];
+        long long dur = 0;
+        const TileBox& b = op.box;
+        const long long M = b.ext_of(Dim::N) * b.ext_of(Dim::P) * b.ext_of(Dim::Q);
+        const long long red = b.ext_of(Dim::C) * b.ext_of(Dim::R) * b.ext_of(Dim::S);
+        const long long stream = m.dataflow == Dataflow::WS ? M : red;
+        for_each_fold(m, b, [&](long long, long long, long long ru, long long, long long cu) {
+          dur += fold_cycles(m.dataflow, stream, ru, cu);
+        });
+        const long long start = std::max({cmp_free, in_ready, wt_ready, acc_dep});
+        cmp_free = start + dur;
+        r.compute_cycles += dur;
+        in_free[in_half] = cmp_free;
+        wt_free[wt_half] = cmp_free;
+        acc_last_cmp[op.half] = cmp_free;
+        acc_ready = std::max(acc_ready, cmp_free);
+        end = std::max(end, cmp_free);
+        break;
+      }
+    }
+  });
+  r.cycles = end;
+  return r;
+}
+
+}  // namespace mapwright::model

@@ -1,0 +1,275 @@
+// The analytical surrogate. Access counts in closed form: sums over the level-2 tiles factor
+// per loop (each loop has at most two tile sizes: full and remainder), so every count is a
+// product of per-loop sums; only the fold counts ceil(red / pe_rows) (WS) and
+// ceil(M / pe_rows) (OS) couple loops, and they are summed over at most 2^3 size classes.
+// Cycles: exact compute and DMA totals, combined by a closed-form model of the double-buffered
+// schedule over classes of steps (docs/timing.md).
+#include "mapwright/model/surrogate.hpp"
+
+#include <algorithm>
+#include <cmath>
+
+namespace mapwright::model {
+
+using namespace mapwright::core;
+
+namespace {
+
+constexpr int I(Dim d) { return static_cast<int>(d); }
+inline long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
+
+/// Tile-size classes of one loop: `full` tiles of size t and at most one remainder.
+struct Classes {
+  long long size[2];  ///< Tile sizes.
+  long long count[2]; ///< How many tiles of each size.
+  int n;              ///< 1 or 2.
+  long long trips;    ///< Number of tiles.
+};
+
+inline Classes classes(long long bound, long long t) {
+  Classes c;
+  c.size[0] = t;
+  c.count[0] = bound / t;
+  c.n = 1;
+  const long long rem = bound % t;
+  if (rem) {
+    c.size[c.n] = rem;
+    c.count[c.n] = 1;
+    ++c.n;
+  }
+  if (c.count[0] == 0) {  // t == bound handled above; t > bound is refused earlier
+    c.size[0] = c.size[1];
+    c.count[0] = 1;
+    c.n = 1;
+  }
+  c.trips = cdiv(bound, t);
+  return c;
+}
+
+/// Sum over the tiles of three loops of ceil(a*b*c / p).
+inline long long sum_ceil3(const Classes& a, const Classes& b, const Classes& c, long long p) {
+  long long s = 0;
+  for (int i = 0; i < a.n; ++i)
+    for (int j = 0; j < b.n; ++j)
+      for (int k = 0; k < c.n; ++k)
+        s += a.count[i] * b.count[j] * c.count[k] * cdiv(a.size[i] * b.size[j] * c.size[k], p);
+  return s;
+}
+
+inline long long sum_ceil1(const Classes& a, long long p) {
+  long long s = 0;
+  for (int i = 0; i < a.n; ++i) s += a.count[i] * cdiv(a.size[i], p);
+  return s;
+}
+
+/// Sum over output tiles (rows) and filter tiles of the distinct in-bounds input extent.
+long long extent_sum(long long P, long long tp, long long R, long long tr, long long stride,
+                     long long pad, long long H) {
+  long long s = 0;
+  for (long long p0 = 0; p0 < P; p0 += tp) {
+    const long long pt = std::min(tp, P - p0);
+    for (long long r0 = 0; r0 < R; r0 += tr)
+      s += input_extent(p0, pt, r0, std::min(tr, R - r0), stride, pad, H);
+  }
+  return s;
+}
+
+bool input_rel(Dim d) { return d != Dim::K; }
+bool weight_rel(Dim d) { return d != Dim::N && d != Dim::P && d != Dim::Q; }
+bool output_rel(Dim d) { return d != Dim::C && d != Dim::R && d != Dim::S; }
+
+/// For a tensor: the reload multiplier (product of irrelevant trips outside its innermost
+/// relevant loop with more than one trip) and its period in steps (product of trips inside).
+struct Reuse {
+  long long mult = 1;    ///< Times each distinct tile is (re)loaded.
+  long long period = 1;  ///< Steps between consecutive changes of the tile.
+};
+
+inline Reuse reuse(const std::array<Dim, kNumDims>& nest, const std::array<long long, kNumDims>& T,
+                   bool (*rel)(Dim)) {
+  int j = -1;
+  for (int i = kNumDims - 1; i >= 0; --i)
+    if (rel(nest[i]) && T[I(nest[i])] > 1) {
+      j = i;
+      break;
+    }
+  Reuse r;
+  if (j < 0) {
+    for (int i = 0; i < kNumDims; ++i) r.period *= T[I(nest[i])];
+    return r;
+  }
+  for (int i = 0; i < j; ++i)
+    if (!rel(nest[i])) r.mult *= T[I(nest[i])];
+  for (int i = j + 1; i < kNumDims; ++i) r.period *= T[I(nest[i])];
+  return r;
+}
+
+struct Shared {
+  std::array<Dim, kNumDims> nest;
+  std::array<long long, kNumDims> T;
+  Reuse in, wt, out;
+  long long steps;
+};
+
+inline Shared shared(const Layer& l, const Mapping& m) {
+  Shared s;
+  s.nest[0] = Dim::G;
+  for (int i = 0; i < kNumOrderedDims; ++i) s.nest[i + 1] = m.order[i];
+  s.steps = 1;
+  for (int d = 0; d < kNumDims; ++d) {
+    s.T[d] = cdiv(l.dim(static_cast<Dim>(d)), m.tile[d]);
+    s.steps *= s.T[d];
+  }
+  s.in = reuse(s.nest, s.T, input_rel);
+  s.wt = reuse(s.nest, s.T, weight_rel);
+  s.out = reuse(s.nest, s.T, output_rel);
+  return s;
+}
+
+}  // namespace
+
+AccessCounts closed_form_counts(const Layer& l, const Arch& arch, const Mapping& m) {
+  (void)arch;
+  const Shared sh = shared(l, m);
+  const auto& T = sh.T;
+  auto cl = [&](Dim d) { return classes(l.dim(d), m.tile_of(d)); };
+  const Classes cK = cl(Dim::K);
+  const long long G = l.g, N = l.n, K = l.k, C = l.c, P = l.p, Q = l.q, R = l.r, S = l.s;
+  const long long NPQ = N * P * Q, CRS = C * R * S, OUT = G * N * K * P * Q;
+  const long long Tnpq = T[I(Dim::N)] * T[I(Dim::P)] * T[I(Dim::Q)];
+  const long long Tcrs = T[I(Dim::C)] * T[I(Dim::R)] * T[I(Dim::S)];
+  const long long sumFk = sum_ceil1(cK, m.pe_cols);
+
+  AccessCounts a;
+  a.macs = l.macs();
+  a.steps = sh.steps;
+  a.input_buf_reads = G * NPQ * CRS * sumFk;
+  long long compute_acc_writes;
+  if (m.dataflow == Dataflow::WS) {
+    const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
+    a.folds = G * sumFred * sumFk * Tnpq;
+    a.weight_buf_reads = G * CRS * K * Tnpq;
+    compute_acc_writes = G * NPQ * K * sumFred;
+  } else {
+    const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_rows);
+    a.folds = G * sumFm * sumFk * Tcrs;
+    a.weight_buf_reads = G * sumFm * CRS * K;
+    compute_acc_writes = G * NPQ * K * Tcrs;
+  }
+
+  // DRAM traffic.
+  const long long hs = extent_sum(P, m.tile_of(Dim::P), R, m.tile_of(Dim::R), l.stride, l.pad, l.h);
+  const long long ws = extent_sum(Q, m.tile_of(Dim::Q), S, m.tile_of(Dim::S), l.stride, l.pad, l.w);
+  a.dram_input_bytes = sh.in.mult * G * N * C * hs * ws;
+  a.input_loads = sh.steps / sh.in.period;
+  a.dram_weight_bytes = sh.wt.mult * G * K * C * R * S;
+  a.weight_loads = sh.steps / sh.wt.period;
+  const long long distinct_out = T[I(Dim::G)] * T[I(Dim::N)] * T[I(Dim::K)] * T[I(Dim::P)] *
+                                 T[I(Dim::Q)];
+  const long long V = sh.out.mult;  // visits per output tile
+  a.output_stores = distinct_out;
+  a.dram_output_bytes = OUT;
+  a.psum_spills = distinct_out * (V - 1);
+  a.psum_reloads = a.psum_spills;
+  a.dram_psum_write_bytes = 4 * OUT * (V - 1);
+  a.dram_psum_read_bytes = a.dram_psum_write_bytes;
+
+  a.input_buf_writes = a.dram_input_bytes;
+  a.weight_buf_writes = a.dram_weight_bytes;
+  a.accum_writes = compute_acc_writes + OUT * (V - 1);
+  a.accum_reads = (compute_acc_writes - OUT) + OUT * V;
+  return a;
+}
+
+CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping& m,
+                                 const AccessCounts& a) {
+  const Shared sh = shared(l, m);
+  const auto& T = sh.T;
+  auto cl = [&](Dim d) { return classes(l.dim(d), m.tile_of(d)); };
+  const long long G = l.g, K = l.k, NPQ = l.n * l.p * l.q, CRS = l.c * l.r * l.s;
+  const long long Tnpq = T[I(Dim::N)] * T[I(Dim::P)] * T[I(Dim::Q)];
+  const long long Tcrs = T[I(Dim::C)] * T[I(Dim::R)] * T[I(Dim::S)];
+  const long long sumFk = sum_ceil1(cl(Dim::K), m.pe_cols);
+  CycleEstimate e;
+  // Exact sum of fold_cycles over all folds (see fold_cycles: 2*ru + stream + cu - 1).
+  if (m.dataflow == Dataflow::WS) {
+    const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
+    e.compute_cycles = G * (sumFred * sumFk * (NPQ - Tnpq) + 2 * sumFk * CRS * Tnpq +
+                            sumFred * K * Tnpq);
+  } else {
+    const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_rows);
+    e.compute_cycles = G * (sumFm * sumFk * (CRS - Tcrs) + 2 * sumFk * NPQ * Tcrs +
+                            sumFm * K * Tcrs);
+  }
+  const double bw = arch.dram_bytes_per_cycle;
+  const double lat = arch.dram_latency_cycles;
+  // Average DMA time per event of each kind.
+  const long long n_out = a.output_stores + a.psum_spills;  // output tile changes (+ last)
+  const double d_in = lat + a.dram_input_bytes / bw / std::max(1LL, a.input_loads);
+  const double d_wt = lat + a.dram_weight_bytes / bw / std::max(1LL, a.weight_loads);
+  const double d_out = lat + (a.dram_output_bytes + a.dram_psum_write_bytes) / bw /
+                                 std::max(1LL, n_out);
+  const double d_rl = a.psum_reloads ? (lat + a.dram_psum_read_bytes / bw / a.psum_reloads) *
+                                           a.psum_reloads / std::max(1LL, n_out)
+                                     : 0.0;
+  e.dma_cycles = a.input_loads * static_cast<long long>(lat) + a.weight_loads * static_cast<long long>(lat) +
+                 (n_out + a.psum_reloads) * static_cast<long long>(lat);
+  e.dma_cycles += static_cast<long long>(std::ceil(a.dram_input_bytes / bw)) +
+                  static_cast<long long>(std::ceil(a.dram_weight_bytes / bw)) +
+                  static_cast<long long>(std::ceil((a.dram_output_bytes + a.dram_psum_write_bytes +
+                                                    a.dram_psum_read_bytes) / bw));
+
+  // Events per step class. Periods are suffix products of the loop trips, hence nested.
+  struct Ev {
+    long long period;
+    double ov;   // overlappable with the previous compute
+    double ser;  // serialised with compute
+  };
+  Ev ev[3] = {
+      {sh.in.period, m.db_input ? d_in : 0.0, m.db_input ? 0.0 : d_in},
+      {sh.wt.period, m.db_weight ? d_wt : 0.0, m.db_weight ? 0.0 : d_wt},
+      // An output change: store/spill of the old tile (+ reload of the new). With a
+      // double-buffered accumulator the store overlaps the next tile's compute.
+      {sh.out.period, m.db_accum ? d_out : 0.0, (m.db_accum ? 0.0 : d_out) + d_rl}};
+  std::sort(std::begin(ev), std::end(ev), [](const Ev& x, const Ev& y) { return x.period < y.period; });
+  const double c_avg = static_cast<double>(e.compute_cycles) / sh.steps;
+  const long long S = sh.steps;
+  double total = 0;
+  long long covered = 0;  // steps 1..S-1 with at least one event
+  double ov = 0, ser = 0;
+  for (int i = 0; i < 3; ++i) {
+    ov += ev[i].ov;
+    ser += ev[i].ser;
+    if (i < 2 && ev[i + 1].period == ev[i].period) continue;
+    const long long n_here = (S - 1) / ev[i].period;
+    const long long n_next = i < 2 ? (S - 1) / ev[i + 1].period : 0;
+    const long long cnt = n_here - n_next;
+    total += cnt * (std::max(c_avg, ov) + ser);
+    covered += cnt;
+  }
+  total += static_cast<double>((S - 1) - covered) * c_avg;
+  // Step 0: its loads are not overlapped; the last store follows the last compute.
+  total += d_in + d_wt + c_avg + d_out;
+  e.cycles = static_cast<long long>(std::llround(total));
+  return e;
+}
+
+Metrics Surrogate::evaluate(const Layer& layer, const Arch& arch, const Mapping& mapping) {
+  Metrics r;
+  const Validity v = check_capacity(layer, arch, mapping);
+  if (!v.ok()) {
+    r.invalid = v.kind;
+    r.reason = v.reason();
+    return r;
+  }
+  r.valid = true;
+  r.counts = closed_form_counts(layer, arch, mapping);
+  const CycleEstimate c = closed_form_cycles(layer, arch, mapping, r.counts);
+  r.cycles = c.cycles;
+  r.compute_cycles = c.compute_cycles;
+  r.dma_cycles = c.dma_cycles;
+  finish_metrics(r, layer, arch, mapping);
+  return r;
+}
+
+}  // namespace mapwright::model

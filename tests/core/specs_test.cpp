@@ -1,0 +1,240 @@
+// Specs: layers, architectures and mappings are validated once, and every rejection names the
+// file (or flag), the key and the value.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <cmath>
+#include <random>
+#include <set>
+
+#include "mapwright/core/arch.hpp"
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/mapping.hpp"
+#include "mapwright/core/mapspace.hpp"
+#include "mapwright/core/zoo.hpp"
+
+using namespace mapwright::core;
+namespace fs = std::filesystem;
+
+namespace {
+
+std::string write_temp(const std::string& name, const std::string& text) {
+  const fs::path p = fs::temp_directory_path() / ("mapwright_test_" + name);
+  std::ofstream(p) << text;
+  return p.string();
+}
+
+/// Expects a SpecError whose message contains every fragment.
+template <typename F>
+void expect_spec_error(F&& f, std::initializer_list<std::string> fragments) {
+  try {
+    f();
+    FAIL() << "expected a SpecError";
+  } catch (const SpecError& e) {
+    const std::string msg = e.what();
+    for (const auto& frag : fragments)
+      EXPECT_NE(msg.find(frag), std::string::npos) << "'" << frag << "' not in: " << msg;
+  }
+}
+
+const char* kGoodArch = R"(
+name: t
+array: {rows: 8, cols: 8}
+dataflows: [ws, os]
+buffers: {input_kib: 32, weight_kib: 32, accum_kib: 16}
+dram: {bytes_per_cycle: 8, latency_cycles: 40}
+)";
+
+Layer conv_layer() {
+  Layer l;
+  l.k = 64; l.c = 32; l.h = 28; l.w = 28; l.r = 3; l.s = 3; l.stride = 1; l.pad = 1;
+  return make_layer(l, "test");
+}
+
+}  // namespace
+
+TEST(Layer, DerivesOutputSize) {
+  Layer l;
+  l.k = 64; l.c = 3; l.h = 224; l.w = 224; l.r = 7; l.s = 7; l.stride = 2; l.pad = 3;
+  const Layer x = make_layer(l, "t");
+  EXPECT_EQ(x.p, 112);
+  EXPECT_EQ(x.q, 112);
+  EXPECT_EQ(x.macs(), 64LL * 3 * 112 * 112 * 49);
+}
+
+TEST(LayerBad, RejectsZeroAndNegativeSizes) {
+  Layer l;
+  l.k = 0;
+  expect_spec_error([&] { make_layer(l, "--layer"); }, {"--layer", "'K'", "'0'"});
+  Layer m;
+  m.c = -3;
+  expect_spec_error([&] { make_layer(m, "net.yaml"); }, {"net.yaml", "'C'", "'-3'"});
+  Layer p;
+  p.r = 3; p.s = 3; p.h = 8; p.w = 8; p.pad = 3;
+  expect_spec_error([&] { make_layer(p, "x"); }, {"'pad'", "'3'"});
+  Layer f;
+  f.r = 5; f.h = 3; f.w = 9; f.s = 1;
+  expect_spec_error([&] { make_layer(f, "x"); }, {"'R'", "'5'", "taller"});
+}
+
+TEST(Arch, ShippedConfigsLoad) {
+  for (const char* name : {"default", "small4", "small8", "large32"}) {
+    const Arch a = load_arch(name);
+    EXPECT_EQ(a.name, name);
+    EXPECT_TRUE(a.supports(Dataflow::WS));
+    EXPECT_TRUE(a.supports(Dataflow::OS));
+    EXPECT_FALSE(a.energy.source.empty());
+  }
+  EXPECT_EQ(load_arch("default").rows, 16);
+  EXPECT_EQ(load_arch("large32").cols, 32);
+  EXPECT_EQ(load_arch("small4").rows, 4);
+}
+
+TEST(ArchBad, RejectsEachBadField) {
+  expect_spec_error([] { load_arch("no_such_arch"); }, {"--arch", "no_such_arch", "default"});
+  const std::string unknown = write_temp("a1.yaml", std::string(kGoodArch) + "colour: red\n");
+  expect_spec_error([&] { load_arch_file(unknown); }, {unknown, "'colour'", "red", "unknown key"});
+  std::string t = kGoodArch;
+  t.replace(t.find("rows: 8"), 7, "rows: 0");
+  const std::string zero = write_temp("a2.yaml", t);
+  expect_spec_error([&] { load_arch_file(zero); }, {zero, "'array.rows'", "'0'"});
+  t = kGoodArch;
+  t.replace(t.find("input_kib: 32"), 13, "input_kib: big");
+  const std::string type = write_temp("a3.yaml", t);
+  expect_spec_error([&] { load_arch_file(type); }, {type, "'buffers.input_kib'", "'big'", "integer"});
+  const std::string malformed = write_temp("a4.yaml", "array: {rows: 8, cols: [\n");
+  expect_spec_error([&] { load_arch_file(malformed); }, {malformed, "malformed YAML"});
+  t = kGoodArch;
+  t.replace(t.find("[ws, os]"), 8, "[ws, xs]");
+  const std::string df = write_temp("a5.yaml", t);
+  expect_spec_error([&] { load_arch_file(df); }, {df, "'dataflows'", "'xs'"});
+  t = kGoodArch;
+  t.replace(t.find("latency_cycles: 40"), 18, "latency_cycles: -1");
+  const std::string neg = write_temp("a6.yaml", t);
+  expect_spec_error([&] { load_arch_file(neg); }, {neg, "'dram.latency_cycles'", "'-1'"});
+  const std::string missing = write_temp("a7.yaml", "array: {rows: 8, cols: 8}\n");
+  expect_spec_error([&] { load_arch_file(missing); }, {missing, "'buffers'", "missing"});
+  expect_spec_error([] { load_arch_file("/nonexistent/arch.yaml"); }, {"cannot open"});
+}
+
+TEST(Mapping, YamlRoundTripsExactly) {
+  const Layer l = conv_layer();
+  const Arch a = load_arch_file(write_temp("rt.yaml", kGoodArch));
+  const MapSpace space(l, a);
+  std::mt19937_64 rng(5);
+  for (int i = 0; i < 500; ++i) {
+    const Mapping m = space.decode(space.sample_naive(rng));
+    const std::string y = mapping_to_yaml(m);
+    const Mapping back = mapping_from_yaml(y, "roundtrip");
+    ASSERT_EQ(back, m) << y;
+    ASSERT_EQ(mapping_to_yaml(back), y);
+    ASSERT_EQ(space.encode(back), space.encode(m));
+  }
+}
+
+TEST(MappingBad, RejectsStructuralErrors) {
+  const std::string good = mapping_to_yaml(default_mapping(conv_layer(), load_arch("default")));
+  auto bad = [&](const std::string& from, const std::string& to) {
+    std::string t = good;
+    const size_t at = t.find(from);
+    EXPECT_NE(at, std::string::npos) << from;
+    t.replace(at, from.size(), to);
+    return t;
+  };
+  expect_spec_error([&] { mapping_from_yaml(bad("dataflow: ws", "dataflow: xs"), "m.yaml"); },
+                    {"m.yaml", "'dataflow'", "'xs'"});
+  expect_spec_error([&] { mapping_from_yaml(good + "speed: 3\n", "m.yaml"); },
+                    {"m.yaml", "'speed'", "unknown key"});
+  expect_spec_error([&] { mapping_from_yaml(bad("order: [N,", "order: [N, N,"), "m.yaml"); },
+                    {"m.yaml", "'order'"});
+  expect_spec_error([&] { mapping_from_yaml(bad("K: ", "K: -"), "m.yaml"); },
+                    {"m.yaml", "'tiles.K'"});
+  expect_spec_error([&] { mapping_from_yaml(bad("K: ", "K: x"), "m.yaml"); },
+                    {"m.yaml", "'tiles.K'", "integer"});
+  expect_spec_error([&] { mapping_from_yaml("tiles: [1, 2", "m.yaml"); },
+                    {"m.yaml", "malformed YAML"});
+}
+
+TEST(MappingBad, RejectsMappingThatDoesNotBelongToLayer) {
+  const Layer l = conv_layer();
+  const Arch a = load_arch("small4");
+  Mapping m = default_mapping(l, a);
+  check_mapping(m, l, a, "m.yaml");  // fine
+  Mapping big = m;
+  big.tile[static_cast<int>(Dim::K)] = 65;
+  expect_spec_error([&] { check_mapping(big, l, a, "m.yaml"); },
+                    {"m.yaml", "'tiles.K'", "'65'", "larger than its loop bound 64"});
+  Mapping pe = m;
+  pe.pe_rows = 8;
+  expect_spec_error([&] { check_mapping(pe, l, a, "m.yaml"); }, {"m.yaml", "'pe.rows'", "'8'"});
+  Layer other = l;
+  other.k = 32;
+  other = make_layer(other, "t");
+  expect_spec_error([&] { check_mapping(m, other, a, "m.yaml"); },
+                    {"m.yaml", "'layer'", "another layer"});
+}
+
+TEST(MapSpace, OrderIndexIsABijection) {
+  std::set<std::array<Dim, kNumOrderedDims>> seen;
+  for (long long i = 0; i < 5040; ++i) {
+    const auto o = order_from_index(i);
+    ASSERT_EQ(order_to_index(o), i);
+    seen.insert(o);
+  }
+  EXPECT_EQ(seen.size(), 5040u);
+}
+
+TEST(MapSpace, ParametersSizeAndSampling) {
+  const Layer l = conv_layer();
+  const Arch a = load_arch("default");
+  const MapSpace space(l, a);
+  ASSERT_EQ(space.params().size(), 16u);
+  EXPECT_EQ(space.params()[0].name, "dataflow");
+  double expect = std::log10(2.0) + std::log10(1.0) + std::log10(1.0) + std::log10(64.0) +
+                  std::log10(32.0) + 2 * std::log10(28.0) + 2 * std::log10(3.0) +
+                  std::log10(5040.0) + std::log10(2.0) + 2 * std::log10(16.0) + 3 * std::log10(2.0);
+  EXPECT_NEAR(space.log10_size(), expect, 1e-9);
+  std::mt19937_64 rng(9);
+  const double rate = space.naive_invalid_rate(rng, 20000);
+  EXPECT_GT(rate, 0.0);
+  EXPECT_LT(rate, 1.0);
+  for (int i = 0; i < 200; ++i) {
+    ParamVector v;
+    ASSERT_TRUE(space.sample_valid(rng, v));
+    EXPECT_TRUE(space.check(space.decode(v)).ok());
+    EXPECT_EQ(space.encode(space.decode(v)), v);
+  }
+}
+
+TEST(MapSpace, InvalidReasonNamesBufferAndBytes) {
+  const Layer l = conv_layer();
+  const Arch a = load_arch("small4");
+  Mapping m = default_mapping(l, a);
+  m.tile[static_cast<int>(Dim::C)] = 32;
+  m.tile[static_cast<int>(Dim::K)] = 64;
+  m.tile[static_cast<int>(Dim::R)] = 3;
+  m.tile[static_cast<int>(Dim::S)] = 3;
+  m.db_weight = true;
+  const Validity v = check_capacity(l, a, m);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.kind, InvalidKind::WeightOverflow);
+  EXPECT_EQ(v.need_bytes, 2LL * 64 * 32 * 9);
+  EXPECT_EQ(v.have_bytes, 16 * 1024);
+  EXPECT_EQ(v.reason(), "weight buffer overflows by " + std::to_string(2 * 64 * 32 * 9 - 16384) +
+                            " bytes (needs 36864, has 16384)");
+}
+
+TEST(TileProgram, InputTileIsUniqueInBoundsBytes) {
+  // 1x1 conv, stride 2: only every other row and column is ever loaded.
+  Layer l;
+  l.k = 8; l.c = 4; l.h = 8; l.w = 8; l.r = 1; l.s = 1; l.stride = 2;
+  const Layer x = make_layer(l, "t");
+  Mapping m = default_mapping(x, load_arch("default"));
+  const AccessCounts c = count_by_walk(x, load_arch("default"), m);
+  EXPECT_EQ(c.dram_input_bytes, 4 * 4 * 4);
+  // 3x3 pad 1 on 4x4, one tile: the padded ring is never loaded.
+  EXPECT_EQ(input_extent(0, 4, 0, 3, 1, 1, 4), 4);
+  EXPECT_EQ(input_extent(0, 1, 0, 1, 1, 1, 4), 0);  // a tile entirely in padding
+  EXPECT_EQ(input_extent(0, 3, 0, 1, 2, 0, 8), 3);  // stride larger than the filter tile
+}
