@@ -174,11 +174,12 @@ void for_each_fold(const Mapping& m, const TileBox& b,
 }
 
 long long fold_cycles(Dataflow df, long long stream, long long ru, long long cu) {
-  // WS: preload ru weight rows, stream `stream` skewed input rows; the last result leaves the
-  // array ru + cu - 1 cycles after the last input enters. OS: stream the reduction through the
-  // skewed array, then drain ru result rows.
-  if (df == Dataflow::WS) return ru + stream + ru + cu - 1;
-  return stream + ru + cu - 1 + ru;
+  // Measured on the RTL fold engine (rtl/README.md), from the cycle after the fold command is
+  // accepted through the cycle its last result row is taken. WS: ru cycles of weight preload,
+  // then the M skewed input rows and a fill/drain of ru + cu. OS: the reduction streams through
+  // the skewed array, then ru + cu cycles until the last result row leaves.
+  if (df == Dataflow::WS) return stream + 2 * ru + cu;
+  return stream + ru + cu;
 }
 
 long long dma_cycles(const Arch& a, long long bytes) {

@@ -191,15 +191,14 @@ CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping
   const long long Tcrs = T[I(Dim::C)] * T[I(Dim::R)] * T[I(Dim::S)];
   const long long sumFk = sum_ceil1(cl(Dim::K), m.pe_cols);
   CycleEstimate e;
-  // Exact sum of fold_cycles over all folds (see fold_cycles: 2*ru + stream + cu - 1).
+  // Exact sum of fold_cycles over all folds. WS fold = M + 2*ru + cu, OS fold = red + ru + cu;
+  // summed over the folds of one step, sum(ru) = rows and sum(cu) = k.
   if (m.dataflow == Dataflow::WS) {
     const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
-    e.compute_cycles = G * (sumFred * sumFk * (NPQ - Tnpq) + 2 * sumFk * CRS * Tnpq +
-                            sumFred * K * Tnpq);
+    e.compute_cycles = G * (sumFred * sumFk * NPQ + 2 * sumFk * CRS * Tnpq + sumFred * K * Tnpq);
   } else {
     const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_rows);
-    e.compute_cycles = G * (sumFm * sumFk * (CRS - Tcrs) + 2 * sumFk * NPQ * Tcrs +
-                            sumFm * K * Tcrs);
+    e.compute_cycles = G * (sumFm * sumFk * CRS + sumFk * NPQ * Tcrs + sumFm * K * Tcrs);
   }
   const double bw = arch.dram_bytes_per_cycle;
   const double lat = arch.dram_latency_cycles;
