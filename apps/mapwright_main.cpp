@@ -5,6 +5,7 @@
 
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/commands.hpp"
+#include "mapwright/flows/search_flow.hpp"
 
 using namespace mapwright;
 
@@ -42,6 +43,25 @@ int main(int argc, char** argv) {
   n->add_option("network", nets.network, "Zoo name or network YAML file");
   n->add_flag("--json", nets.json, "Print JSON");
 
+  flows::SearchCliOptions search;
+  auto* se = app.add_subcommand("search", "Search the mapping space of a layer or a network on the surrogate");
+  se->add_option("--arch", search.arch, "Named architecture or YAML file")->capture_default_str();
+  auto* sl = se->add_option("--layer", search.layer, "Layer (see eval --help)");
+  auto* sn = se->add_option("--network", search.network, "Zoo network or network YAML file");
+  sl->excludes(sn);
+  se->add_option("--searcher", search.searcher, "marl | ppo | ga | sa | random")
+      ->capture_default_str();
+  se->add_option("--budget", search.budget, "Samples per layer (valid or not)")
+      ->capture_default_str();
+  se->add_option("--seed", search.seed, "Seed (recorded in the run)")->capture_default_str();
+  se->add_option("--objective", search.objective,
+                 "edp | latency | energy | mix:latency=W,energy=W")
+      ->capture_default_str();
+  se->add_option("--options", search.options_file,
+                 "Search options YAML (default configs/search/default.yaml)");
+  se->add_option("--out", search.out_dir, "Output folder (default runs/search-...)");
+  se->add_flag("--json", search.json, "Print one JSON object");
+
   bool archs_json = false;
   auto* a = app.add_subcommand("archs", "List the named architectures");
   a->add_flag("--json", archs_json, "Print JSON");
@@ -55,8 +75,12 @@ int main(int argc, char** argv) {
     if (*e) return flows::cmd_eval(eval, std::cout);
     if (*s) return flows::cmd_space(space, std::cout);
     if (*n) return flows::cmd_networks(nets, std::cout);
+    if (*se) return flows::cmd_search(search, std::cout);
     if (*a) return flows::cmd_archs(archs_json, std::cout);
   } catch (const core::SpecError& err) {
+    std::cerr << "mapwright: error: " << err.what() << "\n";
+    return 2;
+  } catch (const std::invalid_argument& err) {
     std::cerr << "mapwright: error: " << err.what() << "\n";
     return 2;
   }

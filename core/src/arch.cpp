@@ -21,6 +21,7 @@ bool Arch::supports(Dataflow d) const {
 
 std::string configs_dir() {
   if (const char* env = std::getenv("MAPWRIGHT_CONFIGS")) return env;
+  if (fs::is_directory("configs/arch")) return "configs";
 #ifdef MAPWRIGHT_SOURCE_DIR
   return std::string(MAPWRIGHT_SOURCE_DIR) + "/configs";
 #else

@@ -1,0 +1,276 @@
+// The search flow: builds the abstract search problem from a layer's map space, lets a
+// searcher spend its budget on the surrogate, and records everything (seed, options, clusters,
+// best mapping, metrics, best-so-far curve) in a run folder.
+#include "mapwright/flows/search_flow.hpp"
+
+#include <unistd.h>
+
+#include <cerrno>
+#include <cmath>
+#include <csignal>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/core/mapspace.hpp"
+#include "mapwright/model/surrogate.hpp"
+#include "mapwright/search/searcher.hpp"
+
+namespace fs = std::filesystem;
+using namespace mapwright::core;
+
+namespace mapwright::flows {
+
+namespace {
+
+volatile std::sig_atomic_t g_interrupted = 0;
+void on_sigint(int) { g_interrupted = 1; }
+
+search::Problem problem_of(const MapSpace& space) {
+  search::Problem p;
+  for (const auto& pi : space.params()) p.params.push_back({pi.name, pi.cardinality, pi.ordinal});
+  return p;
+}
+
+std::string safe_name(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  return s;
+}
+
+struct LayerRun {
+  Layer layer;
+  int count = 1;
+  search::SearchResult result;
+  Mapping best;
+  Metrics metrics;
+  nlohmann::json searcher;
+};
+
+}  // namespace
+
+double Objective::cost(const Metrics& m) const {
+  return std::pow(static_cast<double>(m.cycles), latency) * std::pow(m.energy_pj, energy);
+}
+
+Objective parse_objective(const std::string& text, const std::string& where) {
+  Objective o;
+  o.name = text;
+  if (text == "edp") return o;
+  if (text == "latency") { o.energy = 0; return o; }
+  if (text == "energy") { o.latency = 0; return o; }
+  if (text.rfind("mix:", 0) == 0) {
+    o.latency = o.energy = 0;
+    std::string rest = text.substr(4);
+    size_t pos = 0;
+    while (pos < rest.size()) {
+      const size_t comma = rest.find(',', pos);
+      const std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      const size_t eq = item.find('=');
+      if (eq == std::string::npos) throw SpecError(where, "objective", item, "expected NAME=WEIGHT");
+      const std::string k = item.substr(0, eq), v = item.substr(eq + 1);
+      char* end = nullptr;
+      errno = 0;
+      const double w = std::strtod(v.c_str(), &end);
+      if (v.empty() || *end || errno || !(w >= 0) || w > 16)
+        throw SpecError(where, k, v, "weight must be a number between 0 and 16");
+      if (k == "latency") o.latency = w;
+      else if (k == "energy") o.energy = w;
+      else throw SpecError(where, k, v, "unknown objective term (known: latency, energy)");
+      if (comma == std::string::npos) break;
+      pos = comma + 1;
+    }
+    if (o.latency == 0 && o.energy == 0)
+      throw SpecError(where, "objective", text, "at least one weight must be positive");
+    return o;
+  }
+  throw SpecError(where, "objective", text,
+                  "unknown objective (known: edp, latency, energy, mix:latency=W,energy=W)");
+}
+
+int cmd_search(const SearchCliOptions& o, std::ostream& out) {
+  if (o.layer.empty() == o.network.empty())
+    throw SpecError("--layer/--network", "layer", o.layer + o.network,
+                    "give exactly one of --layer or --network");
+  if (o.budget <= 0)
+    throw SpecError("--budget", "budget", std::to_string(o.budget), "must be a positive integer");
+  const auto& kinds = search::searcher_kinds();
+  if (std::find(kinds.begin(), kinds.end(), o.searcher) == kinds.end()) {
+    std::string known;
+    for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
+    throw SpecError("--searcher", "searcher", o.searcher, "unknown searcher (known: " + known + ")");
+  }
+  const Objective objective = parse_objective(o.objective);
+  const Arch arch = load_arch(o.arch);
+  const std::string options_file =
+      o.options_file.empty() ? configs_dir() + "/search/default.yaml" : o.options_file;
+  search::SearchOptions sopts;
+  try {
+    sopts = search::load_search_options(options_file);
+  } catch (const std::invalid_argument& e) {
+    throw SpecError(options_file, "(options)", "", e.what());
+  }
+
+  std::vector<LayerRun> runs;
+  std::string target;
+  if (!o.layer.empty()) {
+    runs.push_back({parse_layer_arg(o.layer), 1, {}, {}, {}, {}});
+    target = runs[0].layer.name;
+  } else {
+    const Network net = parse_network_arg(o.network);
+    target = net.name;
+    for (const auto& [l, n] : net.unique_layers()) runs.push_back({l, n, {}, {}, {}, {}});
+  }
+  const fs::path dir = o.out_dir.empty()
+                           ? fs::path("runs") / ("search-" + safe_name(target) + "-" + o.searcher +
+                                                 "-s" + std::to_string(o.seed))
+                           : fs::path(o.out_dir);
+  fs::create_directories(dir / "mappings");
+  fs::create_directories(dir / "curves");
+
+  const bool tty = o.progress && isatty(STDERR_FILENO);
+  g_interrupted = 0;
+  auto old_handler = std::signal(SIGINT, on_sigint);
+  model::Surrogate surrogate;
+  size_t done_layers = 0;
+  for (size_t li = 0; li < runs.size() && !g_interrupted; ++li) {
+    LayerRun& r = runs[li];
+    const MapSpace space(r.layer, arch);
+    // One seed per layer, derived from the run seed and the layer index (recorded).
+    const uint64_t layer_seed = o.seed * 1000003ULL + li;
+    auto searcher = search::make_searcher(o.searcher, problem_of(space), sopts, layer_seed);
+    auto evaluate = [&](const std::vector<search::Point>& pts) {
+      std::vector<search::Outcome> outs;
+      outs.reserve(pts.size());
+      for (const auto& p : pts) {
+        const Mapping m = space.decode(ParamVector(p.begin(), p.end()));
+        const Metrics met = surrogate.evaluate(r.layer, arch, m);
+        search::Outcome oc;
+        oc.valid = met.valid;
+        oc.cost = met.valid ? objective.cost(met) : 0;
+        oc.reason = met.valid ? "" : std::string(invalid_kind_name(met.invalid)) + ": " + met.reason;
+        outs.push_back(std::move(oc));
+      }
+      return outs;
+    };
+    auto progress = [&](const search::SearchProgress& p) {
+      if (tty) {
+        std::cerr << "\r[" << (li + 1) << "/" << runs.size() << "] " << std::left
+                  << std::setw(22) << r.layer.name.substr(0, 22) << std::right << " "
+                  << std::setw(6) << p.samples << "/" << p.budget << " samples, best "
+                  << (p.found ? std::to_string(p.best_cost) : std::string("-")) << "   "
+                  << std::flush;
+      }
+      return !g_interrupted;
+    };
+    r.result = search::run_search(*searcher, evaluate, o.budget, progress);
+    r.searcher = searcher->describe();
+    r.searcher["seed"] = layer_seed;
+    if (r.result.found) {
+      r.best = space.decode(ParamVector(r.result.best_point.begin(), r.result.best_point.end()));
+      r.metrics = surrogate.evaluate(r.layer, arch, r.best);
+    }
+    ++done_layers;
+    const std::string stem = std::to_string(li) + "_" + safe_name(r.layer.name);
+    if (r.result.found)
+      std::ofstream(dir / "mappings" / (stem + ".yaml"))
+          << "# " << r.layer.name << ": " << r.layer.describe() << "\n# searcher " << o.searcher
+          << ", seed " << layer_seed << ", objective " << objective.name << ", budget "
+          << o.budget << "\n" << mapping_to_yaml(r.best);
+    std::ofstream curve(dir / "curves" / (stem + ".csv"));
+    curve << "sample,best_cost\n";
+    for (size_t i = 0; i < r.result.best_so_far.size(); ++i) {
+      const double c = r.result.best_so_far[i];
+      curve << (i + 1) << "," << (std::isfinite(c) ? std::to_string(c) : std::string("")) << "\n";
+    }
+  }
+  if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r";
+  std::signal(SIGINT, old_handler);
+
+  // Totals over the network (each unique layer weighted by its count).
+  double cycles = 0, energy = 0, macs = 0;
+  bool all_found = true;
+  nlohmann::json layers = nlohmann::json::array();
+  for (size_t li = 0; li < done_layers; ++li) {
+    const LayerRun& r = runs[li];
+    nlohmann::json j;
+    j["name"] = r.layer.name;
+    j["shape"] = r.layer.describe();
+    j["count"] = r.count;
+    j["searcher"] = r.searcher;
+    j["result"] = r.result.to_json();
+    j["curve_csv"] = (dir / "curves" / (std::to_string(li) + "_" + safe_name(r.layer.name) + ".csv")).string();
+    if (r.result.found) {
+      j["best"] = {{"mapping", mapping_to_yaml(r.best)}, {"metrics", r.metrics.to_json()},
+                   {"cost", r.result.best_cost}};
+      cycles += r.count * static_cast<double>(r.metrics.cycles);
+      energy += r.count * r.metrics.energy_pj;
+      macs += r.count * static_cast<double>(r.layer.macs());
+    } else {
+      all_found = false;
+    }
+    layers.push_back(j);
+  }
+  nlohmann::json res;
+  res["command"] = "search";
+  res["target"] = target;
+  res["arch"] = arch.name;
+  res["searcher"] = o.searcher;
+  res["seed"] = o.seed;
+  res["budget_per_layer"] = o.budget;
+  res["objective"] = objective.name;
+  res["options_file"] = options_file;
+  res["samples"] = static_cast<long long>(done_layers) * o.budget;
+  res["interrupted"] = g_interrupted != 0;
+  res["layers"] = layers;
+  res["totals"] = {{"cycles", cycles}, {"energy_pj", energy}, {"edp", cycles * energy},
+                   {"utilization", cycles > 0 ? macs / (cycles * arch.rows * arch.cols) : 0.0},
+                   {"layers_searched", done_layers}, {"layers_total", runs.size()}};
+  if (runs.size() == 1 && runs[0].result.found) {
+    res["best"] = layers[0]["best"];
+    res["curve"] = layers[0]["curve_csv"];
+  }
+  res["run_dir"] = dir.string();
+  std::ofstream(dir / "results.json") << res.dump(2) << "\n";
+
+  if (o.json) {
+    out << res.dump(2) << "\n";
+  } else {
+    out << "search " << target << " on " << arch.name << " (" << arch.rows << "x" << arch.cols
+        << ") with " << o.searcher << ", " << o.budget << " samples per layer, objective "
+        << objective.name << ", seed " << o.seed << "\n";
+    out << std::left << std::setw(24) << "layer" << std::right << std::setw(6) << "count"
+        << std::setw(14) << "cycles" << std::setw(14) << "energy_uJ" << std::setw(8) << "util%"
+        << std::setw(9) << "valid%" << "\n";
+    for (size_t li = 0; li < done_layers; ++li) {
+      const LayerRun& r = runs[li];
+      out << std::left << std::setw(24) << r.layer.name.substr(0, 23) << std::right
+          << std::setw(6) << r.count;
+      if (r.result.found)
+        out << std::setw(14) << r.metrics.cycles << std::setw(14) << std::fixed
+            << std::setprecision(2) << r.metrics.energy_pj * 1e-6 << std::setw(8)
+            << std::setprecision(1) << 100 * r.metrics.utilization << std::defaultfloat;
+      else
+        out << std::setw(36) << "no valid mapping found";
+      out << std::setw(8) << std::fixed << std::setprecision(1)
+          << 100.0 * r.result.valid / std::max<int64_t>(1, r.result.samples) << std::defaultfloat
+          << "\n";
+    }
+    out << "total: " << static_cast<long long>(cycles) << " cycles, " << std::fixed
+        << std::setprecision(2) << energy * 1e-6 << " uJ, EDP " << std::scientific
+        << std::setprecision(4) << cycles * energy << " pJ*cycles" << std::defaultfloat << "\n";
+    if (runs.size() == 1 && runs[0].result.found) out << "best mapping:\n" << mapping_to_yaml(runs[0].best);
+    out << "written to " << dir.string() << " (results.json, mappings/, curves/)\n";
+    if (g_interrupted) out << "interrupted: " << done_layers << " of " << runs.size() << " layers finished\n";
+  }
+  if (g_interrupted) return 130;
+  return all_found ? 0 : 3;
+}
+
+}  // namespace mapwright::flows
+

@@ -1,0 +1,115 @@
+#pragma once
+/// \file searcher.hpp
+/// The search contract: an abstract discrete problem (one value index per parameter), an
+/// ask/tell searcher, a factory that builds any searcher by name, and the driver that spends a
+/// sample budget. Search never sees the hardware or the cost model: the caller turns a Point
+/// into an Outcome.
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mapwright/search/options.hpp"
+
+namespace mapwright::search {
+
+/// One discrete parameter of the problem.
+struct ParamSpec {
+  std::string name;         ///< Unique name, used in run records and cluster listings.
+  int64_t cardinality = 0;  ///< Number of values; a value is an index 0..cardinality-1.
+  bool ordinal = false;     ///< True: neighbouring indices are similar (tile sizes). False:
+                            ///< categorical (loop-order index, dataflow).
+};
+
+/// The whole search space: the product of the parameters' value ranges.
+struct Problem {
+  std::vector<ParamSpec> params;  ///< In point order.
+};
+
+/// One candidate: a value index per parameter, in Problem::params order.
+using Point = std::vector<int64_t>;
+
+/// The result of evaluating one point.
+struct Outcome {
+  bool valid = false;  ///< False: a typed failure (see reason), not an error.
+  double cost = 0;     ///< Objective when valid; finite and > 0, lower is better.
+  std::string reason;  ///< Why the point is invalid, e.g. "does not fit: ...".
+};
+
+/// Ask/tell searcher. ask() proposes points, tell() reports their outcomes in the same order.
+/// Every call to ask() is followed by exactly one tell() with the same points.
+class Searcher {
+ public:
+  virtual ~Searcher() = default;
+  /// Propose between 1 and n points (n >= 1); fewer than n is normal (a natural batch).
+  virtual std::vector<Point> ask(int n) = 0;
+  /// Report the outcomes of the points of the last ask(), in the same order.
+  virtual void tell(const std::vector<Point>& pts, const std::vector<Outcome>& out) = 0;
+  /// Kind name: random, ga, sa, ppo or marl.
+  virtual std::string name() const = 0;
+  /// Hyper-parameters, seed, clusters and other facts for the run record.
+  virtual nlohmann::json describe() const = 0;
+};
+
+/// Check that a problem is well formed (at least one parameter, unique non-empty names,
+/// cardinality >= 1); throws std::invalid_argument naming the parameter otherwise.
+void validate_problem(const Problem& problem);
+
+/// Build a searcher. kind is one of random, ga, sa, ppo, marl. The options are validated.
+/// Throws std::invalid_argument for an unknown kind (listing the known ones), a bad problem or
+/// bad options. Same kind, problem, options and seed give bit-identical proposals for
+/// identical outcomes.
+std::unique_ptr<Searcher> make_searcher(const std::string& kind, const Problem& problem,
+                                        const SearchOptions& options, uint64_t seed);
+
+/// The searcher kinds make_searcher accepts, in a stable order.
+const std::vector<std::string>& searcher_kinds();
+
+/// State of a run, given to the progress callback after every evaluated batch.
+struct SearchProgress {
+  int64_t samples = 0;    ///< Points evaluated so far (valid or not).
+  int64_t budget = 0;     ///< Total budget of the run.
+  int64_t valid = 0;      ///< Valid outcomes so far.
+  int64_t invalid = 0;    ///< Invalid outcomes so far.
+  bool found = false;     ///< True once a valid point was seen.
+  double best_cost = 0;   ///< Best valid cost so far (meaningful when found).
+};
+
+/// Called after each batch; return false to stop the run early (e.g. on Ctrl-C). The batch
+/// in flight is always finished and told to the searcher.
+using ProgressFn = std::function<bool(const SearchProgress&)>;
+
+/// Evaluates a batch of points, returning one outcome per point, in order.
+using EvaluateFn = std::function<std::vector<Outcome>(const std::vector<Point>&)>;
+
+/// Everything a run produced.
+struct SearchResult {
+  bool found = false;               ///< True if at least one valid point was evaluated.
+  Point best_point;                 ///< Lowest-cost valid point (first one on ties).
+  double best_cost = 0;             ///< Its cost (meaningful when found).
+  int64_t best_sample = -1;         ///< 0-based sample index at which best_point was evaluated.
+  std::vector<double> best_so_far;  ///< best_so_far[i]: best valid cost among samples 0..i;
+                                    ///< +infinity before the first valid sample.
+  int64_t samples = 0;              ///< Points evaluated (== budget unless stopped early).
+  int64_t valid = 0;                ///< Valid outcomes.
+  int64_t invalid = 0;              ///< Invalid outcomes.
+  std::map<std::string, int64_t> failures;  ///< Invalid outcomes per reason class (the reason
+                                            ///< text before its first ':').
+  bool stopped_early = false;       ///< True if the progress callback asked to stop.
+  /// JSON for the run record; infinite curve entries become null.
+  nlohmann::json to_json() const;
+};
+
+/// Run a searcher until `budget` points have been evaluated (every point counts, valid or
+/// not). Asks for at most the remaining budget each round. Throws std::invalid_argument if
+/// budget <= 0, std::runtime_error if the evaluator returns the wrong number of outcomes or a
+/// valid outcome with a non-finite or non-positive cost, or if the searcher proposes no point.
+SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t budget,
+                        ProgressFn progress = {});
+
+}  // namespace mapwright::search

@@ -1,0 +1,67 @@
+#pragma once
+// Shared helpers of the searcher implementations: factories of each kind, random points and
+// mutations on the abstract problem, and the reward normalization of the RL searchers. Not
+// installed; no torch types here.
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mapwright/search/searcher.hpp"
+
+namespace mapwright::search::detail {
+
+std::unique_ptr<Searcher> make_random(const Problem& problem, const RandomOptions& options,
+                                      uint64_t seed);
+std::unique_ptr<Searcher> make_ga(const Problem& problem, const GaOptions& options,
+                                  uint64_t seed);
+std::unique_ptr<Searcher> make_sa(const Problem& problem, const SaOptions& options,
+                                  uint64_t seed);
+std::unique_ptr<Searcher> make_ppo(const Problem& problem, const PpoOptions& options,
+                                   uint64_t seed);
+std::unique_ptr<Searcher> make_marl(const Problem& problem, const MarlOptions& options,
+                                    uint64_t seed);
+
+/// Uniform integer in [0, n) from our own generator (std::uniform_int_distribution is not
+/// specified bit-for-bit across standard libraries; this is).
+int64_t uniform_index(std::mt19937_64& rng, int64_t n);
+/// Uniform double in [0, 1) with 53 random bits.
+double uniform01(std::mt19937_64& rng);
+
+/// A uniformly random point.
+Point random_point(const Problem& problem, std::mt19937_64& rng);
+
+/// A different value for one parameter: ordinal parameters move by 1..max(1, radius*card)
+/// steps up or down (reflected at the ends) with probability 0.8, else jump uniformly;
+/// categorical parameters jump to a uniformly chosen other value. Returns v if card == 1.
+int64_t mutate_value(const ParamSpec& spec, int64_t v, double radius, std::mt19937_64& rng);
+
+/// Problem and seed facts for describe().
+nlohmann::json problem_json(const Problem& problem);
+
+/// Turns team outcomes into rewards (search/README.md, "Reward normalization"):
+/// r = log(ref / cost) with ref the median valid cost of the first batch that has a valid
+/// outcome; an invalid outcome gets (worst valid reward seen so far) - penalty, or -penalty
+/// before any valid outcome.
+class RewardNormalizer {
+ public:
+  explicit RewardNormalizer(double penalty) : penalty_(penalty) {}
+  /// Rewards of one batch, in order. Updates the reference and the worst reward seen.
+  std::vector<double> rewards(const std::vector<Outcome>& outcomes);
+  bool has_reference() const { return has_ref_; }  ///< True once ref is set.
+  double reference() const { return ref_; }        ///< ref (cost units).
+
+ private:
+  double penalty_;          ///< Invalid penalty in log units.
+  bool has_ref_ = false;    ///< Reference set.
+  double ref_ = 1.0;        ///< Reference cost.
+  double worst_ = 0.0;      ///< Lowest valid reward seen (0 before any).
+  bool seen_valid_ = false; ///< A valid reward has been seen.
+};
+
+/// Median of a non-empty vector (mean of the two middle values for even sizes).
+double median(std::vector<double> v);
+
+}  // namespace mapwright::search::detail

@@ -1,0 +1,325 @@
+// Loading, validating and recording searcher options. The YAML schema mirrors the structs in
+// options.hpp one to one: a top-level map with optional sections random, ga, sa, ppo, marl
+// (marl has sub-maps learner and clustering). Every key is checked: unknown keys, wrong types
+// and out-of-range values are rejected with a message naming the file, the dotted key and the
+// offending value.
+#include "mapwright/search/options.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include <yaml-cpp/yaml.h>
+
+namespace mapwright::search {
+namespace {
+
+[[noreturn]] void fail(const std::string& where, const std::string& key, const std::string& value,
+                       const std::string& why) {
+  throw std::invalid_argument(where + ": key '" + key + "' = '" + value + "': " + why);
+}
+
+std::string node_text(const YAML::Node& n) {
+  if (!n.IsDefined() || n.IsNull()) return "null";
+  if (n.IsScalar()) return n.Scalar();
+  YAML::Emitter e;
+  e << YAML::Flow << n;
+  return e.c_str();
+}
+
+std::string join(const std::vector<std::string>& v) {
+  std::string s;
+  for (const auto& x : v) s += (s.empty() ? "" : ", ") + x;
+  return s;
+}
+
+/// Walks one YAML map, reading known keys and rejecting the others.
+class MapReader {
+ public:
+  MapReader(const YAML::Node& node, std::string where, std::string prefix,
+            std::vector<std::string> known)
+      : node_(node), where_(std::move(where)), prefix_(std::move(prefix)), known_(std::move(known)) {
+    if (!node_.IsMap())
+      fail(where_, prefix_.empty() ? "<top>" : prefix_, node_text(node_), "expected a map");
+    for (const auto& kv : node_) {
+      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : node_text(kv.first);
+      bool ok = false;
+      for (const auto& k : known_) ok = ok || k == key;
+      if (!ok)
+        throw std::invalid_argument(where_ + ": unknown key '" + full(key) + "' = '" +
+                                    node_text(kv.second) + "' (known keys" +
+                                    (prefix_.empty() ? "" : " of '" + prefix_ + "'") + ": " +
+                                    join(known_) + ")");
+    }
+  }
+
+  std::string full(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
+
+  /// The sub-map at key, or an undefined node when absent.
+  YAML::Node sub(const std::string& key) const { return node_[key]; }
+
+  void get(const std::string& key, int64_t& out) const {
+    const YAML::Node n = node_[key];
+    if (!n) return;
+    if (!n.IsScalar()) fail(where_, full(key), node_text(n), "expected an integer");
+    try {
+      out = n.as<int64_t>();
+    } catch (const YAML::Exception&) {
+      fail(where_, full(key), node_text(n), "expected an integer");
+    }
+  }
+  void get(const std::string& key, double& out) const {
+    const YAML::Node n = node_[key];
+    if (!n) return;
+    if (!n.IsScalar()) fail(where_, full(key), node_text(n), "expected a number");
+    try {
+      out = n.as<double>();
+    } catch (const YAML::Exception&) {
+      fail(where_, full(key), node_text(n), "expected a number");
+    }
+    if (!std::isfinite(out)) fail(where_, full(key), node_text(n), "expected a finite number");
+  }
+  void get(const std::string& key, bool& out) const {
+    const YAML::Node n = node_[key];
+    if (!n) return;
+    if (!n.IsScalar()) fail(where_, full(key), node_text(n), "expected true or false");
+    try {
+      out = n.as<bool>();
+    } catch (const YAML::Exception&) {
+      fail(where_, full(key), node_text(n), "expected true or false");
+    }
+  }
+  void get(const std::string& key, std::string& out) const {
+    const YAML::Node n = node_[key];
+    if (!n) return;
+    if (!n.IsScalar()) fail(where_, full(key), node_text(n), "expected a string");
+    out = n.Scalar();
+  }
+
+ private:
+  const YAML::Node& node_;          ///< The map being read.
+  std::string where_;               ///< File name for messages.
+  std::string prefix_;              ///< Dotted path of this map ("" at the top).
+  std::vector<std::string> known_;  ///< Keys allowed in this map.
+};
+
+void read_learner(const YAML::Node& n, const std::string& where, const std::string& prefix,
+                  LearnerOptions& o) {
+  MapReader r(n, where, prefix,
+              {"algorithm", "lr", "batch", "epochs", "clip", "entropy_coef", "value_coef",
+               "max_grad_norm", "hidden", "layers", "ordinal_basis", "autoregressive",
+               "advantage", "invalid_penalty"});
+  r.get("algorithm", o.algorithm);
+  r.get("lr", o.lr);
+  r.get("batch", o.batch);
+  r.get("epochs", o.epochs);
+  r.get("clip", o.clip);
+  r.get("entropy_coef", o.entropy_coef);
+  r.get("value_coef", o.value_coef);
+  r.get("max_grad_norm", o.max_grad_norm);
+  r.get("hidden", o.hidden);
+  r.get("layers", o.layers);
+  r.get("ordinal_basis", o.ordinal_basis);
+  r.get("autoregressive", o.autoregressive);
+  r.get("advantage", o.advantage);
+  r.get("invalid_penalty", o.invalid_penalty);
+}
+
+void read_clustering(const YAML::Node& n, const std::string& where, const std::string& prefix,
+                     ClusteringOptions& o) {
+  MapReader r(n, where, prefix,
+              {"agents", "linkage", "bins", "significance", "merge_threshold", "invalid_penalty"});
+  r.get("agents", o.agents);
+  r.get("linkage", o.linkage);
+  r.get("bins", o.bins);
+  r.get("significance", o.significance);
+  r.get("merge_threshold", o.merge_threshold);
+  r.get("invalid_penalty", o.invalid_penalty);
+}
+
+SearchOptions read_top(const YAML::Node& root, const std::string& where) {
+  SearchOptions o;
+  if (!root || root.IsNull()) return o;  // Empty file: all defaults.
+  MapReader top(root, where, "", {"random", "ga", "sa", "ppo", "marl"});
+  if (auto n = top.sub("random")) {
+    MapReader r(n, where, "random", {"batch"});
+    r.get("batch", o.random.batch);
+  }
+  if (auto n = top.sub("ga")) {
+    MapReader r(n, where, "ga",
+                {"population", "mutation_prob", "crossover_prob", "tournament", "elitism",
+                 "radius"});
+    r.get("population", o.ga.population);
+    r.get("mutation_prob", o.ga.mutation_prob);
+    r.get("crossover_prob", o.ga.crossover_prob);
+    r.get("tournament", o.ga.tournament);
+    r.get("elitism", o.ga.elitism);
+    r.get("radius", o.ga.radius);
+  }
+  if (auto n = top.sub("sa")) {
+    MapReader r(n, where, "sa",
+                {"initial_temperature", "cooling", "min_temperature", "radius", "params_per_move",
+                 "restart_after"});
+    r.get("initial_temperature", o.sa.initial_temperature);
+    r.get("cooling", o.sa.cooling);
+    r.get("min_temperature", o.sa.min_temperature);
+    r.get("radius", o.sa.radius);
+    r.get("params_per_move", o.sa.params_per_move);
+    r.get("restart_after", o.sa.restart_after);
+  }
+  if (auto n = top.sub("ppo")) read_learner(n, where, "ppo", o.ppo);
+  if (auto n = top.sub("marl")) {
+    MapReader r(n, where, "marl", {"initial_samples", "mode", "learner", "clustering"});
+    r.get("initial_samples", o.marl.initial_samples);
+    r.get("mode", o.marl.mode);
+    if (auto l = r.sub("learner")) read_learner(l, where, "marl.learner", o.marl.learner);
+    if (auto c = r.sub("clustering")) read_clustering(c, where, "marl.clustering", o.marl.clustering);
+  }
+  return o;
+}
+
+template <class T>
+std::string text(const T& v) {
+  std::ostringstream s;
+  s << v;
+  return s.str();
+}
+
+void check_int(const std::string& where, const std::string& key, int64_t v, int64_t lo) {
+  if (v < lo) fail(where, key, text(v), "expected an integer >= " + text(lo));
+}
+void check_range(const std::string& where, const std::string& key, double v, double lo, double hi,
+                 bool lo_open) {
+  const bool bad = !std::isfinite(v) || (lo_open ? v <= lo : v < lo) || v > hi;
+  if (bad)
+    fail(where, key, text(v),
+         std::string("expected a number in ") + (lo_open ? "(" : "[") + text(lo) + ", " + text(hi) + "]");
+}
+void check_positive(const std::string& where, const std::string& key, double v) {
+  if (!std::isfinite(v) || v <= 0) fail(where, key, text(v), "expected a number > 0");
+}
+void check_nonneg(const std::string& where, const std::string& key, double v) {
+  if (!std::isfinite(v) || v < 0) fail(where, key, text(v), "expected a number >= 0");
+}
+void check_enum(const std::string& where, const std::string& key, const std::string& v,
+                const std::vector<std::string>& allowed) {
+  for (const auto& a : allowed)
+    if (a == v) return;
+  fail(where, key, v, "expected one of: " + join(allowed));
+}
+
+void validate_learner(const LearnerOptions& o, const std::string& where, const std::string& p) {
+  check_enum(where, p + ".algorithm", o.algorithm, {"ppo", "reinforce"});
+  check_positive(where, p + ".lr", o.lr);
+  check_int(where, p + ".batch", o.batch, 2);
+  check_int(where, p + ".epochs", o.epochs, 1);
+  check_positive(where, p + ".clip", o.clip);
+  check_nonneg(where, p + ".entropy_coef", o.entropy_coef);
+  check_nonneg(where, p + ".value_coef", o.value_coef);
+  check_positive(where, p + ".max_grad_norm", o.max_grad_norm);
+  check_int(where, p + ".hidden", o.hidden, 1);
+  check_int(where, p + ".layers", o.layers, 0);
+  check_int(where, p + ".ordinal_basis", o.ordinal_basis, 0);
+  check_enum(where, p + ".advantage", o.advantage, {"batch", "critic"});
+  check_positive(where, p + ".invalid_penalty", o.invalid_penalty);
+}
+
+}  // namespace
+
+void validate_options(const SearchOptions& o, const std::string& where) {
+  check_int(where, "random.batch", o.random.batch, 1);
+  check_int(where, "ga.population", o.ga.population, 2);
+  check_range(where, "ga.mutation_prob", o.ga.mutation_prob, 0, 1, false);
+  check_range(where, "ga.crossover_prob", o.ga.crossover_prob, 0, 1, false);
+  check_int(where, "ga.tournament", o.ga.tournament, 1);
+  check_int(where, "ga.elitism", o.ga.elitism, 0);
+  if (o.ga.elitism >= o.ga.population)
+    fail(where, "ga.elitism", text(o.ga.elitism),
+         "expected less than ga.population (" + text(o.ga.population) + ")");
+  check_range(where, "ga.radius", o.ga.radius, 0, 1, true);
+  check_positive(where, "sa.initial_temperature", o.sa.initial_temperature);
+  check_range(where, "sa.cooling", o.sa.cooling, 0, 1, true);
+  check_positive(where, "sa.min_temperature", o.sa.min_temperature);
+  check_range(where, "sa.radius", o.sa.radius, 0, 1, true);
+  check_int(where, "sa.params_per_move", o.sa.params_per_move, 1);
+  check_int(where, "sa.restart_after", o.sa.restart_after, 0);
+  validate_learner(o.ppo, where, "ppo");
+  validate_learner(o.marl.learner, where, "marl.learner");
+  check_int(where, "marl.initial_samples", o.marl.initial_samples, 8);
+  check_enum(where, "marl.mode", o.marl.mode, {"correlation", "per-param", "random", "single"});
+  const auto& c = o.marl.clustering;
+  check_int(where, "marl.clustering.agents", c.agents, 0);
+  check_enum(where, "marl.clustering.linkage", c.linkage, {"average", "single", "complete"});
+  check_int(where, "marl.clustering.bins", c.bins, 0);
+  if (c.bins == 1) fail(where, "marl.clustering.bins", "1", "expected 0 (automatic) or >= 2");
+  check_positive(where, "marl.clustering.significance", c.significance);
+  check_range(where, "marl.clustering.merge_threshold", c.merge_threshold, 0, 1, true);
+  check_positive(where, "marl.clustering.invalid_penalty", c.invalid_penalty);
+}
+
+SearchOptions parse_search_options(const std::string& yaml_text, const std::string& where) {
+  YAML::Node root;
+  try {
+    root = YAML::Load(yaml_text);
+  } catch (const YAML::Exception& e) {
+    throw std::invalid_argument(where + ": malformed YAML: " + e.what());
+  }
+  SearchOptions o = read_top(root, where);
+  validate_options(o, where);
+  return o;
+}
+
+SearchOptions load_search_options(const std::string& yaml_file) {
+  std::ifstream in(yaml_file);
+  if (!in) throw std::invalid_argument(yaml_file + ": cannot open search options file");
+  std::stringstream buf;
+  buf << in.rdbuf();
+  return parse_search_options(buf.str(), yaml_file);
+}
+
+nlohmann::json to_json(const LearnerOptions& o) {
+  return {{"algorithm", o.algorithm},       {"lr", o.lr},
+          {"batch", o.batch},               {"epochs", o.epochs},
+          {"clip", o.clip},                 {"entropy_coef", o.entropy_coef},
+          {"value_coef", o.value_coef},     {"max_grad_norm", o.max_grad_norm},
+          {"hidden", o.hidden},             {"layers", o.layers},
+          {"ordinal_basis", o.ordinal_basis}, {"autoregressive", o.autoregressive},
+          {"advantage", o.advantage},       {"invalid_penalty", o.invalid_penalty}};
+}
+
+nlohmann::json to_json(const ClusteringOptions& o) {
+  return {{"agents", o.agents},
+          {"linkage", o.linkage},
+          {"bins", o.bins},
+          {"significance", o.significance},
+          {"merge_threshold", o.merge_threshold},
+          {"invalid_penalty", o.invalid_penalty}};
+}
+
+nlohmann::json to_json(const SearchOptions& o) {
+  return {{"random", {{"batch", o.random.batch}}},
+          {"ga",
+           {{"population", o.ga.population},
+            {"mutation_prob", o.ga.mutation_prob},
+            {"crossover_prob", o.ga.crossover_prob},
+            {"tournament", o.ga.tournament},
+            {"elitism", o.ga.elitism},
+            {"radius", o.ga.radius}}},
+          {"sa",
+           {{"initial_temperature", o.sa.initial_temperature},
+            {"cooling", o.sa.cooling},
+            {"min_temperature", o.sa.min_temperature},
+            {"radius", o.sa.radius},
+            {"params_per_move", o.sa.params_per_move},
+            {"restart_after", o.sa.restart_after}}},
+          {"ppo", to_json(o.ppo)},
+          {"marl",
+           {{"initial_samples", o.marl.initial_samples},
+            {"mode", o.marl.mode},
+            {"learner", to_json(o.marl.learner)},
+            {"clustering", to_json(o.marl.clustering)}}}};
+}
+
+}  // namespace mapwright::search

@@ -1,0 +1,294 @@
+// The policy network and its policy-gradient update. One-step bandit episodes: the network
+// input is a learned constant (there is no observation), a few tanh layers form the trunk,
+// and one categorical head per parameter gives its logits: a learned logit per value, plus,
+// for an ordinal head, a smooth part (the trunk mapped onto Gaussian bumps over the value
+// index) so that credit spreads to neighbouring values of large ranges. With autoregressive
+// heads, head k also sees the embeddings of the values chosen by heads 0..k-1 (through a
+// context -> logits layer), which lets one policy represent a joint distribution over its
+// parameters. Output layers start at zero: the
+// initial policy is exactly uniform. Sampling uses the caller's std::mt19937_64, never torch
+// randomness, so results are bit-identical for a seed.
+#include "policy.hpp"
+
+#include <torch/torch.h>
+
+#include <algorithm>
+#include <cmath>
+#include <mutex>
+
+#include "internal.hpp"
+
+namespace mapwright::search::detail {
+namespace {
+
+/// Serializes torch::manual_seed + module construction (the torch generator is global).
+std::mutex& torch_seed_mutex() {
+  static std::mutex m;
+  return m;
+}
+
+/// Gaussian bumps over the normalized index: [basis, card].
+torch::Tensor ordinal_basis(int64_t basis, int64_t card) {
+  auto b = torch::zeros({basis, card});
+  auto acc = b.accessor<float, 2>();
+  const double width = 1.0 / static_cast<double>(basis - 1);
+  for (int64_t i = 0; i < basis; ++i) {
+    const double centre = static_cast<double>(i) / static_cast<double>(basis - 1);
+    for (int64_t v = 0; v < card; ++v) {
+      const double x = static_cast<double>(v) / static_cast<double>(card - 1);
+      const double z = (x - centre) / width;
+      acc[i][v] = static_cast<float>(std::exp(-0.5 * z * z));
+    }
+  }
+  return b;
+}
+
+/// Draws an index from unnormalized probabilities p[0..card) with one uniform number.
+int64_t draw(const float* p, int64_t card, std::mt19937_64& rng) {
+  double total = 0;
+  for (int64_t v = 0; v < card; ++v) total += p[v];
+  const double target = uniform01(rng) * total;
+  double acc = 0;
+  for (int64_t v = 0; v < card; ++v) {
+    acc += p[v];
+    if (target < acc) return v;
+  }
+  for (int64_t v = card - 1; v >= 0; --v)  // Rounding: the last value with mass.
+    if (p[v] > 0) return v;
+  return card - 1;
+}
+
+class PolicyNetImpl : public torch::nn::Module {
+ public:
+  PolicyNetImpl(const std::vector<HeadSpec>& heads, const LearnerOptions& o)
+      : heads_(heads), autoregressive_(o.autoregressive && heads.size() > 1) {
+    const int64_t h = o.hidden;
+    input_ = register_parameter("input", torch::rand({1, h}) * 2 - 1);
+    for (int64_t l = 0; l < o.layers; ++l)
+      trunk_.push_back(register_module("trunk" + std::to_string(l), torch::nn::Linear(h, h)));
+    for (size_t k = 0; k < heads.size(); ++k) {
+      const int64_t card = heads[k].cardinality;
+      bias_.push_back(register_parameter("bias" + std::to_string(k), torch::zeros({1, card})));
+      if (autoregressive_ && k > 0) {  // Head 0 sees only the constant trunk: bias suffices.
+        auto fine = register_module("fine" + std::to_string(k),
+                                    torch::nn::Linear(torch::nn::LinearOptions(h, card).bias(false)));
+        torch::nn::init::zeros_(fine->weight);
+        fine_.push_back(fine);
+      } else {
+        fine_.push_back(nullptr);
+      }
+      const int64_t nb = std::min(o.ordinal_basis, card);
+      if (heads[k].ordinal && nb >= 2 && card >= 3) {
+        auto coarse = register_module("coarse" + std::to_string(k),
+                                      torch::nn::Linear(torch::nn::LinearOptions(h, nb).bias(false)));
+        torch::nn::init::zeros_(coarse->weight);
+        coarse_.push_back(coarse);
+        basis_.push_back(register_buffer("basis" + std::to_string(k), ordinal_basis(nb, card)));
+      } else {
+        coarse_.push_back(nullptr);
+        basis_.push_back(torch::Tensor());
+      }
+      if (autoregressive_ && k + 1 < heads.size()) {
+        auto emb = register_module("embed" + std::to_string(k), torch::nn::Embedding(card, h));
+        torch::nn::init::normal_(emb->weight, 0.0, 0.5);
+        embed_.push_back(emb);
+      }
+    }
+    value_ = register_module("value", torch::nn::Linear(h, 1));
+    torch::nn::init::zeros_(value_->weight);
+    torch::nn::init::zeros_(value_->bias);
+  }
+
+  /// Trunk output [1, hidden].
+  torch::Tensor trunk() {
+    torch::Tensor x = input_;
+    for (auto& layer : trunk_) x = torch::tanh(layer(x));
+    return x;
+  }
+
+  /// Logits of head k for conditioning rows u [rows, hidden] -> [rows, card].
+  torch::Tensor logits(size_t k, const torch::Tensor& u) {
+    torch::Tensor z = bias_[k].expand({u.size(0), bias_[k].size(1)});
+    if (fine_[k]) z = z + fine_[k](u);
+    if (coarse_[k]) z = z + torch::matmul(coarse_[k](u), basis_[k]);
+    return z;
+  }
+
+  /// Joint log-probability [N] and summed per-head entropy [N] (or [1]) of actions [N, m].
+  std::pair<torch::Tensor, torch::Tensor> evaluate(const torch::Tensor& actions) {
+    const int64_t n = actions.size(0);
+    const torch::Tensor h = trunk();
+    torch::Tensor lp = torch::zeros({n});
+    torch::Tensor ent = torch::zeros({n});
+    torch::Tensor ctx = h.expand({n, h.size(1)});
+    for (size_t k = 0; k < heads_.size(); ++k) {
+      const torch::Tensor a = actions.select(1, static_cast<int64_t>(k));
+      if (!autoregressive_) {
+        const torch::Tensor logp = torch::log_softmax(logits(k, h), 1).squeeze(0);  // [card]
+        lp = lp + logp.index_select(0, a);
+        ent = ent - (logp.exp() * logp).sum();
+      } else {
+        const torch::Tensor u = k == 0 ? ctx : torch::tanh(ctx);
+        const torch::Tensor logp = torch::log_softmax(logits(k, u), 1);  // [n, card]
+        lp = lp + logp.gather(1, a.unsqueeze(1)).squeeze(1);
+        ent = ent - (logp.exp() * logp).sum(1);
+        if (k + 1 < heads_.size()) ctx = ctx + embed_[k](a);
+      }
+    }
+    return {lp, ent};
+  }
+
+  /// n actions drawn with rng: [n][m].
+  std::vector<std::vector<int64_t>> sample(int64_t n, std::mt19937_64& rng) {
+    torch::NoGradGuard no_grad;
+    std::vector<std::vector<int64_t>> out(static_cast<size_t>(n), std::vector<int64_t>(heads_.size()));
+    const torch::Tensor h = trunk();
+    torch::Tensor ctx = h.expand({n, h.size(1)});
+    for (size_t k = 0; k < heads_.size(); ++k) {
+      const int64_t card = heads_[k].cardinality;
+      if (!autoregressive_) {
+        const torch::Tensor p = torch::softmax(logits(k, h), 1).contiguous();
+        const float* pp = p.data_ptr<float>();
+        for (int64_t i = 0; i < n; ++i) out[static_cast<size_t>(i)][k] = draw(pp, card, rng);
+      } else {
+        const torch::Tensor u = k == 0 ? ctx : torch::tanh(ctx);
+        const torch::Tensor p = torch::softmax(logits(k, u), 1).contiguous();
+        const float* pp = p.data_ptr<float>();
+        std::vector<int64_t> chosen(static_cast<size_t>(n));
+        for (int64_t i = 0; i < n; ++i) {
+          chosen[static_cast<size_t>(i)] = draw(pp + i * card, card, rng);
+          out[static_cast<size_t>(i)][k] = chosen[static_cast<size_t>(i)];
+        }
+        if (k + 1 < heads_.size()) ctx = ctx + embed_[k](torch::tensor(chosen, torch::kLong));
+      }
+    }
+    return out;
+  }
+
+  /// Baseline value (scalar tensor).
+  torch::Tensor value() { return value_(trunk()).squeeze(); }
+
+ private:
+  std::vector<HeadSpec> heads_;                ///< Value ranges.
+  bool autoregressive_;                        ///< Heads condition on earlier choices.
+  torch::Tensor input_;                        ///< Learned constant input [1, hidden].
+  std::vector<torch::nn::Linear> trunk_;       ///< Hidden layers.
+  std::vector<torch::Tensor> bias_;            ///< Per-value logits per head [1, card].
+  std::vector<torch::nn::Linear> fine_;        ///< Context -> per-value logits (autoregressive
+                                               ///< heads after the first; else null).
+  std::vector<torch::nn::Linear> coarse_;      ///< Basis weights per ordinal head (or null).
+  std::vector<torch::Tensor> basis_;           ///< Fixed bump matrices [basis, card].
+  std::vector<torch::nn::Embedding> embed_;    ///< Value embeddings (autoregressive).
+  torch::nn::Linear value_{nullptr};           ///< Baseline head.
+};
+TORCH_MODULE(PolicyNet);
+
+}  // namespace
+
+uint64_t mix_seed(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+struct Learner::Impl {
+  LearnerOptions options;                       ///< Hyper-parameters.
+  std::vector<HeadSpec> heads;                  ///< Value ranges.
+  PolicyNet net{nullptr};                       ///< Policy and baseline.
+  std::unique_ptr<torch::optim::Adam> optim;    ///< Adam over all network parameters.
+  int64_t updates = 0;                          ///< Updates done.
+  double last_loss = 0;                         ///< Actor loss of the last epoch.
+  double last_entropy = 0;                      ///< Mean summed entropy of the last epoch.
+  double last_value = 0;                        ///< Baseline value after the last update.
+};
+
+Learner::Learner(const std::vector<HeadSpec>& heads, const LearnerOptions& options,
+                 uint64_t torch_seed)
+    : impl_(std::make_unique<Impl>()) {
+  impl_->options = options;
+  impl_->heads = heads;
+  torch::set_num_threads(1);
+  std::lock_guard<std::mutex> lock(torch_seed_mutex());
+  torch::manual_seed(torch_seed);
+  impl_->net = PolicyNet(heads, options);
+  impl_->optim = std::make_unique<torch::optim::Adam>(impl_->net->parameters(),
+                                                      torch::optim::AdamOptions(options.lr));
+}
+
+Learner::~Learner() = default;
+
+std::vector<std::vector<int64_t>> Learner::sample(int64_t n, std::mt19937_64& rng) {
+  return impl_->net->sample(n, rng);
+}
+
+void Learner::update(const std::vector<std::vector<int64_t>>& actions,
+                     const std::vector<double>& rewards) {
+  const int64_t n = static_cast<int64_t>(actions.size());
+  if (n < 2) return;
+  const int64_t m = static_cast<int64_t>(impl_->heads.size());
+  auto& o = impl_->options;
+  torch::Tensor act = torch::empty({n, m}, torch::kLong);
+  auto acc = act.accessor<int64_t, 2>();
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < m; ++k) acc[i][k] = actions[static_cast<size_t>(i)][static_cast<size_t>(k)];
+  std::vector<float> rf(rewards.begin(), rewards.end());
+  const torch::Tensor r = torch::tensor(rf);
+
+  // Advantages: batch-centred or critic-centred, scaled by the batch standard deviation
+  // (computed in double, so that a batch of equal rewards gives exactly zero advantages).
+  double mean = 0, var = 0;
+  for (double x : rewards) mean += x;
+  mean /= static_cast<double>(n);
+  for (double x : rewards) var += (x - mean) * (x - mean);
+  const double std_r = std::sqrt(var / static_cast<double>(n));
+  const double scale = std_r > 1e-9 ? 1.0 / std_r : 0.0;
+  std::vector<float> af(rewards.size());
+  {
+    torch::NoGradGuard no_grad;
+    const double centre = o.advantage == "critic" ? impl_->net->value().item<double>() : mean;
+    for (size_t i = 0; i < af.size(); ++i) af[i] = static_cast<float>((rewards[i] - centre) * scale);
+  }
+  const torch::Tensor adv = torch::tensor(af);
+  torch::Tensor old_lp;
+  {
+    torch::NoGradGuard no_grad;
+    old_lp = impl_->net->evaluate(act).first;
+  }
+  const bool ppo = o.algorithm == "ppo";
+  const int64_t epochs = ppo ? o.epochs : 1;
+  for (int64_t e = 0; e < epochs; ++e) {
+    auto [lp, ent] = impl_->net->evaluate(act);
+    torch::Tensor actor;
+    if (ppo) {
+      const torch::Tensor ratio = torch::exp(lp - old_lp);
+      const torch::Tensor clipped = torch::clamp(ratio, 1.0 - o.clip, 1.0 + o.clip);
+      actor = -torch::min(ratio * adv, clipped * adv).mean();
+    } else {
+      actor = -(lp * adv).mean();
+    }
+    const torch::Tensor v = impl_->net->value();
+    const torch::Tensor critic = (v - r).pow(2).mean();
+    const torch::Tensor loss = actor - o.entropy_coef * ent.mean() + o.value_coef * critic;
+    impl_->optim->zero_grad();
+    loss.backward();
+    torch::nn::utils::clip_grad_norm_(impl_->net->parameters(), o.max_grad_norm);
+    impl_->optim->step();
+    impl_->last_loss = actor.item<double>();
+    impl_->last_entropy = ent.mean().item<double>();
+  }
+  {
+    torch::NoGradGuard no_grad;
+    impl_->last_value = impl_->net->value().item<double>();
+  }
+  ++impl_->updates;
+}
+
+nlohmann::json Learner::stats() const {
+  return {{"updates", impl_->updates},
+          {"last_actor_loss", impl_->last_loss},
+          {"last_entropy", impl_->last_entropy},
+          {"baseline_value", impl_->last_value}};
+}
+
+}  // namespace mapwright::search::detail

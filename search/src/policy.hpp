@@ -1,0 +1,52 @@
+#pragma once
+// A small LibTorch policy over a few discrete parameters, and its policy-gradient learner
+// (PPO or REINFORCE with a learned baseline). Used by the ppo searcher (one learner over all
+// parameters) and by every marl agent (one learner over its cluster). Internal: torch types
+// never reach the public headers.
+
+#include <cstdint>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mapwright/search/options.hpp"
+
+namespace mapwright::search::detail {
+
+/// One categorical head: the value range of one parameter.
+struct HeadSpec {
+  int64_t cardinality = 1;  ///< Number of values.
+  bool ordinal = false;     ///< Adds the smooth basis when options.ordinal_basis > 0.
+};
+
+/// splitmix64 step: derives independent seeds from one.
+uint64_t mix_seed(uint64_t x);
+
+/// Policy + optimizer + update rule. Actions are vectors of value indices, one per head.
+class Learner {
+ public:
+  /// Builds the network with torch seeded by torch_seed (under a process-wide lock, since the
+  /// torch generator is global) and sets torch to one thread. The initial policy is uniform.
+  Learner(const std::vector<HeadSpec>& heads, const LearnerOptions& options, uint64_t torch_seed);
+  ~Learner();
+  Learner(const Learner&) = delete;
+  Learner& operator=(const Learner&) = delete;
+
+  /// Draws n actions from the current policy with rng (no torch randomness).
+  std::vector<std::vector<int64_t>> sample(int64_t n, std::mt19937_64& rng);
+
+  /// One policy update from actions sampled by the current policy and their team rewards
+  /// (log-cost units). Batches smaller than 2 are ignored.
+  void update(const std::vector<std::vector<int64_t>>& actions, const std::vector<double>& rewards);
+
+  /// Counters and last losses for the run record.
+  nlohmann::json stats() const;
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;  ///< Torch state.
+};
+
+}  // namespace mapwright::search::detail

@@ -1,0 +1,125 @@
+// The searcher factory and the budget driver. make_searcher validates the problem and the
+// options, then builds the requested kind; run_search asks, evaluates and tells until the
+// budget of evaluated points (valid or not) is spent, keeping the best-so-far curve.
+#include "mapwright/search/searcher.hpp"
+
+#include <cmath>
+#include <limits>
+#include <set>
+#include <sstream>
+#include <stdexcept>
+
+#include "internal.hpp"
+
+namespace mapwright::search {
+
+void validate_problem(const Problem& problem) {
+  if (problem.params.empty())
+    throw std::invalid_argument("search problem: no parameters");
+  std::set<std::string> names;
+  for (size_t i = 0; i < problem.params.size(); ++i) {
+    const auto& p = problem.params[i];
+    if (p.name.empty())
+      throw std::invalid_argument("search problem: parameter " + std::to_string(i) +
+                                  " has an empty name");
+    if (!names.insert(p.name).second)
+      throw std::invalid_argument("search problem: duplicate parameter name '" + p.name + "'");
+    if (p.cardinality < 1)
+      throw std::invalid_argument("search problem: parameter '" + p.name + "' has cardinality " +
+                                  std::to_string(p.cardinality) + ", expected >= 1");
+  }
+}
+
+const std::vector<std::string>& searcher_kinds() {
+  static const std::vector<std::string> kinds = {"random", "ga", "sa", "ppo", "marl"};
+  return kinds;
+}
+
+std::unique_ptr<Searcher> make_searcher(const std::string& kind, const Problem& problem,
+                                        const SearchOptions& options, uint64_t seed) {
+  validate_problem(problem);
+  validate_options(options);
+  if (kind == "random") return detail::make_random(problem, options.random, seed);
+  if (kind == "ga") return detail::make_ga(problem, options.ga, seed);
+  if (kind == "sa") return detail::make_sa(problem, options.sa, seed);
+  if (kind == "ppo") return detail::make_ppo(problem, options.ppo, seed);
+  if (kind == "marl") return detail::make_marl(problem, options.marl, seed);
+  std::string known;
+  for (const auto& k : searcher_kinds()) known += (known.empty() ? "" : ", ") + k;
+  throw std::invalid_argument("unknown searcher kind '" + kind + "' (known: " + known + ")");
+}
+
+nlohmann::json SearchResult::to_json() const {
+  nlohmann::json curve = nlohmann::json::array();
+  for (double c : best_so_far) curve.push_back(std::isfinite(c) ? nlohmann::json(c) : nullptr);
+  nlohmann::json j = {{"found", found},     {"samples", samples},  {"valid", valid},
+                      {"invalid", invalid}, {"failures", failures}, {"stopped_early", stopped_early},
+                      {"best_so_far", curve}};
+  if (found) {
+    j["best_point"] = best_point;
+    j["best_cost"] = best_cost;
+    j["best_sample"] = best_sample;
+  }
+  return j;
+}
+
+SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t budget,
+                        ProgressFn progress) {
+  if (budget <= 0)
+    throw std::invalid_argument("run_search: budget must be positive, got " +
+                                std::to_string(budget));
+  if (!evaluate) throw std::invalid_argument("run_search: no evaluate function");
+  SearchResult res;
+  res.best_so_far.reserve(static_cast<size_t>(budget));
+  double best = std::numeric_limits<double>::infinity();
+  while (res.samples < budget) {
+    const int64_t remaining = budget - res.samples;
+    const int ask_n = static_cast<int>(std::min<int64_t>(remaining, 1 << 30));
+    std::vector<Point> pts = searcher.ask(ask_n);
+    if (pts.empty())
+      throw std::runtime_error("run_search: searcher '" + searcher.name() + "' proposed no point");
+    if (static_cast<int64_t>(pts.size()) > remaining)
+      throw std::runtime_error("run_search: searcher '" + searcher.name() + "' proposed " +
+                               std::to_string(pts.size()) + " points, asked for at most " +
+                               std::to_string(remaining));
+    std::vector<Outcome> out = evaluate(pts);
+    if (out.size() != pts.size())
+      throw std::runtime_error("run_search: evaluate returned " + std::to_string(out.size()) +
+                               " outcomes for " + std::to_string(pts.size()) + " points");
+    for (size_t i = 0; i < pts.size(); ++i) {
+      const Outcome& o = out[i];
+      if (o.valid) {
+        if (!std::isfinite(o.cost) || o.cost <= 0) {
+          std::ostringstream msg;
+          msg << "run_search: evaluate returned a valid outcome with cost " << o.cost
+              << " (must be finite and > 0) at sample " << res.samples;
+          throw std::runtime_error(msg.str());
+        }
+        ++res.valid;
+        if (o.cost < best) {
+          best = o.cost;
+          res.found = true;
+          res.best_point = pts[i];
+          res.best_cost = o.cost;
+          res.best_sample = res.samples;
+        }
+      } else {
+        ++res.invalid;
+        ++res.failures[o.reason.substr(0, o.reason.find(':'))];
+      }
+      res.best_so_far.push_back(best);
+      ++res.samples;
+    }
+    searcher.tell(pts, out);
+    if (progress) {
+      SearchProgress p{res.samples, budget, res.valid, res.invalid, res.found, res.best_cost};
+      if (!progress(p) && res.samples < budget) {
+        res.stopped_early = true;
+        break;
+      }
+    }
+  }
+  return res;
+}
+
+}  // namespace mapwright::search

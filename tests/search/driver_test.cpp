@@ -1,0 +1,143 @@
+// The factory and the budget driver: unknown kinds and bad problems are rejected with clear
+// messages, every evaluated point counts against the budget, the best-so-far curve is
+// monotone, bad evaluator results are caught, and the progress callback can stop a run.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <string>
+
+#include "mapwright/search/searcher.hpp"
+#include "problems.hpp"
+
+namespace mapwright::search {
+namespace {
+
+using testing::batch_of;
+
+template <class E, class F>
+std::string error_of(F f) {
+  try {
+    f();
+  } catch (const E& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected exception not thrown";
+  return "";
+}
+
+TEST(SearcherBad, UnknownKindListsKnownKinds) {
+  EXPECT_EQ(error_of<std::invalid_argument>(
+                [] { make_searcher("bayes", testing::separable_problem(), {}, 1); }),
+            "unknown searcher kind 'bayes' (known: random, ga, sa, ppo, marl)");
+}
+
+TEST(SearcherBad, BadProblems) {
+  EXPECT_EQ(error_of<std::invalid_argument>([] { make_searcher("random", Problem{}, {}, 1); }),
+            "search problem: no parameters");
+  EXPECT_EQ(error_of<std::invalid_argument>(
+                [] { make_searcher("ga", Problem{{{"a", 4, true}, {"a", 3, false}}}, {}, 1); }),
+            "search problem: duplicate parameter name 'a'");
+  EXPECT_EQ(error_of<std::invalid_argument>(
+                [] { make_searcher("sa", Problem{{{"a", 0, true}}}, {}, 1); }),
+            "search problem: parameter 'a' has cardinality 0, expected >= 1");
+}
+
+TEST(SearcherBad, BadOptionsInCode) {
+  SearchOptions o;
+  o.ppo.batch = 1;
+  EXPECT_EQ(error_of<std::invalid_argument>(
+                [&] { make_searcher("ppo", testing::separable_problem(), o, 1); }),
+            "options: key 'ppo.batch' = '1': expected an integer >= 2");
+}
+
+TEST(RunSearchBad, ZeroBudget) {
+  auto s = make_searcher("random", testing::separable_problem(), {}, 1);
+  EXPECT_EQ(error_of<std::invalid_argument>(
+                [&] { run_search(*s, batch_of(testing::separable_cost), 0); }),
+            "run_search: budget must be positive, got 0");
+}
+
+TEST(RunSearchBad, WrongOutcomeCount) {
+  auto s = make_searcher("random", testing::separable_problem(), {}, 1);
+  EvaluateFn ev = [](const std::vector<Point>&) { return std::vector<Outcome>(1); };
+  EXPECT_EQ(error_of<std::runtime_error>([&] { run_search(*s, ev, 10); }),
+            "run_search: evaluate returned 1 outcomes for 10 points");
+}
+
+TEST(RunSearchBad, NonPositiveCost) {
+  auto s = make_searcher("sa", testing::separable_problem(), {}, 1);
+  EvaluateFn ev = [](const std::vector<Point>& p) {
+    return std::vector<Outcome>(p.size(), Outcome{true, 0.0, ""});
+  };
+  EXPECT_EQ(error_of<std::runtime_error>([&] { run_search(*s, ev, 5); }),
+            "run_search: evaluate returned a valid outcome with cost 0 (must be finite and > 0) "
+            "at sample 0");
+}
+
+TEST(RunSearch, CountsEveryPointAndKeepsAMonotoneCurve) {
+  // Half the space is invalid; all of it counts against the budget.
+  const Problem p = testing::separable_problem();
+  EvaluateFn ev = batch_of([](const Point& x) {
+    if (x[0] % 2 == 1) return Outcome{false, 0, "does not fit: odd o8"};
+    return testing::separable_cost(x);
+  });
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "marl"}) {
+    auto s = make_searcher(kind, p, {}, 7);
+    const SearchResult r = run_search(*s, ev, 333);
+    EXPECT_EQ(r.samples, 333) << kind;
+    EXPECT_EQ(r.valid + r.invalid, 333) << kind;
+    EXPECT_GT(r.invalid, 0) << kind;
+    EXPECT_EQ(r.failures.at("does not fit"), r.invalid) << kind;
+    ASSERT_EQ(r.best_so_far.size(), 333u) << kind;
+    ASSERT_TRUE(r.found) << kind;
+    for (size_t i = 1; i < r.best_so_far.size(); ++i)
+      ASSERT_LE(r.best_so_far[i], r.best_so_far[i - 1]) << kind;
+    EXPECT_EQ(r.best_so_far.back(), r.best_cost) << kind;
+    EXPECT_EQ(r.best_so_far[static_cast<size_t>(r.best_sample)], r.best_cost) << kind;
+    EXPECT_EQ(r.best_point[0] % 2, 0) << kind;
+    EXPECT_DOUBLE_EQ(testing::separable_cost(r.best_point).cost, r.best_cost) << kind;
+  }
+}
+
+TEST(RunSearch, CurveIsInfiniteBeforeTheFirstValidPointAndNullInJson) {
+  auto s = make_searcher("random", Problem{{{"a", 100, true}}}, {}, 3);
+  int calls = 0;
+  EvaluateFn ev = [&](const std::vector<Point>& pts) {
+    std::vector<Outcome> out;
+    for (size_t i = 0; i < pts.size(); ++i)
+      out.push_back(calls++ < 5 ? Outcome{false, 0, "too big"} : Outcome{true, 2.0, ""});
+    return out;
+  };
+  const SearchResult r = run_search(*s, ev, 10);
+  EXPECT_TRUE(std::isinf(r.best_so_far[4]));
+  EXPECT_EQ(r.best_so_far[5], 2.0);
+  const nlohmann::json j = r.to_json();
+  EXPECT_TRUE(j["best_so_far"][0].is_null());
+  EXPECT_EQ(j["best_so_far"][9], 2.0);
+  EXPECT_EQ(j["failures"]["too big"], 5);
+}
+
+TEST(RunSearch, ProgressCanStopEarly) {
+  auto s = make_searcher("random", testing::separable_problem(), {}, 1);
+  int64_t last = 0;
+  const SearchResult r = run_search(*s, batch_of(testing::separable_cost), 1000,
+                                    [&](const SearchProgress& p) {
+                                      last = p.samples;
+                                      EXPECT_EQ(p.budget, 1000);
+                                      return p.samples < 64;
+                                    });
+  EXPECT_TRUE(r.stopped_early);
+  EXPECT_EQ(r.samples, 64);  // Two batches of 32.
+  EXPECT_EQ(last, 64);
+}
+
+TEST(RunSearch, AsksNeverExceedTheRemainingBudget) {
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "marl"}) {
+    auto s = make_searcher(kind, testing::separable_problem(), {}, 1);
+    const SearchResult r = run_search(*s, batch_of(testing::separable_cost), 150);
+    EXPECT_EQ(r.samples, 150) << kind;
+  }
+}
+
+}  // namespace
+}  // namespace mapwright::search

@@ -1,0 +1,223 @@
+// Behavioural tests of every searcher on problems with a known optimum and fixed seeds: the
+// optimum is found within a stated budget, the rewarded action's probability rises within a
+// few updates for the learners, large categorical domains work and are fast, and the same
+// seed gives bit-identical runs.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <map>
+#include <string>
+
+#include "mapwright/search/searcher.hpp"
+#include "problems.hpp"
+
+namespace mapwright::search {
+namespace {
+
+using testing::batch_of;
+
+SearchResult run(const std::string& kind, const Problem& p, const EvaluateFn& ev, int64_t budget,
+                 uint64_t seed, const SearchOptions& o = {}) {
+  auto s = make_searcher(kind, p, o, seed);
+  return run_search(*s, ev, budget);
+}
+
+TEST(Random, FindsTheOptimumOfASmallSpace) {
+  // 625 points; 3000 uniform samples (duplicates re-drawn) cover it.
+  const Problem p{{{"a", 5, true}, {"b", 5, true}, {"c", 5, false}, {"d", 5, false}}};
+  const SearchResult r = run("random", p, batch_of([](const Point& x) {
+                               double c = 1;
+                               for (int64_t v : x) c *= 1.0 + static_cast<double>(v != 2);
+                               return Outcome{true, c, ""};
+                             }),
+                             1000, 1);
+  EXPECT_EQ(r.best_point, (Point{2, 2, 2, 2}));
+  EXPECT_EQ(r.best_cost, 1.0);
+}
+
+/// Budget within which each searcher finds the optimum of the separable 6-parameter problem
+/// (786,432 points) for seeds 1..3.
+struct BudgetCase {
+  std::string kind;  ///< Searcher.
+  int64_t budget;    ///< Samples allowed.
+};
+
+class SeparableOptimum : public ::testing::TestWithParam<BudgetCase> {};
+
+TEST_P(SeparableOptimum, IsFoundWithinBudget) {
+  const BudgetCase c = GetParam();
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    const SearchResult r = run(c.kind, testing::separable_problem(),
+                               batch_of(testing::separable_cost), c.budget, seed);
+    EXPECT_EQ(r.best_point, testing::kSeparableOptimum) << c.kind << " seed " << seed;
+    EXPECT_DOUBLE_EQ(r.best_cost, 1.0) << c.kind << " seed " << seed;
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(AllLearners, SeparableOptimum,
+                         ::testing::Values(BudgetCase{"ga", 1500}, BudgetCase{"sa", 1500},
+                                           BudgetCase{"ppo", 1500}, BudgetCase{"marl", 1500}),
+                         [](const auto& test_info) { return test_info.param.kind; });
+
+TEST(Marl, FindsTheGroupedOptimumWithItsClusters) {
+  // Seed 3 finds it near sample 312. Not every seed does: the learners (ppo too) can settle on
+  // the local optimum {3,3,3,5,4,2} (cost 1.125), which needs three coordinated moves to leave.
+  const SearchResult r = run("marl", testing::grouped_problem(), batch_of(testing::grouped_cost),
+                             1000, 3);
+  EXPECT_EQ(r.best_point, testing::kGroupedOptimum);
+}
+
+/// Fraction of the points of a batch whose parameter 0 equals v.
+double share(const std::vector<Point>& pts, int64_t v) {
+  int n = 0;
+  for (const auto& p : pts) n += p[0] == v;
+  return static_cast<double>(n) / static_cast<double>(pts.size());
+}
+
+/// One rewarded value of a 10-value categorical parameter (the other parameter does not
+/// matter): its share of the proposals must rise from chance to most (mean of the last three
+/// batches above 0.7) within N updates.
+void expect_rewarded_action_rises(const std::string& kind, SearchOptions o, int updates) {
+  const Problem p{{{"a", 10, false}, {"b", 10, false}}};
+  auto ev = batch_of([](const Point& x) { return Outcome{true, x[0] == 3 ? 1.0 : 2.0, ""}; });
+  o.marl.initial_samples = 32;
+  auto s = make_searcher(kind, p, o, 11);
+  if (kind == "marl") {  // The initial random sample is the agents' first batch.
+    const auto pts = s->ask(1000);
+    s->tell(pts, ev(pts));
+  }
+  auto first = s->ask(1000);
+  const double before = share(first, 3);
+  s->tell(first, ev(first));
+  double after = 0;
+  for (int u = 1; u < updates; ++u) {
+    const auto pts = s->ask(1000);
+    if (u >= updates - 3) after += share(pts, 3) / 3.0;
+    s->tell(pts, ev(pts));
+  }
+  EXPECT_LT(before, 0.4) << kind;
+  EXPECT_GT(after, 0.7) << kind << " after " << updates << " updates";
+}
+
+TEST(Ppo, RewardedActionProbabilityRises) { expect_rewarded_action_rises("ppo", {}, 30); }
+
+TEST(Ppo, ReinforceRewardedActionProbabilityRises) {
+  SearchOptions o;
+  o.ppo.algorithm = "reinforce";
+  o.ppo.lr = 0.1;
+  expect_rewarded_action_rises("ppo", o, 30);
+}
+
+TEST(Marl, RewardedActionProbabilityRises) { expect_rewarded_action_rises("marl", {}, 30); }
+
+TEST(Marl, ReinforceRewardedActionProbabilityRises) {
+  SearchOptions o;
+  o.marl.learner.algorithm = "reinforce";
+  o.marl.learner.lr = 0.1;
+  expect_rewarded_action_rises("marl", o, 30);
+}
+
+TEST(Marl, InitialSampleCountsAndClustersAreRecorded) {
+  const Problem p = testing::grouped_problem();
+  SearchOptions o;
+  o.marl.initial_samples = 192;
+  auto s = make_searcher("marl", p, o, 5);
+  EXPECT_TRUE(s->describe()["clustering"].is_null());
+  int64_t evaluated = 0;
+  EvaluateFn ev = [&](const std::vector<Point>& pts) {
+    evaluated += static_cast<int64_t>(pts.size());
+    return batch_of(testing::grouped_cost)(pts);
+  };
+  const SearchResult r = run_search(*s, ev, 192 + 64);
+  EXPECT_EQ(evaluated, 256);
+  EXPECT_EQ(r.samples, 256);
+  const nlohmann::json d = s->describe();
+  EXPECT_EQ(d["clustering"]["clusters"],
+            (nlohmann::json{{"x0", "x1", "x2"}, {"x3", "x4"}, {"x5"}}));
+  ASSERT_EQ(d["agents"].size(), 3u);
+  EXPECT_EQ(d["agents"][0]["learner"]["updates"], 3);  // Initial sample + two batches.
+  EXPECT_EQ(d["seed"], 5);
+}
+
+TEST(Marl, AblationModesRun) {
+  std::map<std::string, size_t> agents;
+  for (const std::string mode : {"correlation", "per-param", "random", "single"}) {
+    SearchOptions o;
+    o.marl.mode = mode;
+    auto s = make_searcher("marl", testing::grouped_problem(), o, 3);
+    const SearchResult r = run_search(*s, batch_of(testing::grouped_cost), 300);
+    EXPECT_EQ(r.samples, 300);
+    agents[mode] = s->describe()["agents"].size();
+    EXPECT_EQ(s->describe()["clustering"]["mode"], mode);
+  }
+  EXPECT_EQ(agents["per-param"], 6u);
+  EXPECT_EQ(agents["single"], 1u);
+  EXPECT_EQ(agents["random"], agents["correlation"]);  // Same cluster sizes.
+}
+
+TEST(LargeDomains, AllSearchersWorkAndLearnersAreFast) {
+  // 5040-value categorical and 4096-value ordinal parameters, invalid points included.
+  const Problem p = testing::mapping_problem();
+  const EvaluateFn ev = batch_of(testing::mapping_cost);
+  const SearchResult random = run("random", p, ev, 600, 4);
+  for (const std::string kind : {"ga", "sa", "ppo", "marl"}) {
+    const auto start = std::chrono::steady_clock::now();
+    const SearchResult r = run(kind, p, ev, 600, 4);
+    const double seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    EXPECT_TRUE(r.found) << kind;
+    EXPECT_LT(r.best_cost, 1.2) << kind;  // Best is about 1.04; typical random points ~5.
+    EXPECT_LT(seconds, 5.0) << kind;       // ~19 policy updates with heads of 5040 values.
+  }
+  EXPECT_TRUE(random.found);
+}
+
+TEST(Determinism, SameSeedGivesIdenticalRuns) {
+  const Problem p = testing::mapping_problem();
+  const EvaluateFn ev = batch_of(testing::mapping_cost);
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "marl"}) {
+    const SearchResult a = run(kind, p, ev, 400, 9);
+    const SearchResult b = run(kind, p, ev, 400, 9);
+    EXPECT_EQ(a.best_so_far, b.best_so_far) << kind;  // Bit-identical doubles.
+    EXPECT_EQ(a.best_point, b.best_point) << kind;
+    EXPECT_EQ(a.valid, b.valid) << kind;
+    const SearchResult c = run(kind, p, ev, 400, 10);
+    EXPECT_NE(a.best_so_far, c.best_so_far) << kind << ": another seed, another run";
+  }
+}
+
+TEST(Determinism, InterleavedLearnersDoNotDisturbEachOther) {
+  // Sampling uses each searcher's own generator, so interleaving two runs changes nothing.
+  const Problem p = testing::separable_problem();
+  const EvaluateFn ev = batch_of(testing::separable_cost);
+  const SearchResult alone = run("ppo", p, ev, 320, 21);
+  auto a = make_searcher("ppo", p, {}, 21);
+  auto b = make_searcher("marl", p, {}, 22);
+  std::vector<double> curve;
+  double best = 1e300;
+  for (int round = 0; round < 10; ++round) {
+    const auto pa = a->ask(32);
+    const auto oa = ev(pa);
+    for (const auto& o : oa) curve.push_back(best = std::min(best, o.cost));
+    const auto pb = b->ask(32);
+    b->tell(pb, ev(pb));
+    a->tell(pa, oa);
+  }
+  EXPECT_EQ(curve, alone.best_so_far);
+}
+
+TEST(Describe, RecordsSeedsAndOptions) {
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "marl"}) {
+    auto s = make_searcher(kind, testing::separable_problem(), {}, 42);
+    const nlohmann::json d = s->describe();
+    EXPECT_EQ(d["kind"], kind);
+    EXPECT_EQ(s->name(), kind);
+    EXPECT_EQ(d["seed"], 42);
+    EXPECT_TRUE(d.contains("options")) << kind;
+    EXPECT_EQ(d["problem"].size(), 6u);
+  }
+  EXPECT_TRUE(make_searcher("ppo", testing::separable_problem(), {}, 42)->describe().contains("torch_seed"));
+}
+
+}  // namespace
+}  // namespace mapwright::search
