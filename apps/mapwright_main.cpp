@@ -6,6 +6,8 @@
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/commands.hpp"
 #include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/study.hpp"
+#include "mapwright/flows/verify.hpp"
 
 using namespace mapwright;
 
@@ -62,6 +64,30 @@ int main(int argc, char** argv) {
   se->add_option("--out", search.out_dir, "Output folder (default runs/search-...)");
   se->add_flag("--json", search.json, "Print one JSON object");
 
+  flows::StudyOptions study;
+  auto* st = app.add_subcommand("study", "Searchers x seeds x layers: sample efficiency against a reference best");
+  st->add_option("--suite", study.suite, "Suite YAML (configs/studies/<name>.yaml)")->required();
+  st->add_option("--out", study.out_dir, "Output folder (default runs/study-<name>)");
+  st->add_option("--jobs", study.jobs, "Worker threads (0 = number of cores)")->capture_default_str();
+  st->add_flag("--json", study.json, "Print the summary JSON");
+
+  flows::VerifyOptions verify;
+  auto* ve = app.add_subcommand("verify", "Run one mapping on the RTL and the surrogate, side by side");
+  ve->add_option("--arch", verify.arch, "Named architecture with a compiled RTL model")->capture_default_str();
+  ve->add_option("--layer", verify.layer, "Layer (see eval --help)")->required();
+  ve->add_option("--mapping", verify.mapping, "Mapping YAML file, or 'default'")->capture_default_str();
+  ve->add_option("--trace", verify.trace, "Write an FST waveform of the run (GTKWave)");
+  ve->add_option("--seed", verify.seed, "Seed of the random tensors")->capture_default_str();
+  ve->add_flag("--json", verify.json, "Print one JSON object");
+
+  flows::FidelityOptions fid;
+  auto* fi = app.add_subcommand("fidelity", "Random valid mappings through RTL and surrogate: agreement statistics");
+  fi->add_option("--arch", fid.arch, "Named architecture with a compiled RTL model")->capture_default_str();
+  fi->add_option("--layer", fid.layer, "Layer (see eval --help)")->required();
+  fi->add_option("--samples", fid.samples, "Number of random valid mappings")->capture_default_str();
+  fi->add_option("--seed", fid.seed, "Seed")->capture_default_str();
+  fi->add_flag("--json", fid.json, "Print one JSON object");
+
   bool archs_json = false;
   auto* a = app.add_subcommand("archs", "List the named architectures");
   a->add_flag("--json", archs_json, "Print JSON");
@@ -76,6 +102,9 @@ int main(int argc, char** argv) {
     if (*s) return flows::cmd_space(space, std::cout);
     if (*n) return flows::cmd_networks(nets, std::cout);
     if (*se) return flows::cmd_search(search, std::cout);
+    if (*st) return flows::cmd_study(study, std::cout);
+    if (*ve) return flows::cmd_verify(verify, std::cout);
+    if (*fi) return flows::cmd_fidelity(fid, std::cout);
     if (*a) return flows::cmd_archs(archs_json, std::cout);
   } catch (const core::SpecError& err) {
     std::cerr << "mapwright: error: " << err.what() << "\n";

@@ -9,7 +9,7 @@ PKGS=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   verilator libsystemc-dev zlib1g-dev
   libtorch-dev
-  gnuplot-nox
+  gnuplot-nox libboost-dev
 )
 
 missing=()

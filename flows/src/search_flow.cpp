@@ -93,6 +93,47 @@ Objective parse_objective(const std::string& text, const std::string& where) {
                   "unknown objective (known: edp, latency, energy, mix:latency=W,energy=W)");
 }
 
+search::SearchOptions load_options_or_default(const std::string& file) {
+  const std::string f = file.empty() ? configs_dir() + "/search/default.yaml" : file;
+  try {
+    return search::load_search_options(f);
+  } catch (const std::invalid_argument& e) {
+    throw SpecError(f, "(options)", "", e.what());
+  }
+}
+
+LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string& kind,
+                         const search::SearchOptions& options, uint64_t seed, int64_t budget,
+                         const Objective& objective,
+                         const std::function<bool(const search::SearchProgress&)>& keep_going) {
+  const MapSpace space(layer, arch);
+  model::Surrogate surrogate;
+  auto searcher = search::make_searcher(kind, problem_of(space), options, seed);
+  auto evaluate = [&](const std::vector<search::Point>& pts) {
+    std::vector<search::Outcome> outs;
+    outs.reserve(pts.size());
+    for (const auto& p : pts) {
+      const Mapping m = space.decode(ParamVector(p.begin(), p.end()));
+      const Metrics met = surrogate.evaluate(layer, arch, m);
+      search::Outcome oc;
+      oc.valid = met.valid;
+      oc.cost = met.valid ? objective.cost(met) : 0;
+      oc.reason = met.valid ? "" : std::string(invalid_kind_name(met.invalid)) + ": " + met.reason;
+      outs.push_back(std::move(oc));
+    }
+    return outs;
+  };
+  LayerSearch ls;
+  ls.result = search::run_search(*searcher, evaluate, budget, keep_going);
+  ls.searcher = searcher->describe();
+  ls.searcher["seed"] = seed;
+  if (ls.result.found) {
+    ls.best = space.decode(ParamVector(ls.result.best_point.begin(), ls.result.best_point.end()));
+    ls.metrics = surrogate.evaluate(layer, arch, ls.best);
+  }
+  return ls;
+}
+
 int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   if (o.layer.empty() == o.network.empty())
     throw SpecError("--layer/--network", "layer", o.layer + o.network,
@@ -109,12 +150,7 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   const Arch arch = load_arch(o.arch);
   const std::string options_file =
       o.options_file.empty() ? configs_dir() + "/search/default.yaml" : o.options_file;
-  search::SearchOptions sopts;
-  try {
-    sopts = search::load_search_options(options_file);
-  } catch (const std::invalid_argument& e) {
-    throw SpecError(options_file, "(options)", "", e.what());
-  }
+  const search::SearchOptions sopts = load_options_or_default(options_file);
 
   std::vector<LayerRun> runs;
   std::string target;
@@ -136,28 +172,11 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   const bool tty = o.progress && isatty(STDERR_FILENO);
   g_interrupted = 0;
   auto old_handler = std::signal(SIGINT, on_sigint);
-  model::Surrogate surrogate;
   size_t done_layers = 0;
   for (size_t li = 0; li < runs.size() && !g_interrupted; ++li) {
     LayerRun& r = runs[li];
-    const MapSpace space(r.layer, arch);
     // One seed per layer, derived from the run seed and the layer index (recorded).
     const uint64_t layer_seed = o.seed * 1000003ULL + li;
-    auto searcher = search::make_searcher(o.searcher, problem_of(space), sopts, layer_seed);
-    auto evaluate = [&](const std::vector<search::Point>& pts) {
-      std::vector<search::Outcome> outs;
-      outs.reserve(pts.size());
-      for (const auto& p : pts) {
-        const Mapping m = space.decode(ParamVector(p.begin(), p.end()));
-        const Metrics met = surrogate.evaluate(r.layer, arch, m);
-        search::Outcome oc;
-        oc.valid = met.valid;
-        oc.cost = met.valid ? objective.cost(met) : 0;
-        oc.reason = met.valid ? "" : std::string(invalid_kind_name(met.invalid)) + ": " + met.reason;
-        outs.push_back(std::move(oc));
-      }
-      return outs;
-    };
     auto progress = [&](const search::SearchProgress& p) {
       if (tty) {
         std::cerr << "\r[" << (li + 1) << "/" << runs.size() << "] " << std::left
@@ -168,13 +187,12 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
       }
       return !g_interrupted;
     };
-    r.result = search::run_search(*searcher, evaluate, o.budget, progress);
-    r.searcher = searcher->describe();
-    r.searcher["seed"] = layer_seed;
-    if (r.result.found) {
-      r.best = space.decode(ParamVector(r.result.best_point.begin(), r.result.best_point.end()));
-      r.metrics = surrogate.evaluate(r.layer, arch, r.best);
-    }
+    LayerSearch ls = search_layer(r.layer, arch, o.searcher, sopts, layer_seed, o.budget,
+                                  objective, progress);
+    r.result = std::move(ls.result);
+    r.searcher = std::move(ls.searcher);
+    r.best = ls.best;
+    r.metrics = ls.metrics;
     ++done_layers;
     const std::string stem = std::to_string(li) + "_" + safe_name(r.layer.name);
     if (r.result.found)

@@ -218,37 +218,60 @@ CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping
                   static_cast<long long>(std::ceil((a.dram_output_bytes + a.dram_psum_write_bytes +
                                                     a.dram_psum_read_bytes) / bw));
 
-  // Events per step class. Periods are suffix products of the loop trips, hence nested.
-  struct Ev {
-    long long period;
-    double ov;   // overlappable with the previous compute
-    double ser;  // serialised with compute
+  // Step classes. An event kind (input load, weight load, output change) happens every
+  // `period` steps; periods are suffix products of the trip counts, hence nested, so the
+  // steps fall into at most four classes by the set of events they carry. The DMA engine runs
+  // a step's operations in program order (input, weight, store/spill of the old output tile,
+  // reload of the new one): the operations before the first one that must wait for the
+  // previous compute (a single-buffered load, or any store) overlap that compute; the rest run
+  // after it, and the next compute waits for the last operation it needs.
+  const double st_avg = d_out;
+  const double rl_avg = d_rl;
+  const long long periods[3] = {sh.in.period, sh.wt.period, sh.out.period};
+  auto step_cost = [&](long long q, double& ov_prefix, double& tail, double& leftover) {
+    struct Op { double d; bool blocking; bool required; };
+    Op ops[4];
+    int n = 0;
+    if (periods[0] <= q) ops[n++] = {d_in, !m.db_input, true};
+    if (periods[1] <= q) ops[n++] = {d_wt, !m.db_weight, true};
+    if (periods[2] <= q) {
+      ops[n++] = {st_avg, true, !m.db_accum};
+      if (rl_avg > 0) ops[n++] = {rl_avg, true, true};
+    }
+    int first_block = n, last_req = -1;
+    for (int i = 0; i < n; ++i) {
+      if (ops[i].blocking && first_block == n) first_block = i;
+      if (ops[i].required) last_req = i;
+    }
+    ov_prefix = tail = leftover = 0;
+    for (int i = 0; i < n; ++i) {
+      if (i < first_block) ov_prefix += ops[i].d;
+      else if (i <= last_req) tail += ops[i].d;
+      else leftover += ops[i].d;
+    }
   };
-  Ev ev[3] = {
-      {sh.in.period, m.db_input ? d_in : 0.0, m.db_input ? 0.0 : d_in},
-      {sh.wt.period, m.db_weight ? d_wt : 0.0, m.db_weight ? 0.0 : d_wt},
-      // An output change: store/spill of the old tile (+ reload of the new). With a
-      // double-buffered accumulator the store overlaps the next tile's compute.
-      {sh.out.period, m.db_accum ? d_out : 0.0, (m.db_accum ? 0.0 : d_out) + d_rl}};
-  std::sort(std::begin(ev), std::end(ev), [](const Ev& x, const Ev& y) { return x.period < y.period; });
   const double c_avg = static_cast<double>(e.compute_cycles) / sh.steps;
   const long long S = sh.steps;
+  // Distinct periods, ascending.
+  long long q[3] = {periods[0], periods[1], periods[2]};
+  std::sort(q, q + 3);
+  const int nq = static_cast<int>(std::unique(q, q + 3) - q);
+  // Overlappable DMA of the step after one of class k: the smallest class if its period is 1.
+  double ov1 = 0, t1 = 0, l1 = 0;
+  step_cost(1, ov1, t1, l1);
+  const double slack_after = q[0] == 1 ? c_avg - ov1 : c_avg;
   double total = 0;
-  long long covered = 0;  // steps 1..S-1 with at least one event
-  double ov = 0, ser = 0;
-  for (int i = 0; i < 3; ++i) {
-    ov += ev[i].ov;
-    ser += ev[i].ser;
-    if (i < 2 && ev[i + 1].period == ev[i].period) continue;
-    const long long n_here = (S - 1) / ev[i].period;
-    const long long n_next = i < 2 ? (S - 1) / ev[i + 1].period : 0;
-    const long long cnt = n_here - n_next;
-    total += cnt * (std::max(c_avg, ov) + ser);
+  long long covered = 0;  // steps 1..S-1 carrying at least one event
+  for (int k = 0; k < nq; ++k) {
+    const long long cnt = (S - 1) / q[k] - (k + 1 < nq ? (S - 1) / q[k + 1] : 0);
+    double ov, tail, left;
+    step_cost(q[k], ov, tail, left);
+    total += cnt * (std::max(c_avg, ov) + tail + std::max(0.0, left - std::max(0.0, slack_after)));
     covered += cnt;
   }
   total += static_cast<double>((S - 1) - covered) * c_avg;
   // Step 0: its loads are not overlapped; the last store follows the last compute.
-  total += d_in + d_wt + c_avg + d_out;
+  total += d_in + d_wt + c_avg + st_avg;
   e.cycles = static_cast<long long>(std::llround(total));
   return e;
 }

@@ -8,7 +8,11 @@
 #include <string>
 #include <vector>
 
+#include <functional>
+#include <nlohmann/json.hpp>
+
 #include "mapwright/core/metrics.hpp"
+#include "mapwright/search/searcher.hpp"
 
 namespace mapwright::flows {
 
@@ -22,6 +26,23 @@ struct Objective {
 };
 /// Parses "edp", "latency", "energy" or "mix:latency=W,energy=W"; `where` names the flag.
 Objective parse_objective(const std::string& text, const std::string& where = "--objective");
+
+/// One search of one layer on the surrogate: the map space as an abstract problem, every
+/// sample scored by the objective (invalid mappings are typed failures). `describe` receives
+/// the searcher's record (hyper-parameters, seed, clusters). `keep_going` is polled after
+/// every batch (false stops after the batch in flight).
+struct LayerSearch {
+  search::SearchResult result;  ///< Curve, best point, counts.
+  core::Mapping best;           ///< Decoded best mapping (when found).
+  core::Metrics metrics;        ///< Its surrogate metrics (when found).
+  nlohmann::json searcher;      ///< searcher->describe() plus the seed.
+};
+LayerSearch search_layer(const core::Layer& layer, const core::Arch& arch,
+                         const std::string& kind, const search::SearchOptions& options,
+                         uint64_t seed, int64_t budget, const Objective& objective,
+                         const std::function<bool(const search::SearchProgress&)>& keep_going = {});
+/// Loads search options; a bad file becomes a core::SpecError naming it.
+search::SearchOptions load_options_or_default(const std::string& file);
 
 struct SearchCliOptions {
   std::string arch = "default";   ///< Named arch or YAML file.

@@ -1,0 +1,36 @@
+#pragma once
+/// \file verify.hpp
+/// `mapwright verify` (one mapping on RTL and surrogate, side by side) and `mapwright fidelity`
+/// (N random valid mappings through both: functional results, count mismatches, cycle error,
+/// rank correlation).
+
+#include <cstdint>
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace mapwright::flows {
+
+struct VerifyOptions {
+  std::string arch = "default";  ///< Named arch (must have a compiled RTL model).
+  std::string layer;             ///< --layer.
+  std::string mapping;           ///< Mapping YAML or "default".
+  std::string trace;             ///< FST waveform file ("" = none).
+  uint64_t seed = 1;             ///< Seed of the random tensors.
+  bool json = false;             ///< One JSON object.
+};
+int cmd_verify(const VerifyOptions& o, std::ostream& out);
+
+struct FidelityOptions {
+  std::string arch = "default";  ///< Named arch.
+  std::string layer;             ///< --layer.
+  int samples = 20;              ///< Random valid mappings.
+  uint64_t seed = 1;             ///< Seed of sampling and tensors.
+  bool json = false;             ///< One JSON object.
+};
+int cmd_fidelity(const FidelityOptions& o, std::ostream& out);
+
+/// Spearman rank correlation (average ranks for ties); NaN for fewer than 2 points.
+double spearman(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace mapwright::flows

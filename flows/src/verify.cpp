@@ -1,0 +1,238 @@
+// verify and fidelity: the same mapping through the Verilated RTL and the surrogate, with the
+// differences of every count, the cycle error and the functional check.
+#include "mapwright/flows/verify.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <iomanip>
+#include <limits>
+#include <nlohmann/json.hpp>
+#include <numeric>
+#include <random>
+
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/core/mapspace.hpp"
+#include "mapwright/model/surrogate.hpp"
+#ifdef MAPWRIGHT_HAVE_RTL
+#include "mapwright/systemc/rtl_evaluator.hpp"
+#endif
+
+using namespace mapwright::core;
+
+namespace mapwright::flows {
+
+double spearman(const std::vector<double>& a, const std::vector<double>& b) {
+  const size_t n = a.size();
+  if (n < 2 || b.size() != n) return std::numeric_limits<double>::quiet_NaN();
+  auto ranks = [n](const std::vector<double>& v) {
+    std::vector<size_t> idx(n);
+    std::iota(idx.begin(), idx.end(), 0);
+    std::sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return v[x] < v[y]; });
+    std::vector<double> r(n);
+    for (size_t i = 0; i < n;) {
+      size_t j = i;
+      while (j + 1 < n && v[idx[j + 1]] == v[idx[i]]) ++j;
+      for (size_t k = i; k <= j; ++k) r[idx[k]] = 0.5 * (i + j) + 1;
+      i = j + 1;
+    }
+    return r;
+  };
+  const auto ra = ranks(a), rb = ranks(b);
+  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / n;
+  const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / n;
+  double sab = 0, saa = 0, sbb = 0;
+  for (size_t i = 0; i < n; ++i) {
+    sab += (ra[i] - ma) * (rb[i] - mb);
+    saa += (ra[i] - ma) * (ra[i] - ma);
+    sbb += (rb[i] - mb) * (rb[i] - mb);
+  }
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : std::numeric_limits<double>::quiet_NaN();
+}
+
+#ifndef MAPWRIGHT_HAVE_RTL
+
+int cmd_verify(const VerifyOptions&, std::ostream&) {
+  throw SpecError("verify", "build", "MAPWRIGHT_BUILD_RTL=OFF",
+                  "this mapwright was built without the RTL; rebuild with the default options");
+}
+int cmd_fidelity(const FidelityOptions&, std::ostream&) {
+  throw SpecError("fidelity", "build", "MAPWRIGHT_BUILD_RTL=OFF",
+                  "this mapwright was built without the RTL; rebuild with the default options");
+}
+
+#else
+
+namespace {
+
+double cycle_error_pct(long long rtl, long long sur) {
+  return rtl > 0 ? 100.0 * (static_cast<double>(sur) - rtl) / rtl : 0.0;
+}
+
+/// Throws a SpecError when the RTL has no model for this arch (a usage error, not a result).
+void require_model(systemc::RtlEvaluator& rtl, const Arch& arch) {
+  systemc::RtlParams p;
+  std::string failure;
+  if (!rtl.read_params(arch, p, failure)) {
+    std::string known;
+    for (const auto& n : systemc::RtlEvaluator::compiled_archs())
+      known += (known.empty() ? "" : ", ") + n;
+    throw SpecError("--arch", "arch", arch.name,
+                    failure + " (architectures with a compiled RTL model: " + known + ")");
+  }
+}
+
+}  // namespace
+
+int cmd_verify(const VerifyOptions& o, std::ostream& out) {
+  const Arch arch = load_arch(o.arch);
+  const Layer layer = parse_layer_arg(o.layer);
+  Mapping m;
+  std::string where = "--mapping";
+  if (o.mapping.empty() || o.mapping == "default") {
+    m = default_mapping(layer, arch);
+  } else {
+    m = load_mapping_file(o.mapping);
+    where = o.mapping;
+  }
+  check_mapping(m, layer, arch, where);
+  model::Surrogate sur;
+  const Metrics s = sur.evaluate(layer, arch, m);
+  if (!s.valid) {
+    if (o.json)
+      out << nlohmann::json{{"valid", false}, {"reason", s.reason}}.dump(2) << "\n";
+    else
+      out << "INVALID mapping: " << s.reason << "\n";
+    return 3;
+  }
+  systemc::RtlEvaluator rtl;
+  require_model(rtl, arch);
+  systemc::RtlRunOptions ro;
+  ro.seed = o.seed;
+  ro.trace_file = o.trace;
+  const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
+  const double err = cycle_error_pct(r.metrics.cycles, s.cycles);
+  int mismatched_counts = 0;
+  nlohmann::json diffs = nlohmann::json::object();
+  const auto rf = r.counts.fields(), sf = s.counts.fields();
+  for (size_t i = 0; i < rf.size(); ++i) {
+    diffs[rf[i].first] = {{"rtl", rf[i].second}, {"surrogate", sf[i].second},
+                          {"diff", sf[i].second - rf[i].second}};
+    mismatched_counts += rf[i].second != sf[i].second;
+  }
+  const bool ok = r.ok() && mismatched_counts == 0;
+  if (o.json) {
+    nlohmann::json j;
+    j["arch"] = arch.name;
+    j["layer"] = layer.describe();
+    j["mapping"] = mapping_to_yaml(m);
+    j["seed"] = o.seed;
+    j["rtl"] = r.metrics.to_json();
+    j["rtl"]["failure"] = r.failure;
+    j["rtl"]["sim_seconds"] = r.sim_seconds;
+    j["surrogate"] = s.to_json();
+    j["functional_ok"] = r.functional_ok;
+    j["mismatched_bytes"] = r.mismatches;
+    j["count_mismatches"] = mismatched_counts;
+    j["counts"] = diffs;
+    j["cycle_error_pct"] = err;
+    if (!o.trace.empty()) j["trace"] = o.trace;
+    out << j.dump(2) << "\n";
+    return ok ? 0 : 4;
+  }
+  out << "layer    " << layer.name << ": " << layer.describe() << "\n";
+  out << "arch     " << arch.name << " (" << arch.rows << "x" << arch.cols << "), seed " << o.seed
+      << "\n";
+  if (!r.failure.empty()) out << "RTL FAILURE: " << r.failure << "\n";
+  out << "functional check: "
+      << (r.functional_ok ? "bit-exact against the C++ reference"
+                          : "MISMATCH (" + std::to_string(r.mismatches) + " output bytes differ)")
+      << "\n";
+  out << std::left << std::setw(24) << "" << std::right << std::setw(16) << "rtl" << std::setw(16)
+      << "surrogate" << std::setw(12) << "diff" << "\n";
+  auto row = [&](const std::string& name, double a, double b, bool pct) {
+    out << std::left << std::setw(24) << name << std::right << std::setw(16) << std::setprecision(10)
+        << a << std::setw(16) << b << std::setw(12);
+    if (pct) out << (a != 0 ? std::to_string(100.0 * (b - a) / a).substr(0, 6) + "%" : "-");
+    else out << b - a;
+    out << "\n";
+  };
+  row("cycles", r.metrics.cycles, s.cycles, true);
+  row("energy_pj", r.metrics.energy_pj, s.energy_pj, true);
+  row("edp", r.metrics.edp, s.edp, true);
+  row("utilization", r.metrics.utilization, s.utilization, true);
+  for (size_t i = 0; i < rf.size(); ++i) row(rf[i].first, rf[i].second, sf[i].second, false);
+  out << (mismatched_counts ? std::to_string(mismatched_counts) + " COUNTS DIFFER"
+                            : std::string("every access count equal"))
+      << "; cycle error " << std::setprecision(3) << err << " %; simulated in " << r.sim_seconds
+      << " s" << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
+  return ok ? 0 : 4;
+}
+
+int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
+  if (o.samples <= 0)
+    throw SpecError("--samples", "samples", std::to_string(o.samples), "must be positive");
+  const Arch arch = load_arch(o.arch);
+  const Layer layer = parse_layer_arg(o.layer);
+  const MapSpace space(layer, arch);
+  systemc::RtlEvaluator rtl;
+  require_model(rtl, arch);
+  model::Surrogate sur;
+  std::mt19937_64 rng(o.seed);
+  int functional_ok = 0, count_mismatches = 0, failures = 0;
+  std::vector<double> rc, sc, errs;
+  nlohmann::json runs = nlohmann::json::array();
+  for (int i = 0; i < o.samples; ++i) {
+    ParamVector v;
+    if (!space.sample_valid(rng, v))
+      throw SpecError("--layer", "layer", layer.name, "no valid mapping found by sampling");
+    const Mapping m = space.decode(v);
+    const Metrics s = sur.evaluate(layer, arch, m);
+    systemc::RtlRunOptions ro;
+    ro.seed = o.seed * 7919 + i;
+    const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
+    const bool counts_equal = r.failure.empty() && r.counts == s.counts;
+    functional_ok += r.ok();
+    failures += !r.failure.empty();
+    count_mismatches += r.failure.empty() && !counts_equal;
+    nlohmann::json e{{"mapping", mapping_to_yaml(m)}, {"rtl_cycles", r.metrics.cycles},
+                     {"surrogate_cycles", s.cycles}, {"functional_ok", r.functional_ok},
+                     {"counts_equal", counts_equal}, {"failure", r.failure}};
+    if (r.failure.empty()) {
+      const double err = cycle_error_pct(r.metrics.cycles, s.cycles);
+      errs.push_back(std::abs(err));
+      rc.push_back(static_cast<double>(r.metrics.cycles));
+      sc.push_back(static_cast<double>(s.cycles));
+      e["cycle_error_pct"] = err;
+    }
+    runs.push_back(e);
+    if (!o.json)
+      out << "\r" << (i + 1) << "/" << o.samples << " mappings" << std::flush;
+  }
+  const double mape = errs.empty() ? 0 : std::accumulate(errs.begin(), errs.end(), 0.0) / errs.size();
+  const double maxe = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
+  const double rho = spearman(rc, sc);
+  nlohmann::json j{{"arch", arch.name}, {"layer", layer.describe()}, {"seed", o.seed},
+                   {"samples", o.samples}, {"functional_ok", functional_ok},
+                   {"failures", failures}, {"count_mismatches", count_mismatches},
+                   {"mape_pct", mape}, {"max_error_pct", maxe},
+                   {"spearman", std::isnan(rho) ? nlohmann::json() : nlohmann::json(rho)},
+                   {"runs", runs}};
+  if (o.json) {
+    out << j.dump(2) << "\n";
+  } else {
+    out << "\r" << layer.name << " on " << arch.name << ": " << o.samples
+        << " random valid mappings (seed " << o.seed << ")\n"
+        << "  bit-exact         " << functional_ok << "/" << o.samples << "\n"
+        << "  RTL failures      " << failures << "\n"
+        << "  count mismatches  " << count_mismatches << "\n"
+        << "  cycle error       mean " << std::setprecision(3) << mape << " %, max " << maxe
+        << " %\n"
+        << "  spearman(rtl, surrogate cycles) " << rho << "\n";
+  }
+  return (functional_ok == o.samples && count_mismatches == 0) ? 0 : 4;
+}
+
+#endif
+
+}  // namespace mapwright::flows

@@ -1,0 +1,446 @@
+// mw_accel: the mapwright accelerator top.
+//
+// A Rows x Cols int8 systolic array (mw_array, driven by mw_compute) with an input buffer and a
+// weight buffer (bytes) and an int32 accumulator buffer, a DMA engine (mw_dma) to a DRAM port,
+// a narrow command port and a register read port. Commands arrive as 64-bit words (valid/ready,
+// cmd_last_i on a command's last word) and are decoded into two in-order queues: DMA commands
+// (load-input, load-weight, load-psum, spill-psum, store-output) and compute commands (one
+// tile-program step each). Each command carries fence counts wait_dma / wait_cmp: the number of
+// DMA / compute commands that must have completed before it may start. The two engines run in
+// parallel, so double-buffered loads overlap computation exactly as far as the fences allow.
+// CONFIG sets the per-layer registers (dataflow, fold order, PE use, stride, store shift) and is
+// only sent while the accelerator is idle. The word formats and the register map are in
+// rtl/README.md.
+// Registered: queues, engines and counters are registered; the register read port and idle_o
+// are combinational.
+module mw_accel #(
+  parameter int unsigned Rows        = 4,       // array rows, 2..64
+  parameter int unsigned Cols        = 4,       // array columns, 2..64
+  parameter int unsigned InBufBytes  = 16384,   // input buffer bytes
+  parameter int unsigned WtBufBytes  = 16384,   // weight buffer bytes
+  parameter int unsigned AccBufWords = 2048,    // accumulator int32 words
+  parameter int unsigned BeatBytes   = 8,       // DRAM bytes per cycle, multiple of 4
+  parameter int unsigned DmaDepth    = 8,       // DMA queue entries
+  parameter int unsigned CmpDepth    = 4,       // compute queue entries
+  localparam int unsigned InAW  = $clog2(InBufBytes),
+  localparam int unsigned WtAW  = $clog2(WtBufBytes),
+  localparam int unsigned AccAW = $clog2(AccBufWords),
+  localparam int unsigned BeatWords = BeatBytes / 4
+) (
+  input  logic                   clk_i,
+  input  logic                   rst_ni,
+
+  // Command words.
+  input  logic                   cmd_valid_i,
+  output logic                   cmd_ready_o,
+  input  logic [63:0]            cmd_data_i,
+  input  logic                   cmd_last_i,
+
+  // DRAM: request, read stream, write stream, write acknowledgement.
+  output logic                   dram_req_valid_o,
+  output logic                   dram_req_write_o,
+  output logic [31:0]            dram_req_bytes_o,
+  output logic [31:0]            dram_req_id_o,
+  input  logic                   dram_rd_valid_i,
+  input  logic                   dram_rd_last_i,
+  input  logic [BeatBytes*8-1:0] dram_rd_data_i,
+  output logic                   dram_wr_valid_o,
+  input  logic                   dram_wr_ready_i,
+  output logic [BeatBytes*8-1:0] dram_wr_data_o,
+  input  logic                   dram_wr_done_i,
+
+  // Register read port (parameters, counters, status), combinational.
+  input  logic [7:0]             csr_addr_i,
+  output logic [63:0]            csr_rdata_o,
+  output logic                   idle_o          // no command queued, assembling or in flight
+);
+
+  if (Rows < 2 || Rows > 64) begin : gen_bad_rows
+    $error("mw_accel: Rows must be in 2..64, got %0d", Rows);
+  end
+  if (Cols < 2 || Cols > 64) begin : gen_bad_cols
+    $error("mw_accel: Cols must be in 2..64, got %0d", Cols);
+  end
+  if (BeatBytes < 4 || BeatBytes > 64 || (BeatBytes % 4) != 0) begin : gen_bad_beat
+    $error("mw_accel: BeatBytes must be a multiple of 4 in 4..64, got %0d", BeatBytes);
+  end
+  if (InBufBytes < 64 || InBufBytes > (1 << 20)) begin : gen_bad_in
+    $error("mw_accel: InBufBytes must be in 64..2^20, got %0d", InBufBytes);
+  end
+  if (WtBufBytes < 64 || WtBufBytes > (1 << 20)) begin : gen_bad_wt
+    $error("mw_accel: WtBufBytes must be in 64..2^20, got %0d", WtBufBytes);
+  end
+  if (AccBufWords < 16 || AccBufWords > (1 << 20)) begin : gen_bad_acc
+    $error("mw_accel: AccBufWords must be in 16..2^20, got %0d", AccBufWords);
+  end
+
+  localparam logic [3:0] OpConfig  = 4'd1;
+  localparam logic [3:0] OpLoadIn  = 4'd2;
+  localparam logic [3:0] OpStore   = 4'd6;
+  localparam logic [3:0] OpCompute = 4'd7;
+
+  // -------------------------------------------------------------------------------------------
+  // Command decoder
+  // -------------------------------------------------------------------------------------------
+  logic [2:0]       wcnt_d, wcnt_q;       // words of the current command received
+  logic [3:0]       op_d, op_q;           // its opcode
+  logic [3:0][63:0] w_d, w_q;             // words 0..3 (the last word comes from the port)
+  logic [2:0]       nwords;               // words of the current command
+  logic [3:0]       cur_op;
+  logic             is_last, fire;
+  logic             dma_full, cmp_full, dma_push, cmp_push;
+  logic             dec_err_d, dec_err_q;
+  logic             cfg_os_d, cfg_os_q, cfg_co_d, cfg_co_q;
+  logic [15:0]      cfg_pr_d, cfg_pr_q, cfg_pc_d, cfg_pc_q, cfg_stride_d, cfg_stride_q;
+  logic [4:0]       cfg_shift_d, cfg_shift_q;
+
+  assign cur_op  = (wcnt_q == '0) ? cmd_data_i[3:0] : op_q;
+  always_comb begin
+    unique case (cur_op)
+      OpConfig:  nwords = 3'd2;
+      OpCompute: nwords = 3'd5;
+      default:   nwords = (cur_op >= OpLoadIn && cur_op <= OpStore) ? 3'd2 : 3'd1;
+    endcase
+  end
+  assign is_last     = (wcnt_q + 3'd1 == nwords);
+  assign cmd_ready_o = !is_last || (cur_op == OpConfig) ||
+                       ((cur_op == OpCompute) ? !cmp_full :
+                        (cur_op >= OpLoadIn && cur_op <= OpStore) ? !dma_full : 1'b1);
+  assign fire        = cmd_valid_i && cmd_ready_o;
+  assign dma_push    = fire && is_last && (cur_op >= OpLoadIn) && (cur_op <= OpStore);
+  assign cmp_push    = fire && is_last && (cur_op == OpCompute);
+
+  always_comb begin
+    wcnt_d       = wcnt_q;
+    op_d         = op_q;
+    w_d          = w_q;
+    dec_err_d    = dec_err_q;
+    cfg_os_d     = cfg_os_q;
+    cfg_co_d     = cfg_co_q;
+    cfg_pr_d     = cfg_pr_q;
+    cfg_pc_d     = cfg_pc_q;
+    cfg_stride_d = cfg_stride_q;
+    cfg_shift_d  = cfg_shift_q;
+    if (fire) begin
+      if (wcnt_q == '0) begin
+        op_d = cmd_data_i[3:0];
+      end
+      if (wcnt_q < 3'd4) begin
+        w_d[wcnt_q[1:0]] = cmd_data_i;
+      end
+      if (cmd_last_i != is_last) begin
+        dec_err_d = 1'b1;  // the driver's framing disagrees with the opcode's length
+      end
+      if (is_last) begin
+        wcnt_d = '0;
+        if (nwords == 3'd1) begin
+          dec_err_d = 1'b1;  // unknown opcode
+        end
+        if (cur_op == OpConfig) begin
+          cfg_os_d     = w_q[0][4];
+          cfg_co_d     = w_q[0][5];
+          cfg_pr_d     = cmd_data_i[15:0];
+          cfg_pc_d     = cmd_data_i[31:16];
+          cfg_stride_d = cmd_data_i[47:32];
+          cfg_shift_d  = cmd_data_i[52:48];
+          if (cmd_data_i[15:0] == '0 || 32'(cmd_data_i[15:0]) > Rows ||
+              cmd_data_i[31:16] == '0 || 32'(cmd_data_i[31:16]) > Cols ||
+              cmd_data_i[47:32] == '0) begin
+            dec_err_d = 1'b1;
+          end
+        end
+      end else begin
+        wcnt_d = wcnt_q + 3'd1;
+      end
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      wcnt_q       <= '0;
+      op_q         <= '0;
+      w_q          <= '0;
+      dec_err_q    <= 1'b0;
+      cfg_os_q     <= 1'b0;
+      cfg_co_q     <= 1'b0;
+      cfg_pr_q     <= 16'(Rows);
+      cfg_pc_q     <= 16'(Cols);
+      cfg_stride_q <= 16'd1;
+      cfg_shift_q  <= '0;
+    end else begin
+      wcnt_q       <= wcnt_d;
+      op_q         <= op_d;
+      w_q          <= w_d;
+      dec_err_q    <= dec_err_d;
+      cfg_os_q     <= cfg_os_d;
+      cfg_co_q     <= cfg_co_d;
+      cfg_pr_q     <= cfg_pr_d;
+      cfg_pc_q     <= cfg_pc_d;
+      cfg_stride_q <= cfg_stride_d;
+      cfg_shift_q  <= cfg_shift_d;
+    end
+  end
+
+  // -------------------------------------------------------------------------------------------
+  // Queues
+  // -------------------------------------------------------------------------------------------
+  logic         dma_valid, dma_pop, cmp_valid, cmp_pop;
+  logic [127:0] dma_head;
+  logic [319:0] cmp_head;
+  logic [$clog2(DmaDepth+1)-1:0] dma_count;
+  logic [$clog2(CmpDepth+1)-1:0] cmp_count;
+
+  mw_fifo #(
+    .Width (128),
+    .Depth (DmaDepth)
+  ) u_dma_q (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .push_i  (dma_push),
+    .wdata_i ({cmd_data_i, w_q[0]}),
+    .pop_i   (dma_pop),
+    .valid_o (dma_valid),
+    .rdata_o (dma_head),
+    .full_o  (dma_full),
+    .count_o (dma_count)
+  );
+
+  mw_fifo #(
+    .Width (320),
+    .Depth (CmpDepth)
+  ) u_cmp_q (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .push_i  (cmp_push),
+    .wdata_i ({cmd_data_i, w_q[3], w_q[2], w_q[1], w_q[0]}),
+    .pop_i   (cmp_pop),
+    .valid_o (cmp_valid),
+    .rdata_o (cmp_head),
+    .full_o  (cmp_full),
+    .count_o (cmp_count)
+  );
+
+  // -------------------------------------------------------------------------------------------
+  // Buffers
+  // -------------------------------------------------------------------------------------------
+  logic [Rows-1:0][InAW-1:0]   cmp_in_addr;
+  logic [Rows-1:0][7:0]        cmp_in_data;
+  logic [Cols-1:0][WtAW-1:0]   cmp_wt_addr;
+  logic [Cols-1:0][7:0]        cmp_wt_data;
+  logic [Cols-1:0][AccAW-1:0]  cmp_acc_raddr;
+  logic [Cols-1:0][31:0]       cmp_acc_rdata;
+  logic [Cols-1:0]             cmp_acc_we;
+  logic [Cols-1:0][AccAW-1:0]  cmp_acc_waddr;
+  logic [Cols-1:0][31:0]       cmp_acc_wdata;
+  logic [BeatBytes-1:0]            dma_in_we, dma_wt_we;
+  logic [BeatBytes-1:0][InAW-1:0]  dma_in_addr;
+  logic [BeatBytes-1:0][WtAW-1:0]  dma_wt_addr;
+  logic [BeatBytes-1:0][7:0]       dma_in_data, dma_wt_data;
+  logic [BeatWords-1:0]            dma_acc_we;
+  logic [BeatWords-1:0][AccAW-1:0] dma_acc_waddr;
+  logic [BeatWords-1:0][31:0]      dma_acc_wdata;
+  logic [BeatBytes-1:0][AccAW-1:0] dma_acc_raddr;
+  logic [BeatBytes-1:0][31:0]      dma_acc_rdata;
+
+  mw_buf #(
+    .Depth   (InBufBytes),
+    .Width   (8),
+    .RdPorts (Rows),
+    .WrPorts (BeatBytes)
+  ) u_in_buf (
+    .clk_i     (clk_i),
+    .rd_addr_i (cmp_in_addr),
+    .rd_data_o (cmp_in_data),
+    .wr_en_i   (dma_in_we),
+    .wr_addr_i (dma_in_addr),
+    .wr_data_i (dma_in_data)
+  );
+
+  mw_buf #(
+    .Depth   (WtBufBytes),
+    .Width   (8),
+    .RdPorts (Cols),
+    .WrPorts (BeatBytes)
+  ) u_wt_buf (
+    .clk_i     (clk_i),
+    .rd_addr_i (cmp_wt_addr),
+    .rd_data_o (cmp_wt_data),
+    .wr_en_i   (dma_wt_we),
+    .wr_addr_i (dma_wt_addr),
+    .wr_data_i (dma_wt_data)
+  );
+
+  mw_buf #(
+    .Depth   (AccBufWords),
+    .Width   (32),
+    .RdPorts (Cols + BeatBytes),
+    .WrPorts (Cols + BeatWords)
+  ) u_acc_buf (
+    .clk_i     (clk_i),
+    .rd_addr_i ({dma_acc_raddr, cmp_acc_raddr}),
+    .rd_data_o ({dma_acc_rdata, cmp_acc_rdata}),
+    .wr_en_i   ({dma_acc_we, cmp_acc_we}),
+    .wr_addr_i ({dma_acc_waddr, cmp_acc_waddr}),
+    .wr_data_i ({dma_acc_wdata, cmp_acc_wdata})
+  );
+
+  // -------------------------------------------------------------------------------------------
+  // Engines
+  // -------------------------------------------------------------------------------------------
+  logic [27:0]       dma_done, cmp_done;
+  logic              dma_done_now, cmp_done_now, dma_start, dma_busy, cmp_busy;
+  logic              dma_err, cmp_err;
+  logic [13:0][63:0] dma_cnt;
+  logic [7:0][63:0]  cmp_cnt;
+
+  mw_dma #(
+    .BeatBytes (BeatBytes),
+    .InAW      (InAW),
+    .WtAW      (WtAW),
+    .AccAW     (AccAW)
+  ) u_dma (
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .cmd_valid_i      (dma_valid),
+    .cmd_i            (dma_head),
+    .cmd_pop_o        (dma_pop),
+    .cmp_done_i       (cmp_done),
+    .shift_i          (cfg_shift_q),
+    .done_cnt_o       (dma_done),
+    .done_now_o       (dma_done_now),
+    .start_o          (dma_start),
+    .busy_o           (dma_busy),
+    .dram_req_valid_o (dram_req_valid_o),
+    .dram_req_write_o (dram_req_write_o),
+    .dram_req_bytes_o (dram_req_bytes_o),
+    .dram_req_id_o    (dram_req_id_o),
+    .dram_rd_valid_i  (dram_rd_valid_i),
+    .dram_rd_last_i   (dram_rd_last_i),
+    .dram_rd_data_i   (dram_rd_data_i),
+    .dram_wr_valid_o  (dram_wr_valid_o),
+    .dram_wr_ready_i  (dram_wr_ready_i),
+    .dram_wr_data_o   (dram_wr_data_o),
+    .dram_wr_done_i   (dram_wr_done_i),
+    .in_wr_en_o       (dma_in_we),
+    .in_wr_addr_o     (dma_in_addr),
+    .in_wr_data_o     (dma_in_data),
+    .wt_wr_en_o       (dma_wt_we),
+    .wt_wr_addr_o     (dma_wt_addr),
+    .wt_wr_data_o     (dma_wt_data),
+    .acc_wr_en_o      (dma_acc_we),
+    .acc_wr_addr_o    (dma_acc_waddr),
+    .acc_wr_data_o    (dma_acc_wdata),
+    .acc_rd_addr_o    (dma_acc_raddr),
+    .acc_rd_data_i    (dma_acc_rdata),
+    .cnt_o            (dma_cnt),
+    .err_o            (dma_err)
+  );
+
+  mw_compute #(
+    .Rows  (Rows),
+    .Cols  (Cols),
+    .InAW  (InAW),
+    .WtAW  (WtAW),
+    .AccAW (AccAW)
+  ) u_compute (
+    .clk_i         (clk_i),
+    .rst_ni        (rst_ni),
+    .cmd_valid_i   (cmp_valid),
+    .cmd_i         (cmp_head),
+    .cmd_pop_o     (cmp_pop),
+    .os_i          (cfg_os_q),
+    .cols_outer_i  (cfg_co_q),
+    .pe_rows_i     (cfg_pr_q),
+    .pe_cols_i     (cfg_pc_q),
+    .stride_i      (cfg_stride_q),
+    .dma_done_i    (dma_done + 28'(dma_done_now)),
+    .done_cnt_o    (cmp_done),
+    .done_now_o    (cmp_done_now),
+    .busy_o        (cmp_busy),
+    .in_rd_addr_o  (cmp_in_addr),
+    .in_rd_data_i  (cmp_in_data),
+    .wt_rd_addr_o  (cmp_wt_addr),
+    .wt_rd_data_i  (cmp_wt_data),
+    .acc_rd_addr_o (cmp_acc_raddr),
+    .acc_rd_data_i (cmp_acc_rdata),
+    .acc_wr_en_o   (cmp_acc_we),
+    .acc_wr_addr_o (cmp_acc_waddr),
+    .acc_wr_data_o (cmp_acc_wdata),
+    .cnt_o         (cmp_cnt),
+    .err_o         (cmp_err)
+  );
+
+  // -------------------------------------------------------------------------------------------
+  // Timing registers: free-running cycle counter, first DMA start, last completion
+  // -------------------------------------------------------------------------------------------
+  logic [63:0] cyc_q, first_q, last_q;
+  logic        started_q;
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      cyc_q     <= '0;
+      first_q   <= '0;
+      last_q    <= '0;
+      started_q <= 1'b0;
+    end else begin
+      cyc_q <= cyc_q + 64'd1;
+      if (dma_start && !started_q) begin
+        started_q <= 1'b1;
+        first_q   <= cyc_q;
+      end
+      if (dma_done_now || cmp_done_now) begin
+        last_q <= cyc_q;
+      end
+    end
+  end
+
+  assign idle_o = !dma_valid && !cmp_valid && !dma_busy && !cmp_busy && (wcnt_q == '0);
+
+  // -------------------------------------------------------------------------------------------
+  // Register read port (map in rtl/README.md)
+  // -------------------------------------------------------------------------------------------
+  always_comb begin
+    unique case (csr_addr_i)
+      8'd0:  csr_rdata_o = 64'(Rows);
+      8'd1:  csr_rdata_o = 64'(Cols);
+      8'd2:  csr_rdata_o = 64'(InBufBytes);
+      8'd3:  csr_rdata_o = 64'(WtBufBytes);
+      8'd4:  csr_rdata_o = 64'(AccBufWords);
+      8'd5:  csr_rdata_o = 64'(BeatBytes);
+      8'd6:  csr_rdata_o = 64'h6d77_6163_6365_6c31;  // "mwaccel1"
+      8'd7:  csr_rdata_o = {59'd0, cmp_err, dma_err, dec_err_q, idle_o, started_q};
+      8'd8:  csr_rdata_o = cmp_cnt[0];                // MACs
+      8'd9:  csr_rdata_o = 64'(cmp_done);             // steps (compute commands done)
+      8'd10: csr_rdata_o = cmp_cnt[1];                // folds
+      8'd11: csr_rdata_o = cmp_cnt[2];                // input buffer reads
+      8'd12: csr_rdata_o = dma_cnt[0];                // input buffer writes
+      8'd13: csr_rdata_o = cmp_cnt[3];                // weight buffer reads
+      8'd14: csr_rdata_o = dma_cnt[1];                // weight buffer writes
+      8'd15: csr_rdata_o = cmp_cnt[4] + dma_cnt[10];  // accumulator reads
+      8'd16: csr_rdata_o = cmp_cnt[5] + dma_cnt[11];  // accumulator writes
+      8'd17: csr_rdata_o = dma_cnt[0];                // DRAM input bytes
+      8'd18: csr_rdata_o = dma_cnt[1];                // DRAM weight bytes
+      8'd19: csr_rdata_o = dma_cnt[4];                // DRAM output bytes
+      8'd20: csr_rdata_o = dma_cnt[3];                // DRAM psum bytes written
+      8'd21: csr_rdata_o = dma_cnt[2];                // DRAM psum bytes read
+      8'd22: csr_rdata_o = dma_cnt[5];                // input loads
+      8'd23: csr_rdata_o = dma_cnt[6];                // weight loads
+      8'd24: csr_rdata_o = dma_cnt[7];                // psum reloads
+      8'd25: csr_rdata_o = dma_cnt[8];                // psum spills
+      8'd26: csr_rdata_o = dma_cnt[9];                // output stores
+      8'd27: csr_rdata_o = cmp_cnt[6];                // array busy cycles
+      8'd28: csr_rdata_o = cmp_cnt[7];                // array stall cycles
+      8'd29: csr_rdata_o = dma_cnt[12];               // DMA busy cycles
+      8'd30: csr_rdata_o = dma_cnt[13];               // DRAM stall cycles
+      8'd31: csr_rdata_o = cyc_q;                     // cycles since reset
+      8'd32: csr_rdata_o = first_q;                   // cycle of the first DMA start
+      8'd33: csr_rdata_o = last_q;                    // cycle of the last completion
+      8'd34: csr_rdata_o = 64'(dma_done);             // DMA commands completed
+      8'd35: csr_rdata_o = 64'(cmp_done);             // compute commands completed
+      8'd36: csr_rdata_o = 64'(dma_count);            // DMA queue entries
+      8'd37: csr_rdata_o = 64'(cmp_count);            // compute queue entries
+      8'd38: csr_rdata_o = {56'd0, op_q, 1'b0, wcnt_q};  // decoder state
+      default: csr_rdata_o = '0;
+    endcase
+  end
+
+endmodule

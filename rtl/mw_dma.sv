@@ -1,0 +1,318 @@
+// mw_dma: the in-order DMA engine between the DRAM port and the on-chip buffers.
+//
+// Executes one DMA command at a time from the head of the DMA queue (entry = command words
+// {w1, w0}, see rtl/README.md): load-input, load-weight and load-psum read a byte stream from DRAM
+// into consecutive buffer entries from a base address; spill-psum and store-output read
+// consecutive accumulator words from a base and stream them to DRAM (spill: raw int32, 4 bytes
+// per word; store: one byte per word, int8 = saturate(acc >>> shift)). The strided DRAM addresses
+// of a tile are the DRAM model's business: the engine only sees the tile's packed byte stream.
+//
+// A command starts when the engine is idle and the completed-compute counter has reached the
+// command's wait_cmp (and the completed-DMA counter its wait_dma). In its start cycle the engine
+// issues a one-cycle DRAM request (write flag, byte count, command id). Reads complete in the
+// cycle of the beat flagged last (a zero-byte read gets a single empty last beat); writes send
+// their beats from the start cycle on and complete in the cycle the DRAM acknowledges them. The
+// next command may start in the cycle after a completion, so back-to-back transfers leave no
+// gap. done_now_o flags the completion combinationally in its cycle; done_cnt_o counts them
+// (registered). A transfer therefore takes exactly latency + ceil(bytes / BeatBytes) cycles when
+// the DRAM model answers as described in rtl/README.md.
+module mw_dma #(
+  parameter int unsigned BeatBytes  = 8,     // DRAM bytes per beat, a multiple of 4, 4..64
+  parameter int unsigned InAW       = 16,    // input buffer address width (bytes)
+  parameter int unsigned WtAW       = 16,    // weight buffer address width (bytes)
+  parameter int unsigned AccAW      = 12,    // accumulator address width (words)
+  localparam int unsigned BeatWords = BeatBytes / 4
+) (
+  input  logic                             clk_i,
+  input  logic                             rst_ni,
+
+  // DMA queue head.
+  input  logic                             cmd_valid_i,
+  input  logic [127:0]                     cmd_i,
+  output logic                             cmd_pop_o,
+
+  // Fences and configuration.
+  input  logic [27:0]                      cmp_done_i,   // completed compute commands
+  input  logic [4:0]                       shift_i,      // requantizing shift of stores
+  output logic [27:0]                      done_cnt_o,   // completed DMA commands
+  output logic                             done_now_o,   // a DMA command completes this cycle
+  output logic                             start_o,      // a DMA command starts this cycle
+  output logic                             busy_o,       // a command is in flight
+
+  // DRAM port.
+  output logic                             dram_req_valid_o,
+  output logic                             dram_req_write_o,
+  output logic [31:0]                      dram_req_bytes_o,
+  output logic [31:0]                      dram_req_id_o,
+  input  logic                             dram_rd_valid_i,
+  input  logic                             dram_rd_last_i,
+  input  logic [BeatBytes*8-1:0]           dram_rd_data_i,
+  output logic                             dram_wr_valid_o,
+  input  logic                             dram_wr_ready_i,
+  output logic [BeatBytes*8-1:0]           dram_wr_data_o,
+  input  logic                             dram_wr_done_i,
+
+  // Buffer ports.
+  output logic [BeatBytes-1:0]             in_wr_en_o,
+  output logic [BeatBytes-1:0][InAW-1:0]   in_wr_addr_o,
+  output logic [BeatBytes-1:0][7:0]        in_wr_data_o,
+  output logic [BeatBytes-1:0]             wt_wr_en_o,
+  output logic [BeatBytes-1:0][WtAW-1:0]   wt_wr_addr_o,
+  output logic [BeatBytes-1:0][7:0]        wt_wr_data_o,
+  output logic [BeatWords-1:0]             acc_wr_en_o,
+  output logic [BeatWords-1:0][AccAW-1:0]  acc_wr_addr_o,
+  output logic [BeatWords-1:0][31:0]       acc_wr_data_o,
+  output logic [BeatBytes-1:0][AccAW-1:0]  acc_rd_addr_o,
+  input  logic [BeatBytes-1:0][31:0]       acc_rd_data_i,
+
+  // Counters (from reset): see the CntDma* indices in mw_accel.
+  output logic [13:0][63:0]                cnt_o,
+  output logic                             err_o         // sticky protocol error
+);
+
+  if (BeatBytes < 4 || BeatBytes > 64 || (BeatBytes % 4) != 0) begin : gen_bad_beat
+    $error("mw_dma: BeatBytes must be a multiple of 4 in 4..64, got %0d", BeatBytes);
+  end
+
+  localparam logic [3:0] OpLoadIn   = 4'd2;
+  localparam logic [3:0] OpLoadWt   = 4'd3;
+  localparam logic [3:0] OpLoadPsum = 4'd4;
+  localparam logic [3:0] OpSpill    = 4'd5;
+  localparam logic [3:0] OpStore    = 4'd6;
+
+  typedef enum logic [1:0] {
+    StIdle,    // waiting for a command whose fences are met
+    StRead,    // receiving beats
+    StWrite,   // sending beats
+    StWrWait   // all beats sent, waiting for the DRAM acknowledgement
+  } state_e;
+
+  // Head command fields.
+  logic [3:0]  h_op;
+  logic [27:0] h_wait_dma, h_wait_cmp;
+  logic [31:0] h_bytes, h_base;
+  assign h_op       = cmd_i[3:0];
+  assign h_wait_dma = cmd_i[35:8];
+  assign h_wait_cmp = cmd_i[63:36];
+  assign h_bytes    = cmd_i[95:64];
+  assign h_base     = cmd_i[127:96];
+
+  state_e      state_d, state_q;
+  logic [3:0]  op_d, op_q;
+  logic [31:0] bytes_d, bytes_q;    // total bytes
+  logic [31:0] base_d, base_q;      // buffer base (bytes or words)
+  logic [31:0] off_d, off_q;        // bytes moved so far
+  logic [27:0] done_d, done_q;
+  logic [31:0] id_d, id_q;          // commands started
+  logic        err_d, err_q;
+  logic [13:0][63:0] cnt_d, cnt_q;
+
+  logic start, rd_beat, wr_beat, done_now;
+  logic [31:0] remain, nb;          // bytes left; bytes in the current beat
+
+  assign start    = (state_q == StIdle) && cmd_valid_i && (cmp_done_i >= h_wait_cmp) &&
+                    (done_q >= h_wait_dma);
+  assign rd_beat  = (state_q == StRead) && dram_rd_valid_i;
+  assign wr_beat  = (state_q == StWrite) && dram_wr_ready_i;
+  assign done_now = (rd_beat && dram_rd_last_i) || ((state_q == StWrWait) && dram_wr_done_i);
+  assign remain   = bytes_q - off_q;
+  assign nb       = (remain < 32'(BeatBytes)) ? remain : 32'(BeatBytes);
+
+  // Buffer write lanes (loads) and accumulator read lanes (spills, stores).
+  logic signed [31:0] sh;  // a store lane's shifted word
+  always_comb begin
+    sh = '0;
+    in_wr_en_o    = '0;
+    wt_wr_en_o    = '0;
+    acc_wr_en_o   = '0;
+    in_wr_addr_o  = '0;
+    wt_wr_addr_o  = '0;
+    acc_wr_addr_o = '0;
+    in_wr_data_o  = '0;
+    wt_wr_data_o  = '0;
+    acc_wr_data_o = '0;
+    acc_rd_addr_o = '0;
+    dram_wr_data_o = '0;
+    for (int unsigned l = 0; l < BeatBytes; l++) begin
+      in_wr_addr_o[l] = InAW'(base_q + off_q + l);
+      wt_wr_addr_o[l] = WtAW'(base_q + off_q + l);
+      in_wr_data_o[l] = dram_rd_data_i[l*8 +: 8];
+      wt_wr_data_o[l] = dram_rd_data_i[l*8 +: 8];
+      if (rd_beat && (l < nb)) begin
+        in_wr_en_o[l] = (op_q == OpLoadIn);
+        wt_wr_en_o[l] = (op_q == OpLoadWt);
+      end
+    end
+    for (int unsigned l = 0; l < BeatWords; l++) begin
+      acc_wr_addr_o[l] = AccAW'(base_q + (off_q >> 2) + l);
+      acc_wr_data_o[l] = dram_rd_data_i[l*32 +: 32];
+      acc_wr_en_o[l]   = rd_beat && (op_q == OpLoadPsum) && (4 * l < nb);
+    end
+    if (op_q == OpStore) begin
+      // One word per byte lane, requantized: saturate(acc >>> shift) to int8.
+      for (int unsigned l = 0; l < BeatBytes; l++) begin
+        acc_rd_addr_o[l] = AccAW'(base_q + off_q + l);
+        sh = $signed(acc_rd_data_i[l]) >>> shift_i;
+        if (l < nb) begin
+          if (sh > 32'sd127) begin
+            dram_wr_data_o[l*8 +: 8] = 8'h7f;
+          end else if (sh < -32'sd128) begin
+            dram_wr_data_o[l*8 +: 8] = 8'h80;
+          end else begin
+            dram_wr_data_o[l*8 +: 8] = sh[7:0];
+          end
+        end
+      end
+    end else begin
+      for (int unsigned l = 0; l < BeatWords; l++) begin
+        acc_rd_addr_o[l] = AccAW'(base_q + (off_q >> 2) + l);
+        if (4 * l < nb) begin
+          dram_wr_data_o[l*32 +: 32] = acc_rd_data_i[l];
+        end
+      end
+    end
+  end
+
+  always_comb begin
+    state_d = state_q;
+    op_d    = op_q;
+    bytes_d = bytes_q;
+    base_d  = base_q;
+    off_d   = off_q;
+    done_d  = done_q;
+    id_d    = id_q;
+    err_d   = err_q;
+    cnt_d   = cnt_q;
+
+    unique case (state_q)
+      StIdle: begin
+        if (start) begin
+          op_d    = h_op;
+          bytes_d = h_bytes;
+          base_d  = h_base;
+          off_d   = '0;
+          id_d    = id_q + 32'd1;
+          if (h_op == OpSpill || h_op == OpStore) begin
+            state_d = (h_bytes == '0) ? StWrWait : StWrite;
+          end else begin
+            state_d = StRead;
+          end
+          if (!(h_op inside {OpLoadIn, OpLoadWt, OpLoadPsum, OpSpill, OpStore})) begin
+            err_d = 1'b1;
+          end
+        end
+      end
+      StRead: begin
+        if (rd_beat) begin
+          off_d = off_q + nb;
+          if (dram_rd_last_i) begin
+            state_d = StIdle;
+            if (off_q + nb != bytes_q) begin
+              err_d = 1'b1;  // the DRAM stream ended early or ran long
+            end
+          end
+        end
+      end
+      StWrite: begin
+        if (wr_beat) begin
+          off_d = off_q + nb;
+          if (off_q + nb >= bytes_q) begin
+            state_d = StWrWait;
+          end
+        end
+      end
+      StWrWait: begin
+        if (dram_wr_done_i) begin
+          state_d = StIdle;
+        end
+      end
+      default: state_d = StIdle;
+    endcase
+
+    if ((state_q != StRead) && dram_rd_valid_i) begin
+      err_d = 1'b1;  // a beat nobody asked for
+    end
+    if (done_now) begin
+      done_d = done_q + 28'd1;
+    end
+
+    // Counters: 0..4 DRAM bytes by kind (input, weight, psum read, psum write, output),
+    // 5..9 commands by kind (same order), 10 accumulator words read, 11 accumulator words
+    // written, 12 busy cycles, 13 data-phase cycles without a beat (DRAM stalls).
+    if (rd_beat || wr_beat) begin
+      unique case (op_q)
+        OpLoadIn:   cnt_d[0] = cnt_q[0] + 64'(nb);
+        OpLoadWt:   cnt_d[1] = cnt_q[1] + 64'(nb);
+        OpLoadPsum: cnt_d[2] = cnt_q[2] + 64'(nb);
+        OpSpill:    cnt_d[3] = cnt_q[3] + 64'(nb);
+        OpStore:    cnt_d[4] = cnt_q[4] + 64'(nb);
+        default: ;
+      endcase
+      if (op_q == OpLoadPsum) begin
+        cnt_d[11] = cnt_q[11] + 64'(nb[31:2]);
+      end else if (op_q == OpSpill) begin
+        cnt_d[10] = cnt_q[10] + 64'(nb[31:2]);
+      end else if (op_q == OpStore) begin
+        cnt_d[10] = cnt_q[10] + 64'(nb);
+      end
+    end
+    if (done_now) begin
+      unique case (op_q)
+        OpLoadIn:   cnt_d[5] = cnt_q[5] + 64'd1;
+        OpLoadWt:   cnt_d[6] = cnt_q[6] + 64'd1;
+        OpLoadPsum: cnt_d[7] = cnt_q[7] + 64'd1;
+        OpSpill:    cnt_d[8] = cnt_q[8] + 64'd1;
+        OpStore:    cnt_d[9] = cnt_q[9] + 64'd1;
+        default: ;
+      endcase
+    end
+    if (state_q != StIdle) begin
+      cnt_d[12] = cnt_q[12] + 64'd1;
+    end
+    if (((state_q == StRead) && !dram_rd_valid_i && (off_q != '0)) ||
+        ((state_q == StWrite) && !dram_wr_ready_i)) begin
+      cnt_d[13] = cnt_q[13] + 64'd1;
+    end
+  end
+
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      state_q <= StIdle;
+      op_q    <= '0;
+      bytes_q <= '0;
+      base_q  <= '0;
+      off_q   <= '0;
+      done_q  <= '0;
+      id_q    <= '0;
+      err_q   <= 1'b0;
+      cnt_q   <= '0;
+    end else begin
+      state_q <= state_d;
+      op_q    <= op_d;
+      bytes_q <= bytes_d;
+      base_q  <= base_d;
+      off_q   <= off_d;
+      done_q  <= done_d;
+      id_q    <= id_d;
+      err_q   <= err_d;
+      cnt_q   <= cnt_d;
+    end
+  end
+
+  assign cmd_pop_o        = start;
+  assign start_o          = start;
+  assign busy_o           = (state_q != StIdle);
+  assign done_cnt_o       = done_q;
+  assign done_now_o       = done_now;
+  assign dram_req_valid_o = start;
+  assign dram_req_write_o = (h_op == OpSpill) || (h_op == OpStore);
+  assign dram_req_bytes_o = h_bytes;
+  assign dram_req_id_o    = id_q;
+  assign dram_wr_valid_o  = (state_q == StWrite);
+  assign cnt_o            = cnt_q;
+  assign err_o            = err_q;
+
+  logic unused_flags;
+  assign unused_flags = ^cmd_i[7:4];  // flag bits are not used by DMA commands
+
+endmodule

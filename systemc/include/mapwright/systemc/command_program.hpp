@@ -1,0 +1,91 @@
+#pragma once
+/// \file command_program.hpp
+/// The driver side of the RTL accelerator (rtl/mw_accel.sv), in plain C++: turns the tile
+/// program of (layer, arch, mapping) into the accelerator's command words with their fence
+/// counts (exactly the dependencies of the reference schedule, model/src/schedule.cpp), the
+/// DRAM segment list of every DMA command, the DRAM tensor layout, and a plain C++ reference of
+/// the layer. No SystemC or Verilator types: the SystemC harness and tests both use it.
+///
+/// DRAM layouts: input [n][h][w][G*C] int8, weights [g][r][s][c][k] int8, output [n][p][q][G*K]
+/// int8, partial-sum spills [n][p][q][G*K] int32 (little endian).
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "mapwright/core/arch.hpp"
+#include "mapwright/core/layer.hpp"
+#include "mapwright/core/mapping.hpp"
+#include "mapwright/core/tile_program.hpp"
+
+namespace mapwright::systemc {
+
+/// Opcodes of the command words (bits [3:0] of a command's first word).
+enum class Opcode : uint8_t {
+  Config = 1,
+  LoadInput = 2,
+  LoadWeight = 3,
+  LoadPsum = 4,
+  SpillPsum = 5,
+  StoreOutput = 6,
+  Compute = 7
+};
+
+/// One contiguous run of DRAM bytes.
+struct DramSegment {
+  uint64_t addr = 0;  ///< First byte.
+  uint64_t len = 0;   ///< Bytes.
+};
+
+/// One DMA command as the DRAM model sees it: its packed byte stream is the concatenation of
+/// the segments (gather for reads, scatter for writes).
+struct DmaJob {
+  core::OpKind kind = core::OpKind::LoadInput;  ///< What the command does.
+  bool write = false;                           ///< Spill or store (DRAM is written).
+  uint64_t bytes = 0;                           ///< Sum of the segment lengths.
+  std::vector<DramSegment> segments;            ///< Strided tile addresses, in stream order.
+};
+
+/// Everything the harness needs to run one layer.
+struct CommandProgram {
+  std::vector<uint64_t> words;  ///< Command words in push order.
+  std::vector<uint8_t> last;    ///< 1 on the last word of each command.
+  std::vector<DmaJob> dma;      ///< DMA commands in DMA-queue order.
+  long long dma_commands = 0;   ///< Number of DMA commands.
+  long long compute_commands = 0;  ///< Number of compute commands (tile steps).
+  int shift = 0;                ///< Requantizing shift of the stores.
+  uint64_t input_addr = 0;      ///< DRAM base of the input tensor.
+  uint64_t weight_addr = 0;     ///< DRAM base of the weights.
+  uint64_t output_addr = 0;     ///< DRAM base of the int8 output.
+  uint64_t psum_addr = 0;       ///< DRAM base of the int32 partial-sum spill area.
+  uint64_t dram_bytes = 0;      ///< DRAM size needed.
+};
+
+/// Distinct in-bounds input rows of output rows [p0, p0+pt) and filter rows [r0, r0+rt), in
+/// ascending order, with the buffer-row formula's constants: the buffer row of (pl, rl) is
+/// pl * a + rl - clip, valid iff it lies in [0, rows.size()).
+struct RowMap {
+  std::vector<long long> rows;  ///< Absolute input rows held, ascending (buffer row i = rows[i]).
+  long long a = 1;              ///< Row step per output row: stride if rt >= stride or pt == 1, else rt.
+  long long clip = 0;           ///< Positions (pl, rl) below row 0, all before the first held row.
+};
+RowMap input_rows(long long p0, long long pt, long long r0, long long rt, long long stride,
+                  long long pad, long long h);
+
+/// The requantizing shift used for a layer: about log2 of the typical |sum| / 64 for random
+/// int8 operands, so outputs spread over int8 and some saturate.
+int default_shift(const core::Layer& layer);
+
+/// Builds the command program. Returns false and sets `error` when a field does not fit the
+/// command format (tile extents < 65536, buffer bases < 2^20, fences < 2^28).
+bool build_program(const core::Layer& layer, const core::Arch& arch, const core::Mapping& m,
+                   int shift, CommandProgram& out, std::string& error);
+
+/// Random int8 tensors in DRAM layout, from a seed.
+std::vector<int8_t> random_tensor(uint64_t seed, uint64_t elems);
+
+/// Plain C++ reference: int8 output [n][p][q][G*K] = saturate((sum in*w, int32 wrapping) >>> shift).
+std::vector<int8_t> reference_output(const core::Layer& layer, const std::vector<int8_t>& input,
+                                     const std::vector<int8_t>& weights, int shift);
+
+}  // namespace mapwright::systemc

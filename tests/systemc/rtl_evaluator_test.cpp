@@ -1,0 +1,339 @@
+// End-to-end RTL tests: random layers and mappings on the Verilated accelerator inside the
+// SystemC testbench. Every run must be bit-exact against the C++ reference, every counter must
+// equal model::closed_form_counts, and the cycles are compared with the reference schedule
+// (model::simulate_schedule) and the surrogate. Each test runs in its own process (one SystemC
+// simulation, one architecture per process).
+#include "mapwright/systemc/rtl_evaluator.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <filesystem>
+#include <random>
+
+#include "mapwright/core/mapspace.hpp"
+#include "mapwright/model/schedule.hpp"
+#include "mapwright/model/surrogate.hpp"
+
+using namespace mapwright;
+using namespace mapwright::core;
+using systemc::RtlEvaluator;
+using systemc::RtlRunOptions;
+using systemc::RtlRunResult;
+
+namespace {
+
+Arch arch_named(const std::string& name) {
+  return load_arch(std::string(MAPWRIGHT_SOURCE_DIR) + "/configs/arch/" + name + ".yaml");
+}
+
+Layer conv(long long n, long long g, long long k, long long c, long long h, long long w,
+           long long r, long long s, long long stride, long long pad) {
+  Layer l;
+  l.n = n; l.g = g; l.k = k; l.c = c; l.h = h; l.w = w; l.r = r; l.s = s;
+  l.stride = stride; l.pad = pad;
+  return make_layer(l, "test");
+}
+
+/// A random small layer: conv, depthwise, grouped or GEMM/FC, with odd sizes, stride, padding.
+Layer random_layer(std::mt19937_64& rng, int kind, int max_hw) {
+  auto u = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  Layer l;
+  l.n = u(1, 2);
+  l.r = u(1, 3);
+  l.s = u(1, 3);
+  l.stride = u(1, 2);
+  l.pad = u(0, std::min(l.r, l.s) - 1);
+  l.h = u(l.r, max_hw);
+  l.w = u(l.s, max_hw);
+  if (kind == 0) {  // conv
+    l.k = u(1, 9);
+    l.c = u(1, 7);
+  } else if (kind == 1) {  // depthwise
+    l.kind = LayerKind::Depthwise;
+    l.g = u(2, 6);
+  } else if (kind == 2) {  // grouped
+    l.kind = LayerKind::Grouped;
+    l.g = u(2, 3);
+    l.k = u(1, 5);
+    l.c = u(1, 4);
+  } else if (kind == 3) {  // GEMM / FC
+    l.kind = LayerKind::Gemm;
+    l.r = l.s = 1;
+    l.stride = 1;
+    l.pad = 0;
+    l.h = u(1, 12);
+    l.w = 1;
+    l.k = u(1, 12);
+    l.c = u(1, 12);
+  } else {  // 1x1 conv
+    l.r = l.s = 1;
+    l.pad = 0;
+    l.k = u(1, 9);
+    l.c = u(1, 9);
+  }
+  return make_layer(l, "random");
+}
+
+void expect_counts_equal(const AccessCounts& rtl, const AccessCounts& ref,
+                         const std::string& what) {
+  const auto a = rtl.fields(), b = ref.fields();
+  for (size_t i = 0; i < a.size(); ++i)
+    EXPECT_EQ(a[i].second, b[i].second) << a[i].first << " differs; " << what;
+}
+
+std::string describe(const Layer& l, const Mapping& m) {
+  return l.describe() + "\n" + mapping_to_yaml(m);
+}
+
+/// Error statistics of RTL cycles against a reference.
+struct ErrStats {
+  double sum = 0, max = 0;
+  long long n = 0;
+  void add(long long rtl, long long ref) {
+    const double e = std::abs(static_cast<double>(rtl - ref)) / static_cast<double>(ref);
+    sum += e;
+    max = std::max(max, e);
+    ++n;
+  }
+  double mean() const { return n ? sum / static_cast<double>(n) : 0; }
+};
+
+/// Runs `runs` random (layer, mapping) pairs on `arch_name` and checks everything.
+void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max_hw,
+                  double stall_prob = 0) {
+  const Arch arch = arch_named(arch_name);
+  std::mt19937_64 rng(seed);
+  RtlEvaluator ev;
+  ErrStats vs_sched, vs_surr;
+  long long cycles = 0, exact = 0, ws = 0, os = 0, spills = 0, db = 0;
+  double secs = 0;
+  for (int i = 0; i < runs; ++i) {
+    const Layer l = random_layer(rng, i % 5, max_hw);
+    MapSpace space(l, arch);
+    ParamVector v;
+    ASSERT_TRUE(space.sample_valid(rng, v));
+    const Mapping m = space.decode(v);
+    RtlRunOptions o;
+    o.seed = seed * 1000 + static_cast<uint64_t>(i);
+    o.stall_prob = stall_prob;
+    const RtlRunResult r = ev.run(l, arch, m, o);
+    ASSERT_EQ(r.failure, "") << describe(l, m);
+    EXPECT_TRUE(r.functional_ok) << r.mismatches << " mismatches; " << describe(l, m);
+    const AccessCounts ref = model::closed_form_counts(l, arch, m);
+    expect_counts_equal(r.counts, ref, describe(l, m));
+    const long long sched = model::simulate_schedule(l, arch, m).cycles;
+    const long long surr = model::Surrogate().evaluate(l, arch, m).cycles;
+    if (stall_prob == 0) {
+      EXPECT_EQ(r.cycles, sched) << describe(l, m);
+    } else {
+      EXPECT_GE(r.cycles, sched) << describe(l, m);
+    }
+    vs_sched.add(r.cycles, sched);
+    vs_surr.add(r.cycles, surr);
+    exact += r.cycles == sched;
+    cycles += r.cycles;
+    secs += r.sim_seconds;
+    (m.dataflow == Dataflow::WS ? ws : os) += 1;
+    spills += ref.psum_spills > 0;
+    db += m.db_input || m.db_weight || m.db_accum;
+    if (::testing::Test::HasFailure()) return;
+  }
+  std::printf("[%s] %d runs (WS %lld, OS %lld, with spills %lld, double-buffered %lld): cycles "
+              "vs reference schedule: %lld exact, mean err %.4f%%, max %.4f%%; vs surrogate: "
+              "mean err %.2f%%, max %.2f%%; %.0f simulated cycles/s\n",
+              arch_name.c_str(), runs, ws, os, spills, db, exact, 100 * vs_sched.mean(),
+              100 * vs_sched.max, 100 * vs_surr.mean(), 100 * vs_surr.max,
+              secs > 0 ? static_cast<double>(cycles) / secs : 0.0);
+}
+
+}  // namespace
+
+TEST(RtlSmall4, DefaultMappingOfASmallConvIsExact) {
+  const Arch arch = arch_named("small4");
+  const Layer l = conv(1, 1, 6, 5, 6, 6, 3, 3, 1, 1);
+  const Mapping m = default_mapping(l, arch);
+  RtlEvaluator ev;
+  const RtlRunResult r = ev.run(l, arch, m);
+  ASSERT_EQ(r.failure, "");
+  EXPECT_TRUE(r.functional_ok) << r.mismatches << " mismatches";
+  expect_counts_equal(r.counts, model::closed_form_counts(l, arch, m), describe(l, m));
+  EXPECT_EQ(r.cycles, model::simulate_schedule(l, arch, m).cycles);
+  // The Evaluator face gives the same numbers.
+  const Metrics e = ev.evaluate(l, arch, m);
+  EXPECT_TRUE(e.valid);
+  EXPECT_EQ(e.cycles, r.cycles);
+  EXPECT_GT(e.energy_pj, 0);
+}
+
+TEST(RtlSmall4, RandomLayersAndMappingsAreExact) { random_sweep("small4", 11, 400, 9); }
+
+TEST(RtlSmall4, RandomDramStallsChangeCyclesButNotResultsOrCounts) {
+  random_sweep("small4", 12, 100, 8, 0.3);
+}
+
+TEST(RtlSmall4, StallsOnOneMappingKeepResultsAndCounts) {
+  const Arch arch = arch_named("small4");
+  const Layer l = conv(2, 1, 7, 6, 7, 5, 3, 3, 2, 1);
+  Mapping m = default_mapping(l, arch);
+  m.tile[static_cast<int>(Dim::C)] = 2;  // reduction tiles: spills and reloads
+  m.tile[static_cast<int>(Dim::K)] = 3;
+  m.order = {Dim::C, Dim::N, Dim::K, Dim::P, Dim::Q, Dim::R, Dim::S};
+  m.db_input = m.db_weight = true;
+  RtlEvaluator ev;
+  const RtlRunResult a = ev.run(l, arch, m);
+  RtlRunOptions o;
+  o.stall_prob = 0.4;
+  o.seed = 1;
+  const RtlRunResult b = ev.run(l, arch, m, o);
+  ASSERT_EQ(a.failure, "");
+  ASSERT_EQ(b.failure, "");
+  EXPECT_TRUE(a.functional_ok);
+  EXPECT_TRUE(b.functional_ok);
+  expect_counts_equal(b.counts, a.counts, "stalled vs unstalled");
+  EXPECT_GT(a.counts.psum_spills, 0);
+  EXPECT_GT(b.cycles, a.cycles);
+  EXPECT_GT(b.dram_stall_cycles, 0);
+}
+
+TEST(RtlSmall8, RandomLayersAndMappingsAreExact) { random_sweep("small8", 21, 150, 12); }
+
+TEST(RtlDefault, RandomLayersAndMappingsAreExact) { random_sweep("default", 31, 30, 14); }
+
+TEST(RtlDefault, ReportsTheParametersItsSpecAskedFor) {
+  const Arch arch = arch_named("default");
+  systemc::RtlParams p;
+  std::string failure;
+  RtlEvaluator ev;
+  ASSERT_TRUE(ev.read_params(arch, p, failure)) << failure;
+  EXPECT_EQ(p.rows, arch.rows);
+  EXPECT_EQ(p.cols, arch.cols);
+  EXPECT_EQ(p.input_buf_bytes, arch.input_buf_bytes);
+  EXPECT_EQ(p.weight_buf_bytes, arch.weight_buf_bytes);
+  EXPECT_EQ(p.accum_buf_words, arch.accum_buf_bytes / 4);
+  EXPECT_EQ(p.beat_bytes, static_cast<long long>(arch.dram_bytes_per_cycle));
+}
+
+TEST(RtlSmall4, ReportsTheParametersItsSpecAskedFor) {
+  const Arch arch = arch_named("small4");
+  systemc::RtlParams p;
+  std::string failure;
+  RtlEvaluator ev;
+  ASSERT_TRUE(ev.read_params(arch, p, failure)) << failure;
+  EXPECT_EQ(p.rows, 4);
+  EXPECT_EQ(p.cols, 4);
+  EXPECT_EQ(p.input_buf_bytes, arch.input_buf_bytes);
+  EXPECT_EQ(p.weight_buf_bytes, arch.weight_buf_bytes);
+  EXPECT_EQ(p.accum_buf_words, arch.accum_buf_bytes / 4);
+  EXPECT_EQ(p.beat_bytes, static_cast<long long>(arch.dram_bytes_per_cycle));
+}
+
+TEST(RtlSmall8, ReportsTheParametersItsSpecAskedFor) {
+  const Arch arch = arch_named("small8");
+  systemc::RtlParams p;
+  std::string failure;
+  RtlEvaluator ev;
+  ASSERT_TRUE(ev.read_params(arch, p, failure)) << failure;
+  EXPECT_EQ(p.rows, 8);
+  EXPECT_EQ(p.cols, 8);
+  EXPECT_EQ(p.accum_buf_words, arch.accum_buf_bytes / 4);
+  EXPECT_EQ(p.beat_bytes, static_cast<long long>(arch.dram_bytes_per_cycle));
+}
+
+TEST(RtlSmall4Bad, OverflowingMappingIsATypedInvalidResult) {
+  const Arch arch = arch_named("small4");
+  const Layer l = conv(1, 1, 64, 64, 16, 16, 3, 3, 1, 1);
+  Mapping m = default_mapping(l, arch);
+  for (Dim d : {Dim::K, Dim::C, Dim::P, Dim::Q}) m.tile[static_cast<int>(d)] = l.dim(d);
+  RtlEvaluator ev;
+  const RtlRunResult r = ev.run(l, arch, m);
+  EXPECT_EQ(r.failure.rfind("invalid: ", 0), 0u) << r.failure;
+  EXPECT_FALSE(r.metrics.valid);
+  EXPECT_NE(r.metrics.invalid, InvalidKind::None);
+}
+
+TEST(RtlSmall4Bad, MappingForAnotherArrayIsATypedFailure) {
+  const Arch arch = arch_named("small4");
+  const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
+  Mapping m = default_mapping(l, arch);
+  m.pe_rows = 8;  // more PE rows than the array has
+  RtlEvaluator ev;
+  const RtlRunResult r = ev.run(l, arch, m);
+  EXPECT_EQ(r.failure.rfind("mapping: ", 0), 0u) << r.failure;
+  EXPECT_FALSE(ev.evaluate(l, arch, m).valid);
+}
+
+TEST(RtlSmall4Bad, StuckDesignIsAWatchdogFailureNotAHang) {
+  const Arch arch = arch_named("small4");
+  const Layer l = conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1);
+  const Mapping m = default_mapping(l, arch);
+  RtlEvaluator ev;
+  RtlRunOptions o;
+  o.drop_dram_responses = true;
+  o.watchdog_cycles = 5000;
+  const RtlRunResult r = ev.run(l, arch, m, o);
+  EXPECT_EQ(r.failure.rfind("watchdog: no completion after 5000 cycles", 0), 0u) << r.failure;
+  EXPECT_NE(r.failure.find("DMA commands done 0/"), std::string::npos) << r.failure;
+  // The next run in the same process resets the design and works.
+  const RtlRunResult ok = ev.run(l, arch, m);
+  EXPECT_EQ(ok.failure, "");
+  EXPECT_TRUE(ok.functional_ok);
+}
+
+TEST(RtlSmall4Bad, SecondArchitectureInOneProcessIsATypedFailure) {
+  RtlEvaluator ev;
+  const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
+  const Arch a4 = arch_named("small4"), a8 = arch_named("small8");
+  ASSERT_EQ(ev.run(l, a4, default_mapping(l, a4)).failure, "");
+  const RtlRunResult r = ev.run(l, a8, default_mapping(l, a8));
+  EXPECT_EQ(r.failure.rfind("arch: this process already elaborated", 0), 0u) << r.failure;
+}
+
+TEST(RtlSmall4Bad, ArchitectureWithoutAModelIsATypedFailure) {
+  Arch a = arch_named("small4");
+  a.name = "odd";
+  a.rows = 5;
+  const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
+  RtlEvaluator ev;
+  const RtlRunResult r = ev.run(l, a, default_mapping(l, a));
+  EXPECT_EQ(r.failure.rfind("arch: no Verilated model for 'odd'", 0), 0u) << r.failure;
+}
+
+TEST(RtlSmall4, WritesAnFstTrace) {
+  const Arch arch = arch_named("small4");
+  const Layer l = conv(1, 1, 3, 2, 4, 4, 3, 3, 1, 1);
+  RtlEvaluator ev;
+  RtlRunOptions o;
+  const std::string path =
+      (std::filesystem::temp_directory_path() / "mapwright_rtl_trace_test.fst").string();
+  std::filesystem::remove(path);
+  o.trace_file = path;
+  const RtlRunResult r = ev.run(l, arch, default_mapping(l, arch), o);
+  EXPECT_EQ(r.failure, "");
+  EXPECT_TRUE(r.functional_ok);
+  ASSERT_TRUE(std::filesystem::exists(path));
+  EXPECT_GT(std::filesystem::file_size(path), 1000u);
+  std::filesystem::remove(path);
+}
+
+// Simulation speed of the 16x16 model on a mid-size conv (prints simulated cycles per second).
+TEST(RtlDefault, MidSizeConvIsExactAndReportsSpeed) {
+  const Arch arch = arch_named("default");
+  const Layer l = conv(1, 1, 32, 32, 14, 14, 3, 3, 1, 1);
+  Mapping m = default_mapping(l, arch);
+  m.db_input = m.db_weight = true;
+  RtlEvaluator ev;
+  for (Dataflow df : {Dataflow::WS, Dataflow::OS}) {
+    m.dataflow = df;
+    const RtlRunResult r = ev.run(l, arch, m);
+    ASSERT_EQ(r.failure, "");
+    EXPECT_TRUE(r.functional_ok);
+    expect_counts_equal(r.counts, model::closed_form_counts(l, arch, m), describe(l, m));
+    EXPECT_EQ(r.cycles, model::simulate_schedule(l, arch, m).cycles);
+    std::printf("[default] %s %s: %lld cycles (array busy %lld), %.3f s, %.0f simulated cycles/s\n",
+                dataflow_name(df), l.describe().c_str(), r.cycles, r.array_busy_cycles,
+                r.sim_seconds, static_cast<double>(r.cycles) / r.sim_seconds);
+  }
+}
