@@ -113,13 +113,23 @@ StudySuite load_study_suite(const std::string& path) {
   s.targets_pct = get_list<double>(root, "targets_pct", path, false);
   if (s.targets_pct.empty()) s.targets_pct = {5, 10};
   if (const YAML::Node ref = root["reference"]) {
-    check_keys(ref, path, "reference", {"budget_multiplier", "seed"});
+    check_keys(ref, path, "reference", {"budget_multiplier", "seed", "searchers"});
+    if (ref["searchers"]) {
+      s.reference_searchers = get_list<std::string>(ref, "searchers", path + ": reference", true);
+      for (const auto& k : s.reference_searchers) {
+        const auto& kinds = search::searcher_kinds();
+        if (std::find(kinds.begin(), kinds.end(), k) == kinds.end())
+          throw SpecError(path, "reference.searchers", k,
+                          "unknown searcher (known: random, ga, sa, ppo, marl)");
+      }
+    }
     s.reference_multiplier = get_int(ref, "budget_multiplier", path, "reference", 20);
     s.reference_seed = static_cast<uint64_t>(get_int(ref, "seed", path, "reference", 1000));
     if (s.reference_multiplier < 1)
       throw SpecError(path, "reference.budget_multiplier", std::to_string(s.reference_multiplier),
                       "must be >= 1");
   }
+  if (s.reference_searchers.empty()) s.reference_searchers = s.searchers;
   s.layers = get_list<std::string>(root, "layers", path, true);
   for (const auto& l : s.layers) parse_layer_arg(l, path + ": layers");
   return s;
@@ -139,7 +149,7 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
 
   std::vector<Job> jobs;
   for (size_t li = 0; li < layers.size(); ++li) {
-    for (const auto& k : suite.searchers) {
+    for (const auto& k : suite.reference_searchers) {
       Job r;
       r.layer = li;
       r.searcher = k;
@@ -147,6 +157,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
       r.budget = suite.budget * suite.reference_multiplier;
       r.reference = true;
       jobs.push_back(r);
+    }
+    for (const auto& k : suite.searchers) {
       for (uint64_t seed : suite.seeds) {
         Job j;
         j.layer = li;
@@ -368,6 +380,7 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   summary["budget"] = suite.budget;
   summary["reference_budget"] = suite.budget * suite.reference_multiplier;
   summary["reference_seed"] = suite.reference_seed;
+  summary["reference_searchers"] = suite.reference_searchers;
   summary["threads"] = threads;
   summary["wall_seconds"] = wall;
   summary["interrupted"] = g_stop != 0;
@@ -410,8 +423,9 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
           << " (" << e["ratios_that_are_lower_bounds"].get<int>() << " of "
           << e["layers_with_ratio"].get<size_t>() << " are lower bounds)";
       for (auto b : suite.iso_budgets)
-        out << "; cost ratio @" << b << " "
-            << e["geomean_cost_ratio_vs_marl_at_" + std::to_string(b)].get<double>();
+        out << "; cost ratio @" << b << " " << std::fixed << std::setprecision(3)
+            << e["geomean_cost_ratio_vs_marl_at_" + std::to_string(b)].get<double>()
+            << std::defaultfloat;
       out << "\n";
     }
     out << "written to " << dir.string() << " (runs.csv, summary.csv, study.json, curves/, plots/"

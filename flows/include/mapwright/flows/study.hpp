@@ -26,6 +26,8 @@ struct StudySuite {
   std::vector<double> targets_pct;        ///< Within-X% targets for samples-to-target.
   int64_t reference_multiplier = 20;      ///< Reference run budget = multiplier * budget.
   uint64_t reference_seed = 1000;         ///< Seed of the reference runs.
+  std::vector<std::string> reference_searchers;  ///< Searchers of the long reference runs
+                                                 ///< (default: all of `searchers`).
   std::vector<std::string> layers;        ///< --layer arguments.
 };
 /// Loads a suite; errors name the file, key and value.
