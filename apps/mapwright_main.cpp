@@ -1,10 +1,15 @@
 // mapwright: the command-line entry point. Parses arguments with CLI11, runs one flow, and
 // turns bad input (core::SpecError) into a one-line error and exit code 2.
 #include <CLI/CLI.hpp>
+#include <unistd.h>
+
 #include <iostream>
 
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/commands.hpp"
+#include "mapwright/flows/regress.hpp"
+#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/flows/run.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/study.hpp"
 #include "mapwright/flows/verify.hpp"
@@ -88,6 +93,53 @@ int main(int argc, char** argv) {
   fi->add_option("--seed", fid.seed, "Seed")->capture_default_str();
   fi->add_flag("--json", fid.json, "Print one JSON object");
 
+  flows::RunOptions run;
+  auto* ru = app.add_subcommand(
+      "run", "The main job: search every layer on the surrogate, verify the top-K on RTL, write a report");
+  auto* rl = ru->add_option("--layer", run.layer, "One layer instead of a network (see eval --help)");
+  auto* rn = ru->add_option("--network", run.network, "Zoo network or network YAML file")->capture_default_str();
+  rl->excludes(rn);
+  ru->add_option("--arch", run.arch, "Named architecture or YAML file")->capture_default_str();
+  ru->add_option("--searcher", run.searcher, "marl | ppo | ga | sa | random")->capture_default_str();
+  ru->add_option("--budget", run.budget, "Surrogate samples per layer")->capture_default_str();
+  ru->add_option("--seed", run.seed, "Run seed (layer and RTL seeds derive from it)")->capture_default_str();
+  ru->add_option("--objective", run.objective, "edp | latency | energy | mix:latency=W,energy=W")
+      ->capture_default_str();
+  ru->add_option("--options", run.options_file, "Search options YAML (default configs/search/default.yaml)");
+  ru->add_option("--top-k", run.top_k, "Distinct candidates per layer verified on RTL")->capture_default_str();
+  ru->add_option("--jobs", run.jobs, "RTL worker processes (0 = number of cores)")->capture_default_str();
+  ru->add_option("--out", run.out_dir, "Run folder (default runs/run-<target>-<arch>-<searcher>-s<seed>)");
+  ru->add_option("--db", run.db, "SQLite results store (default <out>/results.sqlite)");
+  ru->add_flag("--resume", run.resume, "Continue the run in --out (finished layers and checks are kept)");
+  ru->add_flag("--no-rtl", run.no_rtl, "Surrogate only (no RTL verification)");
+  ru->add_flag("--json", run.json, "Print results.json instead of the summary");
+  ru->add_option("--stop-after-layers", run.stop_after_layers, "Testing: stop as on Ctrl-C after N searches")
+      ->group("");
+  ru->add_option("--rtl-watchdog", run.rtl_watchdog_cycles, "Give up an RTL run after N cycles (0 = automatic)")
+      ->group("");
+
+  flows::ReportOptions report;
+  auto* rp = app.add_subcommand("report", "Re-render report.html of a run folder");
+  rp->add_option("run-dir", report.run_dir, "Run folder (with results.json)")->required();
+  rp->add_option("--out", report.out, "HTML file (default <run-dir>/report.html)");
+
+  flows::CompareOptions compare;
+  auto* cp = app.add_subcommand("compare", "Compare runs layer by layer and in total, winner marked");
+  cp->add_option("run-dirs", compare.runs, "Two or more run folders")->required();
+  cp->add_option("--out", compare.out, "HTML file")->capture_default_str();
+  cp->add_flag("--json", compare.json, "Print the comparison as JSON");
+
+  flows::RegressOptions regress;
+  auto* rg = app.add_subcommand("regress", "Fixed mappings through RTL and surrogate against golden values");
+  rg->add_option("--suite", regress.suite, "Suite YAML (configs/regress/<name>.yaml)")->required();
+  rg->add_option("--junit", regress.junit, "Write JUnit XML here");
+  rg->add_flag("--update", regress.update, "Rewrite the goldens from this run");
+  rg->add_option("--jobs", regress.jobs, "Worker processes (0 = number of cores)")->capture_default_str();
+  rg->add_option("--filter", regress.filter, "Only cases whose name contains this text");
+
+  auto* wk = app.add_subcommand("rtl-worker", "RTL worker process (internal)");
+  wk->group("");
+
   bool archs_json = false;
   auto* a = app.add_subcommand("archs", "List the named architectures");
   a->add_flag("--json", archs_json, "Print JSON");
@@ -106,6 +158,21 @@ int main(int argc, char** argv) {
     if (*ve) return flows::cmd_verify(verify, std::cout);
     if (*fi) return flows::cmd_fidelity(fid, std::cout);
     if (*a) return flows::cmd_archs(archs_json, std::cout);
+    if (*ru) {
+      for (const char* f : {"network", "layer", "arch", "searcher", "budget", "seed", "objective",
+                            "options", "top-k", "no-rtl"})
+        if (ru->count(std::string("--") + f) > 0) run.given.insert(f);
+      return flows::cmd_run(run, std::cout);
+    }
+    if (*rp) return flows::cmd_report(report, std::cout);
+    if (*cp) return flows::cmd_compare(compare, std::cout);
+    if (*rg) return flows::cmd_regress(regress, std::cout);
+    if (*wk) {
+      // The protocol owns the original stdout; anything else printed goes to stderr.
+      const int proto = dup(STDOUT_FILENO);
+      dup2(STDERR_FILENO, STDOUT_FILENO);
+      return flows::cmd_rtl_worker(std::cin, proto);
+    }
   } catch (const core::SpecError& err) {
     std::cerr << "mapwright: error: " << err.what() << "\n";
     return 2;

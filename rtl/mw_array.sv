@@ -94,24 +94,26 @@ module mw_array #(
   // ---------------------------------------------------------------------------------------------
   // Control registers
   // ---------------------------------------------------------------------------------------------
-  state_e            state_d, state_q;
-  logic              os_d, os_q;          // dataflow of the current fold
-  logic              acc_d, acc_q;        // accumulate flag of the current fold
-  logic [TW-1:0]     n_d, n_q;            // streamed rows N (M or L)
-  logic [RW-1:0]     ru_d, ru_q;
-  logic [CW-1:0]     cu_d, cu_q;
-  logic [RW-1:0]     p_d, p_q;            // WS preload row
-  logic [TW-1:0]     t_d, t_q;            // schedule time in the run phase
-  logic [TW-1:0]     tf_d, tf_q;          // time the first result row is formed
-  logic [TW-1:0]     tl_d, tl_q;          // time the last result row is formed
-  logic [2*RW+CW-1:0] macs_d, macs_q;     // ru * cu
-  logic              out_valid_d, out_valid_q;
-  logic              out_last_d, out_last_q;
-  logic [Cols*AccW-1:0] out_data_d, out_data_q;
-  logic              done_d, done_q;
-  logic [CntW-1:0]   mac_cnt_d, mac_cnt_q;
-  logic [CntW-1:0]   busy_cnt_d, busy_cnt_q;
-  logic [CntW-1:0]   stall_cnt_d, stall_cnt_q;
+  // Next-state logic is written inside the clocked block: a simulator then evaluates it once per
+  // clock edge instead of with every input change (the command handshake depends on inputs).
+  state_e            state_q;
+  logic              os_q;                // dataflow of the current fold
+  logic              acc_q;               // accumulate flag of the current fold
+  logic [TW-1:0]     n_q;                 // streamed rows N (M or L)
+  logic [RW-1:0]     ru_q;
+  logic [CW-1:0]     cu_q;
+  logic [RW-1:0]     p_q;                 // WS preload row
+  logic [TW-1:0]     t_q;                 // schedule time in the run phase
+  logic [TW-1:0]     tf_q;                // time the first result row is formed
+  logic [TW-1:0]     tl_q;                // time the last result row is formed
+  logic [2*RW+CW-1:0] macs_q;             // ru * cu
+  logic              out_valid_q;
+  logic              out_last_q;
+  logic [Cols*AccW-1:0] out_data_q;
+  logic              done_q;
+  logic [CntW-1:0]   mac_cnt_q;
+  logic [CntW-1:0]   busy_cnt_q;
+  logic [CntW-1:0]   stall_cnt_q;
 
   // ---------------------------------------------------------------------------------------------
   // Schedule: what the current cycle needs, and whether it advances
@@ -241,100 +243,21 @@ module mw_array #(
     .data_o (ws_row)
   );
 
-  // Result row formed in this cycle: aligned sums, plus the c row when accumulating.
-  logic [Cols*AccW-1:0] row_formed;
-  always_comb begin
-    row_formed = '0;
+  // Result row formed in this cycle: aligned sums, plus the c row when accumulating (lanes at
+  // or above cu are zero).
+  function automatic logic [Cols*AccW-1:0] formed_row();
+    formed_row = '0;
     for (int unsigned c = 0; c < Cols; c++) begin
       if (col_used[c]) begin
-        row_formed[c*AccW +: AccW] = (os_q ? mesh_row[c*AccW +: AccW] : ws_row[c*AccW +: AccW])
+        formed_row[c*AccW +: AccW] = (os_q ? mesh_row[c*AccW +: AccW] : ws_row[c*AccW +: AccW])
                                    + (acc_q ? c_data_i[c*AccW +: AccW] : AccW'(0));
       end
     end
-  end
+  endfunction
 
   // ---------------------------------------------------------------------------------------------
-  // Next state
+  // State
   // ---------------------------------------------------------------------------------------------
-  always_comb begin
-    state_d     = state_q;
-    os_d        = os_q;
-    acc_d       = acc_q;
-    n_d         = n_q;
-    ru_d        = ru_q;
-    cu_d        = cu_q;
-    p_d         = p_q;
-    t_d         = t_q;
-    tf_d        = tf_q;
-    tl_d        = tl_q;
-    macs_d      = macs_q;
-    out_valid_d = out_valid_q && !out_ready_i;
-    out_last_d  = out_last_q;
-    out_data_d  = out_data_q;
-    done_d      = fin;
-    mac_cnt_d   = mac_cnt_q;
-    busy_cnt_d  = busy_cnt_q;
-    stall_cnt_d = stall_cnt_q;
-
-    unique case (state_q)
-      StIdle: ;
-      StLoad: begin
-        if (adv) begin
-          p_d = p_q + RW'(1);
-          if (p_q == ru_q - RW'(1)) begin
-            state_d = StRun;
-            t_d     = '0;
-          end
-        end
-      end
-      StRun: begin
-        if (adv && (t_q <= tl_q)) begin
-          t_d = t_q + TW'(1);
-        end
-        if (fin) begin
-          state_d = StIdle;
-        end
-      end
-      default: state_d = StIdle;
-    endcase
-
-    if (adv) begin
-      out_valid_d = form;
-      out_last_d  = form && (t_q == tl_q);
-      if (form) begin
-        out_data_d = row_formed;
-      end
-    end
-
-    if (state_q != StIdle) begin
-      busy_cnt_d = busy_cnt_q + CntW'(1);
-      if (!adv) begin
-        stall_cnt_d = stall_cnt_q + CntW'(1);
-      end
-    end
-    if (need_a && adv) begin
-      mac_cnt_d = mac_cnt_q + CntW'(macs_q);
-    end
-
-    if (cmd_fire) begin
-      state_d = cmd_os_i ? StRun : StLoad;
-      os_d    = cmd_os_i;
-      acc_d   = cmd_acc_i;
-      n_d     = TW'(cmd_n_i);
-      ru_d    = cmd_ru_i;
-      cu_d    = cmd_cu_i;
-      p_d     = '0;
-      t_d     = '0;
-      macs_d  = (2*RW+CW)'(cmd_ru_i) * (2*RW+CW)'(cmd_cu_i);
-      if (cmd_os_i) begin
-        tf_d = TW'(cmd_n_i) + TW'(cmd_cu_i) - TW'(1);
-      end else begin
-        tf_d = TW'(cmd_ru_i) + TW'(cmd_cu_i) - TW'(1);
-      end
-      tl_d = TW'(cmd_n_i) + TW'(cmd_ru_i) + TW'(cmd_cu_i) - TW'(2);
-    end
-  end
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q     <= StIdle;
@@ -356,24 +279,68 @@ module mw_array #(
       busy_cnt_q  <= '0;
       stall_cnt_q <= '0;
     end else begin
-      state_q     <= state_d;
-      os_q        <= os_d;
-      acc_q       <= acc_d;
-      n_q         <= n_d;
-      ru_q        <= ru_d;
-      cu_q        <= cu_d;
-      p_q         <= p_d;
-      t_q         <= t_d;
-      tf_q        <= tf_d;
-      tl_q        <= tl_d;
-      macs_q      <= macs_d;
-      out_valid_q <= out_valid_d;
-      out_last_q  <= out_last_d;
-      out_data_q  <= out_data_d;
-      done_q      <= done_d;
-      mac_cnt_q   <= mac_cnt_d;
-      busy_cnt_q  <= busy_cnt_d;
-      stall_cnt_q <= stall_cnt_d;
+      done_q <= fin;
+      if (out_ready_i) begin
+        out_valid_q <= 1'b0;
+      end
+
+      unique case (state_q)
+        StIdle: ;
+        StLoad: begin
+          if (adv) begin
+            p_q <= p_q + RW'(1);
+            if (p_q == ru_q - RW'(1)) begin
+              state_q <= StRun;
+              t_q     <= '0;
+            end
+          end
+        end
+        StRun: begin
+          if (adv && (t_q <= tl_q)) begin
+            t_q <= t_q + TW'(1);
+          end
+          if (fin) begin
+            state_q <= StIdle;
+          end
+        end
+        default: state_q <= StIdle;
+      endcase
+
+      if (adv) begin
+        out_valid_q <= form;
+        out_last_q  <= form && (t_q == tl_q);
+        if (form) begin
+          out_data_q <= formed_row();
+        end
+      end
+
+      if (state_q != StIdle) begin
+        busy_cnt_q <= busy_cnt_q + CntW'(1);
+        if (!adv) begin
+          stall_cnt_q <= stall_cnt_q + CntW'(1);
+        end
+      end
+      if (need_a && adv) begin
+        mac_cnt_q <= mac_cnt_q + CntW'(macs_q);
+      end
+
+      if (cmd_fire) begin
+        state_q <= cmd_os_i ? StRun : StLoad;
+        os_q    <= cmd_os_i;
+        acc_q   <= cmd_acc_i;
+        n_q     <= TW'(cmd_n_i);
+        ru_q    <= cmd_ru_i;
+        cu_q    <= cmd_cu_i;
+        p_q     <= '0;
+        t_q     <= '0;
+        macs_q  <= (2*RW+CW)'(cmd_ru_i) * (2*RW+CW)'(cmd_cu_i);
+        if (cmd_os_i) begin
+          tf_q <= TW'(cmd_n_i) + TW'(cmd_cu_i) - TW'(1);
+        end else begin
+          tf_q <= TW'(cmd_ru_i) + TW'(cmd_cu_i) - TW'(1);
+        end
+        tl_q <= TW'(cmd_n_i) + TW'(cmd_ru_i) + TW'(cmd_cu_i) - TW'(2);
+      end
     end
   end
 

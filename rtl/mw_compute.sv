@@ -103,9 +103,9 @@ module mw_compute #(
   // -------------------------------------------------------------------------------------------
   // Fold iterator of the head command
   // -------------------------------------------------------------------------------------------
-  logic [15:0]       it_g_d, it_g_q;
-  logic [31:0]       it_row0_d, it_row0_q, it_c0_d, it_c0_q;
-  logic [2:0][15:0]  it_dig_d, it_dig_q;   // digits of row0 ([0] slowest)
+  logic [15:0]       it_g_q;
+  logic [31:0]       it_row0_q, it_c0_q;
+  logic [2:0][15:0]  it_dig_q;             // digits of row0 ([0] slowest)
 
   // Mixed-radix increment of a digit triple ([0] slowest; the slowest digit never wraps).
   function automatic logic [2:0][15:0] inc3(logic [2:0][15:0] d, logic [15:0] rad1,
@@ -161,7 +161,7 @@ module mw_compute #(
   // -------------------------------------------------------------------------------------------
   logic        arr_cmd_valid, arr_cmd_ready, issue;
   logic        f_acc;
-  logic [27:0] done_d, done_q;
+  logic [27:0] done_q;
   logic        fin;
 
   assign arr_cmd_valid = cmd_valid_i && (dma_done_i >= h_wait_dma) && (done_q >= h_wait_cmp);
@@ -169,53 +169,12 @@ module mw_compute #(
   // WS: only the first reduction fold of a fresh tile overwrites; OS: the whole fresh step.
   assign f_acc         = os_i ? h_accum : (h_accum || (it_row0_q != '0));
 
-  always_comb begin
-    it_g_d    = it_g_q;
-    it_row0_d = it_row0_q;
-    it_c0_d   = it_c0_q;
-    it_dig_d  = it_dig_q;
-    if (issue) begin
-      if (last_fold) begin
-        it_g_d    = '0;
-        it_row0_d = '0;
-        it_c0_d   = '0;
-        it_dig_d  = '0;
-      end else if (!cols_outer_i) begin
-        if (!last_col) begin
-          it_c0_d = it_c0_q + pc;
-        end else begin
-          it_c0_d = '0;
-          if (!last_row) begin
-            it_row0_d = it_row0_q + pr;
-            it_dig_d  = lane_ru;
-          end else begin
-            it_row0_d = '0;
-            it_dig_d  = '0;
-            it_g_d    = it_g_q + 16'd1;
-          end
-        end
-      end else begin
-        if (!last_row) begin
-          it_row0_d = it_row0_q + pr;
-          it_dig_d  = lane_ru;
-        end else begin
-          it_row0_d = '0;
-          it_dig_d  = '0;
-          if (!last_col) begin
-            it_c0_d = it_c0_q + pc;
-          end else begin
-            it_c0_d = '0;
-            it_g_d  = it_g_q + 16'd1;
-          end
-        end
-      end
-    end
-  end
+  // The fold iterator's next state is written in the clocked block at the end of the module.
 
   // -------------------------------------------------------------------------------------------
   // Active fold: copied from the head at issue, used by the operand and result streams
   // -------------------------------------------------------------------------------------------
-  logic              act_q, act_d;          // a fold is in flight
+  logic              act_q;                 // a fold is in flight
   logic              a_last_q;              // the fold is its command's last
   logic [31:0]       a_ru_q, a_cu_q, a_g_q, a_row0_q, a_c0_q;
   logic [15:0]       a_tn_q, a_tp_q, a_tq_q, a_tc_q, a_tr_q, a_ts_q, a_tk_q;
@@ -287,11 +246,11 @@ module mw_compute #(
   end
 
   // Stream positions of the active fold.
-  logic [31:0]      a_idx_d, a_idx_q;      // a (and OS w) rows taken
-  logic [2:0][15:0] s_dig_d, s_dig_q;      // digits of a_idx ([0] slowest)
-  logic [31:0]      w_idx_d, w_idx_q;      // WS weight rows taken
-  logic [31:0]      c_idx_d, c_idx_q;      // accumulate-in rows taken
-  logic [31:0]      o_idx_d, o_idx_q;      // result rows taken
+  logic [31:0]      a_idx_q;               // a (and OS w) rows taken
+  logic [2:0][15:0] s_dig_q;               // digits of a_idx ([0] slowest)
+  logic [31:0]      w_idx_q;               // WS weight rows taken
+  logic [31:0]      c_idx_q;               // accumulate-in rows taken
+  logic [31:0]      o_idx_q;               // result rows taken
   logic [2:0][15:0] s_rad;
   assign s_rad = os_i ? {a_tc_q, a_ts_q, a_tr_q} : {a_tq_q, a_tp_q, a_tn_q};
 
@@ -398,73 +357,14 @@ module mw_compute #(
   // Stream counters, completion, counters
   // -------------------------------------------------------------------------------------------
   logic       a_fire, w_fire, c_fire;
-  logic [7:0][63:0] cnt_d, cnt_q;
-  logic       err_d, err_q;
+  logic [7:0][63:0] cnt_q;
+  logic       err_q;
   assign a_fire = a_ready;  // the sources are always valid
   assign w_fire = w_ready;
   assign c_fire = c_ready;
 
-  always_comb begin
-    a_idx_d = a_idx_q;
-    s_dig_d = s_dig_q;
-    w_idx_d = w_idx_q;
-    c_idx_d = c_idx_q;
-    o_idx_d = o_idx_q;
-    act_d   = act_q;
-    done_d  = done_q;
-    err_d   = err_q;
-    cnt_d   = cnt_q;
-    if (a_fire) begin
-      a_idx_d = a_idx_q + 32'd1;
-      s_dig_d = inc3(s_dig_q, s_rad[1], s_rad[2]);
-    end
-    if (w_fire && !os_i) begin
-      w_idx_d = w_idx_q + 32'd1;
-    end
-    if (c_fire) begin
-      c_idx_d = c_idx_q + 32'd1;
-    end
-    if (out_valid) begin
-      o_idx_d = o_idx_q + 32'd1;
-    end
-    if (out_valid && out_last) begin
-      act_d = 1'b0;
-    end
-    if (issue) begin
-      act_d   = 1'b1;
-      a_idx_d = '0;
-      s_dig_d = '0;
-      w_idx_d = '0;
-      c_idx_d = '0;
-      o_idx_d = '0;
-      if (h_op != OpCompute || h_tg == '0 || h_tn == '0 || h_tp == '0 || h_tq == '0 ||
-          h_tc == '0 || h_tr == '0 || h_ts == '0 || h_tk == '0) begin
-        err_d = 1'b1;
-      end
-    end
-    if (fin) begin
-      done_d = done_q + 28'd1;
-    end
-    cnt_d[0] = mac_cnt;
-    if (issue) begin
-      cnt_d[1] = cnt_q[1] + 64'd1;
-    end
-    if (a_fire) begin
-      cnt_d[2] = cnt_q[2] + 64'(a_ru_q);
-    end
-    if (w_fire) begin
-      cnt_d[3] = cnt_q[3] + 64'(a_cu_q);
-    end
-    if (c_fire) begin
-      cnt_d[4] = cnt_q[4] + 64'(a_cu_q);
-    end
-    if (out_valid) begin
-      cnt_d[5] = cnt_q[5] + 64'(a_cu_q);
-    end
-    cnt_d[6] = busy_cnt;
-    cnt_d[7] = stall_cnt;
-  end
-
+  // Next state written in the clocked block (issue depends on the DRAM inputs through the DMA
+  // completion bypass; a simulator then evaluates this once per clock edge).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       it_g_q    <= '0;
@@ -481,19 +381,97 @@ module mw_compute #(
       err_q     <= 1'b0;
       cnt_q     <= '0;
     end else begin
-      it_g_q    <= it_g_d;
-      it_row0_q <= it_row0_d;
-      it_c0_q   <= it_c0_d;
-      it_dig_q  <= it_dig_d;
-      act_q     <= act_d;
-      a_idx_q   <= a_idx_d;
-      s_dig_q   <= s_dig_d;
-      w_idx_q   <= w_idx_d;
-      c_idx_q   <= c_idx_d;
-      o_idx_q   <= o_idx_d;
-      done_q    <= done_d;
-      err_q     <= err_d;
-      cnt_q     <= cnt_d;
+      // Fold iterator.
+      if (issue) begin
+        if (last_fold) begin
+          it_g_q    <= '0;
+          it_row0_q <= '0;
+          it_c0_q   <= '0;
+          it_dig_q  <= '0;
+        end else if (!cols_outer_i) begin
+          if (!last_col) begin
+            it_c0_q <= it_c0_q + pc;
+          end else begin
+            it_c0_q <= '0;
+            if (!last_row) begin
+              it_row0_q <= it_row0_q + pr;
+              it_dig_q  <= lane_ru;
+            end else begin
+              it_row0_q <= '0;
+              it_dig_q  <= '0;
+              it_g_q    <= it_g_q + 16'd1;
+            end
+          end
+        end else begin
+          if (!last_row) begin
+            it_row0_q <= it_row0_q + pr;
+            it_dig_q  <= lane_ru;
+          end else begin
+            it_row0_q <= '0;
+            it_dig_q  <= '0;
+            if (!last_col) begin
+              it_c0_q <= it_c0_q + pc;
+            end else begin
+              it_c0_q <= '0;
+              it_g_q  <= it_g_q + 16'd1;
+            end
+          end
+        end
+      end
+
+      // Stream positions of the active fold.
+      if (issue) begin
+        act_q   <= 1'b1;
+        a_idx_q <= '0;
+        s_dig_q <= '0;
+        w_idx_q <= '0;
+        c_idx_q <= '0;
+        o_idx_q <= '0;
+        if (h_op != OpCompute || h_tg == '0 || h_tn == '0 || h_tp == '0 || h_tq == '0 ||
+            h_tc == '0 || h_tr == '0 || h_ts == '0 || h_tk == '0) begin
+          err_q <= 1'b1;
+        end
+      end else begin
+        if (a_fire) begin
+          a_idx_q <= a_idx_q + 32'd1;
+          s_dig_q <= inc3(s_dig_q, s_rad[1], s_rad[2]);
+        end
+        if (w_fire && !os_i) begin
+          w_idx_q <= w_idx_q + 32'd1;
+        end
+        if (c_fire) begin
+          c_idx_q <= c_idx_q + 32'd1;
+        end
+        if (out_valid) begin
+          o_idx_q <= o_idx_q + 32'd1;
+        end
+        if (out_valid && out_last) begin
+          act_q <= 1'b0;
+        end
+      end
+      if (fin) begin
+        done_q <= done_q + 28'd1;
+      end
+
+      // Counters.
+      cnt_q[0] <= mac_cnt;
+      if (issue) begin
+        cnt_q[1] <= cnt_q[1] + 64'd1;
+      end
+      if (a_fire) begin
+        cnt_q[2] <= cnt_q[2] + 64'(a_ru_q);
+      end
+      if (w_fire) begin
+        cnt_q[3] <= cnt_q[3] + 64'(a_cu_q);
+      end
+      if (c_fire) begin
+        cnt_q[4] <= cnt_q[4] + 64'(a_cu_q);
+      end
+      if (out_valid) begin
+        cnt_q[5] <= cnt_q[5] + 64'(a_cu_q);
+      end
+      cnt_q[6] <= busy_cnt;
+      cnt_q[7] <= stall_cnt;
     end
   end
 

@@ -35,28 +35,23 @@ module mw_deskew #(
     if (Depth == 0) begin : gen_pass
       assign data_o[k*Width +: Width] = data_i[k*Width +: Width];
     end else begin : gen_delay
-      logic [Width-1:0] sr_d [Depth];
       logic [Width-1:0] sr_q [Depth];
       logic [UsedW-1:0] tap;  // delay of this lane: used_i - 1 - k (wraps when unused)
-
-      always_comb begin
-        for (int unsigned s = 0; s < Depth; s++) begin
-          sr_d[s] = sr_q[s];
-          if (clr_i) begin
-            sr_d[s] = '0;
-          end else if (en_i) begin
-            sr_d[s] = (s == 0) ? data_i[k*Width +: Width] : sr_q[s-1];
-          end
-        end
-      end
 
       always_ff @(posedge clk_i or negedge rst_ni) begin
         if (!rst_ni) begin
           for (int unsigned s = 0; s < Depth; s++) begin
             sr_q[s] <= '0;
           end
-        end else begin
-          sr_q <= sr_d;
+        end else if (clr_i) begin
+          for (int unsigned s = 0; s < Depth; s++) begin
+            sr_q[s] <= '0;
+          end
+        end else if (en_i) begin
+          sr_q[0] <= data_i[k*Width +: Width];
+          for (int unsigned s = 1; s < Depth; s++) begin
+            sr_q[s] <= sr_q[s-1];
+          end
         end
       end
 

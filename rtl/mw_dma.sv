@@ -97,15 +97,17 @@ module mw_dma #(
   assign h_bytes    = cmd_i[95:64];
   assign h_base     = cmd_i[127:96];
 
-  state_e      state_d, state_q;
-  logic [3:0]  op_d, op_q;
-  logic [31:0] bytes_d, bytes_q;    // total bytes
-  logic [31:0] base_d, base_q;      // buffer base (bytes or words)
-  logic [31:0] off_d, off_q;        // bytes moved so far
-  logic [27:0] done_d, done_q;
-  logic [31:0] id_d, id_q;          // commands started
-  logic        err_d, err_q;
-  logic [13:0][63:0] cnt_d, cnt_q;
+  // Next-state logic is written in the clocked block below (it depends on the DRAM inputs; a
+  // simulator then evaluates it once per clock edge instead of with every input change).
+  state_e      state_q;
+  logic [3:0]  op_q;
+  logic [31:0] bytes_q;             // total bytes
+  logic [31:0] base_q;              // buffer base (bytes or words)
+  logic [31:0] off_q;               // bytes moved so far
+  logic [27:0] done_q;
+  logic [31:0] id_q;                // commands started
+  logic        err_q;
+  logic [13:0][63:0] cnt_q;
 
   logic start, rd_beat, wr_beat, done_now;
   logic [31:0] remain, nb;          // bytes left; bytes in the current beat
@@ -118,21 +120,12 @@ module mw_dma #(
   assign remain   = bytes_q - off_q;
   assign nb       = (remain < 32'(BeatBytes)) ? remain : 32'(BeatBytes);
 
-  // Buffer write lanes (loads) and accumulator read lanes (spills, stores).
-  logic signed [31:0] sh;  // a store lane's shifted word
+  // Buffer write lanes (loads): addresses and data follow the state and the beat, enables the
+  // beat's valid.
   always_comb begin
-    sh = '0;
     in_wr_en_o    = '0;
     wt_wr_en_o    = '0;
     acc_wr_en_o   = '0;
-    in_wr_addr_o  = '0;
-    wt_wr_addr_o  = '0;
-    acc_wr_addr_o = '0;
-    in_wr_data_o  = '0;
-    wt_wr_data_o  = '0;
-    acc_wr_data_o = '0;
-    acc_rd_addr_o = '0;
-    dram_wr_data_o = '0;
     for (int unsigned l = 0; l < BeatBytes; l++) begin
       in_wr_addr_o[l] = InAW'(base_q + off_q + l);
       wt_wr_addr_o[l] = WtAW'(base_q + off_q + l);
@@ -148,6 +141,14 @@ module mw_dma #(
       acc_wr_data_o[l] = dram_rd_data_i[l*32 +: 32];
       acc_wr_en_o[l]   = rd_beat && (op_q == OpLoadPsum) && (4 * l < nb);
     end
+  end
+
+  // Accumulator read lanes and write beat (spills, stores): state only.
+  logic signed [31:0] sh;  // a store lane's shifted word
+  always_comb begin
+    sh = '0;
+    acc_rd_addr_o  = '0;
+    dram_wr_data_o = '0;
     if (op_q == OpStore) begin
       // One word per byte lane, requantized: saturate(acc >>> shift) to int8.
       for (int unsigned l = 0; l < BeatBytes; l++) begin
@@ -173,108 +174,6 @@ module mw_dma #(
     end
   end
 
-  always_comb begin
-    state_d = state_q;
-    op_d    = op_q;
-    bytes_d = bytes_q;
-    base_d  = base_q;
-    off_d   = off_q;
-    done_d  = done_q;
-    id_d    = id_q;
-    err_d   = err_q;
-    cnt_d   = cnt_q;
-
-    unique case (state_q)
-      StIdle: begin
-        if (start) begin
-          op_d    = h_op;
-          bytes_d = h_bytes;
-          base_d  = h_base;
-          off_d   = '0;
-          id_d    = id_q + 32'd1;
-          if (h_op == OpSpill || h_op == OpStore) begin
-            state_d = (h_bytes == '0) ? StWrWait : StWrite;
-          end else begin
-            state_d = StRead;
-          end
-          if (!(h_op inside {OpLoadIn, OpLoadWt, OpLoadPsum, OpSpill, OpStore})) begin
-            err_d = 1'b1;
-          end
-        end
-      end
-      StRead: begin
-        if (rd_beat) begin
-          off_d = off_q + nb;
-          if (dram_rd_last_i) begin
-            state_d = StIdle;
-            if (off_q + nb != bytes_q) begin
-              err_d = 1'b1;  // the DRAM stream ended early or ran long
-            end
-          end
-        end
-      end
-      StWrite: begin
-        if (wr_beat) begin
-          off_d = off_q + nb;
-          if (off_q + nb >= bytes_q) begin
-            state_d = StWrWait;
-          end
-        end
-      end
-      StWrWait: begin
-        if (dram_wr_done_i) begin
-          state_d = StIdle;
-        end
-      end
-      default: state_d = StIdle;
-    endcase
-
-    if ((state_q != StRead) && dram_rd_valid_i) begin
-      err_d = 1'b1;  // a beat nobody asked for
-    end
-    if (done_now) begin
-      done_d = done_q + 28'd1;
-    end
-
-    // Counters: 0..4 DRAM bytes by kind (input, weight, psum read, psum write, output),
-    // 5..9 commands by kind (same order), 10 accumulator words read, 11 accumulator words
-    // written, 12 busy cycles, 13 data-phase cycles without a beat (DRAM stalls).
-    if (rd_beat || wr_beat) begin
-      unique case (op_q)
-        OpLoadIn:   cnt_d[0] = cnt_q[0] + 64'(nb);
-        OpLoadWt:   cnt_d[1] = cnt_q[1] + 64'(nb);
-        OpLoadPsum: cnt_d[2] = cnt_q[2] + 64'(nb);
-        OpSpill:    cnt_d[3] = cnt_q[3] + 64'(nb);
-        OpStore:    cnt_d[4] = cnt_q[4] + 64'(nb);
-        default: ;
-      endcase
-      if (op_q == OpLoadPsum) begin
-        cnt_d[11] = cnt_q[11] + 64'(nb[31:2]);
-      end else if (op_q == OpSpill) begin
-        cnt_d[10] = cnt_q[10] + 64'(nb[31:2]);
-      end else if (op_q == OpStore) begin
-        cnt_d[10] = cnt_q[10] + 64'(nb);
-      end
-    end
-    if (done_now) begin
-      unique case (op_q)
-        OpLoadIn:   cnt_d[5] = cnt_q[5] + 64'd1;
-        OpLoadWt:   cnt_d[6] = cnt_q[6] + 64'd1;
-        OpLoadPsum: cnt_d[7] = cnt_q[7] + 64'd1;
-        OpSpill:    cnt_d[8] = cnt_q[8] + 64'd1;
-        OpStore:    cnt_d[9] = cnt_q[9] + 64'd1;
-        default: ;
-      endcase
-    end
-    if (state_q != StIdle) begin
-      cnt_d[12] = cnt_q[12] + 64'd1;
-    end
-    if (((state_q == StRead) && !dram_rd_valid_i && (off_q != '0)) ||
-        ((state_q == StWrite) && !dram_wr_ready_i)) begin
-      cnt_d[13] = cnt_q[13] + 64'd1;
-    end
-  end
-
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       state_q <= StIdle;
@@ -287,15 +186,95 @@ module mw_dma #(
       err_q   <= 1'b0;
       cnt_q   <= '0;
     end else begin
-      state_q <= state_d;
-      op_q    <= op_d;
-      bytes_q <= bytes_d;
-      base_q  <= base_d;
-      off_q   <= off_d;
-      done_q  <= done_d;
-      id_q    <= id_d;
-      err_q   <= err_d;
-      cnt_q   <= cnt_d;
+      unique case (state_q)
+        StIdle: begin
+          if (start) begin
+            op_q    <= h_op;
+            bytes_q <= h_bytes;
+            base_q  <= h_base;
+            off_q   <= '0;
+            id_q    <= id_q + 32'd1;
+            if (h_op == OpSpill || h_op == OpStore) begin
+              state_q <= (h_bytes == '0) ? StWrWait : StWrite;
+            end else begin
+              state_q <= StRead;
+            end
+            if (!(h_op inside {OpLoadIn, OpLoadWt, OpLoadPsum, OpSpill, OpStore})) begin
+              err_q <= 1'b1;
+            end
+          end
+        end
+        StRead: begin
+          if (rd_beat) begin
+            off_q <= off_q + nb;
+            if (dram_rd_last_i) begin
+              state_q <= StIdle;
+              if (off_q + nb != bytes_q) begin
+                err_q <= 1'b1;  // the DRAM stream ended early or ran long
+              end
+            end
+          end
+        end
+        StWrite: begin
+          if (wr_beat) begin
+            off_q <= off_q + nb;
+            if (off_q + nb >= bytes_q) begin
+              state_q <= StWrWait;
+            end
+          end
+        end
+        StWrWait: begin
+          if (dram_wr_done_i) begin
+            state_q <= StIdle;
+          end
+        end
+        default: state_q <= StIdle;
+      endcase
+
+      if ((state_q != StRead) && dram_rd_valid_i) begin
+        err_q <= 1'b1;  // a beat nobody asked for
+      end
+      if (done_now) begin
+        done_q <= done_q + 28'd1;
+      end
+
+      // Counters: 0..4 DRAM bytes by kind (input, weight, psum read, psum write, output),
+      // 5..9 commands by kind (same order), 10 accumulator words read, 11 accumulator words
+      // written, 12 busy cycles, 13 data-phase cycles without a beat (DRAM stalls).
+      if (rd_beat || wr_beat) begin
+        unique case (op_q)
+          OpLoadIn:   cnt_q[0] <= cnt_q[0] + 64'(nb);
+          OpLoadWt:   cnt_q[1] <= cnt_q[1] + 64'(nb);
+          OpLoadPsum: cnt_q[2] <= cnt_q[2] + 64'(nb);
+          OpSpill:    cnt_q[3] <= cnt_q[3] + 64'(nb);
+          OpStore:    cnt_q[4] <= cnt_q[4] + 64'(nb);
+          default: ;
+        endcase
+        if (op_q == OpLoadPsum) begin
+          cnt_q[11] <= cnt_q[11] + 64'(nb[31:2]);
+        end else if (op_q == OpSpill) begin
+          cnt_q[10] <= cnt_q[10] + 64'(nb[31:2]);
+        end else if (op_q == OpStore) begin
+          cnt_q[10] <= cnt_q[10] + 64'(nb);
+        end
+      end
+      if (done_now) begin
+        unique case (op_q)
+          OpLoadIn:   cnt_q[5] <= cnt_q[5] + 64'd1;
+          OpLoadWt:   cnt_q[6] <= cnt_q[6] + 64'd1;
+          OpLoadPsum: cnt_q[7] <= cnt_q[7] + 64'd1;
+          OpSpill:    cnt_q[8] <= cnt_q[8] + 64'd1;
+          OpStore:    cnt_q[9] <= cnt_q[9] + 64'd1;
+          default: ;
+        endcase
+      end
+      if (state_q != StIdle) begin
+        cnt_q[12] <= cnt_q[12] + 64'd1;
+      end
+      if (((state_q == StRead) && !dram_rd_valid_i && (off_q != '0)) ||
+          ((state_q == StWrite) && !dram_wr_ready_i)) begin
+        cnt_q[13] <= cnt_q[13] + 64'd1;
+      end
     end
   end
 

@@ -39,45 +39,34 @@ module mw_pe #(
     $error("mw_pe: AccW must be in 2*OpW..64, got %0d", AccW);
   end
 
-  logic signed [OpW-1:0]   a_d, a_q;
-  logic signed [OpW-1:0]   b_d, b_q;
-  logic signed [AccW-1:0]  acc_d, acc_q;
-  logic signed [OpW-1:0]   mul_b;
-  logic signed [ProdW-1:0] prod;
+  logic signed [OpW-1:0]   a_q;
+  logic signed [OpW-1:0]   b_q;
+  logic signed [AccW-1:0]  acc_q;
 
-  always_comb begin
-    mul_b = os_i ? b_i : b_q;
-    prod  = ProdW'(a_i) * ProdW'(mul_b);
-    a_d   = a_q;
-    b_d   = b_q;
-    acc_d = acc_q;
-    if (clr_i) begin
-      a_d   = '0;
-      b_d   = '0;
-      acc_d = '0;
-    end else begin
-      if (w_ld_i) begin
-        b_d = w_i;
-      end
-      if (en_i) begin
-        a_d   = a_i;
-        acc_d = (os_i ? acc_q : ps_i) + AccW'(prod);
-        if (os_i) begin
-          b_d = b_i;
-        end
-      end
-    end
-  end
-
+  // Next-state logic lives in the clocked block (no separate combinational next-state), so a
+  // simulator evaluates the multiply-add once per clock edge and only when enabled.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       a_q   <= '0;
       b_q   <= '0;
       acc_q <= '0;
+    end else if (clr_i) begin
+      a_q   <= '0;
+      b_q   <= '0;
+      acc_q <= '0;
     end else begin
-      a_q   <= a_d;
-      b_q   <= b_d;
-      acc_q <= acc_d;
+      if (w_ld_i) begin
+        b_q <= w_i;
+      end
+      if (en_i) begin
+        a_q <= a_i;
+        if (os_i) begin
+          acc_q <= acc_q + AccW'(ProdW'(a_i) * ProdW'(b_i));
+          b_q   <= b_i;
+        end else begin
+          acc_q <= ps_i + AccW'(ProdW'(a_i) * ProdW'(b_q));
+        end
+      end
     end
   end
 

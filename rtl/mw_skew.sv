@@ -28,27 +28,22 @@ module mw_skew #(
   assign data_o[0 +: Width] = data_i[0 +: Width];
 
   for (genvar k = 1; k < Lanes; k++) begin : gen_lane
-    logic [Width-1:0] sr_d [k];
     logic [Width-1:0] sr_q [k];
-
-    always_comb begin
-      for (int unsigned s = 0; s < k; s++) begin
-        sr_d[s] = sr_q[s];
-        if (clr_i) begin
-          sr_d[s] = '0;
-        end else if (en_i) begin
-          sr_d[s] = (s == 0) ? data_i[k*Width +: Width] : sr_q[s-1];
-        end
-      end
-    end
 
     always_ff @(posedge clk_i or negedge rst_ni) begin
       if (!rst_ni) begin
         for (int unsigned s = 0; s < k; s++) begin
           sr_q[s] <= '0;
         end
-      end else begin
-        sr_q <= sr_d;
+      end else if (clr_i) begin
+        for (int unsigned s = 0; s < k; s++) begin
+          sr_q[s] <= '0;
+        end
+      end else if (en_i) begin
+        sr_q[0] <= data_i[k*Width +: Width];
+        for (int unsigned s = 1; s < k; s++) begin
+          sr_q[s] <= sr_q[s-1];
+        end
       end
     end
 

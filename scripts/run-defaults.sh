@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# Builds mapwright and runs the main job on the built-in defaults: a multi-agent RL search of
-# every unique ResNet-18 layer on the default 16x16 architecture (surrogate-scored), writing
-# the best mapping of each layer, the curves and results.json under runs/.
+# Builds mapwright and runs the main job on the built-in defaults: ResNet-18 on the default
+# 16x16 architecture, every unique layer searched on the surrogate with multi-agent RL (1000
+# samples per layer, seed 1), the top 3 distinct candidates of each layer verified on the
+# Verilated RTL, the best chosen by RTL. Writes runs/resnet18-default/ (report.html,
+# results.json, CSVs, mappings/, results.sqlite). Running it again continues or re-renders
+# the same run (--resume); extra arguments are passed to `mapwright run`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh default
-exec ./build/apps/mapwright search --network resnet18 --searcher marl --budget 1000 --seed 1 \
-  --out runs/resnet18-default "$@"
+exec ./build/apps/mapwright run --out runs/resnet18-default --resume "$@"

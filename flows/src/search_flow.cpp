@@ -105,10 +105,12 @@ search::SearchOptions load_options_or_default(const std::string& file) {
 LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string& kind,
                          const search::SearchOptions& options, uint64_t seed, int64_t budget,
                          const Objective& objective,
-                         const std::function<bool(const search::SearchProgress&)>& keep_going) {
+                         const std::function<bool(const search::SearchProgress&)>& keep_going,
+                         const std::function<void(const SampleSeen&)>& observe) {
   const MapSpace space(layer, arch);
   model::Surrogate surrogate;
   auto searcher = search::make_searcher(kind, problem_of(space), options, seed);
+  int64_t sample = 0;
   auto evaluate = [&](const std::vector<search::Point>& pts) {
     std::vector<search::Outcome> outs;
     outs.reserve(pts.size());
@@ -119,6 +121,8 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
       oc.valid = met.valid;
       oc.cost = met.valid ? objective.cost(met) : 0;
       oc.reason = met.valid ? "" : std::string(invalid_kind_name(met.invalid)) + ": " + met.reason;
+      if (observe) observe(SampleSeen{sample, &p, &m, &met, &oc});
+      ++sample;
       outs.push_back(std::move(oc));
     }
     return outs;

@@ -12,10 +12,12 @@
 #pragma GCC diagnostic pop
 
 #include <chrono>
+#include <ctime>
 #include <memory>
 #include <sstream>
 
 #include "accel_tb.hpp"
+#include "plain_harness.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/model/schedule.hpp"
 #include "mw_models.h"
@@ -27,6 +29,13 @@ using detail::TbJob;
 namespace {
 
 constexpr double kPeriodNs = 10.0;
+
+/// CPU time of the calling thread (wall time on a shared machine includes other jobs).
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
+}
 
 /// The process's simulation: one testbench around one model type.
 class SimHost {
@@ -57,12 +66,9 @@ class SimHostT final : public SimHost {
   bool run(TbJob& job, long long limit, const std::string& trace_file,
            std::string& trace_error) override {
     // Drop whatever a previous (possibly aborted) job left, and reset the design.
-    tb_->abort.write(true);
-    tb_->go.write(false);
+    tb_->stop();
     tb_->rst_n.write(false);
     cycles(3);
-    tb_->begin(job);
-    tb_->abort.write(false);
     tb_->rst_n.write(true);
     cycles(1);
     if (!trace_file.empty()) {
@@ -75,13 +81,12 @@ class SimHostT final : public SimHost {
         traced_ = true;
       }
     }
-    tb_->go.write(true);
+    tb_->start(job);
     sc_core::sc_start(sc_core::sc_time(kPeriodNs * static_cast<double>(limit), sc_core::SC_NS));
     if (tfp_) {
       tfp_->close();
       tfp_.reset();
     }
-    tb_->go.write(false);
     return job.done;
   }
 
@@ -99,6 +104,28 @@ class SimHostT final : public SimHost {
   std::unique_ptr<VerilatedFstSc> tfp_;     ///< Open waveform, if any.
   bool traced_ = false;                     ///< A trace was attached (only once per process).
 };
+
+/// A plain C++ (non-SystemC) harness of one model type.
+template <class V>
+class PlainHostT final : public SimHost {
+ public:
+  explicit PlainHostT(int beat_bytes) : h_(beat_bytes) {}
+  bool run(TbJob& job, long long limit, const std::string& trace_file,
+           std::string& trace_error) override {
+    if (!trace_file.empty()) trace_error = "trace: the plain C++ harness does not trace";
+    return h_.run(job, limit);
+  }
+  uint64_t read_csr(unsigned addr) override { return h_.read_csr(addr); }
+
+ private:
+  detail::PlainHarness<V> h_;
+};
+
+// The process's plain host (any number of architectures in turn; no SystemC involved).
+std::unique_ptr<SimHost>& plain_host() {
+  static auto* h = new std::unique_ptr<SimHost>();
+  return *h;
+}
 
 // The process's host. Never destroyed: SystemC modules must outlive the simulation kernel and
 // Verilator's context, which are torn down at exit in an order we do not control.
@@ -171,6 +198,37 @@ SimHost* host_for(const core::Arch& arch, std::string& failure) {
   return h.get();
 }
 
+/// Returns a plain C++ harness for `arch`, replacing one built for another architecture.
+SimHost* plain_host_for(const core::Arch& arch, std::string& failure) {
+  const RtlParams want = params_of(arch);
+  auto& h = plain_host();
+  if (h && same(h->params, want)) return h.get();
+  h.reset();
+#define MW_TRY_PLAIN(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT)                        \
+  if (!h) {                                                                               \
+    RtlParams p;                                                                          \
+    p.rows = ROWS;                                                                        \
+    p.cols = COLS;                                                                        \
+    p.input_buf_bytes = INB;                                                              \
+    p.weight_buf_bytes = WTB;                                                             \
+    p.accum_buf_words = ACCW;                                                             \
+    p.beat_bytes = BEAT;                                                                  \
+    if (same(p, want)) {                                                                  \
+      h = std::make_unique<PlainHostT<TYPE>>(BEAT);                                       \
+      h->arch = arch.name;                                                                \
+      h->params = p;                                                                      \
+    }                                                                                     \
+  }
+  MW_FOR_EACH_PLAIN_MODEL(MW_TRY_PLAIN)
+#undef MW_TRY_PLAIN
+  if (!h) {
+    failure = "arch: no plain C++ Verilated model for '" + arch.name + "' (" + describe(want) +
+              "); see MAPWRIGHT_RTL_PLAIN_ARCHS in systemc/CMakeLists.txt";
+    return nullptr;
+  }
+  return h.get();
+}
+
 }  // namespace
 
 std::vector<std::string> RtlEvaluator::compiled_archs() {
@@ -217,7 +275,7 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
     m.reason = res.failure;
     return res;
   }
-  SimHost* h = host_for(arch, res.failure);
+  SimHost* h = opt.plain_harness ? plain_host_for(arch, res.failure) : host_for(arch, res.failure);
   if (!h) {
     m.reason = res.failure;
     return res;
@@ -252,9 +310,12 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   }
   std::string trace_error;
   const auto t0 = std::chrono::steady_clock::now();
+  const double c0 = thread_cpu_seconds();
   const bool done = h->run(job, limit, opt.trace_file, trace_error);
   res.sim_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.sim_cpu_seconds = thread_cpu_seconds() - c0;
+  res.sim_cycles = job.edges;
   if (!done) {
     std::ostringstream os;
     os << "watchdog: no completion after " << limit << " cycles; DMA commands done "

@@ -30,17 +30,28 @@ Objective parse_objective(const std::string& text, const std::string& where = "-
 /// One search of one layer on the surrogate: the map space as an abstract problem, every
 /// sample scored by the objective (invalid mappings are typed failures). `describe` receives
 /// the searcher's record (hyper-parameters, seed, clusters). `keep_going` is polled after
-/// every batch (false stops after the batch in flight).
+/// every batch (false stops after the batch in flight). `observe`, when set, sees every
+/// evaluated point in sample order with its decoded mapping, surrogate metrics and outcome (the
+/// run flow keeps its top-K candidates and its evaluation records from it).
 struct LayerSearch {
   search::SearchResult result;  ///< Curve, best point, counts.
   core::Mapping best;           ///< Decoded best mapping (when found).
   core::Metrics metrics;        ///< Its surrogate metrics (when found).
   nlohmann::json searcher;      ///< searcher->describe() plus the seed.
 };
+/// What `observe` receives for one sample.
+struct SampleSeen {
+  int64_t sample = 0;                ///< 0-based sample index.
+  const search::Point* point = nullptr;     ///< The searcher's point.
+  const core::Mapping* mapping = nullptr;   ///< Its decoded mapping.
+  const core::Metrics* metrics = nullptr;   ///< Surrogate metrics (valid or a typed failure).
+  const search::Outcome* outcome = nullptr; ///< What the searcher was told.
+};
 LayerSearch search_layer(const core::Layer& layer, const core::Arch& arch,
                          const std::string& kind, const search::SearchOptions& options,
                          uint64_t seed, int64_t budget, const Objective& objective,
-                         const std::function<bool(const search::SearchProgress&)>& keep_going = {});
+                         const std::function<bool(const search::SearchProgress&)>& keep_going = {},
+                         const std::function<void(const SampleSeen&)>& observe = {});
 /// Loads search options; a bad file becomes a core::SpecError naming it.
 search::SearchOptions load_options_or_default(const std::string& file);
 

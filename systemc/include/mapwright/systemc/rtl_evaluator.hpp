@@ -28,6 +28,10 @@ struct RtlRunOptions {
   double stall_prob = 0.0;         ///< Chance the DRAM withholds a data beat in a cycle.
   int shift = -1;                  ///< Requantizing shift (-1 = default_shift(layer)).
   bool drop_dram_responses = false;  ///< Test hook: the DRAM never answers (a stuck design).
+  /// Run on the plain C++ Verilator harness (same RTL, driver and DRAM model, no SystemC)
+  /// instead of the SystemC testbench; needs a plain model of the architecture
+  /// (MAPWRIGHT_RTL_PLAIN_ARCHS). Used to measure the cost of the SystemC boundary.
+  bool plain_harness = false;
 };
 
 /// Result of one RTL run.
@@ -45,6 +49,8 @@ struct RtlRunResult {
   long long dma_busy_cycles = 0;     ///< Cycles the DMA engine had a command in flight.
   long long dram_stall_cycles = 0;   ///< DMA data-phase cycles without a beat.
   double sim_seconds = 0;       ///< Wall time of the simulation.
+  double sim_cpu_seconds = 0;   ///< CPU time of the simulation (its thread).
+  long long sim_cycles = 0;     ///< Clock cycles the harness simulated for the job (start to end).
   bool ok() const { return failure.empty() && functional_ok; }
 };
 

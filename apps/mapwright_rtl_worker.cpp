@@ -1,0 +1,16 @@
+// mapwright-rtl-worker: the RTL worker process of `mapwright run` and `mapwright regress`
+// (the same loop as the hidden `mapwright rtl-worker` subcommand), as a small executable that
+// starts in milliseconds because it does not load LibTorch. One JSON request per line on stdin,
+// one JSON result per line on stdout; one SystemC simulation per process.
+#include <unistd.h>
+
+#include <iostream>
+
+#include "mapwright/flows/rtl_workers.hpp"
+
+int main() {
+  // The protocol owns the original stdout; anything else printed goes to stderr.
+  const int proto = dup(STDOUT_FILENO);
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  return mapwright::flows::cmd_rtl_worker(std::cin, proto);
+}

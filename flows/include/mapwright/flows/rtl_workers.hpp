@@ -1,0 +1,96 @@
+#pragma once
+/// \file rtl_workers.hpp
+/// RTL runs in worker processes. SystemC allows one simulation per process and one Verilated
+/// architecture per simulation, so every RTL run of a flow goes to a child process
+/// (`mapwright rtl-worker`, hidden from --help) that keeps its simulation across jobs of the
+/// same architecture. The pool spawns at most `max_workers` children (posix_spawn, one pipe
+/// each way, one JSON object per line), dispatches queued jobs to idle workers of the job's
+/// architecture (replacing an idle worker of another architecture when the pool is full), and
+/// turns a crashed worker into a typed failure of the job it was running. Workers run in their
+/// own process group, so a Ctrl-C on the terminal reaches only the parent, which can let the
+/// runs in flight finish.
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <istream>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mapwright/core/layer.hpp"
+#include "mapwright/core/mapping.hpp"
+#include "mapwright/core/metrics.hpp"
+
+namespace mapwright::flows {
+
+/// One RTL run (or, with `probe`, only a check that the architecture has a compiled model).
+struct RtlJob {
+  std::string arch;            ///< Named architecture or YAML file (as load_arch takes it).
+  core::Layer layer;           ///< The layer.
+  core::Mapping mapping;       ///< The mapping (must pass check_mapping).
+  uint64_t seed = 1;           ///< Seed of the random operands.
+  long long watchdog_cycles = 0;  ///< 0 = the evaluator's automatic bound.
+  bool probe = false;          ///< Only elaborate the model and read its parameters.
+};
+
+/// What came back from a worker.
+struct RtlJobResult {
+  /// "" when the run completed; else a typed failure from the RTL evaluator ("watchdog: ...",
+  /// "rtl error: ...", "arch: ...") or from the pool ("worker: ...").
+  std::string failure;
+  bool functional_ok = false;  ///< Outputs equal the C++ reference bit for bit.
+  long long mismatches = 0;    ///< Output bytes that differ.
+  core::Metrics metrics;       ///< Cycles, counts, energy, EDP, utilization from the RTL.
+  double sim_seconds = 0;      ///< Wall time of the simulation in the worker.
+  bool ok() const { return failure.empty() && functional_ok; }
+};
+
+/// Layer <-> JSON (every field; from_json validates through core::make_layer).
+nlohmann::json layer_to_json(const core::Layer& l);
+core::Layer layer_from_json(const nlohmann::json& j, const std::string& where);
+
+/// The path of the running executable (for spawning workers): env MAPWRIGHT_EXE if set, else
+/// /proc/self/exe.
+std::string self_executable();
+/// The binary to spawn as a worker: `mapwright-rtl-worker` beside this executable when present
+/// (it starts fast: no LibTorch), else this executable (with the rtl-worker subcommand).
+std::string worker_executable();
+
+class RtlWorkerPool {
+ public:
+  /// `exe` is mapwright-rtl-worker, or a mapwright binary (run with the rtl-worker
+  /// subcommand); `max_workers` >= 1.
+  RtlWorkerPool(std::string exe, int max_workers);
+  ~RtlWorkerPool();  ///< Closes the workers' input and waits for them.
+  RtlWorkerPool(const RtlWorkerPool&) = delete;
+  RtlWorkerPool& operator=(const RtlWorkerPool&) = delete;
+
+  /// Queues a job; returns its id (0, 1, 2, ... in submission order).
+  size_t submit(RtlJob job);
+  /// Starts queued jobs on idle workers, then waits up to `timeout_ms` (0 = do not wait,
+  /// -1 = until at least one result arrives or nothing is in flight) and returns the results
+  /// that arrived, as (id, result).
+  std::vector<std::pair<size_t, RtlJobResult>> poll(int timeout_ms);
+  /// Jobs queued but not started.
+  size_t queued() const;
+  /// Jobs running in a worker.
+  size_t running() const;
+  /// Drops the jobs not started yet (after Ctrl-C); returns how many.
+  size_t drop_queued();
+  /// Kills every worker (a second Ctrl-C); their jobs come back as "worker: killed".
+  void kill_all();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;  ///< Workers, queue, buffers.
+};
+
+/// The worker's main loop: reads one JSON request per line from `in`, runs it on the process's
+/// RtlEvaluator, writes one JSON result per line to file descriptor `out_fd`. Returns at EOF.
+int cmd_rtl_worker(std::istream& in, int out_fd);
+
+}  // namespace mapwright::flows

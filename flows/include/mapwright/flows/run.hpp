@@ -1,0 +1,63 @@
+#pragma once
+/// \file run.hpp
+/// `mapwright run` (the main job), `mapwright report` and `mapwright compare`.
+///
+/// run: search every unique layer of a network (or one layer) on the surrogate, verify the
+/// top-K distinct candidates of each layer on the RTL in worker processes, pick the best by
+/// RTL, and write a run folder: results.json, CSVs, the best mapping of each layer as YAML, a
+/// SQLite results store and a self-contained report.html. Finished layers and verifications
+/// are written as they complete, so Ctrl-C keeps them and `--resume` continues the run.
+
+#include <cstdint>
+#include <ostream>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace mapwright::flows {
+
+struct RunOptions {
+  std::string network = "resnet18";  ///< Zoo network or YAML (ignored when `layer` is set).
+  std::string layer;                 ///< One layer instead of a network.
+  std::string arch = "default";      ///< Named architecture or YAML file.
+  std::string searcher = "marl";     ///< random | ga | sa | ppo | marl.
+  int64_t budget = 1000;             ///< Surrogate samples per layer.
+  uint64_t seed = 1;                 ///< Run seed (layer and RTL seeds derive from it).
+  std::string objective = "edp";     ///< See parse_objective.
+  std::string options_file;          ///< Search options YAML ("" = configs/search/default.yaml).
+  int top_k = 3;                     ///< Distinct candidates per layer verified on RTL.
+  int jobs = 0;                      ///< RTL worker processes (0 = number of cores).
+  std::string out_dir;               ///< Run folder ("" = runs/run-<target>-<arch>-<searcher>-s<seed>).
+  std::string db;                    ///< SQLite file ("" = <out_dir>/results.sqlite).
+  bool resume = false;               ///< Continue the run in out_dir (start it if absent).
+  bool no_rtl = false;               ///< Surrogate only.
+  bool progress = true;              ///< Progress on stderr when it is a terminal.
+  bool json = false;                 ///< Print results.json instead of the summary table.
+  /// Options the user gave explicitly (names without dashes); with --resume, any of these
+  /// that differs from the stored run is refused.
+  std::set<std::string> given;
+  int stop_after_layers = -1;        ///< Testing: behave as if Ctrl-C came after N searches.
+  std::string worker_exe;            ///< mapwright binary for RTL workers ("" = this one).
+  long long rtl_watchdog_cycles = 0; ///< RTL watchdog bound per run (0 = automatic).
+};
+/// Exit codes: 0 all good; 2 bad input; 3 a layer has no valid mapping; 4 an RTL verification
+/// failed (reported, never dropped); 130 interrupted (what finished is kept).
+int cmd_run(const RunOptions& o, std::ostream& out);
+
+struct ReportOptions {
+  std::string run_dir;  ///< Run folder with results.json.
+  std::string out;      ///< HTML file ("" = <run_dir>/report.html).
+};
+/// Re-renders report.html of a run folder from results.json and the curve CSVs.
+int cmd_report(const ReportOptions& o, std::ostream& out);
+
+struct CompareOptions {
+  std::vector<std::string> runs;       ///< Two or more run folders.
+  std::string out = "compare.html";    ///< HTML file.
+  bool json = false;                   ///< Print the comparison as JSON.
+};
+/// Compares runs layer by layer and in total (latency, energy, EDP, utilization), marking the
+/// winner of each; writes a self-contained HTML page.
+int cmd_compare(const CompareOptions& o, std::ostream& out);
+
+}  // namespace mapwright::flows

@@ -1,0 +1,40 @@
+#pragma once
+// Helpers shared by the run, report, regress and worker flows (private to flows/): metrics
+// records, file names, atomic writes, HTML/XML escaping and running gnuplot.
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "mapwright/core/metrics.hpp"
+
+namespace mapwright::flows {
+
+/// Rebuilds Metrics from Metrics::to_json (cycles, energy, EDP, utilization, counts, breakdown).
+core::Metrics metrics_from_json(const nlohmann::json& j);
+/// Counts from a {name: value} object (names as AccessCounts::fields()); missing names are 0.
+core::AccessCounts counts_from_json(const nlohmann::json& j);
+/// Counts as a {name: value} object.
+nlohmann::json counts_to_json(const core::AccessCounts& c);
+
+/// A file-name-safe version of `s` (letters, digits, '.', '-', '_').
+std::string safe_name(std::string s);
+/// Writes `text` to `path` through a temporary file and a rename (never half a file).
+void write_atomic(const std::filesystem::path& path, const std::string& text);
+/// Reads a whole file; throws core::SpecError naming it when missing.
+std::string read_text(const std::filesystem::path& path);
+
+/// Escapes & < > " ' for HTML text and attributes (also valid for XML).
+std::string html_escape(const std::string& s);
+/// Quotes a string for a gnuplot single-quoted literal.
+std::string gp_quote(const std::string& s);
+/// Runs gnuplot on `script`; returns the SVG it wrote to `svg` with the XML prologue removed,
+/// ready to inline, or "" when gnuplot is missing or failed.
+std::string gnuplot_svg(const std::filesystem::path& script, const std::filesystem::path& svg);
+
+/// 1234567 -> "1.235M"; engineering notation with an SI prefix.
+std::string si(double x, int digits = 4);
+/// Local time now, ISO 8601.
+std::string now_iso();
+
+}  // namespace mapwright::flows

@@ -1,0 +1,598 @@
+// Reports: the run report (summary, per-layer table, best-so-far curves, surrogate-vs-RTL
+// parity with its error statistics, every functional check, the chosen mappings), the
+// comparison of runs with the winner of each metric marked, and the `report` and `compare`
+// commands that render them from run folders. Plots are gnuplot SVGs inlined into the HTML.
+#include "report_html.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <limits>
+#include <sstream>
+
+#include "flows_util.hpp"
+#include "mapwright/core/error.hpp"
+#include "mapwright/flows/run.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace mapwright::flows {
+
+namespace {
+
+const char* kCss = R"css(
+body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
+main{max-width:1180px;margin:0 auto;padding:24px 28px 48px}
+h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 10px;border-bottom:1px solid #d8dce3;padding-bottom:4px}
+.meta{color:#5a6473;font-size:13px}
+.banner{padding:10px 14px;border-radius:6px;margin:16px 0;font-weight:600}
+.ok{background:#e3f4e8;color:#17612e;border:1px solid #a8d8b5}.bad{background:#fde8e8;color:#a01616;border:1px solid #f0a5a5}
+.warn{background:#fff4dc;color:#7a5200;border:1px solid #ecd08e}.info{background:#e8eef9;color:#234a8a;border:1px solid #b4c6ea}
+.cards{display:grid;grid-template-columns:repeat(4,1fr);gap:12px;margin:12px 0}
+.card{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:12px 14px}
+.card .k{font-size:12px;color:#5a6473;text-transform:uppercase;letter-spacing:.04em}.card .v{font-size:24px;font-weight:650;margin-top:4px}
+.card .s{font-size:12px;color:#5a6473;margin-top:2px}
+table{border-collapse:collapse;width:100%;background:#fff;font-size:13px;border:1px solid #dde1e7}
+th,td{padding:5px 6px;border-bottom:1px solid #eceef2;text-align:right;white-space:nowrap}
+th{background:#eef1f5;font-weight:600;position:sticky;top:0}
+td.l,th.l{text-align:left}td.shape{white-space:normal;font-size:11px;color:#3a4250;min-width:180px;text-align:left}td.wrap{white-space:normal;text-align:left;max-width:420px}
+tr.fail td{background:#fdeaea;color:#a01616}td.fail,span.fail{color:#c01818;font-weight:650}td.pass,span.pass{color:#17612e;font-weight:600}
+td.win{background:#e3f4e8;font-weight:650}
+.plot{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px;margin:8px 0}
+.plot svg{width:100%;height:auto}
+.stats{display:flex;gap:24px;font-size:14px;margin:6px 0 10px}.stats b{font-size:16px}
+pre{background:#fff;border:1px solid #dde1e7;padding:8px;font-size:12px;overflow:auto}
+details{margin:4px 0}summary{cursor:pointer;font-size:13px}
+.note{font-size:12px;color:#5a6473}
+)css";
+
+std::string fmt(double x, int prec = 3) {
+  std::ostringstream s;
+  s << std::setprecision(prec) << x;
+  return s.str();
+}
+std::string fixed(double x, int prec) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(prec) << x;
+  return s.str();
+}
+std::string commas(long long v) {
+  std::string s = std::to_string(v < 0 ? -v : v), o;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) o += ',';
+    o += s[i];
+  }
+  return (v < 0 ? "-" : "") + o;
+}
+std::string e(const json& j) {
+  return html_escape(j.is_string() ? j.get<std::string>() : j.dump());
+}
+double num(const json& j, double fallback = std::numeric_limits<double>::quiet_NaN()) {
+  return j.is_number() ? j.get<double>() : fallback;
+}
+
+/// Time from cycles at the arch clock, human readable.
+std::string time_of(double cycles, double mhz) { return si(cycles / (mhz * 1e6), 4) + "s"; }
+
+std::string page_head(const std::string& title) {
+  return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+         "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
+         html_escape(title) + "</title>\n<style>" + kCss + "</style></head><body><main>\n";
+}
+
+/// Keeps about `n` log-spaced rows of a best-so-far curve (plus its last row).
+std::vector<std::pair<long long, double>> read_curve(const fs::path& csv, size_t n = 150) {
+  std::vector<std::pair<long long, double>> all;
+  std::ifstream f(csv);
+  std::string line;
+  std::getline(f, line);
+  while (std::getline(f, line)) {
+    const size_t c = line.find(',');
+    if (c == std::string::npos || c + 1 >= line.size()) continue;
+    all.emplace_back(std::stoll(line.substr(0, c)), std::stod(line.substr(c + 1)));
+  }
+  if (all.size() <= n) return all;
+  std::vector<std::pair<long long, double>> out;
+  const double lmax = std::log(static_cast<double>(all.back().first));
+  double next = 0;
+  for (size_t i = 0; i < all.size(); ++i) {
+    const double l = std::log(static_cast<double>(all[i].first));
+    if (l >= next || i + 1 == all.size() || (i > 0 && all[i].second != all[i - 1].second)) {
+      out.push_back(all[i]);
+      next = l + lmax / static_cast<double>(n);
+    }
+  }
+  return out;
+}
+
+const char* kTerm = "set terminal svg size 1000,430 dynamic font 'DejaVu Sans,11' background '#ffffff'\n";
+
+}  // namespace
+
+bool render_run_report(const json& res, const fs::path& dir, const fs::path& out_html) {
+  const fs::path plots = dir / "plots";
+  fs::create_directories(plots);
+  const bool rtl = res["rtl"].get<bool>();
+  const double mhz = res["arch_info"]["clock_mhz"].get<double>();
+  const auto& t = res["totals"];
+  const auto& vs = res["verification_summary"];
+  const auto& layers = res["layers"];
+  bool plotted = true;
+  std::ostringstream h;
+  const std::string title = "mapwright run: " + res["target"].get<std::string>() + " on " + res["arch"].get<std::string>();
+  h << page_head(title);
+  h << "<h1>" << html_escape(title) << "</h1>\n<div class=\"meta\">"
+    << res["arch_info"]["rows"] << "x" << res["arch_info"]["cols"] << " array, "
+    << res["arch_info"]["input_kib"] << "/" << res["arch_info"]["weight_kib"] << "/"
+    << res["arch_info"]["accum_kib"] << " KiB input/weight/accumulator, " << fmt(mhz, 4) << " MHz"
+    << " &middot; searcher <b>" << e(res["searcher"]) << "</b>, " << res["budget_per_layer"]
+    << " surrogate samples per layer, objective " << e(res["objective"]) << ", seed " << res["seed"]
+    << (rtl ? ", top-" + res["top_k"].dump() + " per layer verified on RTL" : "")
+    << " &middot; run " << e(res["run_id"]) << ", updated " << e(res.value("updated", "")) << "</div>\n";
+
+  // Status banners.
+  const size_t failed = vs["failed"].get<size_t>(), done_v = vs["done"].get<size_t>();
+  if (!rtl) {
+    h << "<div class=\"banner info\">Surrogate only (--no-rtl): no mapping of this run was run on "
+         "the RTL; every number below is the analytical surrogate's.";
+    if (res["arch"] == "large32") h << " (large32 has no compiled RTL model.)";
+    h << "</div>\n";
+  } else if (failed > 0) {
+    h << "<div class=\"banner bad\">" << failed << " of " << done_v
+      << " RTL verifications FAILED (functional mismatch, count mismatch or RTL failure): see "
+         "<a href=\"#checks\">functional checks</a>.</div>\n";
+  } else if (done_v > 0) {
+    h << "<div class=\"banner ok\">All " << done_v
+      << " RTL verifications passed: outputs bit-exact against the C++ reference and every "
+         "hardware counter equal to the surrogate's count.</div>\n";
+  }
+  if (res["status"] != "complete") {
+    h << "<div class=\"banner warn\">Run " << e(res["status"]) << ": " << t["layers_done"] << " of "
+      << t["layers_total"] << " layers finished";
+    if (rtl) h << ", " << vs["pending"] << " RTL verifications not run";
+    h << ". Continue with <code>mapwright run --resume --out " << e(res["run_dir"]) << "</code>.</div>\n";
+  }
+
+  // Summary cards.
+  const std::string src = t["source"].get<std::string>();
+  const std::string src_note = src == "rtl" ? "RTL-verified" : src == "mixed" ? "RTL where verified, else surrogate" : "surrogate";
+  h << "<div class=\"cards\">"
+    << "<div class=\"card\"><div class=\"k\">Network latency</div><div class=\"v\">"
+    << time_of(num(t["cycles"], 0), mhz) << "</div><div class=\"s\">" << commas(static_cast<long long>(num(t["cycles"], 0)))
+    << " cycles &middot; " << src_note << "</div></div>"
+    << "<div class=\"card\"><div class=\"k\">Energy</div><div class=\"v\">" << si(num(t["energy_pj"], 0) * 1e-12)
+    << "J</div><div class=\"s\">" << si(num(t["macs"], 0)) << " MACs</div></div>"
+    << "<div class=\"card\"><div class=\"k\">EDP</div><div class=\"v\">" << fmt(num(t["edp"], 0), 4)
+    << "</div><div class=\"s\">pJ &times; cycles</div></div>"
+    << "<div class=\"card\"><div class=\"k\">Utilization</div><div class=\"v\">"
+    << fixed(100 * num(t["utilization"], 0), 1) << " %</div><div class=\"s\">MACs / (cycles &times; PEs)</div></div>"
+    << "</div>\n<div class=\"note\">Totals count each unique layer as many times as it occurs in the network ("
+    << t["layers_done"] << " of " << t["layers_total"] << " unique layers done).</div>\n";
+
+  // Per-layer table.
+  h << "<h2>Layers</h2>\n<table><tr><th class=\"l\">#</th><th class=\"l\">layer</th><th class=\"l\">shape</th>"
+       "<th>count</th><th>cycles</th><th>energy</th><th>EDP</th><th>util %</th>"
+       "<th>surrogate cycles</th><th>err %</th><th>chosen by</th>";
+  if (rtl) h << "<th>RTL checks</th>";
+  h << "<th>valid %</th><th>search s</th></tr>\n";
+  for (const auto& L : layers) {
+    int ver = 0, pass = 0;
+    for (const auto& c : L["candidates"])
+      if (!c["verification"].is_null()) { ++ver; pass += c["verification"]["passed"].get<bool>(); }
+    const bool bad = ver > pass;
+    h << "<tr" << (bad ? " class=\"fail\"" : "") << "><td class=\"l\">" << L["index"] << "</td><td class=\"l\">"
+      << e(L["name"]) << "</td><td class=\"shape\">" << e(L["shape"]) << "</td><td>" << L["count"] << "</td>";
+    const auto& b = L["best"];
+    if (!b.is_null()) {
+      const auto& chosen = L["candidates"][b["rank"].get<size_t>()];
+      const double sc = num(chosen["surrogate"]["cycles"], 0), rc = num(b["cycles"], 0);
+      h << "<td>" << commas(static_cast<long long>(rc)) << "</td><td>"
+        << si(num(b["energy_pj"], 0) * 1e-12) << "J</td><td>" << fmt(num(b["edp"], 0), 3) << "</td><td>"
+        << fixed(100 * num(b["utilization"], 0), 1) << "</td><td>" << commas(static_cast<long long>(sc))
+        << "</td><td>" << (b["chosen_by"] == "rtl" && rc > 0 ? fixed(100 * (sc - rc) / rc, 2) : "&ndash;")
+        << "</td><td>" << e(b["chosen_by"]) << (b["chosen_by"] == "rtl" ? " #" + b["rank"].dump() : "") << "</td>";
+    } else {
+      h << "<td colspan=\"7\" class=\"l\">"
+        << (L["status"] == "pending" ? "not searched yet" : L["status"] == "searched" ? "RTL verification pending" : "no valid mapping found")
+        << "</td>";
+    }
+    if (rtl) h << "<td class=\"" << (bad ? "fail" : ver ? "pass" : "") << "\">" << pass << "/" << ver
+               << (L["candidates"].size() > static_cast<size_t>(ver) ? " (" + std::to_string(L["candidates"].size() - ver) + " pending)" : "") << "</td>";
+    if (L.contains("search")) {
+      const auto& s = L["search"];
+      h << "<td>" << fixed(100.0 * num(s["valid"], 0) / std::max(1.0, num(s["samples"], 1)), 1) << "</td><td>"
+        << fixed(num(s["seconds"], 0), 1) << "</td>";
+    } else {
+      h << "<td></td><td></td>";
+    }
+    h << "</tr>\n";
+  }
+  h << "</table>\n";
+
+  // Per-layer share of latency and energy.
+  {
+    std::ofstream d(plots / "breakdown.dat");
+    double tc = 0, te = 0;
+    for (const auto& L : layers)
+      if (!L["best"].is_null()) {
+        tc += L["count"].get<double>() * num(L["best"]["cycles"], 0);
+        te += L["count"].get<double>() * num(L["best"]["energy_pj"], 0);
+      }
+    size_t rows = 0;
+    for (const auto& L : layers)
+      if (!L["best"].is_null() && tc > 0 && te > 0) {
+        std::string name = L["name"].get<std::string>();
+        std::replace(name.begin(), name.end(), '"', '\'');
+        d << '"' << name << (L["count"].get<int>() > 1 ? " x" + L["count"].dump() : "") << "\" "
+          << 100 * L["count"].get<double>() * num(L["best"]["cycles"], 0) / tc << " "
+          << 100 * L["count"].get<double>() * num(L["best"]["energy_pj"], 0) / te << "\n";
+        ++rows;
+      }
+    d.close();
+    if (rows > 0) {
+      std::ofstream g(plots / "breakdown.gp");
+      g << kTerm << "set output " << gp_quote((plots / "breakdown.svg").string()) << "\n"
+        << "set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
+        << "set boxwidth 0.9\nset xtics rotate by -35 noenhanced font ',9'\nset ylabel '% of network total'\n"
+        << "set grid ytics\nset key top right\nset title 'Where the time and energy go (each layer times its count)'\n"
+        << "set bmargin 6\nplot " << gp_quote((plots / "breakdown.dat").string())
+        << " using 2:xtic(1) title 'latency' lc rgb '#3b6fb6', '' using 3 title 'energy' lc rgb '#e08a2c'\n";
+      g.close();
+      const std::string svg = gnuplot_svg(plots / "breakdown.gp", plots / "breakdown.svg");
+      if (svg.empty()) plotted = false;
+      else h << "<div class=\"plot\">" << svg << "</div>\n";
+    }
+  }
+
+  // Best-so-far curves.
+  h << "<h2>Search: best-so-far</h2>\n<div class=\"note\">Best surrogate cost found after each sample, "
+       "divided by the layer's final best (1 = the best this search found).</div>\n";
+  {
+    std::ofstream g(plots / "curves.gp");
+    g << kTerm << "set output " << gp_quote((plots / "curves.svg").string()) << "\n"
+      << "set logscale xy\nset xlabel 'samples'\nset ylabel 'best cost / final best'\nset grid\n"
+      << "set key outside right top font ',9' noenhanced\nset datafile separator ' '\n";
+    std::vector<std::string> series;
+    for (const auto& L : layers) {
+      if (!L.contains("curve_csv") || !L.contains("search") || !L["search"].value("found", false)) continue;
+      const auto pts = read_curve(dir / L["curve_csv"].get<std::string>());
+      if (pts.empty()) continue;
+      const double final_best = pts.back().second;
+      const fs::path dat = plots / ("curve_" + std::to_string(L["index"].get<int>()) + ".dat");
+      std::ofstream d(dat);
+      for (const auto& [s, c] : pts) d << s << " " << std::setprecision(10) << c / final_best << "\n";
+      series.push_back(gp_quote(dat.string()) + " using 1:2 with steps lw 2 title " + gp_quote(L["name"].get<std::string>()));
+    }
+    if (!series.empty()) {
+      g << "plot ";
+      for (size_t i = 0; i < series.size(); ++i) g << (i ? ", \\\n  " : "") << series[i];
+      g << "\n";
+      g.close();
+      const std::string svg = gnuplot_svg(plots / "curves.gp", plots / "curves.svg");
+      if (svg.empty()) plotted = false;
+      else h << "<div class=\"plot\">" << svg << "</div>\n";
+    } else {
+      h << "<p class=\"note\">No finished search yet.</p>\n";
+    }
+  }
+
+  // Parity.
+  h << "<h2>Surrogate vs RTL</h2>\n";
+  if (!rtl) {
+    h << "<p class=\"note\">Not available: this run is surrogate only (--no-rtl).</p>\n";
+  } else {
+    const auto& p = res["parity"];
+    h << "<div class=\"stats\"><span>verified candidates <b>" << p["n"] << "</b></span>";
+    if (p["n"].get<size_t>() > 0)
+      h << "<span>cycle MAPE <b>" << fixed(num(p["mape_pct"]), 2) << " %</b></span><span>max |error| <b>"
+        << fixed(num(p["max_error_pct"]), 2) << " %</b></span><span>Spearman &rho; <b>"
+        << (p["spearman"].is_null() ? "n/a" : fixed(p["spearman"].get<double>(), 3)) << "</b></span>";
+    h << "</div>\n";
+    std::ofstream dp(plots / "parity_pass.dat"), df(plots / "parity_fail.dat");
+    double lo = std::numeric_limits<double>::infinity(), hi = 0;
+    size_t np = 0, nf = 0;
+    for (const auto& L : layers)
+      for (const auto& c : L["candidates"]) {
+        const auto& v = c["verification"];
+        if (v.is_null() || !v.contains("cycles")) continue;
+        const double r = num(v["cycles"]), s = num(c["surrogate"]["cycles"]);
+        lo = std::min({lo, r, s});
+        hi = std::max({hi, r, s});
+        (v["passed"].get<bool>() ? dp : df) << r << " " << s << "\n";
+        (v["passed"].get<bool>() ? np : nf)++;
+      }
+    dp.close();
+    df.close();
+    if (np + nf > 0) {
+      std::ofstream g(plots / "parity.gp");
+      const bool logs = hi > 20 * lo;
+      const double a = logs ? lo / 1.5 : lo * 0.9, b = logs ? hi * 1.5 : hi * 1.1 + 1;
+      g << "set terminal svg size 640,520 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
+        << "set output " << gp_quote((plots / "parity.svg").string()) << "\n"
+        << (logs ? "set logscale xy\n" : "") << "set xrange [" << a << ":" << b << "]\nset yrange [" << a << ":" << b << "]\n"
+        << "set xlabel 'RTL cycles'\nset ylabel 'surrogate cycles'\nset grid\nset key top left\nset size square\n"
+        << "set title 'Cycles of every verified candidate'\nplot x with lines lc rgb '#888888' dt 2 title 'y = x'";
+      if (np) g << ", " << gp_quote((plots / "parity_pass.dat").string()) << " using 1:2 with points pt 7 ps 0.9 lc rgb '#3b6fb6' title 'passed'";
+      if (nf) g << ", " << gp_quote((plots / "parity_fail.dat").string()) << " using 1:2 with points pt 2 ps 1.4 lw 2 lc rgb '#d01c1c' title 'FAILED'";
+      g << "\n";
+      g.close();
+      const std::string svg = gnuplot_svg(plots / "parity.gp", plots / "parity.svg");
+      if (svg.empty()) plotted = false;
+      else h << "<div class=\"plot\" style=\"max-width:640px\">" << svg << "</div>\n";
+    }
+  }
+
+  // Every functional check.
+  if (rtl) {
+    h << "<h2 id=\"checks\">Functional checks (every RTL verification)</h2>\n"
+         "<div class=\"note\">Each candidate runs on the Verilated RTL with random int8 tensors (seed shown); "
+         "outputs are compared bit for bit with a C++ reference, and every hardware counter with the "
+         "surrogate's count.</div>\n<table><tr><th class=\"l\">layer</th><th>cand.</th><th>seed</th>"
+         "<th>surrogate cycles</th><th>RTL cycles</th><th>err %</th><th>outputs</th><th>counters</th>"
+         "<th>sim s</th><th class=\"l\">result</th></tr>\n";
+    for (const auto& L : layers)
+      for (const auto& c : L["candidates"]) {
+        const auto& v = c["verification"];
+        if (v.is_null()) {
+          h << "<tr><td class=\"l\">" << e(L["name"]) << "</td><td>#" << c["rank"]
+            << "</td><td></td><td>" << commas(static_cast<long long>(num(c["surrogate"]["cycles"], 0)))
+            << "</td><td colspan=\"5\"></td><td class=\"l\">not run (interrupted)</td></tr>\n";
+          continue;
+        }
+        const bool passed = v["passed"].get<bool>();
+        std::string why;
+        if (!v["failure"].get<std::string>().empty()) why = v["failure"].get<std::string>();
+        else if (!v["functional_ok"].get<bool>()) why = "functional MISMATCH: " + v["mismatches"].dump() + " output bytes differ";
+        else if (!v["counts_equal"].get<bool>()) {
+          why = "counter mismatch:";
+          for (const auto& [k, d] : v["count_diffs"].items())
+            why += " " + k + " rtl " + d["rtl"].dump() + " vs surrogate " + d["surrogate"].dump() + ";";
+        }
+        h << "<tr" << (passed ? "" : " class=\"fail\"") << "><td class=\"l\">" << e(L["name"]) << "</td><td>#"
+          << c["rank"] << "</td><td>" << v["seed"] << "</td><td>"
+          << commas(static_cast<long long>(num(c["surrogate"]["cycles"], 0))) << "</td><td>"
+          << (v.contains("cycles") ? commas(v["cycles"].get<long long>()) : "&ndash;") << "</td><td>"
+          << (v.contains("cycle_error_pct") ? fixed(v["cycle_error_pct"].get<double>(), 2) : "&ndash;") << "</td>"
+          << "<td class=\"" << (v["functional_ok"].get<bool>() ? "pass\">bit-exact" : "fail\">MISMATCH") << "</td>"
+          << "<td class=\"" << (v["counts_equal"].get<bool>() ? "pass\">equal" : "fail\">DIFFER") << "</td><td>"
+          << fixed(num(v["sim_seconds"], 0), 2) << "</td><td class=\"wrap\">"
+          << (passed ? "<span class=\"pass\">passed</span>" : "<span class=\"fail\">FAILED</span> " + html_escape(why))
+          << "</td></tr>\n";
+      }
+    h << "</table>\n";
+  }
+
+  // Chosen mappings.
+  h << "<h2>Chosen mappings</h2>\n<div class=\"note\">Also in mappings/ of the run folder, one YAML file per layer.</div>\n";
+  for (const auto& L : layers) {
+    if (L["best"].is_null()) continue;
+    h << "<details><summary>" << e(L["name"]) << " &mdash; " << e(L["shape"]) << " (chosen by "
+      << e(L["best"]["chosen_by"]) << ")</summary><pre>" << e(L["best"]["mapping"]) << "</pre></details>\n";
+  }
+
+  // Settings.
+  h << "<h2>Run settings</h2>\n<table>";
+  auto row = [&](const std::string& k, const std::string& v) {
+    h << "<tr><td class=\"l\">" << html_escape(k) << "</td><td class=\"wrap\">" << v << "</td></tr>";
+  };
+  row("target", e(res["target"]));
+  row("architecture", e(res["arch"]) + " (" + e(res["arch_arg"]) + ")");
+  row("searcher options", e(res["options_file"]));
+  row("RTL", e(res["rtl_note"]));
+  row("seeds", "layer i searches with seed &times; 1000003 + i; RTL candidate r of layer i uses seed &times; 7919 + 101 i + r");
+  row("results store", e(res["db"]));
+  row("status", e(res["status"]));
+  h << "</table>\n";
+  if (!plotted) h << "<p class=\"note\">gnuplot was not available or failed: plots are missing.</p>\n";
+  h << "<p class=\"note\">Written by mapwright " << e(res.value("mapwright", "")) << ".</p>\n</main></body></html>\n";
+  write_atomic(out_html, h.str());
+  return plotted;
+}
+
+json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& dirs,
+                    const fs::path& out_html) {
+  struct Metric {
+    const char* key;     // key in best/totals
+    const char* label;
+    bool higher_better;
+  };
+  const Metric metrics[] = {{"cycles", "latency (cycles)", false},
+                            {"energy_pj", "energy (pJ)", false},
+                            {"edp", "EDP (pJ x cycles)", false},
+                            {"utilization", "utilization", true}};
+  std::vector<std::string> labels;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    std::string lab = dirs[i].filename().string();
+    if (lab.empty()) lab = dirs[i].parent_path().filename().string();
+    labels.push_back(lab);
+  }
+  auto winner = [&](const std::vector<double>& v, bool higher) {
+    int w = -1;
+    for (size_t i = 0; i < v.size(); ++i) {
+      if (!std::isfinite(v[i])) continue;
+      if (w < 0 || (higher ? v[i] > v[w] : v[i] < v[w])) w = static_cast<int>(i);
+    }
+    return w;
+  };
+  json cmp;
+  cmp["runs"] = json::array();
+  for (size_t i = 0; i < runs.size(); ++i)
+    cmp["runs"].push_back({{"label", labels[i]}, {"dir", dirs[i].string()}, {"target", runs[i]["target"]},
+                           {"arch", runs[i]["arch"]}, {"rtl", runs[i]["rtl"]}, {"status", runs[i]["status"]},
+                           {"source", runs[i]["totals"]["source"]}});
+  // Layer names in first-seen order over all runs.
+  std::vector<std::string> names;
+  for (const auto& r : runs)
+    for (const auto& L : r["layers"])
+      if (std::find(names.begin(), names.end(), L["name"].get<std::string>()) == names.end())
+        names.push_back(L["name"]);
+  auto layer_value = [&](const json& r, const std::string& name, const char* key) {
+    for (const auto& L : r["layers"])
+      if (L["name"] == name && !L["best"].is_null()) return num(L["best"][key]);
+    return std::numeric_limits<double>::quiet_NaN();
+  };
+
+  std::ostringstream h;
+  h << page_head("mapwright compare") << "<h1>Comparison of " << runs.size() << " runs</h1>\n";
+  h << "<table><tr><th class=\"l\">run</th><th class=\"l\">target</th><th class=\"l\">architecture</th>"
+       "<th class=\"l\">searcher</th><th>budget</th><th class=\"l\">numbers from</th><th class=\"l\">status</th></tr>\n";
+  bool any_sur = false;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    const auto& r = runs[i];
+    const std::string src = r["totals"]["source"];
+    any_sur = any_sur || src != "rtl";
+    h << "<tr><td class=\"l\"><b>" << html_escape(labels[i]) << "</b></td><td class=\"l\">" << e(r["target"])
+      << "</td><td class=\"l\">" << e(r["arch"]) << " (" << r["arch_info"]["rows"] << "x" << r["arch_info"]["cols"]
+      << ", " << r["arch_info"]["input_kib"] << "/" << r["arch_info"]["weight_kib"] << "/" << r["arch_info"]["accum_kib"]
+      << " KiB)</td><td class=\"l\">" << e(r["searcher"]) << "</td><td>" << r["budget_per_layer"] << "</td><td class=\"l\">"
+      << (src == "rtl" ? "RTL-verified" : r["rtl"].get<bool>() ? html_escape(src) : "surrogate only (--no-rtl)")
+      << "</td><td class=\"l\">" << e(r["status"]) << "</td></tr>\n";
+  }
+  h << "</table>\n";
+  if (any_sur)
+    h << "<div class=\"banner info\">Some runs are not RTL-verified (surrogate numbers); the surrogate's "
+         "counts equal the RTL's and its cycles are within a few percent (see each run's report).</div>\n";
+
+  h << "<h2>Network totals</h2>\n<table><tr><th class=\"l\">metric</th>";
+  for (const auto& l : labels) h << "<th>" << html_escape(l) << "</th>";
+  h << "<th class=\"l\">winner</th></tr>\n";
+  cmp["totals"] = json::object();
+  for (const auto& m : metrics) {
+    std::vector<double> v;
+    for (const auto& r : runs) v.push_back(num(r["totals"][m.key]));
+    const int w = winner(v, m.higher_better);
+    h << "<tr><td class=\"l\">" << m.label << (m.higher_better ? " &uarr;" : " &darr;") << "</td>";
+    for (size_t i = 0; i < v.size(); ++i) {
+      const std::string shown = std::string(m.key) == "utilization" ? fixed(100 * v[i], 1) + " %" : fmt(v[i], 5);
+      std::string rel;
+      if (w >= 0 && static_cast<int>(i) != w && std::isfinite(v[i]) && v[w] != 0)
+        rel = " <span class=\"note\">(" + fixed(v[i] / v[w], 2) + "&times;)</span>";
+      h << "<td" << (static_cast<int>(i) == w ? " class=\"win\"" : "") << ">" << shown
+        << (static_cast<int>(i) == w ? " &#9733;" : rel) << "</td>";
+    }
+    h << "<td class=\"l\">" << (w >= 0 ? html_escape(labels[w]) : "") << "</td></tr>\n";
+    cmp["totals"][m.key] = {{"values", v}, {"winner", w >= 0 ? json(labels[w]) : json()}};
+  }
+  h << "</table>\n";
+
+  // Totals relative to the best, as a plot.
+  {
+    const fs::path dir = out_html.parent_path().empty() ? fs::path(".") : out_html.parent_path();
+    const fs::path base = dir / (out_html.stem().string() + "_plots");
+    fs::create_directories(base);
+    std::ofstream d(base / "totals.dat");
+    d << "metric";
+    for (const auto& l : labels) d << " \"" << l << "\"";
+    d << "\n";
+    for (const auto& m : metrics) {
+      if (m.higher_better) continue;
+      std::vector<double> v;
+      for (const auto& r : runs) v.push_back(num(r["totals"][m.key]));
+      const int w = winner(v, false);
+      d << '"' << m.key << '"';
+      for (double x : v) d << " " << (w >= 0 && v[w] > 0 ? x / v[w] : 0);
+      d << "\n";
+    }
+    d.close();
+    std::ofstream g(base / "totals.gp");
+    g << "set terminal svg size 900,380 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
+      << "set output " << gp_quote((base / "totals.svg").string()) << "\n"
+      << "set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
+      << "set key outside right noenhanced\nset grid ytics\nset ylabel 'relative to the best run (1 = best, lower is better)'\n"
+      << "set yrange [0:*]\nset title 'Network totals'\nplot for [i=2:" << runs.size() + 1 << "] "
+      << gp_quote((base / "totals.dat").string()) << " using i:xtic(1) title columnhead\n";
+    g.close();
+    const std::string svg = gnuplot_svg(base / "totals.gp", base / "totals.svg");
+    if (!svg.empty()) h << "<div class=\"plot\">" << svg << "</div>\n";
+  }
+
+  cmp["layers"] = json::object();
+  for (const auto& m : metrics) {
+    h << "<h2>Per layer: " << m.label << "</h2>\n<table><tr><th class=\"l\">layer</th>";
+    for (const auto& l : labels) h << "<th>" << html_escape(l) << "</th>";
+    h << "</tr>\n";
+    for (const auto& name : names) {
+      std::vector<double> v;
+      for (const auto& r : runs) v.push_back(layer_value(r, name, m.key));
+      const int w = winner(v, m.higher_better);
+      h << "<tr><td class=\"l\">" << html_escape(name) << "</td>";
+      for (size_t i = 0; i < v.size(); ++i) {
+        std::string shown = !std::isfinite(v[i]) ? "&ndash;"
+                            : std::string(m.key) == "utilization" ? fixed(100 * v[i], 1) + " %"
+                                                                   : fmt(v[i], 5);
+        h << "<td" << (static_cast<int>(i) == w ? " class=\"win\"" : "") << ">" << shown
+          << (static_cast<int>(i) == w && runs.size() > 1 ? " &#9733;" : "") << "</td>";
+      }
+      h << "</tr>\n";
+      cmp["layers"][name][m.key] = {{"values", v}, {"winner", w >= 0 ? json(labels[w]) : json()}};
+    }
+    h << "</table>\n";
+  }
+  h << "<p class=\"note\">&#9733; marks the winner: lowest latency, energy and EDP; highest utilization. "
+       "Per-layer values count one occurrence of the layer; totals count every occurrence.</p>\n</main></body></html>\n";
+  write_atomic(out_html, h.str());
+  return cmp;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+namespace {
+
+json load_run(const fs::path& dir) {
+  const fs::path f = dir / "results.json";
+  if (!fs::exists(f))
+    throw core::SpecError(dir.string(), "run-dir", dir.string(), "no results.json: not a `mapwright run` folder");
+  json r;
+  try {
+    r = json::parse(read_text(f));
+  } catch (const json::exception& ex) {
+    throw core::SpecError(f.string(), "(json)", "", ex.what());
+  }
+  if (r.value("command", "") != "run")
+    throw core::SpecError(f.string(), "command", r.value("command", ""), "not a `mapwright run` record");
+  return r;
+}
+
+}  // namespace
+
+int cmd_report(const ReportOptions& o, std::ostream& out) {
+  const fs::path dir = o.run_dir;
+  const json r = load_run(dir);
+  const fs::path html = o.out.empty() ? dir / "report.html" : fs::path(o.out);
+  const bool plotted = render_run_report(r, dir, html);
+  out << "wrote " << html.string() << (plotted ? "" : " (gnuplot missing or failed: no plots)") << "\n";
+  return 0;
+}
+
+int cmd_compare(const CompareOptions& o, std::ostream& out) {
+  if (o.runs.size() < 2)
+    throw core::SpecError("run-dirs", "runs", std::to_string(o.runs.size()), "give at least two run folders");
+  std::vector<json> runs;
+  std::vector<fs::path> dirs;
+  for (const auto& d : o.runs) {
+    dirs.push_back(fs::path(d).lexically_normal());
+    if (dirs.back().filename().empty()) dirs.back() = dirs.back().parent_path();
+    runs.push_back(load_run(d));
+  }
+  const json cmp = render_compare(runs, dirs, o.out);
+  if (o.json) {
+    out << cmp.dump(2) << "\n";
+    return 0;
+  }
+  out << std::left << std::setw(20) << "metric";
+  for (const auto& r : cmp["runs"]) out << std::right << std::setw(22) << r["label"].get<std::string>().substr(0, 21);
+  out << "  winner\n";
+  for (const auto& [k, v] : cmp["totals"].items()) {
+    out << std::left << std::setw(20) << k << std::right;
+    for (const auto& x : v["values"]) out << std::setw(22) << std::setprecision(6) << (x.is_number() ? x.get<double>() : 0.0);
+    out << "  " << (v["winner"].is_null() ? "" : v["winner"].get<std::string>()) << "\n";
+  }
+  out << "wrote " << o.out << "\n";
+  return 0;
+}
+
+}  // namespace mapwright::flows

@@ -1,0 +1,165 @@
+// The SQLite results store: schema, and inserts keyed by run id so rows can be rewritten when a
+// run is resumed.
+#include "results_db.hpp"
+
+#include "mapwright/core/error.hpp"
+
+namespace mapwright::flows {
+
+namespace {
+
+const char* kSchema = R"sql(
+PRAGMA journal_mode=WAL;
+CREATE TABLE IF NOT EXISTS runs (
+  run_id TEXT PRIMARY KEY, created TEXT, updated TEXT, run_dir TEXT, target TEXT, arch TEXT,
+  searcher TEXT, budget INTEGER, seed INTEGER, objective TEXT, top_k INTEGER, rtl INTEGER,
+  status TEXT, layers_total INTEGER, layers_done INTEGER, total_cycles REAL,
+  total_energy_pj REAL, total_edp REAL, utilization REAL, verifications INTEGER,
+  verification_failures INTEGER);
+CREATE TABLE IF NOT EXISTS layers (
+  run_id TEXT, layer_index INTEGER, name TEXT, shape TEXT, count INTEGER, macs INTEGER,
+  seed INTEGER, status TEXT, samples INTEGER, valid INTEGER, search_seconds REAL,
+  best_cost REAL, chosen_rank INTEGER, chosen_by TEXT, cycles INTEGER, energy_pj REAL,
+  edp REAL, utilization REAL, mapping TEXT,
+  PRIMARY KEY (run_id, layer_index));
+CREATE TABLE IF NOT EXISTS evaluations (
+  run_id TEXT, layer_index INTEGER, sample INTEGER, valid INTEGER, cost REAL, cycles INTEGER,
+  energy_pj REAL, reason TEXT, point TEXT,
+  PRIMARY KEY (run_id, layer_index, sample));
+CREATE TABLE IF NOT EXISTS verifications (
+  run_id TEXT, layer_index INTEGER, rank INTEGER, seed INTEGER, mapping TEXT,
+  surrogate_cost REAL, surrogate_cycles INTEGER, rtl_cycles INTEGER, rtl_energy_pj REAL,
+  cycle_error_pct REAL, functional_ok INTEGER, mismatches INTEGER, counts_equal INTEGER,
+  failure TEXT, passed INTEGER, sim_seconds REAL,
+  PRIMARY KEY (run_id, layer_index, rank));
+)sql";
+
+/// A prepared statement with positional binding of JSON values.
+class Stmt {
+ public:
+  Stmt(sqlite3* db, const char* sql, const std::string& path) : db_(db) {
+    if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK)
+      throw core::SpecError(path, "(sqlite)", sql, sqlite3_errmsg(db));
+  }
+  ~Stmt() { sqlite3_finalize(st_); }
+  Stmt& bind(const nlohmann::json& v) {
+    ++i_;
+    if (v.is_null()) sqlite3_bind_null(st_, i_);
+    else if (v.is_boolean()) sqlite3_bind_int64(st_, i_, v.get<bool>() ? 1 : 0);
+    else if (v.is_number_integer()) sqlite3_bind_int64(st_, i_, v.get<long long>());
+    else if (v.is_number()) sqlite3_bind_double(st_, i_, v.get<double>());
+    else if (v.is_string()) sqlite3_bind_text(st_, i_, v.get_ref<const std::string&>().c_str(), -1, SQLITE_TRANSIENT);
+    else sqlite3_bind_text(st_, i_, v.dump().c_str(), -1, SQLITE_TRANSIENT);
+    return *this;
+  }
+  void run(const std::string& path) {
+    if (sqlite3_step(st_) != SQLITE_DONE)
+      throw core::SpecError(path, "(sqlite)", "", sqlite3_errmsg(db_));
+    sqlite3_reset(st_);
+    sqlite3_clear_bindings(st_);
+    i_ = 0;
+  }
+
+ private:
+  sqlite3* db_;                ///< Connection.
+  sqlite3_stmt* st_ = nullptr; ///< Statement.
+  int i_ = 0;                  ///< Last bound index.
+};
+
+nlohmann::json at(const nlohmann::json& j, const char* key) {
+  return j.contains(key) ? j[key] : nlohmann::json();
+}
+
+}  // namespace
+
+ResultsDb::ResultsDb(const std::string& path) : path_(path) {
+  if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) {
+    const std::string why = db_ ? sqlite3_errmsg(db_) : "cannot open";
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw core::SpecError(path, "(sqlite)", "", why);
+  }
+  sqlite3_busy_timeout(db_, 5000);
+  exec(kSchema);
+}
+
+ResultsDb::~ResultsDb() { sqlite3_close(db_); }
+
+void ResultsDb::exec(const std::string& sql) {
+  char* err = nullptr;
+  if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
+    const std::string why = err ? err : "error";
+    sqlite3_free(err);
+    throw core::SpecError(path_, "(sqlite)", "", why);
+  }
+}
+
+void ResultsDb::put_run(const nlohmann::json& r) {
+  Stmt s(db_,
+         "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", path_);
+  const auto t = at(r, "totals");
+  const auto v = at(r, "verification_summary");
+  s.bind(r["run_id"]).bind(at(r, "created")).bind(at(r, "updated")).bind(at(r, "run_dir"))
+      .bind(at(r, "target")).bind(at(r, "arch")).bind(at(r, "searcher"))
+      .bind(at(r, "budget_per_layer")).bind(at(r, "seed")).bind(at(r, "objective"))
+      .bind(at(r, "top_k")).bind(at(r, "rtl")).bind(at(r, "status"))
+      .bind(t.is_null() ? nlohmann::json() : at(t, "layers_total"))
+      .bind(t.is_null() ? nlohmann::json() : at(t, "layers_done"))
+      .bind(t.is_null() ? nlohmann::json() : at(t, "cycles"))
+      .bind(t.is_null() ? nlohmann::json() : at(t, "energy_pj"))
+      .bind(t.is_null() ? nlohmann::json() : at(t, "edp"))
+      .bind(t.is_null() ? nlohmann::json() : at(t, "utilization"))
+      .bind(v.is_null() ? nlohmann::json() : at(v, "done"))
+      .bind(v.is_null() ? nlohmann::json() : at(v, "failed"));
+  s.run(path_);
+}
+
+void ResultsDb::put_layer(const std::string& run_id, const nlohmann::json& l) {
+  Stmt s(db_, "INSERT OR REPLACE INTO layers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+         path_);
+  const auto search = at(l, "search");
+  const auto best = at(l, "best");
+  auto b = [&](const char* k) { return best.is_null() ? nlohmann::json() : at(best, k); };
+  auto se = [&](const char* k) { return search.is_null() ? nlohmann::json() : at(search, k); };
+  s.bind(run_id).bind(l["index"]).bind(l["name"]).bind(l["shape"]).bind(l["count"])
+      .bind(l["macs"]).bind(l["seed"]).bind(l["status"]).bind(se("samples")).bind(se("valid"))
+      .bind(se("seconds")).bind(se("best_cost")).bind(b("rank")).bind(b("chosen_by"))
+      .bind(b("cycles")).bind(b("energy_pj")).bind(b("edp")).bind(b("utilization"))
+      .bind(b("mapping"));
+  s.run(path_);
+}
+
+void ResultsDb::put_evaluations(const std::string& run_id, int layer_index,
+                                const std::vector<EvaluationRow>& rows) {
+  exec("BEGIN");
+  try {
+    Stmt s(db_, "INSERT OR REPLACE INTO evaluations VALUES (?,?,?,?,?,?,?,?,?)", path_);
+    for (const auto& r : rows) {
+      s.bind(run_id).bind(layer_index).bind(r.sample).bind(r.valid)
+          .bind(r.valid ? nlohmann::json(r.cost) : nlohmann::json())
+          .bind(r.valid ? nlohmann::json(r.cycles) : nlohmann::json())
+          .bind(r.valid ? nlohmann::json(r.energy_pj) : nlohmann::json())
+          .bind(r.reason.empty() ? nlohmann::json() : nlohmann::json(r.reason)).bind(r.point);
+      s.run(path_);
+    }
+    exec("COMMIT");
+  } catch (...) {
+    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
+    throw;
+  }
+}
+
+void ResultsDb::put_verification(const std::string& run_id, int layer_index,
+                                 const nlohmann::json& c) {
+  const auto v = c["verification"];
+  Stmt s(db_, "INSERT OR REPLACE INTO verifications VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+         path_);
+  s.bind(run_id).bind(layer_index).bind(c["rank"]).bind(at(v, "seed")).bind(c["mapping"])
+      .bind(c["cost"]).bind(c["surrogate"]["cycles"]).bind(at(v, "cycles"))
+      .bind(at(v, "energy_pj")).bind(at(v, "cycle_error_pct")).bind(at(v, "functional_ok"))
+      .bind(at(v, "mismatches")).bind(at(v, "counts_equal")).bind(at(v, "failure"))
+      .bind(at(v, "passed")).bind(at(v, "sim_seconds"));
+  s.run(path_);
+}
+
+}  // namespace mapwright::flows

@@ -1,0 +1,54 @@
+#pragma once
+// The results store of `mapwright run`: one SQLite file (in the run folder by default, or any
+// file given with --db, which many runs may share) with four tables:
+//   runs          one row per run (settings, status, network totals)
+//   layers        one row per (run, unique layer): search statistics and the chosen mapping
+//   evaluations   one row per (run, layer, sample): every surrogate evaluation of the search
+//   verifications one row per (run, layer, candidate): every RTL run and its checks
+// Rows are written as their work finishes (INSERT OR REPLACE keyed by run id), so an
+// interrupted run keeps what it finished and a resumed run fills in the rest.
+
+#include <sqlite3.h>
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace mapwright::flows {
+
+/// One surrogate evaluation seen during a search.
+struct EvaluationRow {
+  int64_t sample = 0;      ///< 0-based sample index.
+  bool valid = false;      ///< Valid mapping.
+  double cost = 0;         ///< Objective (valid only).
+  long long cycles = 0;    ///< Surrogate cycles (valid only).
+  double energy_pj = 0;    ///< Surrogate energy (valid only).
+  std::string reason;      ///< Why invalid.
+  std::string point;       ///< The parameter vector as JSON text.
+};
+
+class ResultsDb {
+ public:
+  /// Opens (creating if needed) the file and its tables; throws core::SpecError naming it.
+  explicit ResultsDb(const std::string& path);
+  ~ResultsDb();
+  ResultsDb(const ResultsDb&) = delete;
+  ResultsDb& operator=(const ResultsDb&) = delete;
+
+  /// Inserts or replaces the run row from results.json's top level.
+  void put_run(const nlohmann::json& run);
+  /// Inserts or replaces one layer row from its results.json record.
+  void put_layer(const std::string& run_id, const nlohmann::json& layer);
+  /// Inserts the evaluations of one layer (one transaction).
+  void put_evaluations(const std::string& run_id, int layer_index,
+                       const std::vector<EvaluationRow>& rows);
+  /// Inserts or replaces one verification from its results.json record.
+  void put_verification(const std::string& run_id, int layer_index, const nlohmann::json& cand);
+
+ private:
+  void exec(const std::string& sql);
+  sqlite3* db_ = nullptr;  ///< Connection.
+  std::string path_;       ///< File, for messages.
+};
+
+}  // namespace mapwright::flows

@@ -1,0 +1,408 @@
+// RTL runs in worker processes: the `mapwright rtl-worker` loop (one JSON request per line in,
+// one JSON result per line out, one SystemC simulation per process) and the pool that spawns
+// workers with posix_spawn, feeds them through pipes and collects their answers with poll().
+#include "mapwright/flows/rtl_workers.hpp"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <stdexcept>
+
+#include "flows_util.hpp"
+#include "mapwright/core/arch.hpp"
+#include "mapwright/core/error.hpp"
+#ifdef MAPWRIGHT_HAVE_RTL
+#include "mapwright/systemc/rtl_evaluator.hpp"
+#endif
+
+extern char** environ;
+
+using namespace mapwright::core;
+
+namespace mapwright::flows {
+
+nlohmann::json layer_to_json(const Layer& l) {
+  return {{"name", l.name}, {"kind", static_cast<int>(l.kind)}, {"n", l.n}, {"g", l.g},
+          {"k", l.k}, {"c", l.c}, {"h", l.h}, {"w", l.w}, {"r", l.r}, {"s", l.s},
+          {"stride", l.stride}, {"pad", l.pad}};
+}
+
+Layer layer_from_json(const nlohmann::json& j, const std::string& where) {
+  Layer l;
+  try {
+    l.name = j.at("name").get<std::string>();
+    l.kind = static_cast<LayerKind>(j.at("kind").get<int>());
+    l.n = j.at("n"); l.g = j.at("g"); l.k = j.at("k"); l.c = j.at("c");
+    l.h = j.at("h"); l.w = j.at("w"); l.r = j.at("r"); l.s = j.at("s");
+    l.stride = j.at("stride"); l.pad = j.at("pad");
+  } catch (const nlohmann::json::exception& e) {
+    throw SpecError(where, "layer", j.dump(), std::string("malformed layer record: ") + e.what());
+  }
+  return make_layer(l, where);
+}
+
+std::string self_executable() {
+  if (const char* e = std::getenv("MAPWRIGHT_EXE"); e && *e) return e;
+  char buf[4096];
+  const ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) throw std::runtime_error("cannot find the mapwright executable (/proc/self/exe)");
+  return std::string(buf, static_cast<size_t>(n));
+}
+
+std::string worker_executable() {
+  const std::string self = self_executable();
+  const size_t slash = self.rfind('/');
+  const std::string sibling =
+      (slash == std::string::npos ? std::string() : self.substr(0, slash + 1)) + "mapwright-rtl-worker";
+  return access(sibling.c_str(), X_OK) == 0 ? sibling : self;
+}
+
+namespace {
+
+nlohmann::json result_to_json(size_t id, const RtlJobResult& r) {
+  nlohmann::json j{{"id", id},
+                   {"failure", r.failure},
+                   {"functional_ok", r.functional_ok},
+                   {"mismatches", r.mismatches},
+                   {"sim_seconds", r.sim_seconds}};
+  if (r.failure.empty()) j["metrics"] = r.metrics.to_json();
+  return j;
+}
+
+RtlJobResult result_from_json(const nlohmann::json& j) {
+  RtlJobResult r;
+  r.failure = j.value("failure", std::string("worker: malformed answer"));
+  r.functional_ok = j.value("functional_ok", false);
+  r.mismatches = j.value("mismatches", 0LL);
+  r.sim_seconds = j.value("sim_seconds", 0.0);
+  if (j.contains("metrics")) r.metrics = metrics_from_json(j["metrics"]);
+  return r;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------------------------
+// The worker.
+
+int cmd_rtl_worker(std::istream& in, int out_fd) {
+  // The protocol owns out_fd; anything the simulator prints goes to stderr.
+  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
+  auto send = [out_fd](const nlohmann::json& j) {
+    const std::string line = j.dump() + "\n";
+    size_t off = 0;
+    while (off < line.size()) {
+      const ssize_t n = write(out_fd, line.data() + off, line.size() - off);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        std::exit(1);  // the parent went away
+      }
+      off += static_cast<size_t>(n);
+    }
+  };
+#ifdef MAPWRIGHT_HAVE_RTL
+  systemc::RtlEvaluator rtl;
+#endif
+  std::map<std::string, Arch> archs;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty()) continue;
+    size_t id = 0;
+    RtlJobResult r;
+    try {
+      const nlohmann::json req = nlohmann::json::parse(line);
+      id = req.at("id").get<size_t>();
+      const std::string arch_arg = req.at("arch").get<std::string>();
+      if (!archs.count(arch_arg)) archs.emplace(arch_arg, load_arch(arch_arg));
+      const Arch& arch = archs.at(arch_arg);
+#ifdef MAPWRIGHT_HAVE_RTL
+      if (req.value("probe", false)) {
+        systemc::RtlParams p;
+        std::string failure;
+        if (!rtl.read_params(arch, p, failure)) {
+          std::string known;
+          for (const auto& nm : systemc::RtlEvaluator::compiled_archs())
+            known += (known.empty() ? "" : ", ") + nm;
+          r.failure = failure + " (architectures with a compiled RTL model: " + known + ")";
+        } else {
+          r.functional_ok = true;
+        }
+      } else {
+        const Layer layer = layer_from_json(req.at("layer"), "rtl-worker");
+        const Mapping m = mapping_from_yaml(req.at("mapping").get<std::string>(), "rtl-worker");
+        systemc::RtlRunOptions ro;
+        ro.seed = req.value("seed", uint64_t{1});
+        ro.watchdog_cycles = req.value("watchdog_cycles", 0LL);
+        const systemc::RtlRunResult rr = rtl.run(layer, arch, m, ro);
+        r.failure = rr.failure;
+        r.functional_ok = rr.functional_ok;
+        r.mismatches = rr.mismatches;
+        r.metrics = rr.metrics;
+        r.metrics.counts = rr.counts;
+        r.sim_seconds = rr.sim_seconds;
+      }
+#else
+      r.failure = "arch: this mapwright was built without the RTL (MAPWRIGHT_BUILD_RTL=OFF)";
+#endif
+    } catch (const std::exception& e) {
+      r.failure = std::string("worker: ") + e.what();
+    }
+    send(result_to_json(id, r));
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The pool.
+
+namespace {
+
+struct Worker {
+  pid_t pid = -1;          ///< Child process.
+  int to_fd = -1;          ///< Its stdin (we write requests).
+  int from_fd = -1;        ///< Its stdout (we read results).
+  std::string arch;        ///< Architecture it serves.
+  bool busy = false;       ///< A job is in flight.
+  size_t job = 0;          ///< Id of the job in flight.
+  std::string buffer;      ///< Partial line read so far.
+};
+
+std::string describe_status(int status) {
+  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+                                  strsignal(WTERMSIG(status)) + ")";
+  if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
+  return "ended";
+}
+
+}  // namespace
+
+struct RtlWorkerPool::Impl {
+  std::string exe;                              ///< mapwright binary.
+  int max_workers = 1;                          ///< Process limit.
+  std::vector<Worker> workers;                  ///< Live workers.
+  std::deque<std::pair<size_t, RtlJob>> queue;  ///< Jobs not started.
+  size_t next_id = 0;                           ///< Next job id.
+  std::map<size_t, RtlJob> in_flight;           ///< Started jobs (for crash reports).
+
+  Worker spawn(const std::string& arch) {
+    int to[2], from[2];
+    if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0)
+      throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, to[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&fa, from[1], STDOUT_FILENO);
+    posix_spawnattr_t at;
+    posix_spawnattr_init(&at);
+    // Own process group: a terminal Ctrl-C goes to the parent only. Default SIGPIPE/SIGINT.
+    sigset_t def;
+    sigemptyset(&def);
+    sigaddset(&def, SIGPIPE);
+    sigaddset(&def, SIGINT);
+    posix_spawnattr_setsigdefault(&at, &def);
+    posix_spawnattr_setpgroup(&at, 0);
+    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
+    // The small worker binary takes no argument; mapwright itself needs the subcommand.
+    const bool dedicated = exe.size() >= 20 && exe.substr(exe.size() - 20) == "mapwright-rtl-worker";
+    std::string a0 = exe, a1 = "rtl-worker";
+    char* argv[] = {a0.data(), dedicated ? nullptr : a1.data(), nullptr};
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, exe.c_str(), &fa, &at, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    posix_spawnattr_destroy(&at);
+    close(to[0]);
+    close(from[1]);
+    if (rc != 0) {
+      close(to[1]);
+      close(from[0]);
+      throw std::runtime_error("cannot start the RTL worker '" + exe + "': " + std::strerror(rc));
+    }
+    Worker w;
+    w.pid = pid;
+    w.to_fd = to[1];
+    w.from_fd = from[0];
+    w.arch = arch;
+    return w;
+  }
+
+  static void stop(Worker& w, bool kill_it) {
+    if (w.to_fd >= 0) close(w.to_fd);
+    if (kill_it && w.pid > 0) kill(w.pid, SIGKILL);
+    int status = 0;
+    if (w.pid > 0) waitpid(w.pid, &status, 0);
+    if (w.from_fd >= 0) close(w.from_fd);
+    w.pid = w.to_fd = w.from_fd = -1;
+  }
+
+  bool send(Worker& w, size_t id, const RtlJob& job) {
+    nlohmann::json req{{"id", id}, {"arch", job.arch}, {"probe", job.probe}};
+    if (!job.probe) {
+      req["layer"] = layer_to_json(job.layer);
+      req["mapping"] = mapping_to_yaml(job.mapping);
+      req["seed"] = job.seed;
+      req["watchdog_cycles"] = job.watchdog_cycles;
+    }
+    const std::string line = req.dump() + "\n";
+    size_t off = 0;
+    while (off < line.size()) {
+      const ssize_t n = write(w.to_fd, line.data() + off, line.size() - off);
+      if (n < 0) {
+        if (errno == EINTR) continue;
+        return false;
+      }
+      off += static_cast<size_t>(n);
+    }
+    w.busy = true;
+    w.job = id;
+    in_flight[id] = job;
+    return true;
+  }
+
+  void dispatch() {
+    for (auto it = queue.begin(); it != queue.end();) {
+      const std::string& arch = it->second.arch;
+      Worker* target = nullptr;
+      for (auto& w : workers)
+        if (!w.busy && w.arch == arch) { target = &w; break; }
+      if (!target && static_cast<int>(workers.size()) >= max_workers) {
+        // Replace an idle worker of another architecture.
+        for (size_t i = 0; i < workers.size(); ++i)
+          if (!workers[i].busy) {
+            stop(workers[i], false);
+            workers.erase(workers.begin() + static_cast<long>(i));
+            break;
+          }
+      }
+      if (!target && static_cast<int>(workers.size()) < max_workers) {
+        workers.push_back(spawn(arch));
+        target = &workers.back();
+      }
+      if (!target) { ++it; continue; }
+      if (!send(*target, it->first, it->second)) {
+        // The worker died before taking the job: retire it and retry the job later.
+        target->busy = false;
+        in_flight.erase(it->first);
+        stop(*target, true);
+        workers.erase(workers.begin() + (target - workers.data()));
+        continue;
+      }
+      it = queue.erase(it);
+    }
+  }
+};
+
+RtlWorkerPool::RtlWorkerPool(std::string exe, int max_workers) : impl_(std::make_unique<Impl>()) {
+  impl_->exe = std::move(exe);
+  impl_->max_workers = std::max(1, max_workers);
+  signal(SIGPIPE, SIG_IGN);  // a dead worker is a typed failure, not the end of the parent
+}
+
+RtlWorkerPool::~RtlWorkerPool() {
+  for (auto& w : impl_->workers) Impl::stop(w, w.busy);
+}
+
+size_t RtlWorkerPool::submit(RtlJob job) {
+  const size_t id = impl_->next_id++;
+  impl_->queue.emplace_back(id, std::move(job));
+  return id;
+}
+
+size_t RtlWorkerPool::queued() const { return impl_->queue.size(); }
+size_t RtlWorkerPool::running() const { return impl_->in_flight.size(); }
+
+size_t RtlWorkerPool::drop_queued() {
+  const size_t n = impl_->queue.size();
+  impl_->queue.clear();
+  return n;
+}
+
+void RtlWorkerPool::kill_all() {
+  for (auto& w : impl_->workers)
+    if (w.pid > 0) kill(w.pid, SIGKILL);
+}
+
+std::vector<std::pair<size_t, RtlJobResult>> RtlWorkerPool::poll(int timeout_ms) {
+  Impl& im = *impl_;
+  std::vector<std::pair<size_t, RtlJobResult>> done;
+  im.dispatch();
+  const auto t0 = std::chrono::steady_clock::now();
+  while (true) {
+    std::vector<pollfd> fds;
+    std::vector<size_t> who;
+    for (size_t i = 0; i < im.workers.size(); ++i)
+      if (im.workers[i].busy) {
+        fds.push_back({im.workers[i].from_fd, POLLIN, 0});
+        who.push_back(i);
+      }
+    if (fds.empty()) break;
+    int wait = timeout_ms;
+    if (timeout_ms > 0) {
+      const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
+                             std::chrono::steady_clock::now() - t0).count();
+      wait = std::max<int>(0, timeout_ms - static_cast<int>(spent));
+    }
+    const int n = ::poll(fds.data(), fds.size(), wait);
+    if (n < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+    if (n < 0) break;  // a signal (Ctrl-C): let the caller look
+    std::vector<size_t> dead;
+    for (size_t f = 0; f < fds.size(); ++f) {
+      if (!(fds[f].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Worker& w = im.workers[who[f]];
+      char buf[65536];
+      const ssize_t got = read(w.from_fd, buf, sizeof buf);
+      if (got > 0) {
+        w.buffer.append(buf, static_cast<size_t>(got));
+        size_t nl;
+        while ((nl = w.buffer.find('\n')) != std::string::npos) {
+          const std::string line = w.buffer.substr(0, nl);
+          w.buffer.erase(0, nl + 1);
+          RtlJobResult r;
+          try {
+            r = result_from_json(nlohmann::json::parse(line));
+          } catch (const std::exception& e) {
+            r.failure = std::string("worker: unreadable answer: ") + e.what();
+          }
+          done.emplace_back(w.job, std::move(r));
+          im.in_flight.erase(w.job);
+          w.busy = false;
+        }
+      } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
+        dead.push_back(who[f]);
+      }
+    }
+    std::sort(dead.rbegin(), dead.rend());
+    for (size_t i : dead) {
+      Worker& w = im.workers[i];
+      close(w.to_fd);
+      w.to_fd = -1;
+      int status = 0;
+      waitpid(w.pid, &status, 0);
+      w.pid = -1;
+      close(w.from_fd);
+      w.from_fd = -1;
+      if (w.busy) {
+        RtlJobResult r;
+        r.failure = "worker: the RTL process " + describe_status(status) + " during the run";
+        done.emplace_back(w.job, std::move(r));
+        im.in_flight.erase(w.job);
+      }
+      im.workers.erase(im.workers.begin() + static_cast<long>(i));
+    }
+    im.dispatch();
+    if (!done.empty() || timeout_ms == 0) break;
+    if (timeout_ms > 0 && std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(timeout_ms))
+      break;
+  }
+  return done;
+}
+
+}  // namespace mapwright::flows

@@ -1,0 +1,669 @@
+// `mapwright run`: the main job. Searches every unique layer on the surrogate (keeping the
+// top-K distinct candidates seen by the evaluate callback), verifies the candidates on the RTL
+// in worker processes while the next layers are searched, picks each layer's best by RTL, and
+// keeps the run folder (results.json, CSVs, mappings, SQLite, report.html) up to date as each
+// search and each verification finishes, so Ctrl-C keeps everything done and --resume
+// continues with the same seeds.
+#include "mapwright/flows/run.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <csignal>
+#include <filesystem>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <limits>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <thread>
+
+#include "flows_util.hpp"
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/core/mapspace.hpp"
+#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/verify.hpp"
+#include "report_html.hpp"
+#include "results_db.hpp"
+
+namespace fs = std::filesystem;
+using namespace mapwright::core;
+using nlohmann::json;
+
+namespace mapwright::flows {
+
+namespace {
+
+volatile std::sig_atomic_t g_sigints = 0;
+void on_sigint(int) { g_sigints = g_sigints + 1; }
+
+/// Seeds: the search seed of layer i is the one `mapwright search` uses; RTL operands of
+/// candidate r of layer i get their own.
+uint64_t layer_seed(uint64_t seed, size_t li) { return seed * 1000003ULL + li; }
+uint64_t rtl_seed(uint64_t seed, size_t li, int rank) {
+  return seed * 7919ULL + li * 101ULL + static_cast<uint64_t>(rank);
+}
+
+std::string stem_of(size_t li, const std::string& name) {
+  return std::to_string(li) + "_" + safe_name(name);
+}
+
+/// The top-K distinct mappings by surrogate cost (ties keep the earlier sample).
+struct TopK {
+  struct Entry {
+    double cost;
+    int64_t sample;
+    std::string yaml;
+    Metrics metrics;
+  };
+  size_t k;
+  std::vector<Entry> entries;  ///< Sorted by (cost, sample).
+  void offer(double cost, int64_t sample, const Mapping& m, const Metrics& met) {
+    if (entries.size() >= k && !(cost < entries.back().cost)) return;
+    const std::string y = mapping_to_yaml(m);
+    for (const auto& e : entries)
+      if (e.yaml == y) return;
+    Entry e{cost, sample, y, met};
+    auto it = std::upper_bound(entries.begin(), entries.end(), e, [](const Entry& a, const Entry& b) {
+      return a.cost < b.cost || (a.cost == b.cost && a.sample < b.sample);
+    });
+    entries.insert(it, std::move(e));
+    if (entries.size() > k) entries.pop_back();
+  }
+};
+
+json surrogate_json(const Metrics& m) {
+  json j = m.to_json();
+  return j;
+}
+
+/// The verification record of one candidate from its RTL result.
+json verification_json(const RtlJobResult& r, const Metrics& sur, uint64_t seed) {
+  json v;
+  v["seed"] = seed;
+  v["failure"] = r.failure;
+  v["functional_ok"] = r.functional_ok;
+  v["mismatches"] = r.mismatches;
+  v["sim_seconds"] = r.sim_seconds;
+  bool counts_equal = false;
+  if (r.failure.empty()) {
+    v["cycles"] = r.metrics.cycles;
+    v["energy_pj"] = r.metrics.energy_pj;
+    v["edp"] = r.metrics.edp;
+    v["utilization"] = r.metrics.utilization;
+    v["cycle_error_pct"] =
+        r.metrics.cycles > 0
+            ? 100.0 * (static_cast<double>(sur.cycles) - r.metrics.cycles) / r.metrics.cycles
+            : 0.0;
+    v["metrics"] = r.metrics.to_json();
+    json diffs = json::object();
+    const auto rf = r.metrics.counts.fields(), sf = sur.counts.fields();
+    for (size_t i = 0; i < rf.size(); ++i)
+      if (rf[i].second != sf[i].second)
+        diffs[rf[i].first] = {{"rtl", rf[i].second}, {"surrogate", sf[i].second}};
+    counts_equal = diffs.empty();
+    v["count_diffs"] = diffs;
+  }
+  v["counts_equal"] = counts_equal;
+  v["passed"] = r.failure.empty() && r.functional_ok && counts_equal;
+  return v;
+}
+
+/// Picks the layer's best candidate: lowest RTL cost among those that passed; the surrogate
+/// best when the run has no RTL or no candidate passed.
+void choose_best(json& L, const Objective& obj, bool rtl) {
+  auto& cands = L["candidates"];
+  int best = -1;
+  double best_cost = std::numeric_limits<double>::infinity();
+  if (rtl) {
+    for (size_t i = 0; i < cands.size(); ++i) {
+      const auto& v = cands[i]["verification"];
+      if (v.is_null() || !v["passed"].get<bool>()) continue;
+      Metrics m;
+      m.cycles = v["cycles"].get<long long>();
+      m.energy_pj = v["energy_pj"].get<double>();
+      const double c = obj.cost(m);
+      if (c < best_cost) { best_cost = c; best = static_cast<int>(i); }
+    }
+  }
+  json b;
+  if (best >= 0) {
+    const auto& c = cands[best];
+    const auto& v = c["verification"];
+    b = {{"rank", c["rank"]}, {"chosen_by", "rtl"}, {"mapping", c["mapping"]},
+         {"cycles", v["cycles"]}, {"energy_pj", v["energy_pj"]}, {"edp", v["edp"]},
+         {"utilization", v["utilization"]}, {"cost", best_cost}};
+  } else if (!cands.empty()) {
+    const auto& c = cands[0];
+    const auto& s = c["surrogate"];
+    b = {{"rank", c["rank"]}, {"chosen_by", "surrogate"}, {"mapping", c["mapping"]},
+         {"cycles", s["cycles"]}, {"energy_pj", s["energy_pj"]}, {"edp", s["edp"]},
+         {"utilization", s["utilization"]}, {"cost", c["cost"]}};
+    if (rtl) b["note"] = "no candidate passed RTL verification; surrogate numbers";
+  }
+  L["best"] = b;
+}
+
+/// Network totals, verification summary and parity statistics from the layer records.
+void summarize(json& res) {
+  double cycles = 0, energy = 0, macs = 0;
+  size_t done = 0;
+  bool all_rtl = true;
+  for (const auto& L : res["layers"]) {
+    if (L["status"] != "done" || L["best"].is_null()) continue;
+    const double n = L["count"].get<double>();
+    cycles += n * L["best"]["cycles"].get<double>();
+    energy += n * L["best"]["energy_pj"].get<double>();
+    macs += n * L["macs"].get<double>();
+    all_rtl = all_rtl && L["best"]["chosen_by"] == "rtl";
+    ++done;
+  }
+  const double pes = res["arch_info"]["rows"].get<double>() * res["arch_info"]["cols"].get<double>();
+  res["totals"] = {{"cycles", cycles},
+                   {"seconds", cycles / (res["arch_info"]["clock_mhz"].get<double>() * 1e6)},
+                   {"energy_pj", energy},
+                   {"edp", cycles * energy},
+                   {"utilization", cycles > 0 ? macs / (cycles * pes) : 0.0},
+                   {"macs", macs},
+                   {"layers_done", done},
+                   {"layers_total", res["layers"].size()},
+                   {"source", done == 0 ? "none" : (all_rtl ? "rtl" : (res["rtl"].get<bool>() ? "mixed" : "surrogate"))}};
+  size_t want = 0, got = 0, passed = 0;
+  std::vector<double> rc, sc, errs;
+  json failures = json::array();
+  for (const auto& L : res["layers"]) {
+    for (const auto& c : L["candidates"]) {
+      if (!res["rtl"].get<bool>()) continue;
+      ++want;
+      const auto& v = c["verification"];
+      if (v.is_null()) continue;
+      ++got;
+      if (v["passed"].get<bool>()) ++passed;
+      else failures.push_back({{"layer", L["name"]}, {"rank", c["rank"]}, {"failure", v["failure"]},
+                               {"functional_ok", v["functional_ok"]}, {"counts_equal", v["counts_equal"]}});
+      if (v.contains("cycles")) {
+        rc.push_back(v["cycles"].get<double>());
+        sc.push_back(c["surrogate"]["cycles"].get<double>());
+        errs.push_back(std::abs(v["cycle_error_pct"].get<double>()));
+      }
+    }
+  }
+  res["verification_summary"] = {{"planned", want}, {"done", got}, {"passed", passed},
+                                 {"failed", got - passed}, {"pending", want - got},
+                                 {"failures", failures}};
+  json parity = {{"n", errs.size()}};
+  if (!errs.empty()) {
+    double s = 0, mx = 0;
+    for (double e : errs) { s += e; mx = std::max(mx, e); }
+    parity["mape_pct"] = s / errs.size();
+    parity["max_error_pct"] = mx;
+    const double rho = spearman(rc, sc);
+    parity["spearman"] = std::isnan(rho) ? json() : json(rho);
+  }
+  res["parity"] = parity;
+}
+
+json arch_info(const Arch& a) {
+  return {{"name", a.name}, {"rows", a.rows}, {"cols", a.cols}, {"clock_mhz", a.clock_mhz},
+          {"input_kib", a.input_buf_bytes / 1024}, {"weight_kib", a.weight_buf_bytes / 1024},
+          {"accum_kib", a.accum_buf_bytes / 1024}, {"dram_bytes_per_cycle", a.dram_bytes_per_cycle},
+          {"dram_latency_cycles", a.dram_latency_cycles}};
+}
+
+/// Refuses a --resume whose explicit options differ from the stored run.
+void check_resume(const RunOptions& o, const json& res, const fs::path& file) {
+  auto same = [&](const char* flag, const json& stored, const json& given) {
+    if (o.given.count(flag) && stored != given)
+      throw SpecError("--" + std::string(flag), flag, given.is_string() ? given.get<std::string>() : given.dump(),
+                      "differs from the run being resumed (" + file.string() + " has " +
+                          (stored.is_string() ? stored.get<std::string>() : stored.dump()) +
+                          "); drop the flag or choose another --out");
+  };
+  same("network", res["network_arg"], json(o.network));
+  same("layer", res["layer_arg"], json(o.layer));
+  same("arch", res["arch_arg"], json(o.arch));
+  same("searcher", res["searcher"], json(o.searcher));
+  same("budget", res["budget_per_layer"], json(o.budget));
+  same("seed", res["seed"], json(o.seed));
+  same("objective", res["objective"], json(o.objective));
+  same("top-k", res["top_k"], json(o.top_k));
+  same("options", res["options_arg"], json(o.options_file));
+  same("no-rtl", json(!res["rtl"].get<bool>()), json(o.no_rtl));
+}
+
+}  // namespace
+
+int cmd_run(const RunOptions& opt, std::ostream& out) {
+  RunOptions o = opt;
+  fs::path dir;
+  json res;
+  const bool has_layer = !o.layer.empty();
+  auto default_dir = [&](const std::string& target, const std::string& arch_name) {
+    return fs::path("runs") / ("run-" + safe_name(target) + "-" + safe_name(arch_name) + "-" +
+                               o.searcher + "-s" + std::to_string(o.seed));
+  };
+  // Resolve the run folder first (resume reads the settings from it).
+  if (!o.out_dir.empty()) {
+    dir = o.out_dir;
+  } else {
+    const std::string target = has_layer ? parse_layer_arg(o.layer).name : parse_network_arg(o.network).name;
+    dir = default_dir(target, load_arch(o.arch).name);
+  }
+  const fs::path results_file = dir / "results.json";
+  bool resuming = false;
+  if (fs::exists(results_file)) {
+    if (!o.resume)
+      throw SpecError("--out", "out", dir.string(),
+                      "already holds a run (results.json); add --resume to continue it, "
+                      "`mapwright report " + dir.string() + "` to re-render it, or choose another --out");
+    try {
+      res = json::parse(read_text(results_file));
+    } catch (const json::exception& e) {
+      throw SpecError(results_file.string(), "(json)", "", e.what());
+    }
+    if (res.value("command", "") != "run")
+      throw SpecError(results_file.string(), "command", res.value("command", ""),
+                      "not a `mapwright run` folder");
+    check_resume(o, res, results_file);
+    o.network = res["network_arg"];
+    o.layer = res["layer_arg"];
+    o.arch = res["arch_arg"];
+    o.searcher = res["searcher"];
+    o.budget = res["budget_per_layer"];
+    o.seed = res["seed"];
+    o.objective = res["objective"];
+    o.top_k = res["top_k"];
+    o.options_file = res["options_arg"];
+    o.no_rtl = !res["rtl"].get<bool>();
+    resuming = true;
+  } else if (o.resume && fs::exists(dir) && !fs::is_empty(dir)) {
+    throw SpecError("--out", "out", dir.string(), "has no results.json to resume");
+  }
+
+  // Validate everything before any work.
+  if (o.budget <= 0) throw SpecError("--budget", "budget", std::to_string(o.budget), "must be a positive integer");
+  if (o.top_k < 1 || o.top_k > 64) throw SpecError("--top-k", "top-k", std::to_string(o.top_k), "must be between 1 and 64");
+  if (o.jobs < 0) throw SpecError("--jobs", "jobs", std::to_string(o.jobs), "must be >= 0");
+  {
+    const auto& kinds = search::searcher_kinds();
+    if (std::find(kinds.begin(), kinds.end(), o.searcher) == kinds.end()) {
+      std::string known;
+      for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
+      throw SpecError("--searcher", "searcher", o.searcher, "unknown searcher (known: " + known + ")");
+    }
+  }
+  const Objective objective = parse_objective(o.objective);
+  const Arch arch = load_arch(o.arch);
+  const search::SearchOptions sopts = load_options_or_default(o.options_file);
+  std::vector<std::pair<Layer, int>> layers;
+  std::string target;
+  if (has_layer) {
+    layers.push_back({parse_layer_arg(o.layer), 1});
+    target = layers[0].first.name;
+  } else {
+    const Network net = parse_network_arg(o.network);
+    target = net.name;
+    layers = net.unique_layers();
+  }
+  const bool rtl = !o.no_rtl;
+  const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+
+  // The RTL pool; a probe makes sure the architecture has a compiled model before searching.
+  std::unique_ptr<RtlWorkerPool> pool;
+  if (rtl) {
+    pool = std::make_unique<RtlWorkerPool>(o.worker_exe.empty() ? worker_executable() : o.worker_exe, jobs);
+    RtlJob probe;
+    probe.arch = o.arch;
+    probe.probe = true;
+    pool->submit(probe);
+    std::vector<std::pair<size_t, RtlJobResult>> got;
+    while (got.empty()) got = pool->poll(-1);
+    if (!got[0].second.failure.empty())
+      throw SpecError("--arch", "arch", arch.name,
+                      got[0].second.failure + "; run it surrogate-only with --no-rtl");
+  }
+
+  fs::create_directories(dir / "mappings");
+  fs::create_directories(dir / "curves");
+  const std::string db_path = o.db.empty() ? (dir / "results.sqlite").string() : o.db;
+  ResultsDb db(db_path);
+
+  if (!resuming) {
+    res = json::object();
+    res["command"] = "run";
+    res["format"] = 1;
+    res["run_id"] = safe_name(dir.filename().string()) + "-" + now_iso();
+    res["created"] = now_iso();
+    res["mapwright"] = "0.1.0";
+    res["target"] = target;
+    res["network_arg"] = o.network;
+    res["layer_arg"] = o.layer;
+    res["arch"] = arch.name;
+    res["arch_arg"] = o.arch;
+    res["arch_info"] = arch_info(arch);
+    res["searcher"] = o.searcher;
+    res["budget_per_layer"] = o.budget;
+    res["seed"] = o.seed;
+    res["objective"] = objective.name;
+    res["top_k"] = o.top_k;
+    res["options_arg"] = o.options_file;
+    res["options_file"] = o.options_file.empty() ? configs_dir() + "/search/default.yaml" : o.options_file;
+    res["rtl"] = rtl;
+    res["layers"] = json::array();
+    for (size_t li = 0; li < layers.size(); ++li) {
+      const Layer& l = layers[li].first;
+      res["layers"].push_back({{"index", li}, {"name", l.name}, {"shape", l.describe()},
+                               {"kind", layer_kind_name(l.kind)}, {"count", layers[li].second},
+                               {"macs", l.macs()}, {"layer", layer_to_json(l)},
+                               {"seed", layer_seed(o.seed, li)}, {"status", "pending"},
+                               {"candidates", json::array()}, {"best", nullptr}});
+    }
+  }
+  res["run_dir"] = dir.string();
+  res["db"] = db_path;
+  res["rtl_note"] = rtl ? "each layer's top-" + std::to_string(o.top_k) +
+                              " distinct surrogate candidates run on the Verilated RTL (bit-exact "
+                              "check against a C++ reference, counters against the surrogate); "
+                              "the best is chosen by RTL cost"
+                        : "surrogate only (--no-rtl): no RTL verification in this run";
+  res["status"] = "running";
+  res["jobs"] = jobs;
+
+  auto save = [&]() {
+    res["updated"] = now_iso();
+    summarize(res);
+    write_atomic(results_file, res.dump(2) + "\n");
+    db.put_run(res);
+  };
+  save();
+
+  const bool tty = o.progress && isatty(STDERR_FILENO);
+  g_sigints = 0;
+  auto old_handler = std::signal(SIGINT, on_sigint);
+  auto old_term = std::signal(SIGTERM, on_sigint);
+  const auto t_start = std::chrono::steady_clock::now();
+
+  // Verification jobs: pool job id -> (layer, candidate index).
+  std::map<size_t, std::pair<size_t, size_t>> job_of;
+  auto submit_verifications = [&](size_t li) {
+    json& L = res["layers"][li];
+    const Layer layer = layer_from_json(L["layer"], "results.json");
+    for (size_t ci = 0; ci < L["candidates"].size(); ++ci) {
+      const json& c = L["candidates"][ci];
+      if (!c["verification"].is_null()) continue;
+      RtlJob j;
+      j.arch = o.arch;
+      j.layer = layer;
+      j.mapping = mapping_from_yaml(c["mapping"].get<std::string>(), "results.json");
+      j.seed = rtl_seed(o.seed, li, c["rank"].get<int>());
+      j.watchdog_cycles = o.rtl_watchdog_cycles;
+      job_of[pool->submit(std::move(j))] = {li, ci};
+    }
+  };
+  auto write_best = [&](size_t li) {
+    const json& L = res["layers"][li];
+    if (L["best"].is_null()) return;
+    const std::string f = "mappings/" + stem_of(li, L["name"]) + ".yaml";
+    std::ostringstream y;
+    y << "# " << L["name"].get<std::string>() << ": " << L["shape"].get<std::string>() << "\n"
+      << "# chosen by " << L["best"]["chosen_by"].get<std::string>() << " (candidate "
+      << L["best"]["rank"].get<int>() << " of " << L["candidates"].size() << "), searcher "
+      << o.searcher << ", seed " << L["seed"].get<uint64_t>() << ", objective " << objective.name
+      << ", budget " << o.budget << "\n"
+      << L["best"]["mapping"].get<std::string>();
+    write_atomic(dir / f, y.str());
+    res["layers"][li]["mapping_file"] = f;
+  };
+  auto finish_layer_if_verified = [&](size_t li) {
+    json& L = res["layers"][li];
+    if (L["status"] != "searched") return;
+    for (const auto& c : L["candidates"])
+      if (rtl && c["verification"].is_null()) return;
+    choose_best(L, objective, rtl);
+    L["status"] = "done";
+    write_best(li);
+    db.put_layer(res["run_id"], L);
+  };
+  auto collect = [&](int timeout_ms) {
+    if (!pool) return;
+    if (g_sigints >= 2) pool->kill_all();
+    for (auto& [id, r] : pool->poll(timeout_ms)) {
+      auto it = job_of.find(id);
+      if (it == job_of.end()) continue;
+      const auto [li, ci] = it->second;
+      job_of.erase(it);
+      // A run killed by a second Ctrl-C is not a verdict on the mapping: leave it for --resume.
+      if (g_sigints >= 2 && r.failure.rfind("worker:", 0) == 0) continue;
+      json& c = res["layers"][li]["candidates"][ci];
+      const Metrics sur = metrics_from_json(c["surrogate"]);
+      c["verification"] = verification_json(r, sur, rtl_seed(o.seed, li, c["rank"].get<int>()));
+      db.put_verification(res["run_id"], static_cast<int>(li), c);
+      finish_layer_if_verified(li);
+      save();
+    }
+  };
+
+  // Progress line.
+  auto last_draw = std::chrono::steady_clock::now() - std::chrono::seconds(1);
+  auto draw = [&](const std::string& what, bool force) {
+    if (!tty) return;
+    const auto now = std::chrono::steady_clock::now();
+    if (!force && now - last_draw < std::chrono::milliseconds(100)) return;
+    last_draw = now;
+    std::ostringstream s;
+    s << "\r" << what;
+    if (pool) s << " | RTL " << (pool->running()) << " running, " << pool->queued() << " queued";
+    const double secs = std::chrono::duration<double>(now - t_start).count();
+    s << " | " << static_cast<long long>(secs) << " s";
+    std::string line = s.str();
+    if (line.size() > 118) line = line.substr(0, 118);
+    std::cerr << line << std::string(120 - line.size(), ' ') << std::flush;
+  };
+
+  // Resume: re-queue verifications not finished, settle layers whose checks all came in.
+  if (rtl)
+    for (size_t li = 0; li < layers.size(); ++li)
+      if (res["layers"][li]["status"] == "searched") submit_verifications(li);
+  for (size_t li = 0; li < layers.size(); ++li) finish_layer_if_verified(li);
+  save();
+
+  bool no_valid = false;
+  int searched_now = 0;
+  for (size_t li = 0; li < layers.size(); ++li) {
+    if (g_sigints) break;
+    json& L = res["layers"][li];
+    if (L["status"] != "pending") continue;
+    if (o.stop_after_layers >= 0 && searched_now >= o.stop_after_layers) {
+      g_sigints = 1;  // the test hook behaves like a Ctrl-C here
+      break;
+    }
+    const Layer layer = layer_from_json(L["layer"], "results.json");
+    TopK top{static_cast<size_t>(o.top_k), {}};
+    std::vector<EvaluationRow> evals;
+    evals.reserve(static_cast<size_t>(o.budget));
+    const std::string label = "[" + std::to_string(li + 1) + "/" + std::to_string(layers.size()) + "] " + layer.name;
+    auto observe = [&](const SampleSeen& s) {
+      EvaluationRow e;
+      e.sample = s.sample;
+      e.valid = s.outcome->valid;
+      e.cost = s.outcome->cost;
+      e.cycles = s.metrics->cycles;
+      e.energy_pj = s.metrics->energy_pj;
+      e.reason = s.outcome->reason;
+      e.point = json(*s.point).dump();
+      evals.push_back(std::move(e));
+      if (s.outcome->valid) top.offer(s.outcome->cost, s.sample, *s.mapping, *s.metrics);
+    };
+    auto keep_going = [&](const search::SearchProgress& p) {
+      collect(0);
+      std::ostringstream w;
+      w << label << " search " << p.samples << "/" << p.budget;
+      if (p.found) w << " best " << si(p.best_cost, 3);
+      draw(w.str(), false);
+      return g_sigints == 0;
+    };
+    const auto t0 = std::chrono::steady_clock::now();
+    LayerSearch ls = search_layer(layer, arch, o.searcher, sopts, L["seed"].get<uint64_t>(), o.budget,
+                                  objective, keep_going, observe);
+    if (ls.result.stopped_early || g_sigints) break;  // discarded; --resume redoes it (same seed)
+    ++searched_now;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    json sr = ls.result.to_json();
+    sr.erase("best_so_far");
+    sr["seconds"] = secs;
+    sr["searcher"] = ls.searcher;
+    L["search"] = sr;
+    const std::string curve = "curves/" + stem_of(li, layer.name) + ".csv";
+    {
+      std::ostringstream c;
+      c << "sample,best_cost\n";
+      for (size_t i = 0; i < ls.result.best_so_far.size(); ++i) {
+        const double v = ls.result.best_so_far[i];
+        c << (i + 1) << ",";
+        if (std::isfinite(v)) c << std::setprecision(10) << v;
+        c << "\n";
+      }
+      write_atomic(dir / curve, c.str());
+    }
+    L["curve_csv"] = curve;
+    L["candidates"] = json::array();
+    for (size_t r = 0; r < top.entries.size(); ++r) {
+      const auto& e = top.entries[r];
+      L["candidates"].push_back({{"rank", r}, {"sample", e.sample}, {"cost", e.cost},
+                                 {"mapping", e.yaml}, {"surrogate", surrogate_json(e.metrics)},
+                                 {"verification", nullptr}});
+    }
+    if (top.entries.empty()) no_valid = true;
+    L["status"] = "searched";
+    db.put_evaluations(res["run_id"], static_cast<int>(li), evals);
+    if (rtl) submit_verifications(li);
+    finish_layer_if_verified(li);
+    db.put_layer(res["run_id"], L);
+    save();
+    collect(0);
+  }
+
+  // Let the RTL finish (after Ctrl-C: only what is in flight).
+  if (pool) {
+    while (pool->running() + pool->queued() > 0) {
+      if (g_sigints && pool->queued()) pool->drop_queued();
+      const size_t total = res["verification_summary"]["planned"].get<size_t>();
+      const size_t done = res["verification_summary"]["done"].get<size_t>();
+      draw(std::string(g_sigints ? "interrupted: finishing RTL runs in flight" : "verifying on RTL") +
+               " " + std::to_string(done) + "/" + std::to_string(total), false);
+      collect(200);
+    }
+  }
+  if (tty) std::cerr << "\r" << std::string(120, ' ') << "\r" << std::flush;
+  std::signal(SIGINT, old_handler);
+  std::signal(SIGTERM, old_term);
+
+  bool complete = true;
+  for (const auto& L : res["layers"]) complete = complete && L["status"] == "done";
+  res["status"] = complete ? "complete" : "interrupted";
+  res["wall_seconds_last_session"] =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+  save();
+  for (const auto& L : res["layers"])
+    if (L["status"] == "done") db.put_layer(res["run_id"], L);
+
+  // Layer table and totals as CSV.
+  {
+    std::ostringstream c;
+    c << "index,name,count,status,chosen_by,cycles,energy_pj,edp,utilization,surrogate_cycles,"
+         "candidates,verified,passed\n";
+    for (const auto& L : res["layers"]) {
+      int ver = 0, pass = 0;
+      for (const auto& cd : L["candidates"])
+        if (!cd["verification"].is_null()) {
+          ++ver;
+          pass += cd["verification"]["passed"].get<bool>();
+        }
+      c << L["index"] << "," << L["name"].get<std::string>() << "," << L["count"] << ","
+        << L["status"].get<std::string>() << ",";
+      if (!L["best"].is_null())
+        c << L["best"]["chosen_by"].get<std::string>() << "," << L["best"]["cycles"] << ","
+          << L["best"]["energy_pj"] << "," << L["best"]["edp"] << "," << L["best"]["utilization"]
+          << "," << (L["candidates"].empty() ? json() : L["candidates"][0]["surrogate"]["cycles"]);
+      else
+        c << ",,,,,";
+      c << "," << L["candidates"].size() << "," << ver << "," << pass << "\n";
+    }
+    write_atomic(dir / "layers.csv", c.str());
+    std::ostringstream v;
+    v << "layer,rank,seed,surrogate_cost,surrogate_cycles,rtl_cycles,cycle_error_pct,"
+         "functional_ok,counts_equal,passed,failure,sim_seconds\n";
+    for (const auto& L : res["layers"])
+      for (const auto& cd : L["candidates"]) {
+        const auto& x = cd["verification"];
+        if (x.is_null()) continue;
+        std::string fail = x["failure"].get<std::string>();
+        std::replace(fail.begin(), fail.end(), '"', '\'');
+        v << L["name"].get<std::string>() << "," << cd["rank"] << "," << x["seed"] << ","
+          << cd["cost"] << "," << cd["surrogate"]["cycles"] << ","
+          << (x.contains("cycles") ? x["cycles"].dump() : "") << ","
+          << (x.contains("cycle_error_pct") ? x["cycle_error_pct"].dump() : "") << ","
+          << x["functional_ok"] << "," << x["counts_equal"] << "," << x["passed"] << ",\""
+          << fail << "\"," << x["sim_seconds"] << "\n";
+      }
+    write_atomic(dir / "verifications.csv", v.str());
+  }
+  render_run_report(res, dir, dir / "report.html");
+
+  const auto& vs = res["verification_summary"];
+  const auto& t = res["totals"];
+  if (o.json) {
+    out << res.dump(2) << "\n";
+  } else {
+    out << "run " << target << " on " << arch.name << " (" << arch.rows << "x" << arch.cols << "), "
+        << o.searcher << ", " << o.budget << " samples per layer, objective " << objective.name
+        << ", seed " << o.seed << (rtl ? ", top-" + std::to_string(o.top_k) + " verified on RTL" : ", surrogate only")
+        << "\n";
+    out << std::left << std::setw(24) << "layer" << std::right << std::setw(6) << "count"
+        << std::setw(14) << "cycles" << std::setw(12) << "energy_uJ" << std::setw(8) << "util%"
+        << "  chosen by / RTL checks\n";
+    for (const auto& L : res["layers"]) {
+      out << std::left << std::setw(24) << L["name"].get<std::string>().substr(0, 23) << std::right
+          << std::setw(6) << L["count"].get<int>();
+      if (!L["best"].is_null()) {
+        int ver = 0, pass = 0;
+        for (const auto& cd : L["candidates"])
+          if (!cd["verification"].is_null()) { ++ver; pass += cd["verification"]["passed"].get<bool>(); }
+        out << std::setw(14) << L["best"]["cycles"].get<long long>() << std::setw(12) << std::fixed
+            << std::setprecision(2) << L["best"]["energy_pj"].get<double>() * 1e-6 << std::setw(8)
+            << std::setprecision(1) << 100 * L["best"]["utilization"].get<double>() << std::defaultfloat
+            << "  " << L["best"]["chosen_by"].get<std::string>();
+        if (rtl) out << ", " << pass << "/" << ver << " passed" << (pass < ver ? "  FAILED" : "");
+      } else {
+        out << "  " << (L["status"] == "pending" ? "not searched" : L["status"] == "searched" ? "RTL pending" : "no valid mapping");
+      }
+      out << "\n";
+    }
+    out << "total: " << static_cast<long long>(t["cycles"].get<double>()) << " cycles ("
+        << si(t["seconds"].get<double>()) << "s), " << std::fixed << std::setprecision(2)
+        << t["energy_pj"].get<double>() * 1e-6 << " uJ, EDP " << std::scientific << std::setprecision(4)
+        << t["edp"].get<double>() << " pJ*cycles, utilization " << std::fixed << std::setprecision(1)
+        << 100 * t["utilization"].get<double>() << " %" << std::defaultfloat << " ("
+        << t["layers_done"] << "/" << t["layers_total"] << " layers)\n";
+    if (rtl)
+      out << "RTL: " << vs["passed"] << " of " << vs["done"] << " verifications passed"
+          << (vs["pending"].get<size_t>() ? ", " + vs["pending"].dump() + " not run" : "")
+          << (vs["failed"].get<size_t>() ? " -- " + vs["failed"].dump() + " FAILED (see report)" : "")
+          << "\n";
+    out << "written to " << dir.string() << " (report.html, results.json, layers.csv, "
+        << "verifications.csv, mappings/, curves/; results store " << db_path << ")\n";
+    if (!complete) out << "interrupted: continue with `mapwright run --resume --out " << dir.string() << "`\n";
+  }
+  if (!complete && g_sigints) return 130;
+  if (vs["failed"].get<size_t>() > 0) return 4;
+  if (no_valid) return 3;
+  return complete ? 0 : 130;
+}
+
+}  // namespace mapwright::flows

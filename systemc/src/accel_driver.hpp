@@ -1,0 +1,427 @@
+#pragma once
+// The testbench logic around mw_accel, in plain C++ (no SystemC, no Verilator types), shared by
+// the SystemC testbench (accel_tb.hpp) and the plain C++ Verilator harness (plain_harness.hpp):
+//   - CmdDriver: pushes the program's command words with valid/ready, waits for the accelerator
+//     to become idle, then reads every register (one per cycle) and reports the job done;
+//   - DramModel: serves DMA requests with the architecture's latency and one beat of BeatBytes
+//     per cycle, gathering/scattering the tile's strided DRAM segments, optionally withholding
+//     beats at random.
+// Both are cycle-stepped state machines: edge() is called at a rising clock edge with the DUT
+// outputs sampled in the cycle that edge ends, and sets the DUT inputs for the next cycle. Each
+// also says when it next needs to see an edge (`due`, an absolute cycle) and on which output
+// rising it wakes otherwise, so an event-driven harness may skip the cycles in between; stepping
+// at every edge is always correct too (early calls return without changing anything).
+// Private to systemc/: never include it from a public header.
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <cstring>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "mapwright/systemc/command_program.hpp"
+
+namespace mapwright::systemc::detail {
+
+/// Register map of mw_accel (rtl/README.md).
+enum Csr : unsigned {
+  kCsrRows = 0, kCsrCols, kCsrInBytes, kCsrWtBytes, kCsrAccWords, kCsrBeatBytes, kCsrMagic,
+  kCsrStatus, kCsrMacs, kCsrSteps, kCsrFolds, kCsrInRd, kCsrInWr, kCsrWtRd, kCsrWtWr,
+  kCsrAccRd, kCsrAccWr, kCsrDramIn, kCsrDramWt, kCsrDramOut, kCsrDramPsumWr, kCsrDramPsumRd,
+  kCsrLoadIn, kCsrLoadWt, kCsrReload, kCsrSpill, kCsrStore, kCsrArrayBusy, kCsrArrayStall,
+  kCsrDmaBusy, kCsrDramStall, kCsrCycle, kCsrFirst, kCsrLast, kCsrDmaDone, kCsrCmpDone,
+  kCsrDmaQueue, kCsrCmpQueue, kCsrDecoder, kNumCsr
+};
+
+/// Widest DRAM beat (mw_accel allows BeatBytes up to 64), in 32-bit words.
+constexpr int kMaxBeatWords = 16;
+
+/// One run handed to the testbench.
+struct TbJob {
+  const CommandProgram* prog = nullptr;  ///< Commands and DMA segment lists.
+  std::vector<uint8_t>* dram = nullptr;  ///< DRAM contents (tensors in DRAM layout).
+  int latency = 1;                       ///< DRAM latency, cycles.
+  double stall_prob = 0;                 ///< Chance a beat is withheld in a cycle.
+  uint64_t seed = 1;                     ///< Stall seed.
+  bool drop = false;                     ///< Never answer DRAM requests (stuck-design test).
+  bool done = false;                     ///< The driver saw the accelerator idle after the last word.
+  long long edges = 0;                   ///< Rising edges from the job's start to its end.
+  std::string failure;                   ///< DRAM-side protocol failure ("" = none).
+  std::array<uint64_t, kNumCsr> csr{};   ///< Registers read at the end.
+};
+
+/// DUT outputs sampled in a cycle (before its rising edge).
+struct DutOut {
+  bool cmd_ready = false;
+  bool idle = false;
+  uint64_t csr_rdata = 0;
+  bool req_valid = false, req_write = false;
+  uint32_t req_bytes = 0, req_id = 0;
+  bool wr_valid = false;
+  const uint32_t* wr_data = nullptr;  ///< BeatBytes / 4 words (read only when a beat is taken).
+};
+
+/// DUT inputs driven for the next cycle. The `*_dirty` flags tell a harness which groups changed
+/// (a SystemC harness writes only those signals).
+struct DutIn {
+  bool cmd_valid = false, cmd_last = false;
+  uint64_t cmd_data = 0;
+  uint32_t csr_addr = 0;
+  bool rd_valid = false, rd_last = false;
+  std::array<uint32_t, kMaxBeatWords> rd_data{};
+  bool wr_ready = true, wr_done = false;
+  bool cmd_dirty = true, csr_dirty = true, rd_dirty = true, rd_data_dirty = true,
+       wr_dirty = true;
+};
+
+/// What a state machine waits for when it has no edge due.
+enum class Wake : uint8_t {
+  Edge,         ///< the edge at cycle `due`
+  CmdReady,     ///< cmd_ready rising (or the edge at `due`)
+  Idle,         ///< idle rising
+  ReqValid,     ///< dram_req_valid rising
+  Never         ///< nothing (job over)
+};
+
+constexpr uint64_t kNoDue = ~0ull;
+
+/// Walks a segment list as one byte stream.
+class SegmentCursor {
+ public:
+  void reset(const std::vector<DramSegment>* s) {
+    segs_ = s;
+    seg_ = 0;
+    off_ = 0;
+  }
+  /// Copies the next n stream bytes out of mem (gather).
+  void gather(const std::vector<uint8_t>& mem, uint8_t* dst, uint64_t n) {
+    while (n > 0) {
+      skip_empty();
+      const DramSegment& s = (*segs_)[seg_];
+      const uint64_t k = std::min(n, s.len - off_);
+      std::memcpy(dst, mem.data() + s.addr + off_, k);
+      dst += k;
+      off_ += k;
+      n -= k;
+    }
+  }
+  /// Copies n bytes into the next stream positions of mem (scatter).
+  void scatter(std::vector<uint8_t>& mem, const uint8_t* src, uint64_t n) {
+    while (n > 0) {
+      skip_empty();
+      const DramSegment& s = (*segs_)[seg_];
+      const uint64_t k = std::min(n, s.len - off_);
+      std::memcpy(mem.data() + s.addr + off_, src, k);
+      src += k;
+      off_ += k;
+      n -= k;
+    }
+  }
+
+ private:
+  void skip_empty() {
+    while (seg_ < segs_->size() && off_ >= (*segs_)[seg_].len) {
+      ++seg_;
+      off_ = 0;
+    }
+  }
+  const std::vector<DramSegment>* segs_ = nullptr;  ///< The segments.
+  size_t seg_ = 0;                                   ///< Current segment.
+  uint64_t off_ = 0;                                 ///< Offset inside it.
+};
+
+/// Pushes the command words, waits for idle, reads the registers.
+class CmdDriver {
+ public:
+  void begin(TbJob& j, uint64_t cycle, DutIn& in) {
+    job_ = &j;
+    i_ = 0;
+    csr_ = 0;
+    phase_ = Phase::Words;
+    load_word(in);
+    due = cycle + 1;
+    wake = Wake::CmdReady;
+  }
+  void stop() {
+    job_ = nullptr;
+    phase_ = Phase::Off;
+    due = kNoDue;
+    wake = Wake::Never;
+  }
+  bool done() const { return phase_ == Phase::Done; }
+
+  /// Rising edge ending cycle `cycle - 1`; `o` holds that cycle's outputs.
+  void edge(uint64_t cycle, const DutOut& o, DutIn& in) {
+    switch (phase_) {
+      case Phase::Words:
+        if (!o.cmd_ready) {  // not taken: sleep until the queue has room
+          due = kNoDue;
+          wake = Wake::CmdReady;
+          return;
+        }
+        ++i_;
+        load_word(in);
+        if (phase_ == Phase::Words) {
+          due = cycle + 1;
+          wake = Wake::CmdReady;
+          return;
+        }
+        [[fallthrough]];
+      case Phase::WaitIdle:
+        if (!o.idle) {
+          due = kNoDue;
+          wake = Wake::Idle;
+          return;
+        }
+        // Idle in the cycle that just ended: read the registers, one per cycle.
+        phase_ = Phase::Csr;
+        csr_ = 0;
+        in.csr_addr = 0;
+        in.csr_dirty = true;
+        due = cycle + 1;
+        wake = Wake::Edge;
+        return;
+      case Phase::Csr:
+        job_->csr[csr_] = o.csr_rdata;
+        if (++csr_ < kNumCsr) {
+          in.csr_addr = csr_;
+          in.csr_dirty = true;
+          due = cycle + 1;
+          wake = Wake::Edge;
+          return;
+        }
+        job_->done = true;
+        phase_ = Phase::Done;
+        due = kNoDue;
+        wake = Wake::Never;
+        return;
+      case Phase::Off:
+      case Phase::Done:
+        return;
+    }
+  }
+
+ private:
+  enum class Phase : uint8_t { Off, Words, WaitIdle, Csr, Done };
+  void load_word(DutIn& in) {
+    const CommandProgram& p = *job_->prog;
+    if (i_ < p.words.size()) {
+      in.cmd_data = p.words[i_];
+      in.cmd_last = p.last[i_] != 0;
+      in.cmd_valid = true;
+    } else {
+      in.cmd_valid = false;
+      phase_ = Phase::WaitIdle;
+    }
+    in.cmd_dirty = true;
+  }
+
+  TbJob* job_ = nullptr;
+  Phase phase_ = Phase::Off;
+  size_t i_ = 0;     ///< Next word to be taken.
+  unsigned csr_ = 0; ///< Register being read.
+
+ public:
+  uint64_t due = kNoDue;  ///< Next cycle whose edge it must see.
+  Wake wake = Wake::Never;
+};
+
+/// The DRAM: one DMA request at a time, beats of BeatBytes.
+class DramModel {
+ public:
+  explicit DramModel(int beat_bytes) : bb_(beat_bytes) {}
+
+  void begin(TbJob& j, DutIn& in) {
+    job_ = &j;
+    served_ = 0;
+    rng_.seed(j.seed ^ 0x9e3779b97f4a7c15ull);
+    idle_outputs(in);
+  }
+  void stop(DutIn& in) {
+    job_ = nullptr;
+    idle_outputs(in);
+  }
+
+  /// Rising edge ending cycle `cycle - 1`; `o` holds that cycle's outputs.
+  void edge(uint64_t cycle, const DutOut& o, DutIn& in) {
+    if (!job_) return;
+    if (cycle < due && st_ != St::Idle) return;
+    switch (st_) {
+      case St::Idle:
+        if (o.req_valid) start(cycle, o, in);
+        return;
+      case St::ReadWait:  // first beat (or the empty last beat) in this cycle
+        if (d_->bytes == 0) {
+          in.rd_valid = true;
+          in.rd_last = true;
+          in.rd_dirty = true;
+          st_ = St::ReadEmpty;
+          next_edge(cycle);
+          return;
+        }
+        st_ = St::ReadBeats;
+        drive_read_beat(cycle, in);
+        return;
+      case St::ReadEmpty:
+        idle_read(in);
+        finish();
+        return;
+      case St::ReadBeats:
+        if (in.rd_valid) ++beat_;  // the beat of the cycle just ended was taken
+        if (beat_ == nbeats_) {
+          idle_read(in);
+          finish();
+          return;
+        }
+        drive_read_beat(cycle, in);
+        return;
+      case St::Write:
+        if (in.wr_ready && o.wr_valid) {
+          const uint64_t n = std::min<uint64_t>(left_, static_cast<uint64_t>(bb_));
+          cur_.scatter(*job_->dram, reinterpret_cast<const uint8_t*>(o.wr_data), n);
+          left_ -= n;
+          ++beat_;
+        }
+        if (beat_ < nbeats_) {
+          set_wr_ready(in, !stall());
+          next_edge(cycle);
+          return;
+        }
+        set_wr_ready(in, true);
+        // Acknowledged latency - 1 cycles after the last beat.
+        if (job_->latency - 2 > 0) {
+          st_ = St::WriteAck;
+          due = cycle + static_cast<uint64_t>(job_->latency - 2);
+          wake = Wake::Edge;
+          return;
+        }
+        [[fallthrough]];
+      case St::WriteAck:
+        in.wr_done = true;
+        in.wr_dirty = true;
+        st_ = St::WriteDone;
+        next_edge(cycle);
+        return;
+      case St::WriteDone:
+        in.wr_done = false;
+        in.wr_dirty = true;
+        finish();
+        return;
+    }
+  }
+
+  uint64_t due = kNoDue;     ///< Next cycle whose edge it must see.
+  Wake wake = Wake::Never;   ///< Otherwise waits for this.
+
+ private:
+  enum class St : uint8_t { Idle, ReadWait, ReadEmpty, ReadBeats, Write, WriteAck, WriteDone };
+
+  void next_edge(uint64_t cycle) {
+    due = cycle + 1;
+    wake = Wake::Edge;
+  }
+  void finish() {
+    st_ = St::Idle;
+    due = kNoDue;
+    wake = Wake::ReqValid;
+  }
+  void idle_read(DutIn& in) {
+    in.rd_valid = false;
+    in.rd_last = false;
+    in.rd_dirty = true;
+  }
+  void set_wr_ready(DutIn& in, bool r) {
+    if (in.wr_ready != r) {
+      in.wr_ready = r;
+      in.wr_dirty = true;
+    }
+  }
+  void idle_outputs(DutIn& in) {
+    st_ = St::Idle;
+    in.rd_valid = in.rd_last = false;
+    in.rd_dirty = true;
+    in.wr_ready = true;
+    in.wr_done = false;
+    in.wr_dirty = true;
+    due = kNoDue;
+    wake = job_ ? Wake::ReqValid : Wake::Never;
+  }
+  bool stall() {
+    return job_->stall_prob > 0 &&
+           std::uniform_real_distribution<double>(0, 1)(rng_) < job_->stall_prob;
+  }
+
+  /// The request was in the cycle that just ended (t0); we drive cycle t0 + 1.
+  void start(uint64_t cycle, const DutOut& o, DutIn& in) {
+    TbJob& j = *job_;
+    const size_t k = served_++;
+    const CommandProgram& p = *j.prog;
+    if (k >= p.dma.size() || o.req_id != k || o.req_bytes != p.dma[k].bytes ||
+        o.req_write != p.dma[k].write) {
+      if (j.failure.empty())
+        j.failure = "dram: request " + std::to_string(k) + " (id " + std::to_string(o.req_id) +
+                    ", " + std::to_string(o.req_bytes) + " bytes) does not match the program";
+      idle_outputs(in);
+      return;
+    }
+    if (j.drop) return;
+    d_ = &p.dma[k];
+    nbeats_ = (d_->bytes + static_cast<uint64_t>(bb_) - 1) / static_cast<uint64_t>(bb_);
+    beat_ = 0;
+    left_ = d_->bytes;
+    cur_.reset(&d_->segments);
+    if (!d_->write) {
+      // A transfer takes latency + ceil(bytes / BeatBytes) cycles from t0 to its completion
+      // cycle inclusive: the first beat in cycle t0 + latency, an empty last beat (zero bytes)
+      // in cycle t0 + latency - 1.
+      const int wait = d_->bytes == 0 ? j.latency - 2 : j.latency - 1;
+      st_ = St::ReadWait;
+      if (wait > 0) {
+        due = cycle + static_cast<uint64_t>(wait);
+        wake = Wake::Edge;
+        in.rd_valid = false;
+        return;
+      }
+      due = cycle;
+      edge(cycle, o, in);  // drive it now
+      return;
+    }
+    // Write: beats from cycle t0 + 1.
+    st_ = St::Write;
+    set_wr_ready(in, !stall());
+    next_edge(cycle);
+  }
+
+  void drive_read_beat(uint64_t cycle, DutIn& in) {
+    next_edge(cycle);
+    if (stall()) {
+      if (in.rd_valid) {
+        in.rd_valid = false;
+        in.rd_dirty = true;
+      }
+      return;
+    }
+    const uint64_t n = std::min<uint64_t>(left_, static_cast<uint64_t>(bb_));
+    std::array<uint8_t, 4 * kMaxBeatWords> buf{};
+    cur_.gather(*job_->dram, buf.data(), n);
+    left_ -= n;
+    std::memcpy(in.rd_data.data(), buf.data(), static_cast<size_t>(bb_));
+    in.rd_data_dirty = true;
+    in.rd_valid = true;
+    in.rd_last = beat_ + 1 == nbeats_;
+    in.rd_dirty = true;
+  }
+
+  int bb_;                       ///< DRAM bytes per beat.
+  TbJob* job_ = nullptr;
+  St st_ = St::Idle;
+  size_t served_ = 0;            ///< DMA requests served in this job.
+  const DmaJob* d_ = nullptr;    ///< Request being served.
+  uint64_t nbeats_ = 0, beat_ = 0, left_ = 0;
+  SegmentCursor cur_;
+  std::mt19937_64 rng_;          ///< Stall decisions.
+};
+
+}  // namespace mapwright::systemc::detail

@@ -1,0 +1,76 @@
+// Reports: `mapwright compare` marks the winner of each metric across runs (here the same
+// layer, surrogate only, on the 4x4 and 8x8 arrays), HTML escaping, and refusals.
+#include <gtest/gtest.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "../../flows/src/flows_util.hpp"
+#include "mapwright/core/error.hpp"
+#include "mapwright/flows/run.hpp"
+
+namespace fs = std::filesystem;
+using namespace mapwright;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("mapwright_report_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+}  // namespace
+
+TEST(Report, HtmlEscapeCoversEveryUnsafeCharacter) {
+  EXPECT_EQ(flows::html_escape("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(flows::gp_quote("it's"), "'it''s'");
+}
+
+TEST(Report, CompareMarksTheWinnerOfEachMetric) {
+  const fs::path base = fresh_dir("cmp");
+  std::vector<std::string> dirs;
+  for (const char* arch : {"small4", "small8"}) {
+    flows::RunOptions o;
+    o.layer = "conv:K=16,C=16,H=12,W=12,R=3,S=3,pad=1";
+    o.arch = arch;
+    o.searcher = "random";
+    o.budget = 200;
+    o.no_rtl = true;
+    o.progress = false;
+    o.out_dir = (base / arch).string();
+    std::ostringstream out;
+    ASSERT_EQ(flows::cmd_run(o, out), 0) << out.str();
+    dirs.push_back(o.out_dir);
+  }
+  flows::CompareOptions c;
+  c.runs = dirs;
+  c.out = (base / "compare.html").string();
+  c.json = true;
+  std::ostringstream out;
+  ASSERT_EQ(flows::cmd_compare(c, out), 0);
+  const auto j = nlohmann::json::parse(out.str());
+  // The 8x8 array with larger buffers is faster on this layer.
+  EXPECT_EQ(j["totals"]["cycles"]["winner"], "small8");
+  EXPECT_EQ(j["runs"][0]["source"], "surrogate");
+  const std::string html = read(base / "compare.html");
+  EXPECT_NE(html.find("&#9733;"), std::string::npos);
+  EXPECT_NE(html.find("surrogate only (--no-rtl)"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos);
+
+  c.runs = {dirs[0]};
+  EXPECT_THROW(flows::cmd_compare(c, out), core::SpecError);
+  c.runs = {dirs[0], (base / "missing").string()};
+  EXPECT_THROW(flows::cmd_compare(c, out), core::SpecError);
+  fs::remove_all(base);
+}

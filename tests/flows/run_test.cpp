@@ -1,0 +1,243 @@
+// `mapwright run` end to end: a tiny network on small4 with every top-K candidate verified on
+// the RTL in worker processes; the run folder (results.json, CSVs, mappings, SQLite, report);
+// an interrupted run resumed to the same result as an uninterrupted one; refusals.
+#include "mapwright/flows/run.hpp"
+
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/mapping.hpp"
+
+namespace fs = std::filesystem;
+using namespace mapwright;
+using nlohmann::json;
+
+namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = fs::temp_directory_path() / ("mapwright_flows_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  return d;
+}
+
+flows::RunOptions tiny_run(const fs::path& out) {
+  flows::RunOptions o;
+  o.network = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/tiny_net.yaml";
+  o.arch = "small4";
+  o.searcher = "ga";
+  o.budget = 150;
+  o.seed = 3;
+  o.top_k = 2;
+  o.jobs = 2;
+  o.out_dir = out.string();
+  o.progress = false;
+  o.worker_exe = MAPWRIGHT_WORKER_EXE;
+  return o;
+}
+
+json load(const fs::path& dir) {
+  std::ifstream f(dir / "results.json");
+  return json::parse(f);
+}
+
+std::string read(const fs::path& p) {
+  std::ifstream f(p);
+  std::stringstream s;
+  s << f.rdbuf();
+  return s.str();
+}
+
+long long count_rows(const fs::path& db, const std::string& table) {
+  sqlite3* h = nullptr;
+  EXPECT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(h, ("SELECT COUNT(*) FROM " + table).c_str(), -1, &st, nullptr), SQLITE_OK);
+  long long n = -1;
+  if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return n;
+}
+
+}  // namespace
+
+#ifdef MAPWRIGHT_HAVE_RTL
+
+TEST(Run, TinyNetworkOnSmall4VerifiedOnRtl) {
+  const fs::path dir = fresh_dir("e2e");
+  std::ostringstream out;
+  ASSERT_EQ(flows::cmd_run(tiny_run(dir), out), 0) << out.str();
+  const json r = load(dir);
+  EXPECT_EQ(r["status"], "complete");
+  ASSERT_EQ(r["layers"].size(), 3u);
+  for (const auto& L : r["layers"]) {
+    EXPECT_EQ(L["status"], "done") << L["name"];
+    ASSERT_EQ(L["candidates"].size(), 2u) << L["name"];
+    EXPECT_NE(L["candidates"][0]["mapping"], L["candidates"][1]["mapping"]);  // distinct
+    EXPECT_LE(L["candidates"][0]["cost"].get<double>(), L["candidates"][1]["cost"].get<double>());
+    for (const auto& c : L["candidates"]) {
+      ASSERT_FALSE(c["verification"].is_null());
+      EXPECT_TRUE(c["verification"]["passed"].get<bool>()) << c["verification"].dump();
+      EXPECT_TRUE(c["verification"]["functional_ok"].get<bool>());
+    }
+    EXPECT_EQ(L["best"]["chosen_by"], "rtl");
+    // The chosen mapping is written and loads back.
+    const core::Mapping m = core::load_mapping_file((dir / L["mapping_file"].get<std::string>()).string());
+    EXPECT_EQ(core::mapping_to_yaml(m), L["best"]["mapping"].get<std::string>());
+  }
+  EXPECT_EQ(r["verification_summary"]["passed"], 6);
+  EXPECT_EQ(r["totals"]["source"], "rtl");
+  EXPECT_GT(r["totals"]["cycles"].get<double>(), 0);
+  EXPECT_GE(r["parity"]["n"].get<int>(), 6);
+
+  // The results store.
+  EXPECT_EQ(count_rows(dir / "results.sqlite", "runs"), 1);
+  EXPECT_EQ(count_rows(dir / "results.sqlite", "layers"), 3);
+  EXPECT_EQ(count_rows(dir / "results.sqlite", "evaluations"), 3 * 150);
+  EXPECT_EQ(count_rows(dir / "results.sqlite", "verifications"), 6);
+
+  // CSVs and the report: self-contained, escaped, with plots and every check.
+  EXPECT_TRUE(fs::exists(dir / "layers.csv"));
+  EXPECT_TRUE(fs::exists(dir / "verifications.csv"));
+  const std::string html = read(dir / "report.html");
+  EXPECT_NE(html.find("All 6 RTL verifications passed"), std::string::npos);
+  EXPECT_NE(html.find("conv&lt;b&gt;&amp;&#39;3x3&#39;"), std::string::npos);
+  EXPECT_EQ(html.find("conv<b>"), std::string::npos);
+  EXPECT_NE(html.find("<svg"), std::string::npos) << "gnuplot plots are inlined";
+  EXPECT_EQ(html.find("<script"), std::string::npos);
+  EXPECT_EQ(html.find("src=\"http"), std::string::npos);
+  EXPECT_NE(html.find("Spearman"), std::string::npos);
+
+  // `mapwright report` re-renders it from the folder.
+  fs::remove(dir / "report.html");
+  std::ostringstream rep;
+  EXPECT_EQ(flows::cmd_report({dir.string(), ""}, rep), 0);
+  EXPECT_EQ(read(dir / "report.html").size(), html.size());
+  fs::remove_all(dir);
+}
+
+TEST(Run, ResumeAfterInterruptionLosesNothing) {
+  const fs::path full = fresh_dir("full"), part = fresh_dir("part");
+  std::ostringstream out;
+  ASSERT_EQ(flows::cmd_run(tiny_run(full), out), 0) << out.str();
+
+  // Interrupted after the first layer's search (as a Ctrl-C there): its RTL runs in flight
+  // finish, the rest is kept for --resume.
+  flows::RunOptions o = tiny_run(part);
+  o.stop_after_layers = 1;
+  EXPECT_EQ(flows::cmd_run(o, out), 130);
+  json r = load(part);
+  EXPECT_EQ(r["status"], "interrupted");
+  EXPECT_NE(r["layers"][0]["status"], "pending");
+  EXPECT_EQ(r["layers"][1]["status"], "pending");
+  EXPECT_NE(read(part / "report.html").find("resume"), std::string::npos);
+
+  // Without --resume the folder is refused; with it the run completes.
+  flows::RunOptions again = tiny_run(part);
+  EXPECT_THROW(flows::cmd_run(again, out), core::SpecError);
+  again.resume = true;
+  again.network = "resnet18";  // ignored: the stored settings win unless given explicitly
+  ASSERT_EQ(flows::cmd_run(again, out), 0) << out.str();
+  r = load(part);
+  const json f = load(full);
+  EXPECT_EQ(r["status"], "complete");
+  EXPECT_EQ(r["run_id"], load(part)["run_id"]);
+  ASSERT_EQ(r["layers"].size(), f["layers"].size());
+  for (size_t i = 0; i < r["layers"].size(); ++i) {
+    const auto &a = r["layers"][i], &b = f["layers"][i];
+    EXPECT_EQ(a["best"]["mapping"], b["best"]["mapping"]) << a["name"];
+    ASSERT_EQ(a["candidates"].size(), b["candidates"].size());
+    for (size_t c = 0; c < a["candidates"].size(); ++c) {
+      EXPECT_EQ(a["candidates"][c]["mapping"], b["candidates"][c]["mapping"]);
+      EXPECT_EQ(a["candidates"][c]["verification"]["cycles"], b["candidates"][c]["verification"]["cycles"]);
+      EXPECT_EQ(a["candidates"][c]["verification"]["seed"], b["candidates"][c]["verification"]["seed"]);
+    }
+  }
+  EXPECT_EQ(r["totals"]["cycles"], f["totals"]["cycles"]);
+  EXPECT_EQ(count_rows(part / "results.sqlite", "verifications"), 6);
+  EXPECT_EQ(count_rows(part / "results.sqlite", "evaluations"), 3 * 150);
+  EXPECT_EQ(count_rows(part / "results.sqlite", "runs"), 1);
+
+  // A resume with an explicitly different setting is refused, naming the flag.
+  flows::RunOptions bad = tiny_run(part);
+  bad.resume = true;
+  bad.seed = 4;
+  bad.given = {"seed"};
+  try {
+    flows::cmd_run(bad, out);
+    FAIL() << "expected a SpecError";
+  } catch (const core::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("--seed"), std::string::npos) << e.what();
+  }
+  fs::remove_all(full);
+  fs::remove_all(part);
+}
+
+TEST(Run, ArchWithoutRtlModelNeedsNoRtl) {
+  const fs::path dir = fresh_dir("large32");
+  flows::RunOptions o = tiny_run(dir);
+  o.arch = "large32";
+  o.network = "";
+  o.layer = "conv:K=32,C=32,H=14,W=14,R=3,S=3,pad=1";
+  std::ostringstream out;
+  try {
+    flows::cmd_run(o, out);
+    FAIL() << "expected a SpecError";
+  } catch (const core::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("--no-rtl"), std::string::npos) << e.what();
+  }
+  o.no_rtl = true;
+  ASSERT_EQ(flows::cmd_run(o, out), 0) << out.str();
+  const json r = load(dir);
+  EXPECT_FALSE(r["rtl"].get<bool>());
+  EXPECT_EQ(r["totals"]["source"], "surrogate");
+  EXPECT_NE(read(dir / "report.html").find("Surrogate only"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(Run, FailedRtlVerificationIsReportedInRedAndExitsNonZero) {
+  const fs::path dir = fresh_dir("fail");
+  flows::RunOptions o = tiny_run(dir);
+  o.network = "";
+  o.layer = "conv:K=8,C=8,H=8,W=8,R=3,S=3,pad=1";
+  o.rtl_watchdog_cycles = 50;  // far too few: every RTL run ends in a typed watchdog failure
+  std::ostringstream out;
+  EXPECT_EQ(flows::cmd_run(o, out), 4) << out.str();
+  EXPECT_NE(out.str().find("FAILED"), std::string::npos) << out.str();
+  const json r = load(dir);
+  EXPECT_EQ(r["verification_summary"]["failed"], 2);
+  for (const auto& c : r["layers"][0]["candidates"])
+    EXPECT_EQ(c["verification"]["failure"].get<std::string>().rfind("watchdog:", 0), 0u) << c.dump();
+  EXPECT_EQ(r["layers"][0]["best"]["chosen_by"], "surrogate");
+  const std::string html = read(dir / "report.html");
+  EXPECT_NE(html.find("banner bad"), std::string::npos);
+  EXPECT_NE(html.find("class=\"fail\""), std::string::npos);
+  EXPECT_NE(html.find("watchdog:"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+#endif
+
+TEST(Run, BadOptionsAreRefusedBeforeAnyWork) {
+  const fs::path dir = fresh_dir("bad");
+  std::ostringstream out;
+  flows::RunOptions o = tiny_run(dir);
+  o.no_rtl = true;
+  o.top_k = 0;
+  EXPECT_THROW(flows::cmd_run(o, out), core::SpecError);
+  o.top_k = 2;
+  o.searcher = "nope";
+  EXPECT_THROW(flows::cmd_run(o, out), core::SpecError);
+  o.searcher = "ga";
+  o.objective = "speed";
+  EXPECT_THROW(flows::cmd_run(o, out), core::SpecError);
+  EXPECT_FALSE(fs::exists(dir / "results.json"));
+  fs::remove_all(dir);
+}
