@@ -88,8 +88,9 @@ int main(int argc, char** argv) {
   flows::FidelityOptions fid;
   auto* fi = app.add_subcommand("fidelity", "Random valid mappings through RTL and surrogate: agreement statistics");
   fi->add_option("--arch", fid.arch, "Named architecture with a compiled RTL model")->capture_default_str();
-  fi->add_option("--layer", fid.layer, "Layer (see eval --help)")->required();
-  fi->add_option("--samples", fid.samples, "Number of random valid mappings")->capture_default_str();
+  fi->add_option("--layer", fid.layers, "Layer (see eval --help); repeat for several layers")
+      ->required();
+  fi->add_option("--samples", fid.samples, "Random valid mappings per layer")->capture_default_str();
   fi->add_option("--seed", fid.seed, "Seed")->capture_default_str();
   fi->add_flag("--json", fid.json, "Print one JSON object");
 

@@ -405,7 +405,6 @@ json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& 
                             {"utilization", "utilization", true}};
   std::vector<std::string> labels;
   for (size_t i = 0; i < runs.size(); ++i) {
-    const auto& r = runs[i];
     std::string lab = dirs[i].filename().string();
     if (lab.empty()) lab = dirs[i].parent_path().filename().string();
     labels.push_back(lab);

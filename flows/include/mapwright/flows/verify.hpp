@@ -22,9 +22,9 @@ struct VerifyOptions {
 int cmd_verify(const VerifyOptions& o, std::ostream& out);
 
 struct FidelityOptions {
-  std::string arch = "default";  ///< Named arch.
-  std::string layer;             ///< --layer.
-  int samples = 20;              ///< Random valid mappings.
+  std::string arch = "default";     ///< Named arch.
+  std::vector<std::string> layers;  ///< --layer, repeatable: statistics per layer and overall.
+  int samples = 20;                 ///< Random valid mappings per layer.
   uint64_t seed = 1;             ///< Seed of sampling and tensors.
   bool json = false;             ///< One JSON object.
 };
