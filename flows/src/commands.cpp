@@ -75,18 +75,17 @@ void print_metrics(const Metrics& m, const Arch& a, std::ostream& out) {
 
 }  // namespace
 
+Mapping resolve_mapping(const std::string& arg, const Layer& layer, const Arch& arch) {
+  const bool greedy = arg.empty() || arg == "default";
+  const Mapping m = greedy ? default_mapping(layer, arch) : load_mapping_file(arg);
+  check_mapping(m, layer, arch, greedy ? "--mapping" : arg);
+  return m;
+}
+
 int cmd_eval(const EvalOptions& o, std::ostream& out) {
   const Arch arch = load_arch(o.arch);
   const Layer layer = parse_layer_arg(o.layer);
-  Mapping m;
-  std::string where = "--mapping";
-  if (o.mapping.empty() || o.mapping == "default") {
-    m = default_mapping(layer, arch);
-  } else {
-    m = load_mapping_file(o.mapping);
-    where = o.mapping;
-  }
-  check_mapping(m, layer, arch, where);
+  const Mapping m = resolve_mapping(o.mapping, layer, arch);
   model::Surrogate s;
   const Metrics r = s.evaluate(layer, arch, m);
   if (o.json) {

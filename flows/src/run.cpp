@@ -290,14 +290,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   if (o.budget <= 0) throw SpecError("--budget", "budget", std::to_string(o.budget), "must be a positive integer");
   if (o.top_k < 1 || o.top_k > 64) throw SpecError("--top-k", "top-k", std::to_string(o.top_k), "must be between 1 and 64");
   if (o.jobs < 0) throw SpecError("--jobs", "jobs", std::to_string(o.jobs), "must be >= 0");
-  {
-    const auto& kinds = search::searcher_kinds();
-    if (std::find(kinds.begin(), kinds.end(), o.searcher) == kinds.end()) {
-      std::string known;
-      for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
-      throw SpecError("--searcher", "searcher", o.searcher, "unknown searcher (known: " + known + ")");
-    }
-  }
+  require_searcher_kind(o.searcher, "--searcher");
   const Objective objective = parse_objective(o.objective);
   const Arch arch = load_arch(o.arch);
   const search::SearchOptions sopts = load_options_or_default(o.options_file);

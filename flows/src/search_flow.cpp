@@ -93,6 +93,14 @@ Objective parse_objective(const std::string& text, const std::string& where) {
                   "unknown objective (known: edp, latency, energy, mix:latency=W,energy=W)");
 }
 
+void require_searcher_kind(const std::string& kind, const std::string& where) {
+  const auto& kinds = search::searcher_kinds();
+  if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) return;
+  std::string known;
+  for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
+  throw SpecError(where, "searcher", kind, "unknown searcher (known: " + known + ")");
+}
+
 search::SearchOptions load_options_or_default(const std::string& file) {
   const std::string f = file.empty() ? configs_dir() + "/search/default.yaml" : file;
   try {
@@ -144,12 +152,7 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
                     "give exactly one of --layer or --network");
   if (o.budget <= 0)
     throw SpecError("--budget", "budget", std::to_string(o.budget), "must be a positive integer");
-  const auto& kinds = search::searcher_kinds();
-  if (std::find(kinds.begin(), kinds.end(), o.searcher) == kinds.end()) {
-    std::string known;
-    for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
-    throw SpecError("--searcher", "searcher", o.searcher, "unknown searcher (known: " + known + ")");
-  }
+  require_searcher_kind(o.searcher, "--searcher");
   const Objective objective = parse_objective(o.objective);
   const Arch arch = load_arch(o.arch);
   const std::string options_file =

@@ -97,11 +97,7 @@ StudySuite load_study_suite(const std::string& path) {
   parse_objective(s.objective, path);
   s.options_file = get_string(root, "options", path, "", "");
   s.searchers = get_list<std::string>(root, "searchers", path, true);
-  for (const auto& k : s.searchers) {
-    const auto& kinds = search::searcher_kinds();
-    if (std::find(kinds.begin(), kinds.end(), k) == kinds.end())
-      throw SpecError(path, "searchers", k, "unknown searcher (known: random, ga, sa, ppo, marl)");
-  }
+  for (const auto& k : s.searchers) require_searcher_kind(k, path + ": searchers");
   s.seeds = get_list<uint64_t>(root, "seeds", path, true);
   s.budget = get_int(root, "budget", path, "", s.budget);
   if (s.budget <= 0) throw SpecError(path, "budget", std::to_string(s.budget), "must be positive");
@@ -116,12 +112,8 @@ StudySuite load_study_suite(const std::string& path) {
     check_keys(ref, path, "reference", {"budget_multiplier", "seed", "searchers"});
     if (ref["searchers"]) {
       s.reference_searchers = get_list<std::string>(ref, "searchers", path + ": reference", true);
-      for (const auto& k : s.reference_searchers) {
-        const auto& kinds = search::searcher_kinds();
-        if (std::find(kinds.begin(), kinds.end(), k) == kinds.end())
-          throw SpecError(path, "reference.searchers", k,
-                          "unknown searcher (known: random, ga, sa, ppo, marl)");
-      }
+      for (const auto& k : s.reference_searchers)
+        require_searcher_kind(k, path + ": reference.searchers");
     }
     s.reference_multiplier = get_int(ref, "budget_multiplier", path, "reference", 20);
     s.reference_seed = static_cast<uint64_t>(get_int(ref, "seed", path, "reference", 1000));

@@ -2,6 +2,8 @@
 // differences of every count, the cycle error and the functional check.
 #include "mapwright/flows/verify.hpp"
 
+#include "mapwright/flows/commands.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <iomanip>
@@ -86,15 +88,7 @@ void require_model(systemc::RtlEvaluator& rtl, const Arch& arch) {
 int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   const Arch arch = load_arch(o.arch);
   const Layer layer = parse_layer_arg(o.layer);
-  Mapping m;
-  std::string where = "--mapping";
-  if (o.mapping.empty() || o.mapping == "default") {
-    m = default_mapping(layer, arch);
-  } else {
-    m = load_mapping_file(o.mapping);
-    where = o.mapping;
-  }
-  check_mapping(m, layer, arch, where);
+  const Mapping m = resolve_mapping(o.mapping, layer, arch);
   model::Surrogate sur;
   const Metrics s = sur.evaluate(layer, arch, m);
   if (!s.valid) {

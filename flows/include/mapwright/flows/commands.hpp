@@ -8,6 +8,10 @@
 #include <ostream>
 #include <string>
 
+#include "mapwright/core/arch.hpp"
+#include "mapwright/core/layer.hpp"
+#include "mapwright/core/mapping.hpp"
+
 namespace mapwright::flows {
 
 struct EvalOptions {
@@ -17,6 +21,11 @@ struct EvalOptions {
   bool json = false;             ///< One JSON object instead of a table.
 };
 int cmd_eval(const EvalOptions& o, std::ostream& out);
+
+/// The mapping a --mapping argument names: a YAML file, or "default"/"" for the greedy
+/// default mapping; checked against the layer and arch (errors name the file or flag).
+core::Mapping resolve_mapping(const std::string& arg, const core::Layer& layer,
+                              const core::Arch& arch);
 
 struct SpaceOptions {
   std::string arch = "default";  ///< Named arch or YAML file.

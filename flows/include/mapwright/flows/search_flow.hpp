@@ -52,6 +52,8 @@ LayerSearch search_layer(const core::Layer& layer, const core::Arch& arch,
                          uint64_t seed, int64_t budget, const Objective& objective,
                          const std::function<bool(const search::SearchProgress&)>& keep_going = {},
                          const std::function<void(const SampleSeen&)>& observe = {});
+/// Refuses a searcher kind that make_searcher does not know, naming `where` and the known ones.
+void require_searcher_kind(const std::string& kind, const std::string& where);
 /// Loads search options; a bad file becomes a core::SpecError naming it.
 search::SearchOptions load_options_or_default(const std::string& file);
 
