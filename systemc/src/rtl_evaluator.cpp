@@ -159,6 +159,17 @@ bool same(const RtlParams& a, const RtlParams& b) {
          a.beat_bytes == b.beat_bytes;
 }
 
+/// Builds host type `Host` into `h` when no host is there yet and the model's parameters `p`
+/// are the ones `want`ed (one call per compiled model, from the generated model list).
+template <typename Host>
+void try_model(std::unique_ptr<SimHost>& h, const std::string& arch, const RtlParams& want,
+               const RtlParams& p) {
+  if (h || !same(p, want)) return;
+  h = std::make_unique<Host>(static_cast<int>(p.beat_bytes));
+  h->arch = arch;
+  h->params = p;
+}
+
 /// Returns the process's host for `arch`, elaborating it on first use.
 SimHost* host_for(const core::Arch& arch, std::string& failure) {
   const RtlParams want = params_of(arch);
@@ -172,21 +183,8 @@ SimHost* host_for(const core::Arch& arch, std::string& failure) {
     }
     return h.get();
   }
-#define MW_TRY_MODEL(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT)                        \
-  if (!h) {                                                                               \
-    RtlParams p;                                                                          \
-    p.rows = ROWS;                                                                        \
-    p.cols = COLS;                                                                        \
-    p.input_buf_bytes = INB;                                                              \
-    p.weight_buf_bytes = WTB;                                                             \
-    p.accum_buf_words = ACCW;                                                             \
-    p.beat_bytes = BEAT;                                                                  \
-    if (same(p, want)) {                                                                  \
-      h = std::make_unique<SimHostT<TYPE>>(BEAT);                                         \
-      h->arch = arch.name;                                                                \
-      h->params = p;                                                                      \
-    }                                                                                     \
-  }
+#define MW_TRY_MODEL(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT) \
+  try_model<SimHostT<TYPE>>(h, arch.name, want, {ROWS, COLS, INB, WTB, ACCW, BEAT});
   MW_FOR_EACH_MODEL(MW_TRY_MODEL)
 #undef MW_TRY_MODEL
   if (!h) {
@@ -204,21 +202,8 @@ SimHost* plain_host_for(const core::Arch& arch, std::string& failure) {
   auto& h = plain_host();
   if (h && same(h->params, want)) return h.get();
   h.reset();
-#define MW_TRY_PLAIN(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT)                        \
-  if (!h) {                                                                               \
-    RtlParams p;                                                                          \
-    p.rows = ROWS;                                                                        \
-    p.cols = COLS;                                                                        \
-    p.input_buf_bytes = INB;                                                              \
-    p.weight_buf_bytes = WTB;                                                             \
-    p.accum_buf_words = ACCW;                                                             \
-    p.beat_bytes = BEAT;                                                                  \
-    if (same(p, want)) {                                                                  \
-      h = std::make_unique<PlainHostT<TYPE>>(BEAT);                                       \
-      h->arch = arch.name;                                                                \
-      h->params = p;                                                                      \
-    }                                                                                     \
-  }
+#define MW_TRY_PLAIN(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT) \
+  try_model<PlainHostT<TYPE>>(h, arch.name, want, {ROWS, COLS, INB, WTB, ACCW, BEAT});
   MW_FOR_EACH_PLAIN_MODEL(MW_TRY_PLAIN)
 #undef MW_TRY_PLAIN
   if (!h) {
