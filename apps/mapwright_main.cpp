@@ -73,6 +73,8 @@ int main(int argc, char** argv) {
   auto* st = app.add_subcommand("study", "Searchers x seeds x layers: sample efficiency against a reference best");
   st->add_option("--suite", study.suite, "Suite YAML (configs/studies/<name>.yaml)")->required();
   st->add_option("--out", study.out_dir, "Output folder (default runs/study-<name>)");
+  st->add_option("--options", study.options_file,
+                 "Search options YAML for every searcher (overrides the suite's 'options')");
   st->add_option("--jobs", study.jobs, "Worker threads (0 = number of cores)")->capture_default_str();
   st->add_flag("--json", study.json, "Print the summary JSON");
 

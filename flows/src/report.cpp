@@ -36,7 +36,7 @@ h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 10px;border-bot
 .card .k{font-size:12px;color:#5a6473;text-transform:uppercase;letter-spacing:.04em}.card .v{font-size:24px;font-weight:650;margin-top:4px}
 .card .s{font-size:12px;color:#5a6473;margin-top:2px}
 table{border-collapse:collapse;width:100%;background:#fff;font-size:13px;border:1px solid #dde1e7}
-th,td{padding:5px 6px;border-bottom:1px solid #eceef2;text-align:right;white-space:nowrap}
+th,td{padding:5px 6px;border-bottom:1px solid #eceef2;text-align:right;white-space:nowrap}th{white-space:normal;vertical-align:bottom}
 th{background:#eef1f5;font-weight:600;position:sticky;top:0}
 td.l,th.l{text-align:left}td.shape{white-space:normal;font-size:11px;color:#3a4250;min-width:180px;text-align:left}td.wrap{white-space:normal;text-align:left;max-width:420px}
 tr.fail td{background:#fdeaea;color:#a01616}td.fail,span.fail{color:#c01818;font-weight:650}td.pass,span.pass{color:#17612e;font-weight:600}

@@ -102,12 +102,9 @@ void require_searcher_kind(const std::string& kind, const std::string& where) {
 }
 
 search::SearchOptions load_options_or_default(const std::string& file) {
+  // load_search_options' std::invalid_argument already reads "<file>: key '<k>' = '<v>': why".
   const std::string f = file.empty() ? configs_dir() + "/search/default.yaml" : file;
-  try {
-    return search::load_search_options(f);
-  } catch (const std::invalid_argument& e) {
-    throw SpecError(f, "(options)", "", e.what());
-  }
+  return search::load_search_options(f);
 }
 
 LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string& kind,

@@ -128,7 +128,8 @@ StudySuite load_study_suite(const std::string& path) {
 }
 
 int cmd_study(const StudyOptions& o, std::ostream& out) {
-  const StudySuite suite = load_study_suite(o.suite);
+  StudySuite suite = load_study_suite(o.suite);
+  if (!o.options_file.empty()) suite.options_file = o.options_file;
   const Arch arch = load_arch(suite.arch);
   const Objective objective = parse_objective(suite.objective, o.suite);
   const search::SearchOptions sopts = load_options_or_default(suite.options_file);
@@ -373,6 +374,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   summary["reference_budget"] = suite.budget * suite.reference_multiplier;
   summary["reference_seed"] = suite.reference_seed;
   summary["reference_searchers"] = suite.reference_searchers;
+  summary["options_file"] = suite.options_file.empty() ? "(built-in defaults)" : suite.options_file;
+  summary["options"] = search::to_json(sopts);
   summary["threads"] = threads;
   summary["wall_seconds"] = wall;
   summary["interrupted"] = g_stop != 0;

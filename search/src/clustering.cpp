@@ -143,32 +143,15 @@ PairFit fit_pair(const Problem& problem, const std::vector<Point>& points,
   return f;
 }
 
-}  // namespace
-
-Matrix interaction_matrix(const Problem& problem, const std::vector<Point>& points,
-                          const std::vector<Outcome>& outcomes, const ClusteringOptions& options) {
+/// Interaction matrix of one response y (one value per point): main effects, then the
+/// significance-gated pair tests of search/README.md.
+Matrix response_interactions(const Problem& problem, const std::vector<Point>& points,
+                             const std::vector<double>& y, const ClusteringOptions& options) {
   const size_t p = problem.params.size();
   Matrix assoc(p, std::vector<double>(p, 0.0));
   const size_t n = points.size();
-  if (outcomes.size() != n)
-    throw std::invalid_argument("interaction_matrix: " + std::to_string(n) + " points but " +
-                                std::to_string(outcomes.size()) + " outcomes");
-  double worst = -std::numeric_limits<double>::infinity();
-  size_t valid = 0;
-  for (const auto& o : outcomes)
-    if (o.valid) {
-      worst = std::max(worst, std::log(o.cost));
-      ++valid;
-    }
-  if (n < 8 || valid < 2) return assoc;
-
-  // Log-cost per sample, invalid ones at the worst valid log-cost plus the penalty.
-  std::vector<double> y(n);
   double mean = 0;
-  for (size_t s = 0; s < n; ++s) {
-    y[s] = outcomes[s].valid ? std::log(outcomes[s].cost) : worst + options.invalid_penalty;
-    mean += y[s];
-  }
+  for (double v : y) mean += v;
   mean /= static_cast<double>(n);
   double ss_y = 0;
   for (double v : y) ss_y += (v - mean) * (v - mean);
@@ -179,7 +162,12 @@ Matrix interaction_matrix(const Problem& problem, const std::vector<Point>& poin
   const int64_t bins = options.bins > 0
                            ? options.bins
                            : std::clamp<int64_t>(std::llround(std::sqrt(n / 12.0)), 2, 6);
-  const int64_t main_bins = std::clamp<int64_t>(static_cast<int64_t>(n) / 10, 2, 32);
+  // Main-effect bins: at most n / (4 x varying parameters) per parameter, so that the additive
+  // fit leaves at least about three quarters of the samples' degrees of freedom for the noise.
+  int64_t varying = 0;
+  for (const auto& prm : problem.params) varying += prm.cardinality >= 2 ? 1 : 0;
+  const int64_t main_bins = std::clamp<int64_t>(
+      static_cast<int64_t>(n) / (4 * std::max<int64_t>(1, varying)), 2, 32);
   std::vector<int64_t> nb(p), nm(p);
   std::vector<std::vector<int64_t>> bin(p, std::vector<int64_t>(n)), mbin(p, std::vector<int64_t>(n));
   for (size_t k = 0; k < p; ++k) {
@@ -275,6 +263,60 @@ Matrix interaction_matrix(const Problem& problem, const std::vector<Point>& poin
     for (double v : rest) ss_rest += v * v;
     if (ss_rest <= 0) break;
     noise = ss_rest / static_cast<double>(dof);
+  }
+  return assoc;
+}
+
+}  // namespace
+
+Matrix interaction_matrix(const Problem& problem, const std::vector<Point>& points,
+                          const std::vector<Outcome>& outcomes, const ClusteringOptions& options) {
+  const size_t p = problem.params.size();
+  Matrix assoc(p, std::vector<double>(p, 0.0));
+  const size_t n = points.size();
+  if (outcomes.size() != n)
+    throw std::invalid_argument("interaction_matrix: " + std::to_string(n) + " points but " +
+                                std::to_string(outcomes.size()) + " outcomes");
+  double worst = -std::numeric_limits<double>::infinity();
+  size_t valid = 0;
+  for (const auto& o : outcomes)
+    if (o.valid) {
+      worst = std::max(worst, std::log(o.cost));
+      ++valid;
+    }
+  if (n < 8) return assoc;
+
+  // Response 1: log-cost, invalid points at the worst valid log-cost plus the penalty.
+  if (valid >= 2) {
+    std::vector<double> y(n);
+    for (size_t s = 0; s < n; ++s)
+      y[s] = outcomes[s].valid ? std::log(outcomes[s].cost) : worst + options.invalid_penalty;
+    assoc = response_interactions(problem, points, y, options);
+  }
+  // Responses 2...: one 0/1 indicator per failure class (the text of the reason before its
+  // first ':'), seen at least 5 times and missed at least 5 times. Parameters that decide
+  // together whether a mapping fits (tile sizes sharing a buffer) interact in these even
+  // when the valid points are too few to show it in log-cost.
+  std::vector<std::string> cls(n);
+  std::vector<std::string> classes;
+  for (size_t s = 0; s < n; ++s) {
+    if (outcomes[s].valid) continue;
+    cls[s] = outcomes[s].reason.substr(0, outcomes[s].reason.find(':'));
+    if (std::find(classes.begin(), classes.end(), cls[s]) == classes.end()) classes.push_back(cls[s]);
+  }
+  std::sort(classes.begin(), classes.end());
+  for (const auto& c : classes) {
+    std::vector<double> y(n, 0.0);
+    size_t hits = 0;
+    for (size_t s = 0; s < n; ++s)
+      if (!outcomes[s].valid && cls[s] == c) {
+        y[s] = 1.0;
+        ++hits;
+      }
+    if (hits < 5 || n - hits < 5) continue;
+    const Matrix m = response_interactions(problem, points, y, options);
+    for (size_t i = 0; i < p; ++i)
+      for (size_t j = 0; j < p; ++j) assoc[i][j] = std::max(assoc[i][j], m[i][j]);
   }
   return assoc;
 }

@@ -61,6 +61,25 @@ class RewardNormalizer {
   bool seen_valid_ = false; ///< A valid reward has been seen.
 };
 
+/// Additive model of a reward over binned parameter values, r ~ bias + sum_k t_k[bin(a_k)]
+/// (parameter k's values split into min(card, bins) equal index ranges), fitted by ridge
+/// backfitting. marl's counterfactual credit uses it as a factored, centralized critic.
+class AdditiveCritic {
+ public:
+  AdditiveCritic(const Problem& problem, int64_t bins, double ridge);
+  /// Refits from scratch on these samples (sweeps of backfitting).
+  void fit(const std::vector<Point>& points, const std::vector<double>& rewards, int sweeps = 6);
+  double bias() const { return bias_; }              ///< Mean reward of the fitted samples.
+  double part(size_t k, int64_t value) const;        ///< t_k of value's bin.
+
+ private:
+  int64_t bin(size_t k, int64_t value) const;        ///< Bin of a value of parameter k.
+  double ridge_;                                     ///< Shrinkage per bin.
+  std::vector<int64_t> cards_, bins_;                ///< Cardinality and bin count per parameter.
+  std::vector<std::vector<double>> tables_;          ///< t_k per bin.
+  double bias_ = 0;                                  ///< Intercept.
+};
+
 /// Median of a non-empty vector (mean of the two middle values for even sizes).
 double median(std::vector<double> v);
 

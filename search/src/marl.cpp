@@ -5,6 +5,17 @@
 // point is the concatenation of the agents' choices and every agent is updated with the same
 // normalized team reward. The initial policies are uniform, so the initial sample is also the
 // agents' first on-policy batch.
+//
+// Credit ("counterfactual", default): the team reward of a sample is the same for every agent,
+// but most of its variance comes from the other agents' choices. A factored critic (an
+// additive model of the reward over all parameters, fitted on the recent samples) estimates
+// the other agents' contribution, and agent i's advantage is the reward minus that estimate
+// (minus the batch mean of its own part). Since that baseline does not depend on agent i's
+// own action, and the agents sample independently, agent i's policy gradient stays unbiased;
+// only its variance drops (difference rewards / COMA-style counterfactual baselines with a
+// VDN-like additive critic).
+#include <algorithm>
+
 #include "internal.hpp"
 #include "policy.hpp"
 
@@ -15,7 +26,8 @@ class MarlSearcher final : public Searcher {
  public:
   MarlSearcher(const Problem& problem, const MarlOptions& options, uint64_t seed)
       : problem_(problem), options_(options), seed_(seed), rng_(seed),
-        rewards_(options.learner.invalid_penalty) {}
+        rewards_(options.learner.invalid_penalty),
+        critic_(problem, options.critic_bins, options.critic_ridge) {}
 
   std::vector<Point> ask(int n) override {
     if (agents_.empty()) {
@@ -36,15 +48,22 @@ class MarlSearcher final : public Searcher {
   }
 
   void tell(const std::vector<Point>& pts, const std::vector<Outcome>& out) override {
+    all_points_.insert(all_points_.end(), pts.begin(), pts.end());
+    all_outcomes_.insert(all_outcomes_.end(), out.begin(), out.end());
     if (agents_.empty()) {
       init_points_.insert(init_points_.end(), pts.begin(), pts.end());
       init_outcomes_.insert(init_outcomes_.end(), out.begin(), out.end());
       if (static_cast<int64_t>(init_points_.size()) < options_.initial_samples) return;
-      build_agents();
+      clustering_ = cluster_parameters(problem_, init_points_, init_outcomes_, options_.clustering,
+                                       options_.mode, mix_seed(seed_ ^ 0x636c7573ULL));
+      for (size_t a = 0; a < clustering_.clusters.size(); ++a) agents_.push_back(new_agent(a));
       update(init_points_, init_outcomes_);
       return;
     }
     update(pts, out);
+    if (options_.mode == "correlation" && options_.recluster_at > 0 && reclustered_at_ == 0 &&
+        static_cast<int64_t>(all_points_.size()) >= options_.recluster_at)
+      recluster();
   }
 
   std::string name() const override { return "marl"; }
@@ -57,6 +76,8 @@ class MarlSearcher final : public Searcher {
             {"seed", seed_},
             {"options", to_json(SearchOptions{{}, {}, {}, {}, options_})["marl"]},
             {"clustering", agents_.empty() ? nlohmann::json(nullptr) : clustering_.to_json(problem_)},
+            {"reclustered_at", reclustered_at_ > 0 ? nlohmann::json(reclustered_at_) : nlohmann::json(nullptr)},
+            {"reclustering_changed_agents", reclusterings_ > 0},
             {"reference_cost", rewards_.has_reference() ? nlohmann::json(rewards_.reference())
                                                         : nlohmann::json(nullptr)},
             {"agents", agents},
@@ -64,29 +85,97 @@ class MarlSearcher final : public Searcher {
   }
 
  private:
-  void build_agents() {
-    clustering_ = cluster_parameters(problem_, init_points_, init_outcomes_, options_.clustering,
-                                     options_.mode, mix_seed(seed_ ^ 0x636c7573ULL));
-    for (size_t a = 0; a < clustering_.clusters.size(); ++a) {
-      std::vector<HeadSpec> heads;
-      for (int64_t i : clustering_.clusters[a]) {
-        const auto& p = problem_.params[static_cast<size_t>(i)];
-        heads.push_back({p.cardinality, p.ordinal});
-      }
-      torch_seeds_.push_back(mix_seed(seed_ + a + 1));
-      agents_.push_back(std::make_unique<Learner>(heads, options_.learner, torch_seeds_.back()));
+  /// A fresh learner for cluster a of clustering_ (its torch seed derived from the run seed).
+  std::unique_ptr<Learner> new_agent(size_t a) {
+    std::vector<HeadSpec> heads;
+    for (int64_t i : clustering_.clusters[a]) {
+      const auto& p = problem_.params[static_cast<size_t>(i)];
+      heads.push_back({p.cardinality, p.ordinal});
     }
+    torch_seeds_.push_back(mix_seed(seed_ + torch_seeds_.size() + 1));
+    return std::make_unique<Learner>(heads, options_.learner, torch_seeds_.back());
   }
 
-  /// Every agent learns from its own part of the points and the shared team reward.
+  /// Clusters again on every sample so far (the agents sample independently of each other,
+  /// so the interaction tests stay valid on their on-policy points). Agents whose cluster is
+  /// unchanged are kept; a new cluster's agent is warm-started by behaviour cloning of the
+  /// last samples (the current agents' joint behaviour on its parameters) and gets the best
+  /// samples so far in its self-imitation archive.
+  void recluster() {
+    reclustered_at_ = static_cast<int64_t>(all_points_.size());
+    Clustering next = cluster_parameters(problem_, all_points_, all_outcomes_, options_.clustering,
+                                         "correlation", mix_seed(seed_ ^ 0x72636c73ULL));
+    if (next.clusters == clustering_.clusters) return;
+    const std::vector<double>& r = all_rewards_;
+    std::vector<std::unique_ptr<Learner>> agents;
+    const Clustering old = clustering_;
+    clustering_ = next;
+    for (size_t a = 0; a < clustering_.clusters.size(); ++a) {
+      const auto& params = clustering_.clusters[a];
+      const auto same = std::find(old.clusters.begin(), old.clusters.end(), params);
+      if (same != old.clusters.end()) {
+        agents.push_back(std::move(agents_[static_cast<size_t>(same - old.clusters.begin())]));
+        continue;
+      }
+      agents.push_back(new_agent(a));
+      std::vector<std::vector<int64_t>> local(all_points_.size(), std::vector<int64_t>(params.size()));
+      for (size_t i = 0; i < all_points_.size(); ++i)
+        for (size_t k = 0; k < params.size(); ++k)
+          local[i][k] = all_points_[i][static_cast<size_t>(params[k])];
+      agents.back()->warm_start(local, r, 4 * options_.learner.batch, 50);
+    }
+    agents_ = std::move(agents);
+    ++reclusterings_;
+  }
+
+  /// Every agent learns from its own part of the points and the shared team reward (with
+  /// counterfactual credit: minus the critic's estimate of the other agents' part).
   void update(const std::vector<Point>& pts, const std::vector<Outcome>& out) {
     const std::vector<double> r = rewards_.rewards(out);
+    all_rewards_.insert(all_rewards_.end(), r.begin(), r.end());
+    // The critic is fitted on earlier samples only, so that a sample's own reward never
+    // leaks into its baseline; the first batch (no history yet) uses team credit.
+    const bool counterfactual =
+        options_.credit == "counterfactual" && agents_.size() > 1 && !history_.empty();
+    std::vector<std::vector<double>> parts;  // [agent][sample]: critic part of the agent.
+    if (counterfactual) {
+      critic_.fit(history_, history_rewards_);
+      parts.assign(agents_.size(), std::vector<double>(pts.size(), 0.0));
+      for (size_t a = 0; a < agents_.size(); ++a)
+        for (size_t i = 0; i < pts.size(); ++i)
+          for (int64_t k : clustering_.clusters[a])
+            parts[a][i] += critic_.part(static_cast<size_t>(k), pts[i][static_cast<size_t>(k)]);
+    }
     for (size_t a = 0; a < agents_.size(); ++a) {
       const auto& params = clustering_.clusters[a];
       std::vector<std::vector<int64_t>> local(pts.size(), std::vector<int64_t>(params.size()));
       for (size_t i = 0; i < pts.size(); ++i)
         for (size_t k = 0; k < params.size(); ++k) local[i][k] = pts[i][static_cast<size_t>(params[k])];
-      agents_[a]->update(local, r);
+      if (!counterfactual) {
+        agents_[a]->update(local, r);
+        continue;
+      }
+      double own_mean = 0;
+      for (double v : parts[a]) own_mean += v;
+      own_mean /= static_cast<double>(pts.size());
+      std::vector<double> baseline(pts.size());
+      for (size_t i = 0; i < pts.size(); ++i) {
+        double others = 0;
+        for (size_t b = 0; b < agents_.size(); ++b)
+          if (b != a) others += parts[b][i];
+        baseline[i] = critic_.bias() + others + own_mean;
+      }
+      agents_[a]->update(local, r, &baseline);
+    }
+    if (options_.credit == "counterfactual") {
+      history_.insert(history_.end(), pts.begin(), pts.end());
+      history_rewards_.insert(history_rewards_.end(), r.begin(), r.end());
+      const size_t w = static_cast<size_t>(options_.critic_window);
+      if (history_.size() > w) {
+        history_.erase(history_.begin(), history_.end() - static_cast<std::ptrdiff_t>(w));
+        history_rewards_.erase(history_rewards_.begin(),
+                               history_rewards_.end() - static_cast<std::ptrdiff_t>(w));
+      }
     }
   }
 
@@ -97,9 +186,17 @@ class MarlSearcher final : public Searcher {
   RewardNormalizer rewards_;                       ///< Cost -> team reward.
   std::vector<Point> init_points_;                 ///< Initial sample.
   std::vector<Outcome> init_outcomes_;             ///< Its outcomes.
+  std::vector<Point> all_points_;                  ///< Every sample told so far.
+  std::vector<Outcome> all_outcomes_;              ///< Their outcomes.
+  std::vector<double> all_rewards_;                ///< Their team rewards (as given).
+  int64_t reclustered_at_ = 0;                     ///< Samples when re-clustered (0 = not yet).
+  int reclusterings_ = 0;                          ///< 1 if re-clustering changed the agents.
   Clustering clustering_;                          ///< Parameter -> agent assignment.
   std::vector<std::unique_ptr<Learner>> agents_;   ///< One learner per cluster.
   std::vector<uint64_t> torch_seeds_;              ///< Torch seed of each agent.
+  AdditiveCritic critic_;                          ///< Factored critic (counterfactual credit).
+  std::vector<Point> history_;                     ///< Recent samples for the critic.
+  std::vector<double> history_rewards_;            ///< Their team rewards.
 };
 
 }  // namespace

@@ -110,7 +110,7 @@ void read_learner(const YAML::Node& n, const std::string& where, const std::stri
   MapReader r(n, where, prefix,
               {"algorithm", "lr", "batch", "epochs", "clip", "entropy_coef", "value_coef",
                "max_grad_norm", "hidden", "layers", "ordinal_basis", "autoregressive",
-               "advantage", "invalid_penalty"});
+               "advantage", "invalid_penalty", "elite", "imitation_coef"});
   r.get("algorithm", o.algorithm);
   r.get("lr", o.lr);
   r.get("batch", o.batch);
@@ -125,6 +125,8 @@ void read_learner(const YAML::Node& n, const std::string& where, const std::stri
   r.get("autoregressive", o.autoregressive);
   r.get("advantage", o.advantage);
   r.get("invalid_penalty", o.invalid_penalty);
+  r.get("elite", o.elite);
+  r.get("imitation_coef", o.imitation_coef);
 }
 
 void read_clustering(const YAML::Node& n, const std::string& where, const std::string& prefix,
@@ -171,9 +173,16 @@ SearchOptions read_top(const YAML::Node& root, const std::string& where) {
   }
   if (auto n = top.sub("ppo")) read_learner(n, where, "ppo", o.ppo);
   if (auto n = top.sub("marl")) {
-    MapReader r(n, where, "marl", {"initial_samples", "mode", "learner", "clustering"});
+    MapReader r(n, where, "marl", {"initial_samples", "mode", "learner", "clustering", "credit",
+                                           "critic_bins", "critic_window", "critic_ridge",
+                                           "recluster_at"});
     r.get("initial_samples", o.marl.initial_samples);
     r.get("mode", o.marl.mode);
+    r.get("credit", o.marl.credit);
+    r.get("recluster_at", o.marl.recluster_at);
+    r.get("critic_bins", o.marl.critic_bins);
+    r.get("critic_window", o.marl.critic_window);
+    r.get("critic_ridge", o.marl.critic_ridge);
     if (auto l = r.sub("learner")) read_learner(l, where, "marl.learner", o.marl.learner);
     if (auto c = r.sub("clustering")) read_clustering(c, where, "marl.clustering", o.marl.clustering);
   }
@@ -224,6 +233,8 @@ void validate_learner(const LearnerOptions& o, const std::string& where, const s
   check_int(where, p + ".ordinal_basis", o.ordinal_basis, 0);
   check_enum(where, p + ".advantage", o.advantage, {"batch", "critic"});
   check_positive(where, p + ".invalid_penalty", o.invalid_penalty);
+  check_int(where, p + ".elite", o.elite, 0);
+  check_nonneg(where, p + ".imitation_coef", o.imitation_coef);
 }
 
 }  // namespace
@@ -248,7 +259,12 @@ void validate_options(const SearchOptions& o, const std::string& where) {
   validate_learner(o.ppo, where, "ppo");
   validate_learner(o.marl.learner, where, "marl.learner");
   check_int(where, "marl.initial_samples", o.marl.initial_samples, 8);
+  check_int(where, "marl.critic_bins", o.marl.critic_bins, 1);
+  check_int(where, "marl.recluster_at", o.marl.recluster_at, 0);
+  check_int(where, "marl.critic_window", o.marl.critic_window, 2);
+  check_nonneg(where, "marl.critic_ridge", o.marl.critic_ridge);
   check_enum(where, "marl.mode", o.marl.mode, {"correlation", "per-param", "random", "single"});
+  check_enum(where, "marl.credit", o.marl.credit, {"team", "counterfactual"});
   const auto& c = o.marl.clustering;
   check_int(where, "marl.clustering.agents", c.agents, 0);
   check_enum(where, "marl.clustering.linkage", c.linkage, {"average", "single", "complete"});
@@ -286,7 +302,8 @@ nlohmann::json to_json(const LearnerOptions& o) {
           {"value_coef", o.value_coef},     {"max_grad_norm", o.max_grad_norm},
           {"hidden", o.hidden},             {"layers", o.layers},
           {"ordinal_basis", o.ordinal_basis}, {"autoregressive", o.autoregressive},
-          {"advantage", o.advantage},       {"invalid_penalty", o.invalid_penalty}};
+          {"advantage", o.advantage},       {"invalid_penalty", o.invalid_penalty},
+          {"elite", o.elite},               {"imitation_coef", o.imitation_coef}};
 }
 
 nlohmann::json to_json(const ClusteringOptions& o) {
@@ -318,6 +335,11 @@ nlohmann::json to_json(const SearchOptions& o) {
           {"marl",
            {{"initial_samples", o.marl.initial_samples},
             {"mode", o.marl.mode},
+            {"recluster_at", o.marl.recluster_at},
+            {"credit", o.marl.credit},
+            {"critic_bins", o.marl.critic_bins},
+            {"critic_window", o.marl.critic_window},
+            {"critic_ridge", o.marl.critic_ridge},
             {"learner", to_json(o.marl.learner)},
             {"clustering", to_json(o.marl.clustering)}}}};
 }

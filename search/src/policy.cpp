@@ -15,6 +15,7 @@
 #include <algorithm>
 #include <cmath>
 #include <mutex>
+#include <stdexcept>
 
 #include "internal.hpp"
 
@@ -201,6 +202,29 @@ struct Learner::Impl {
   double last_loss = 0;                         ///< Actor loss of the last epoch.
   double last_entropy = 0;                      ///< Mean summed entropy of the last epoch.
   double last_value = 0;                        ///< Baseline value after the last update.
+  /// Self-imitation archive: the best (action, reward) pairs seen, best first.
+  std::vector<std::pair<std::vector<int64_t>, double>> archive;
+
+  /// Adds a batch to the archive (an action already there keeps its best reward), keeps the
+  /// best `options.elite`. Ties keep the earlier entry (stable), so results are deterministic.
+  void remember(const std::vector<std::vector<int64_t>>& actions, const std::vector<double>& rewards) {
+    if (options.elite <= 0) return;
+    for (size_t i = 0; i < actions.size(); ++i) {
+      if (!std::isfinite(rewards[i])) continue;
+      bool found = false;
+      for (auto& e : archive)
+        if (e.first == actions[i]) {
+          e.second = std::max(e.second, rewards[i]);
+          found = true;
+          break;
+        }
+      if (!found) archive.emplace_back(actions[i], rewards[i]);
+    }
+    std::stable_sort(archive.begin(), archive.end(),
+                     [](const auto& a, const auto& b) { return a.second > b.second; });
+    if (static_cast<int64_t>(archive.size()) > options.elite)
+      archive.resize(static_cast<size_t>(options.elite));
+  }
 };
 
 Learner::Learner(const std::vector<HeadSpec>& heads, const LearnerOptions& options,
@@ -223,7 +247,7 @@ std::vector<std::vector<int64_t>> Learner::sample(int64_t n, std::mt19937_64& rn
 }
 
 void Learner::update(const std::vector<std::vector<int64_t>>& actions,
-                     const std::vector<double>& rewards) {
+                     const std::vector<double>& rewards, const std::vector<double>* baselines) {
   const int64_t n = static_cast<int64_t>(actions.size());
   if (n < 2) return;
   const int64_t m = static_cast<int64_t>(impl_->heads.size());
@@ -237,14 +261,32 @@ void Learner::update(const std::vector<std::vector<int64_t>>& actions,
 
   // Advantages: batch-centred or critic-centred, scaled by the batch standard deviation
   // (computed in double, so that a batch of equal rewards gives exactly zero advantages).
+  // With per-action baselines: reward minus baseline, scaled by the standard deviation of
+  // those differences.
   double mean = 0, var = 0;
   for (double x : rewards) mean += x;
   mean /= static_cast<double>(n);
-  for (double x : rewards) var += (x - mean) * (x - mean);
-  const double std_r = std::sqrt(var / static_cast<double>(n));
-  const double scale = std_r > 1e-9 ? 1.0 / std_r : 0.0;
   std::vector<float> af(rewards.size());
-  {
+  double scale = 0;
+  if (baselines != nullptr) {
+    if (baselines->size() != rewards.size())
+      throw std::logic_error("Learner::update: baselines and rewards differ in size");
+    std::vector<double> d(rewards.size());
+    double dm = 0;
+    for (size_t i = 0; i < d.size(); ++i) dm += (d[i] = rewards[i] - (*baselines)[i]);
+    dm /= static_cast<double>(n);
+    double dv = 0;
+    for (double x : d) dv += (x - dm) * (x - dm);
+    const double std_d = std::sqrt(dv / static_cast<double>(n));
+    scale = std_d > 1e-9 ? 1.0 / std_d : 0.0;
+    for (size_t i = 0; i < af.size(); ++i) af[i] = static_cast<float>(d[i] * scale);
+    for (double x : rewards) var += (x - mean) * (x - mean);
+    const double std_r = std::sqrt(var / static_cast<double>(n));
+    scale = std_r > 1e-9 ? 1.0 / std_r : 0.0;  // Self-imitation margins stay in reward units.
+  } else {
+    for (double x : rewards) var += (x - mean) * (x - mean);
+    const double std_r = std::sqrt(var / static_cast<double>(n));
+    scale = std_r > 1e-9 ? 1.0 / std_r : 0.0;
     torch::NoGradGuard no_grad;
     const double centre = o.advantage == "critic" ? impl_->net->value().item<double>() : mean;
     for (size_t i = 0; i < af.size(); ++i) af[i] = static_cast<float>((rewards[i] - centre) * scale);
@@ -254,6 +296,31 @@ void Learner::update(const std::vector<std::vector<int64_t>>& actions,
   {
     torch::NoGradGuard no_grad;
     old_lp = impl_->net->evaluate(act).first;
+  }
+  // Self-imitation (Oh et al., ICML 2018): the policy is also pulled towards the archived
+  // best actions whose reward beats the current baseline, weighted by that margin (in the
+  // same scaled units as the advantages).
+  impl_->remember(actions, rewards);
+  torch::Tensor elite_act, elite_w;
+  bool imitate = false;
+  if (o.imitation_coef > 0 && !impl_->archive.empty()) {
+    torch::NoGradGuard no_grad;
+    const double centre =
+        o.advantage == "critic" && baselines == nullptr ? impl_->net->value().item<double>() : mean;
+    const double s = scale > 0 ? scale : 1.0;
+    std::vector<float> w;
+    std::vector<int64_t> flat;
+    for (const auto& [a, rew] : impl_->archive) {
+      const double margin = (rew - centre) * s;
+      if (margin <= 0) continue;
+      w.push_back(static_cast<float>(margin));
+      flat.insert(flat.end(), a.begin(), a.end());
+    }
+    if (!w.empty()) {
+      imitate = true;
+      elite_w = torch::tensor(w);
+      elite_act = torch::tensor(flat, torch::kLong).view({static_cast<int64_t>(w.size()), m});
+    }
   }
   const bool ppo = o.algorithm == "ppo";
   const int64_t epochs = ppo ? o.epochs : 1;
@@ -269,7 +336,9 @@ void Learner::update(const std::vector<std::vector<int64_t>>& actions,
     }
     const torch::Tensor v = impl_->net->value();
     const torch::Tensor critic = (v - r).pow(2).mean();
-    const torch::Tensor loss = actor - o.entropy_coef * ent.mean() + o.value_coef * critic;
+    torch::Tensor loss = actor - o.entropy_coef * ent.mean() + o.value_coef * critic;
+    if (imitate)
+      loss = loss - o.imitation_coef * (impl_->net->evaluate(elite_act).first * elite_w).mean();
     impl_->optim->zero_grad();
     loss.backward();
     torch::nn::utils::clip_grad_norm_(impl_->net->parameters(), o.max_grad_norm);
@@ -284,11 +353,35 @@ void Learner::update(const std::vector<std::vector<int64_t>>& actions,
   ++impl_->updates;
 }
 
+void Learner::warm_start(const std::vector<std::vector<int64_t>>& actions,
+                         const std::vector<double>& rewards, int64_t recent, int64_t steps) {
+  impl_->remember(actions, rewards);
+  const int64_t n = std::min<int64_t>(recent, static_cast<int64_t>(actions.size()));
+  if (n < 1 || steps < 1) return;
+  const int64_t m = static_cast<int64_t>(impl_->heads.size());
+  torch::Tensor act = torch::empty({n, m}, torch::kLong);
+  auto acc = act.accessor<int64_t, 2>();
+  const size_t first = actions.size() - static_cast<size_t>(n);
+  for (int64_t i = 0; i < n; ++i)
+    for (int64_t k = 0; k < m; ++k)
+      acc[i][k] = actions[first + static_cast<size_t>(i)][static_cast<size_t>(k)];
+  for (int64_t e = 0; e < steps; ++e) {
+    const torch::Tensor loss = -impl_->net->evaluate(act).first.mean();
+    impl_->optim->zero_grad();
+    loss.backward();
+    torch::nn::utils::clip_grad_norm_(impl_->net->parameters(), impl_->options.max_grad_norm);
+    impl_->optim->step();
+  }
+}
+
 nlohmann::json Learner::stats() const {
   return {{"updates", impl_->updates},
           {"last_actor_loss", impl_->last_loss},
           {"last_entropy", impl_->last_entropy},
-          {"baseline_value", impl_->last_value}};
+          {"baseline_value", impl_->last_value},
+          {"elite_archive", impl_->archive.size()},
+          {"best_archived_reward",
+           impl_->archive.empty() ? nlohmann::json(nullptr) : nlohmann::json(impl_->archive.front().second)}};
 }
 
 }  // namespace mapwright::search::detail

@@ -39,7 +39,17 @@ class Learner {
 
   /// One policy update from actions sampled by the current policy and their team rewards
   /// (log-cost units). Batches smaller than 2 are ignored.
-  void update(const std::vector<std::vector<int64_t>>& actions, const std::vector<double>& rewards);
+  /// With `baselines` (one per action), the advantage of action s is rewards[s] -
+  /// baselines[s] (scaled by the batch standard deviation of those differences) instead of
+  /// the reward minus this learner's own baseline: marl's counterfactual credit.
+  void update(const std::vector<std::vector<int64_t>>& actions, const std::vector<double>& rewards,
+              const std::vector<double>* baselines = nullptr);
+
+  /// Warm start of a new agent: every (action, reward) enters the self-imitation archive,
+  /// then `steps` Adam steps of maximum likelihood on the last `recent` actions (behaviour
+  /// cloning of the policy that produced them).
+  void warm_start(const std::vector<std::vector<int64_t>>& actions,
+                  const std::vector<double>& rewards, int64_t recent, int64_t steps);
 
   /// Counters and last losses for the run record.
   nlohmann::json stats() const;

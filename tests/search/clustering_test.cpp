@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <random>
 
 #include "mapwright/search/searcher.hpp"
@@ -61,6 +62,31 @@ TEST(Clustering, TileSizesSharingABufferAreGrouped) {
   auto [pts, out] = sample(p, testing::mapping_cost, 256, 5);
   const Clustering c = cluster_parameters(p, pts, out, ClusteringOptions{}, "correlation", 1);
   EXPECT_EQ(c.clusters, (Groups{{0}, {1, 2}, {3}, {4}})) << c.to_string(p);
+}
+
+TEST(Clustering, ParametersOfEachFailureClassAreGrouped) {
+  // Log-cost is additive over six parameters; two different capacity limits couple
+  // (x0, x1) and (x2, x3). Each failure class gets its own interaction test, so both pairs
+  // are found although the log-cost response lumps the two kinds of failure together.
+  const Problem p{{{"a", 8, true}, {"b", 8, true}, {"c", 8, true}, {"d", 8, true},
+                   {"e", 8, true}, {"f", 8, true}}};
+  auto cost = [](const Point& x) {
+    if (x[0] * x[1] > 20) return Outcome{false, 0.0, "left_overflow: needs more"};
+    if (x[2] * x[3] > 20) return Outcome{false, 0.0, "right_overflow: needs more"};
+    double y = 0;
+    for (size_t k = 0; k < x.size(); ++k) y += 0.05 * static_cast<double>((k + 1) * x[k]);
+    return Outcome{true, std::exp(y), ""};
+  };
+  int found = 0;
+  for (uint64_t seed = 0; seed < 5; ++seed) {
+    auto [pts, out] = sample(p, cost, 192, 20 + seed);
+    const Clustering c = cluster_parameters(p, pts, out, ClusteringOptions{}, "correlation", 1);
+    found += c.clusters == Groups{{0, 1}, {2, 3}, {4}, {5}};
+    EXPECT_GT(c.association[0][1], 0.0) << "seed " << seed;
+    EXPECT_GT(c.association[2][3], 0.0) << "seed " << seed;
+    EXPECT_EQ(c.association[4][5], 0.0) << "seed " << seed;
+  }
+  EXPECT_GE(found, 4);
 }
 
 TEST(Clustering, AgentCountOverride) {

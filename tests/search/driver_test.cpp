@@ -13,6 +13,7 @@ namespace mapwright::search {
 namespace {
 
 using testing::batch_of;
+using testing::kDefaults;
 
 template <class E, class F>
 std::string error_of(F f) {
@@ -27,18 +28,18 @@ std::string error_of(F f) {
 
 TEST(SearcherBad, UnknownKindListsKnownKinds) {
   EXPECT_EQ(error_of<std::invalid_argument>(
-                [] { make_searcher("bayes", testing::separable_problem(), {}, 1); }),
+                [] { make_searcher("bayes", testing::separable_problem(), kDefaults, 1); }),
             "unknown searcher kind 'bayes' (known: random, ga, sa, ppo, marl)");
 }
 
 TEST(SearcherBad, BadProblems) {
-  EXPECT_EQ(error_of<std::invalid_argument>([] { make_searcher("random", Problem{}, {}, 1); }),
+  EXPECT_EQ(error_of<std::invalid_argument>([] { make_searcher("random", Problem{}, kDefaults, 1); }),
             "search problem: no parameters");
   EXPECT_EQ(error_of<std::invalid_argument>(
-                [] { make_searcher("ga", Problem{{{"a", 4, true}, {"a", 3, false}}}, {}, 1); }),
+                [] { make_searcher("ga", Problem{{{"a", 4, true}, {"a", 3, false}}}, kDefaults, 1); }),
             "search problem: duplicate parameter name 'a'");
   EXPECT_EQ(error_of<std::invalid_argument>(
-                [] { make_searcher("sa", Problem{{{"a", 0, true}}}, {}, 1); }),
+                [] { make_searcher("sa", Problem{{{"a", 0, true}}}, kDefaults, 1); }),
             "search problem: parameter 'a' has cardinality 0, expected >= 1");
 }
 
@@ -51,21 +52,21 @@ TEST(SearcherBad, BadOptionsInCode) {
 }
 
 TEST(RunSearchBad, ZeroBudget) {
-  auto s = make_searcher("random", testing::separable_problem(), {}, 1);
+  auto s = make_searcher("random", testing::separable_problem(), kDefaults, 1);
   EXPECT_EQ(error_of<std::invalid_argument>(
                 [&] { run_search(*s, batch_of(testing::separable_cost), 0); }),
             "run_search: budget must be positive, got 0");
 }
 
 TEST(RunSearchBad, WrongOutcomeCount) {
-  auto s = make_searcher("random", testing::separable_problem(), {}, 1);
+  auto s = make_searcher("random", testing::separable_problem(), kDefaults, 1);
   EvaluateFn ev = [](const std::vector<Point>&) { return std::vector<Outcome>(1); };
   EXPECT_EQ(error_of<std::runtime_error>([&] { run_search(*s, ev, 10); }),
             "run_search: evaluate returned 1 outcomes for 10 points");
 }
 
 TEST(RunSearchBad, NonPositiveCost) {
-  auto s = make_searcher("sa", testing::separable_problem(), {}, 1);
+  auto s = make_searcher("sa", testing::separable_problem(), kDefaults, 1);
   EvaluateFn ev = [](const std::vector<Point>& p) {
     return std::vector<Outcome>(p.size(), Outcome{true, 0.0, ""});
   };
@@ -82,7 +83,7 @@ TEST(RunSearch, CountsEveryPointAndKeepsAMonotoneCurve) {
     return testing::separable_cost(x);
   });
   for (const std::string kind : {"random", "ga", "sa", "ppo", "marl"}) {
-    auto s = make_searcher(kind, p, {}, 7);
+    auto s = make_searcher(kind, p, kDefaults, 7);
     const SearchResult r = run_search(*s, ev, 333);
     EXPECT_EQ(r.samples, 333) << kind;
     EXPECT_EQ(r.valid + r.invalid, 333) << kind;
@@ -100,7 +101,7 @@ TEST(RunSearch, CountsEveryPointAndKeepsAMonotoneCurve) {
 }
 
 TEST(RunSearch, CurveIsInfiniteBeforeTheFirstValidPointAndNullInJson) {
-  auto s = make_searcher("random", Problem{{{"a", 100, true}}}, {}, 3);
+  auto s = make_searcher("random", Problem{{{"a", 100, true}}}, kDefaults, 3);
   int calls = 0;
   EvaluateFn ev = [&](const std::vector<Point>& pts) {
     std::vector<Outcome> out;
@@ -118,7 +119,7 @@ TEST(RunSearch, CurveIsInfiniteBeforeTheFirstValidPointAndNullInJson) {
 }
 
 TEST(RunSearch, ProgressCanStopEarly) {
-  auto s = make_searcher("random", testing::separable_problem(), {}, 1);
+  auto s = make_searcher("random", testing::separable_problem(), kDefaults, 1);
   int64_t last = 0;
   const SearchResult r = run_search(*s, batch_of(testing::separable_cost), 1000,
                                     [&](const SearchProgress& p) {
@@ -133,7 +134,7 @@ TEST(RunSearch, ProgressCanStopEarly) {
 
 TEST(RunSearch, AsksNeverExceedTheRemainingBudget) {
   for (const std::string kind : {"random", "ga", "sa", "ppo", "marl"}) {
-    auto s = make_searcher(kind, testing::separable_problem(), {}, 1);
+    auto s = make_searcher(kind, testing::separable_problem(), kDefaults, 1);
     const SearchResult r = run_search(*s, batch_of(testing::separable_cost), 150);
     EXPECT_EQ(r.samples, 150) << kind;
   }

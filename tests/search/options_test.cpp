@@ -7,6 +7,8 @@
 
 #include <string>
 
+#include "problems.hpp"
+
 namespace mapwright::search {
 namespace {
 
@@ -22,16 +24,16 @@ std::string error_of(F f) {
   return "";
 }
 
-TEST(SearchOptions, DefaultsAreValid) { EXPECT_NO_THROW(validate_options(SearchOptions{})); }
+TEST(SearchOptions, DefaultsAreValid) { EXPECT_NO_THROW(validate_options(testing::kDefaults)); }
 
 TEST(SearchOptions, ShippedDefaultFileEqualsBuiltInDefaults) {
   const SearchOptions o =
       load_search_options(std::string(MAPWRIGHT_SOURCE_DIR) + "/configs/search/default.yaml");
-  EXPECT_EQ(to_json(o), to_json(SearchOptions{}));
+  EXPECT_EQ(to_json(o), to_json(testing::kDefaults));
 }
 
 TEST(SearchOptions, EmptyTextGivesDefaults) {
-  EXPECT_EQ(to_json(parse_search_options("", "empty.yaml")), to_json(SearchOptions{}));
+  EXPECT_EQ(to_json(parse_search_options("", "empty.yaml")), to_json(testing::kDefaults));
 }
 
 TEST(SearchOptions, ReadsNestedValues) {

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "mapwright/search/options.hpp"
 #include "mapwright/search/searcher.hpp"
 
 namespace mapwright::search::testing {
@@ -85,5 +86,8 @@ EvaluateFn batch_of(F f) {
     return out;
   };
 }
+
+/// The built-in default options.
+inline const SearchOptions kDefaults{};
 
 }  // namespace mapwright::search::testing

@@ -5,6 +5,8 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
+#include <cstdlib>
 #include <map>
 #include <string>
 
@@ -17,7 +19,7 @@ namespace {
 using testing::batch_of;
 
 SearchResult run(const std::string& kind, const Problem& p, const EvaluateFn& ev, int64_t budget,
-                 uint64_t seed, const SearchOptions& o = {}) {
+                 uint64_t seed, const SearchOptions& o = testing::kDefaults) {
   auto s = make_searcher(kind, p, o, seed);
   return run_search(*s, ev, budget);
 }
@@ -60,11 +62,53 @@ INSTANTIATE_TEST_SUITE_P(AllLearners, SeparableOptimum,
                          [](const auto& test_info) { return test_info.param.kind; });
 
 TEST(Marl, FindsTheGroupedOptimumWithItsClusters) {
-  // Seed 3 finds it near sample 312. Not every seed does: the learners (ppo too) can settle on
-  // the local optimum {3,3,3,5,4,2} (cost 1.125), which needs three coordinated moves to leave.
-  const SearchResult r = run("marl", testing::grouped_problem(), batch_of(testing::grouped_cost),
-                             1000, 3);
-  EXPECT_EQ(r.best_point, testing::kGroupedOptimum);
+  // With a 192-point initial sample the clustering recovers the planted groups (see
+  // tests/search/clustering_test.cpp), so each group is one agent. Not every seed finds the
+  // optimum within 1000 samples: the learners (ppo too) can settle on the local optimum
+  // {3,3,3,5,4,2} (cost 1.125), three coordinated moves away. Measured: 2 of 10 seeds with
+  // the default options (self-imitation speeds convergence on real layers but makes this
+  // trap likelier; search/README.md, "Known limitations").
+  SearchOptions o;
+  o.marl.initial_samples = 192;
+  int found = 0;
+  for (uint64_t seed = 1; seed <= 10; ++seed) {
+    const SearchResult r = run("marl", testing::grouped_problem(),
+                               batch_of(testing::grouped_cost), 1000, seed, o);
+    found += r.best_point == testing::kGroupedOptimum;
+  }
+  EXPECT_GE(found, 2);
+}
+
+/// Mean over seeds 1..5 of log(best cost) after `budget` samples of marl on a separable
+/// 12-parameter problem (optimum cost 1, log-cost = sum of per-parameter distances to the
+/// optimum), with the given credit rule and self-imitation off.
+double separable12_log_best(const std::string& credit, int64_t budget) {
+  Problem p;
+  for (int k = 0; k < 12; ++k) p.params.push_back({"x" + std::to_string(k), 12, true});
+  auto ev = batch_of([](const Point& x) {
+    double y = 0;
+    for (size_t k = 0; k < x.size(); ++k)
+      y += 0.15 * static_cast<double>(std::llabs(x[k] - static_cast<int64_t>(k % 12)));
+    return Outcome{true, std::exp(y), ""};
+  });
+  SearchOptions o;  // Fixed here, so that the comparison does not move with the defaults.
+  o.marl.credit = credit;
+  o.marl.initial_samples = 128;
+  o.marl.learner.batch = 32;
+  o.marl.learner.imitation_coef = 0;
+  double sum = 0;
+  for (uint64_t seed = 1; seed <= 5; ++seed) sum += std::log(run("marl", p, ev, budget, seed, o).best_cost);
+  return sum / 5;
+}
+
+TEST(Marl, CounterfactualCreditLearnsFasterThanTeamCredit) {
+  // Twelve one-parameter agents share one reward: with team credit each agent's signal is
+  // buried in the other eleven's choices; the factored critic's counterfactual baseline
+  // removes them. Measured at 400 samples (mean log of the best cost, 0 = optimum):
+  // counterfactual 0 (the optimum for all five seeds), team 0.48.
+  const double cf = separable12_log_best("counterfactual", 400);
+  const double team = separable12_log_best("team", 400);
+  EXPECT_LT(cf, 0.5 * team) << "counterfactual " << cf << ", team " << team;
 }
 
 /// Fraction of the points of a batch whose parameter 0 equals v.
@@ -99,7 +143,7 @@ void expect_rewarded_action_rises(const std::string& kind, SearchOptions o, int 
   EXPECT_GT(after, 0.7) << kind << " after " << updates << " updates";
 }
 
-TEST(Ppo, RewardedActionProbabilityRises) { expect_rewarded_action_rises("ppo", {}, 30); }
+TEST(Ppo, RewardedActionProbabilityRises) { expect_rewarded_action_rises("ppo", testing::kDefaults, 30); }
 
 TEST(Ppo, ReinforceRewardedActionProbabilityRises) {
   SearchOptions o;
@@ -108,7 +152,7 @@ TEST(Ppo, ReinforceRewardedActionProbabilityRises) {
   expect_rewarded_action_rises("ppo", o, 30);
 }
 
-TEST(Marl, RewardedActionProbabilityRises) { expect_rewarded_action_rises("marl", {}, 30); }
+TEST(Marl, RewardedActionProbabilityRises) { expect_rewarded_action_rises("marl", testing::kDefaults, 30); }
 
 TEST(Marl, ReinforceRewardedActionProbabilityRises) {
   SearchOptions o;
@@ -135,8 +179,32 @@ TEST(Marl, InitialSampleCountsAndClustersAreRecorded) {
   EXPECT_EQ(d["clustering"]["clusters"],
             (nlohmann::json{{"x0", "x1", "x2"}, {"x3", "x4"}, {"x5"}}));
   ASSERT_EQ(d["agents"].size(), 3u);
-  EXPECT_EQ(d["agents"][0]["learner"]["updates"], 3);  // Initial sample + two batches.
+  EXPECT_EQ(d["agents"][0]["learner"]["updates"], 5);  // Initial sample + four batches of 16.
   EXPECT_EQ(d["seed"], 5);
+}
+
+TEST(Marl, ReclusteringOnLaterSamplesFindsThePlantedGroups) {
+  // 32 initial points are too few for the interaction tests (one agent per parameter); at
+  // 192 samples the agents' own (independent) samples are clustered again.
+  const Problem p = testing::grouped_problem();
+  SearchOptions o;
+  o.marl.initial_samples = 32;
+  o.marl.recluster_at = 192;
+  auto s = make_searcher("marl", p, o, 4);
+  run_search(*s, batch_of(testing::grouped_cost), 256);
+  const nlohmann::json d = s->describe();
+  EXPECT_EQ(d["reclustered_at"], 192);
+  EXPECT_TRUE(d["reclustering_changed_agents"].get<bool>());
+  // Both planted groups are whole and kept apart (with seed 4, x5 joins {x3, x4} through a
+  // weak false association: the on-policy points are fewer per cell than a uniform sample).
+  std::map<std::string, int> agent_of;
+  const auto& clusters = d["clustering"]["clusters"];
+  for (size_t a = 0; a < clusters.size(); ++a)
+    for (const auto& name : clusters[a]) agent_of[name.get<std::string>()] = static_cast<int>(a);
+  EXPECT_EQ(agent_of["x0"], agent_of["x1"]) << d["clustering"].dump();
+  EXPECT_EQ(agent_of["x0"], agent_of["x2"]) << d["clustering"].dump();
+  EXPECT_EQ(agent_of["x3"], agent_of["x4"]) << d["clustering"].dump();
+  EXPECT_NE(agent_of["x0"], agent_of["x3"]) << d["clustering"].dump();
 }
 
 TEST(Marl, AblationModesRun) {
@@ -191,8 +259,8 @@ TEST(Determinism, InterleavedLearnersDoNotDisturbEachOther) {
   const Problem p = testing::separable_problem();
   const EvaluateFn ev = batch_of(testing::separable_cost);
   const SearchResult alone = run("ppo", p, ev, 320, 21);
-  auto a = make_searcher("ppo", p, {}, 21);
-  auto b = make_searcher("marl", p, {}, 22);
+  auto a = make_searcher("ppo", p, testing::kDefaults, 21);
+  auto b = make_searcher("marl", p, testing::kDefaults, 22);
   std::vector<double> curve;
   double best = 1e300;
   for (int round = 0; round < 10; ++round) {
@@ -208,7 +276,7 @@ TEST(Determinism, InterleavedLearnersDoNotDisturbEachOther) {
 
 TEST(Describe, RecordsSeedsAndOptions) {
   for (const std::string kind : {"random", "ga", "sa", "ppo", "marl"}) {
-    auto s = make_searcher(kind, testing::separable_problem(), {}, 42);
+    auto s = make_searcher(kind, testing::separable_problem(), testing::kDefaults, 42);
     const nlohmann::json d = s->describe();
     EXPECT_EQ(d["kind"], kind);
     EXPECT_EQ(s->name(), kind);
@@ -216,7 +284,7 @@ TEST(Describe, RecordsSeedsAndOptions) {
     EXPECT_TRUE(d.contains("options")) << kind;
     EXPECT_EQ(d["problem"].size(), 6u);
   }
-  EXPECT_TRUE(make_searcher("ppo", testing::separable_problem(), {}, 42)->describe().contains("torch_seed"));
+  EXPECT_TRUE(make_searcher("ppo", testing::separable_problem(), testing::kDefaults, 42)->describe().contains("torch_seed"));
 }
 
 }  // namespace

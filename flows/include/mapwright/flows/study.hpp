@@ -36,6 +36,7 @@ StudySuite load_study_suite(const std::string& path);
 struct StudyOptions {
   std::string suite;  ///< Suite YAML path.
   std::string out_dir;  ///< Output folder (default runs/study-<name>).
+  std::string options_file;  ///< Search options YAML; overrides the suite's `options` key.
   int jobs = 0;       ///< Worker threads (0 = number of cores).
   bool json = false;  ///< Print the summary JSON.
 };

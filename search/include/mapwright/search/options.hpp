@@ -64,6 +64,9 @@ struct LearnerOptions {
                                     ///< batch standard deviation.
   double invalid_penalty = 1.0;     ///< Reward of an invalid point: the worst valid reward
                                     ///< seen so far minus this (log-cost units, > 0).
+  int64_t elite = 8;                ///< Self-imitation: size of the archive of the best
+                                    ///< (action, reward) pairs seen so far (0 = off).
+  double imitation_coef = 0.3;      ///< Weight of the self-imitation loss (>= 0).
 };
 
 /// Single-agent PPO over all parameters: one LearnerOptions.
@@ -74,18 +77,30 @@ using PpoOptions = LearnerOptions;
 inline LearnerOptions default_marl_learner() {
   LearnerOptions o;
   o.autoregressive = true;
+  o.batch = 16;
+  o.elite = 4;
+  o.imitation_coef = 0.3;
   return o;
 }
 
 /// Decentralized multi-agent RL with correlation-based agent clustering.
 struct MarlOptions {
   LearnerOptions learner = default_marl_learner();  ///< Knobs of every agent's learner.
-  int64_t initial_samples = 128;   ///< Uniform random points evaluated before clustering
+  int64_t initial_samples = 32;    ///< Uniform random points evaluated before clustering
                                    ///< (counted against the budget; also the first update).
   std::string mode = "correlation";  ///< Agent assignment: "correlation" (clustering),
                                      ///< "per-param", "random" (random clusters of the
                                      ///< correlation sizes) or "single" (ablations).
   ClusteringOptions clustering;    ///< Association measure and cut rule.
+  int64_t recluster_at = 0;        ///< "correlation" mode: cluster again once this many
+                                   ///< samples are known, on all of them (0 = never).
+  std::string credit = "counterfactual";  ///< "team": every agent's advantage is the team
+                                   ///< reward minus its own baseline; "counterfactual": the
+                                   ///< team reward minus a factored critic's estimate of the
+                                   ///< other agents' contribution (search/README.md).
+  int64_t critic_bins = 16;        ///< Counterfactual critic: value bins per parameter (>= 1).
+  int64_t critic_window = 1024;    ///< Counterfactual critic: fitted on the last N samples.
+  double critic_ridge = 1.0;       ///< Counterfactual critic: ridge weight per bin (>= 0).
 };
 
 /// Options of every searcher; make_searcher picks the struct of the requested kind.
