@@ -65,7 +65,7 @@ TEST(Marl, FindsTheGroupedOptimumWithItsClusters) {
   // With a 192-point initial sample the clustering recovers the planted groups (see
   // tests/search/clustering_test.cpp), so each group is one agent. Not every seed finds the
   // optimum within 1000 samples: the learners (ppo too) can settle on the local optimum
-  // {3,3,3,5,4,2} (cost 1.125), three coordinated moves away. Measured: 2 of 10 seeds with
+  // {3,3,3,5,4,2} (cost 1.125), three coordinated moves away. Measured: 4 of 10 seeds with
   // the default options (self-imitation speeds convergence on real layers but makes this
   // trap likelier; search/README.md, "Known limitations").
   SearchOptions o;
@@ -76,7 +76,7 @@ TEST(Marl, FindsTheGroupedOptimumWithItsClusters) {
                                batch_of(testing::grouped_cost), 1000, seed, o);
     found += r.best_point == testing::kGroupedOptimum;
   }
-  EXPECT_GE(found, 2);
+  EXPECT_GE(found, 3);
 }
 
 /// Mean over seeds 1..5 of log(best cost) after `budget` samples of marl on a separable
@@ -190,6 +190,7 @@ TEST(Marl, ReclusteringOnLaterSamplesFindsThePlantedGroups) {
   SearchOptions o;
   o.marl.initial_samples = 32;
   o.marl.recluster_at = 192;
+  o.marl.learner.entropy_coef = 0.03;  // Fixed: the on-policy sample depends on the learner.
   auto s = make_searcher("marl", p, o, 4);
   run_search(*s, batch_of(testing::grouped_cost), 256);
   const nlohmann::json d = s->describe();

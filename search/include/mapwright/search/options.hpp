@@ -49,7 +49,7 @@ struct LearnerOptions {
   int64_t batch = 32;             ///< Points sampled per policy update.
   int64_t epochs = 4;             ///< Gradient steps per batch (ppo; reinforce uses 1).
   double clip = 0.2;              ///< PPO ratio clip epsilon (> 0).
-  double entropy_coef = 0.03;     ///< Entropy bonus weight (>= 0), per parameter head.
+  double entropy_coef = 0.1;      ///< Entropy bonus weight (>= 0), per parameter head.
   double value_coef = 0.5;        ///< Critic (baseline) loss weight (>= 0).
   double max_grad_norm = 1.0;     ///< Gradient norm clip (> 0).
   int64_t hidden = 32;            ///< Hidden width of the policy network (>= 1).
