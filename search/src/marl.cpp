@@ -31,7 +31,7 @@ class MarlSearcher final : public Searcher {
 
   std::vector<Point> ask(int n) override {
     if (agents_.empty()) {
-      const int64_t left = options_.initial_samples - static_cast<int64_t>(init_points_.size());
+      const int64_t left = options_.initial_samples - static_cast<int64_t>(all_points_.size());
       std::vector<Point> pts;
       for (int64_t i = 0; i < std::min<int64_t>(n, left); ++i) pts.push_back(random_point(problem_, rng_));
       return pts;
@@ -50,14 +50,12 @@ class MarlSearcher final : public Searcher {
   void tell(const std::vector<Point>& pts, const std::vector<Outcome>& out) override {
     all_points_.insert(all_points_.end(), pts.begin(), pts.end());
     all_outcomes_.insert(all_outcomes_.end(), out.begin(), out.end());
-    if (agents_.empty()) {
-      init_points_.insert(init_points_.end(), pts.begin(), pts.end());
-      init_outcomes_.insert(init_outcomes_.end(), out.begin(), out.end());
-      if (static_cast<int64_t>(init_points_.size()) < options_.initial_samples) return;
-      clustering_ = cluster_parameters(problem_, init_points_, init_outcomes_, options_.clustering,
+    if (agents_.empty()) {  // Everything so far is the initial sample.
+      if (static_cast<int64_t>(all_points_.size()) < options_.initial_samples) return;
+      clustering_ = cluster_parameters(problem_, all_points_, all_outcomes_, options_.clustering,
                                        options_.mode, mix_seed(seed_ ^ 0x636c7573ULL));
       for (size_t a = 0; a < clustering_.clusters.size(); ++a) agents_.push_back(new_agent(a));
-      update(init_points_, init_outcomes_);
+      update(all_points_, all_outcomes_);
       return;
     }
     update(pts, out);
@@ -85,6 +83,15 @@ class MarlSearcher final : public Searcher {
   }
 
  private:
+  /// The values of `params` in every point: an agent's part of the joint actions.
+  static std::vector<std::vector<int64_t>> project(const std::vector<Point>& pts,
+                                                   const std::vector<int64_t>& params) {
+    std::vector<std::vector<int64_t>> local(pts.size(), std::vector<int64_t>(params.size()));
+    for (size_t i = 0; i < pts.size(); ++i)
+      for (size_t k = 0; k < params.size(); ++k) local[i][k] = pts[i][static_cast<size_t>(params[k])];
+    return local;
+  }
+
   /// A fresh learner for cluster a of clustering_ (its torch seed derived from the run seed).
   std::unique_ptr<Learner> new_agent(size_t a) {
     std::vector<HeadSpec> heads;
@@ -118,11 +125,7 @@ class MarlSearcher final : public Searcher {
         continue;
       }
       agents.push_back(new_agent(a));
-      std::vector<std::vector<int64_t>> local(all_points_.size(), std::vector<int64_t>(params.size()));
-      for (size_t i = 0; i < all_points_.size(); ++i)
-        for (size_t k = 0; k < params.size(); ++k)
-          local[i][k] = all_points_[i][static_cast<size_t>(params[k])];
-      agents.back()->warm_start(local, r, 4 * options_.learner.batch, 50);
+      agents.back()->warm_start(project(all_points_, params), r, 4 * options_.learner.batch, 50);
     }
     agents_ = std::move(agents);
     ++reclusterings_;
@@ -132,14 +135,18 @@ class MarlSearcher final : public Searcher {
   /// counterfactual credit: minus the critic's estimate of the other agents' part).
   void update(const std::vector<Point>& pts, const std::vector<Outcome>& out) {
     const std::vector<double> r = rewards_.rewards(out);
+    const size_t earlier = all_rewards_.size();  // Samples told before this batch.
     all_rewards_.insert(all_rewards_.end(), r.begin(), r.end());
-    // The critic is fitted on earlier samples only, so that a sample's own reward never
-    // leaks into its baseline; the first batch (no history yet) uses team credit.
+    // The critic is fitted on the last critic_window earlier samples only, so that a sample's
+    // own reward never leaks into its baseline; the first batch (none earlier) uses team credit.
     const bool counterfactual =
-        options_.credit == "counterfactual" && agents_.size() > 1 && !history_.empty();
+        options_.credit == "counterfactual" && agents_.size() > 1 && earlier > 0;
     std::vector<std::vector<double>> parts;  // [agent][sample]: critic part of the agent.
     if (counterfactual) {
-      critic_.fit(history_, history_rewards_);
+      const size_t from = earlier - std::min(earlier, static_cast<size_t>(options_.critic_window));
+      const auto d_from = static_cast<std::ptrdiff_t>(from), d_to = static_cast<std::ptrdiff_t>(earlier);
+      critic_.fit(std::vector<Point>(all_points_.begin() + d_from, all_points_.begin() + d_to),
+                  std::vector<double>(all_rewards_.begin() + d_from, all_rewards_.begin() + d_to));
       parts.assign(agents_.size(), std::vector<double>(pts.size(), 0.0));
       for (size_t a = 0; a < agents_.size(); ++a)
         for (size_t i = 0; i < pts.size(); ++i)
@@ -147,10 +154,7 @@ class MarlSearcher final : public Searcher {
             parts[a][i] += critic_.part(static_cast<size_t>(k), pts[i][static_cast<size_t>(k)]);
     }
     for (size_t a = 0; a < agents_.size(); ++a) {
-      const auto& params = clustering_.clusters[a];
-      std::vector<std::vector<int64_t>> local(pts.size(), std::vector<int64_t>(params.size()));
-      for (size_t i = 0; i < pts.size(); ++i)
-        for (size_t k = 0; k < params.size(); ++k) local[i][k] = pts[i][static_cast<size_t>(params[k])];
+      const auto local = project(pts, clustering_.clusters[a]);
       if (!counterfactual) {
         agents_[a]->update(local, r);
         continue;
@@ -167,16 +171,6 @@ class MarlSearcher final : public Searcher {
       }
       agents_[a]->update(local, r, &baseline);
     }
-    if (options_.credit == "counterfactual") {
-      history_.insert(history_.end(), pts.begin(), pts.end());
-      history_rewards_.insert(history_rewards_.end(), r.begin(), r.end());
-      const size_t w = static_cast<size_t>(options_.critic_window);
-      if (history_.size() > w) {
-        history_.erase(history_.begin(), history_.end() - static_cast<std::ptrdiff_t>(w));
-        history_rewards_.erase(history_rewards_.begin(),
-                               history_rewards_.end() - static_cast<std::ptrdiff_t>(w));
-      }
-    }
   }
 
   Problem problem_;                                ///< The space.
@@ -184,8 +178,6 @@ class MarlSearcher final : public Searcher {
   uint64_t seed_;                                  ///< Seed of the run.
   std::mt19937_64 rng_;                            ///< Initial sample and action sampling.
   RewardNormalizer rewards_;                       ///< Cost -> team reward.
-  std::vector<Point> init_points_;                 ///< Initial sample.
-  std::vector<Outcome> init_outcomes_;             ///< Its outcomes.
   std::vector<Point> all_points_;                  ///< Every sample told so far.
   std::vector<Outcome> all_outcomes_;              ///< Their outcomes.
   std::vector<double> all_rewards_;                ///< Their team rewards (as given).
@@ -195,8 +187,6 @@ class MarlSearcher final : public Searcher {
   std::vector<std::unique_ptr<Learner>> agents_;   ///< One learner per cluster.
   std::vector<uint64_t> torch_seeds_;              ///< Torch seed of each agent.
   AdditiveCritic critic_;                          ///< Factored critic (counterfactual credit).
-  std::vector<Point> history_;                     ///< Recent samples for the critic.
-  std::vector<double> history_rewards_;            ///< Their team rewards.
 };
 
 }  // namespace

@@ -44,6 +44,20 @@ torch::Tensor ordinal_basis(int64_t basis, int64_t card) {
   return b;
 }
 
+/// Mean of a non-empty batch.
+double batch_mean(const std::vector<double>& x) {
+  double m = 0;
+  for (double v : x) m += v;
+  return m / static_cast<double>(x.size());
+}
+
+/// Population standard deviation of a batch around its mean m.
+double batch_std(const std::vector<double>& x, double m) {
+  double var = 0;
+  for (double v : x) var += (v - m) * (v - m);
+  return std::sqrt(var / static_cast<double>(x.size()));
+}
+
 /// Draws an index from unnormalized probabilities p[0..card) with one uniform number.
 int64_t draw(const float* p, int64_t card, std::mt19937_64& rng) {
   double total = 0;
@@ -263,30 +277,19 @@ void Learner::update(const std::vector<std::vector<int64_t>>& actions,
   // (computed in double, so that a batch of equal rewards gives exactly zero advantages).
   // With per-action baselines: reward minus baseline, scaled by the standard deviation of
   // those differences.
-  double mean = 0, var = 0;
-  for (double x : rewards) mean += x;
-  mean /= static_cast<double>(n);
+  const double mean = batch_mean(rewards);
+  const double std_r = batch_std(rewards, mean);
+  const double scale = std_r > 1e-9 ? 1.0 / std_r : 0.0;  // Also scales self-imitation margins.
   std::vector<float> af(rewards.size());
-  double scale = 0;
   if (baselines != nullptr) {
     if (baselines->size() != rewards.size())
       throw std::logic_error("Learner::update: baselines and rewards differ in size");
     std::vector<double> d(rewards.size());
-    double dm = 0;
-    for (size_t i = 0; i < d.size(); ++i) dm += (d[i] = rewards[i] - (*baselines)[i]);
-    dm /= static_cast<double>(n);
-    double dv = 0;
-    for (double x : d) dv += (x - dm) * (x - dm);
-    const double std_d = std::sqrt(dv / static_cast<double>(n));
-    scale = std_d > 1e-9 ? 1.0 / std_d : 0.0;
-    for (size_t i = 0; i < af.size(); ++i) af[i] = static_cast<float>(d[i] * scale);
-    for (double x : rewards) var += (x - mean) * (x - mean);
-    const double std_r = std::sqrt(var / static_cast<double>(n));
-    scale = std_r > 1e-9 ? 1.0 / std_r : 0.0;  // Self-imitation margins stay in reward units.
+    for (size_t i = 0; i < d.size(); ++i) d[i] = rewards[i] - (*baselines)[i];
+    const double std_d = batch_std(d, batch_mean(d));
+    const double scale_d = std_d > 1e-9 ? 1.0 / std_d : 0.0;
+    for (size_t i = 0; i < af.size(); ++i) af[i] = static_cast<float>(d[i] * scale_d);
   } else {
-    for (double x : rewards) var += (x - mean) * (x - mean);
-    const double std_r = std::sqrt(var / static_cast<double>(n));
-    scale = std_r > 1e-9 ? 1.0 / std_r : 0.0;
     torch::NoGradGuard no_grad;
     const double centre = o.advantage == "critic" ? impl_->net->value().item<double>() : mean;
     for (size_t i = 0; i < af.size(); ++i) af[i] = static_cast<float>((rewards[i] - centre) * scale);

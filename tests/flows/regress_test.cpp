@@ -11,12 +11,20 @@
 #include <regex>
 #include <sstream>
 
+#include "files.hpp"
 #include "mapwright/core/error.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright;
 
 namespace {
+
+fs::path fresh_dir(const std::string& name) {
+  const fs::path d = mapwright::test_files::fresh_path("regress_" + name);
+  fs::create_directories(d);
+  return d;
+}
+using mapwright::test_files::read_file;
 
 const char* kSuite = R"(name: mini
 tolerance: {cycles_pct: 0}
@@ -36,20 +44,6 @@ cases:
     dataflow: os
     tolerance: {cycles_pct: 5}
 )";
-
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("mapwright_regress_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  fs::create_directories(d);
-  return d;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
 
 flows::RegressOptions opts(const fs::path& suite) {
   flows::RegressOptions o;
@@ -84,10 +78,10 @@ TEST(Regress, WrongGoldenFailsWithDiffAndJUnitThenUpdateFixesIt) {
   flows::RegressOptions ok = opts(suite);
   ok.junit = (d / "ok.xml").string();
   ASSERT_EQ(flows::cmd_regress(ok, out2), 0) << out2.str();
-  EXPECT_NE(read(d / "ok.xml").find("failures=\"0\""), std::string::npos);
+  EXPECT_NE(read_file(d / "ok.xml").find("failures=\"0\""), std::string::npos);
 
   // Break the golden: one cycle count and one access count of ws-conv.
-  std::string g = read(d / "mini.golden.yaml");
+  std::string g = read_file(d / "mini.golden.yaml");
   const std::regex cyc("(\"ws-conv\":\\n    rtl_cycles: )([0-9]+)");
   std::smatch m;
   ASSERT_TRUE(std::regex_search(g, m, cyc));
@@ -108,7 +102,7 @@ TEST(Regress, WrongGoldenFailsWithDiffAndJUnitThenUpdateFixesIt) {
             std::string::npos) << text;
   EXPECT_NE(text.find("rtl dram_weight_bytes: golden 1, now"), std::string::npos) << text;
   EXPECT_NE(text.find("PASS  os-fc"), std::string::npos) << text;
-  const std::string xml = read(d / "bad.xml");
+  const std::string xml = read_file(d / "bad.xml");
   EXPECT_NE(xml.find("failures=\"1\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("<failure type=\"drift\""), std::string::npos) << xml;
   EXPECT_NE(xml.find("name=\"ws-conv\""), std::string::npos);

@@ -9,6 +9,7 @@
 #include <sstream>
 
 #include "../../flows/src/flows_util.hpp"
+#include "files.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/run.hpp"
 
@@ -17,18 +18,8 @@ using namespace mapwright;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("mapwright_report_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  return d;
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
-}
+fs::path fresh_dir(const std::string& name) { return mapwright::test_files::fresh_path("report_" + name); }
+using mapwright::test_files::read_file;
 
 }  // namespace
 
@@ -63,7 +54,7 @@ TEST(Report, CompareMarksTheWinnerOfEachMetric) {
   // The 8x8 array with larger buffers is faster on this layer.
   EXPECT_EQ(j["totals"]["cycles"]["winner"], "small8");
   EXPECT_EQ(j["runs"][0]["source"], "surrogate");
-  const std::string html = read(base / "compare.html");
+  const std::string html = read_file(base / "compare.html");
   EXPECT_NE(html.find("&#9733;"), std::string::npos);
   EXPECT_NE(html.find("surrogate only (--no-rtl)"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos);

@@ -12,6 +12,7 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
+#include "files.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/mapping.hpp"
 
@@ -21,11 +22,8 @@ using nlohmann::json;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
-  const fs::path d = fs::temp_directory_path() / ("mapwright_flows_" + name + "_" + std::to_string(getpid()));
-  fs::remove_all(d);
-  return d;
-}
+fs::path fresh_dir(const std::string& name) { return mapwright::test_files::fresh_path("flows_" + name); }
+using mapwright::test_files::read_file;
 
 flows::RunOptions tiny_run(const fs::path& out) {
   flows::RunOptions o;
@@ -45,13 +43,6 @@ flows::RunOptions tiny_run(const fs::path& out) {
 json load(const fs::path& dir) {
   std::ifstream f(dir / "results.json");
   return json::parse(f);
-}
-
-std::string read(const fs::path& p) {
-  std::ifstream f(p);
-  std::stringstream s;
-  s << f.rdbuf();
-  return s.str();
 }
 
 long long count_rows(const fs::path& db, const std::string& table) {
@@ -106,7 +97,7 @@ TEST(Run, TinyNetworkOnSmall4VerifiedOnRtl) {
   // CSVs and the report: self-contained, escaped, with plots and every check.
   EXPECT_TRUE(fs::exists(dir / "layers.csv"));
   EXPECT_TRUE(fs::exists(dir / "verifications.csv"));
-  const std::string html = read(dir / "report.html");
+  const std::string html = read_file(dir / "report.html");
   EXPECT_NE(html.find("All 6 RTL verifications passed"), std::string::npos);
   EXPECT_NE(html.find("conv&lt;b&gt;&amp;&#39;3x3&#39;"), std::string::npos);
   EXPECT_EQ(html.find("conv<b>"), std::string::npos);
@@ -119,7 +110,7 @@ TEST(Run, TinyNetworkOnSmall4VerifiedOnRtl) {
   fs::remove(dir / "report.html");
   std::ostringstream rep;
   EXPECT_EQ(flows::cmd_report({dir.string(), ""}, rep), 0);
-  EXPECT_EQ(read(dir / "report.html").size(), html.size());
+  EXPECT_EQ(read_file(dir / "report.html").size(), html.size());
   fs::remove_all(dir);
 }
 
@@ -137,7 +128,7 @@ TEST(Run, ResumeAfterInterruptionLosesNothing) {
   EXPECT_EQ(r["status"], "interrupted");
   EXPECT_NE(r["layers"][0]["status"], "pending");
   EXPECT_EQ(r["layers"][1]["status"], "pending");
-  EXPECT_NE(read(part / "report.html").find("resume"), std::string::npos);
+  EXPECT_NE(read_file(part / "report.html").find("resume"), std::string::npos);
 
   // Without --resume the folder is refused; with it the run completes.
   flows::RunOptions again = tiny_run(part);
@@ -198,7 +189,7 @@ TEST(Run, ArchWithoutRtlModelNeedsNoRtl) {
   const json r = load(dir);
   EXPECT_FALSE(r["rtl"].get<bool>());
   EXPECT_EQ(r["totals"]["source"], "surrogate");
-  EXPECT_NE(read(dir / "report.html").find("Surrogate only"), std::string::npos);
+  EXPECT_NE(read_file(dir / "report.html").find("Surrogate only"), std::string::npos);
   fs::remove_all(dir);
 }
 
@@ -216,7 +207,7 @@ TEST(Run, FailedRtlVerificationIsReportedInRedAndExitsNonZero) {
   for (const auto& c : r["layers"][0]["candidates"])
     EXPECT_EQ(c["verification"]["failure"].get<std::string>().rfind("watchdog:", 0), 0u) << c.dump();
   EXPECT_EQ(r["layers"][0]["best"]["chosen_by"], "surrogate");
-  const std::string html = read(dir / "report.html");
+  const std::string html = read_file(dir / "report.html");
   EXPECT_NE(html.find("banner bad"), std::string::npos);
   EXPECT_NE(html.find("class=\"fail\""), std::string::npos);
   EXPECT_NE(html.find("watchdog:"), std::string::npos);
