@@ -1,5 +1,6 @@
 // mapwright: the command-line entry point. Parses arguments with CLI11, runs one flow, and
-// turns bad input (core::SpecError) into a one-line error and exit code 2.
+// turns bad input (core::SpecError) into a one-line error and exit code 2; anything else that
+// escapes a flow becomes a one-line internal error and exit code 70, never an abort.
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
@@ -16,7 +17,7 @@
 
 using namespace mapwright;
 
-int main(int argc, char** argv) {
+int main(int argc, char** argv) try {
   CLI::App app{
       "mapwright: map DNN layers onto a systolic-array accelerator, score mappings with an "
       "analytical surrogate, and prove them on RTL."};
@@ -182,6 +183,19 @@ int main(int argc, char** argv) {
   } catch (const std::invalid_argument& err) {
     std::cerr << "mapwright: error: " << err.what() << "\n";
     return 2;
+  } catch (const std::exception& err) {
+    // Last resort: nothing unexpected may abort the process. Exit code 70 (EX_SOFTWARE) tells
+    // an internal error apart from bad input (2).
+    std::cerr << "mapwright: internal error: " << err.what() << "\n";
+    return 70;
+  } catch (...) {
+    std::cerr << "mapwright: internal error: unknown exception\n";
+    return 70;
   }
   return 1;
+}
+catch (...) {
+  // Thrown while building the command line itself (e.g. out of memory).
+  std::cerr << "mapwright: internal error while starting\n";
+  return 70;
 }

@@ -8,9 +8,15 @@
 
 #include "mapwright/flows/rtl_workers.hpp"
 
-int main() {
+int main() try {
   // The protocol owns the original stdout; anything else printed goes to stderr.
   const int proto = dup(STDOUT_FILENO);
   dup2(STDERR_FILENO, STDOUT_FILENO);
   return mapwright::flows::cmd_rtl_worker(std::cin, proto);
+} catch (const std::exception& err) {
+  std::cerr << "mapwright-rtl-worker: internal error: " << err.what() << "\n";
+  return 70;
+} catch (...) {
+  std::cerr << "mapwright-rtl-worker: internal error: unknown exception\n";
+  return 70;
 }

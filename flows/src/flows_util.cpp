@@ -1,8 +1,16 @@
 // Helpers shared by the flows: metrics records, file names, atomic writes, escaping, gnuplot.
 #include "flows_util.hpp"
 
+#include <fcntl.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <thread>
+
+#include <cerrno>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -114,20 +122,81 @@ std::string html_escape(const std::string& s) {
 }
 
 std::string gp_quote(const std::string& s) {
+  // In a gnuplot single-quoted string nothing is expanded (no backquote command substitution,
+  // no macros, no backslash escapes). gnuplot 5.4's '' escape misparses runs of quotes at the
+  // end of a string, so a quote is drawn as U+2019 instead; a line break would end the
+  // command, so every control character becomes a space.
   std::string o = "'";
   for (char c : s) {
-    if (c == '\'') o += "''";
-    else if (c == '\n' || c == '\r') o += ' ';
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\'') o += "\xe2\x80\x99";
+    else if (u < 0x20 || u == 0x7f) o += ' ';
     else o += c;
   }
   return o + "'";
 }
 
+std::string gp_data_label(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"') o += '\'';
+    else if (u < 0x20 || u == 0x7f) o += ' ';
+    else o += c;
+  }
+  return o + "\"";
+}
+
+int run_program(const std::vector<std::string>& argv, const fs::path& cwd, double timeout_s) {
+  if (argv.empty()) return -1;
+  std::vector<char*> args;
+  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
+  posix_spawnattr_t at;
+  posix_spawnattr_init(&at);
+  sigset_t def;
+  sigemptyset(&def);
+  sigaddset(&def, SIGINT);
+  sigaddset(&def, SIGPIPE);
+  posix_spawnattr_setsigdefault(&at, &def);
+  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
+  pid_t pid = 0;
+  // posix_spawnp searches PATH for the program itself: no shell ever sees an argument.
+  const int rc = posix_spawnp(&pid, args[0], &fa, &at, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&at);
+  if (rc != 0) return -1;
+  const auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  int status = 0;
+  for (;;) {
+    const pid_t w = waitpid(pid, &status, WNOHANG);
+    if (w == pid) break;
+    if (w < 0 && errno != EINTR) return -1;
+    if (std::chrono::steady_clock::now() > deadline) {
+      kill(pid, SIGKILL);
+      waitpid(pid, &status, 0);
+      return -1;
+    }
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 std::string gnuplot_svg(const fs::path& script, const fs::path& svg) {
   std::error_code ec;
   fs::remove(svg, ec);
-  const std::string cmd = "gnuplot " + gp_quote(script.string()) + " 2>/dev/null";
-  if (std::system(cmd.c_str()) != 0 || !fs::exists(svg)) return "";
+  // gnuplot runs in the script's folder, so scripts name their files relative to it and no
+  // user-chosen path is ever written into a script.
+  const fs::path dir = script.has_parent_path() ? script.parent_path() : fs::path(".");
+  if (run_program({"gnuplot", script.filename().string()}, dir, 120.0) != 0 || !fs::exists(svg))
+    return "";
   std::string text = read_text(svg);
   const size_t start = text.find("<svg");
   if (start == std::string::npos) return "";

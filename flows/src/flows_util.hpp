@@ -5,6 +5,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 #include <string>
+#include <vector>
 
 #include "mapwright/core/metrics.hpp"
 
@@ -26,10 +27,21 @@ std::string read_text(const std::filesystem::path& path);
 
 /// Escapes & < > " ' for HTML text and attributes (also valid for XML).
 std::string html_escape(const std::string& s);
-/// Quotes a string for a gnuplot single-quoted literal.
+/// Quotes a string for a gnuplot single-quoted literal (a quote becomes U+2019, control
+/// characters become spaces): safe for any user string, nothing in it is expanded or executed.
 std::string gp_quote(const std::string& s);
-/// Runs gnuplot on `script`; returns the SVG it wrote to `svg` with the XML prologue removed,
-/// ready to inline, or "" when gnuplot is missing or failed.
+/// Quotes a label for a gnuplot data file column (double quotes; '"' and control characters
+/// replaced), so that a hostile name stays one field of one line.
+std::string gp_data_label(const std::string& s);
+/// Starts `argv[0]` (found on PATH) with the argument vector `argv`, never through a shell, in
+/// folder `cwd` (empty: the current one), standard streams on /dev/null; waits at most
+/// `timeout_s` seconds (then kills it). Returns its exit code, or -1 when it could not start,
+/// was killed or timed out.
+int run_program(const std::vector<std::string>& argv, const std::filesystem::path& cwd,
+                double timeout_s);
+/// Runs gnuplot on `script` inside the script's folder (so file names in scripts are relative to
+/// it); returns the SVG it wrote to `svg` with the XML prologue removed, ready to inline, or ""
+/// when gnuplot is missing or failed.
 std::string gnuplot_svg(const std::filesystem::path& script, const std::filesystem::path& svg);
 
 /// 1234567 -> "1.235M"; engineering notation with an SI prefix.

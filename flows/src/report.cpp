@@ -224,9 +224,9 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
     size_t rows = 0;
     for (const auto& L : layers)
       if (!L["best"].is_null() && tc > 0 && te > 0) {
-        std::string name = L["name"].get<std::string>();
-        std::replace(name.begin(), name.end(), '"', '\'');
-        d << '"' << name << (L["count"].get<int>() > 1 ? " x" + L["count"].dump() : "") << "\" "
+        const std::string name = L["name"].get<std::string>();
+        d << gp_data_label(name + (L["count"].get<int>() > 1 ? " x" + L["count"].dump() : ""))
+          << " "
           << 100 * L["count"].get<double>() * num(L["best"]["cycles"], 0) / tc << " "
           << 100 * L["count"].get<double>() * num(L["best"]["energy_pj"], 0) / te << "\n";
         ++rows;
@@ -234,11 +234,11 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
     d.close();
     if (rows > 0) {
       std::ofstream g(plots / "breakdown.gp");
-      g << kTerm << "set output " << gp_quote((plots / "breakdown.svg").string()) << "\n"
+      g << kTerm << "set output " << gp_quote("breakdown.svg") << "\n"
         << "set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
         << "set boxwidth 0.9\nset xtics rotate by -35 noenhanced font ',9'\nset ylabel '% of network total'\n"
         << "set grid ytics\nset key top right\nset title 'Where the time and energy go (each layer times its count)'\n"
-        << "set bmargin 6\nplot " << gp_quote((plots / "breakdown.dat").string())
+        << "set bmargin 6\nplot " << gp_quote("breakdown.dat")
         << " using 2:xtic(1) title 'latency' lc rgb '#3b6fb6', '' using 3 title 'energy' lc rgb '#e08a2c'\n";
       g.close();
       const std::string svg = gnuplot_svg(plots / "breakdown.gp", plots / "breakdown.svg");
@@ -252,7 +252,7 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
        "divided by the layer's final best (1 = the best this search found).</div>\n";
   {
     std::ofstream g(plots / "curves.gp");
-    g << kTerm << "set output " << gp_quote((plots / "curves.svg").string()) << "\n"
+    g << kTerm << "set output " << gp_quote("curves.svg") << "\n"
       << "set logscale xy\nset xlabel 'samples'\nset ylabel 'best cost / final best'\nset grid\n"
       << "set key outside right top font ',9' noenhanced\nset datafile separator ' '\n";
     std::vector<std::string> series;
@@ -264,7 +264,7 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
       const fs::path dat = plots / ("curve_" + std::to_string(L["index"].get<int>()) + ".dat");
       std::ofstream d(dat);
       for (const auto& [s, c] : pts) d << s << " " << std::setprecision(10) << c / final_best << "\n";
-      series.push_back(gp_quote(dat.string()) + " using 1:2 with steps lw 2 title " + gp_quote(L["name"].get<std::string>()));
+      series.push_back(gp_quote(dat.filename().string()) + " using 1:2 with steps lw 2 title " + gp_quote(L["name"].get<std::string>()));
     }
     if (!series.empty()) {
       g << "plot ";
@@ -311,12 +311,12 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
       const bool logs = hi > 20 * lo;
       const double a = logs ? lo / 1.5 : lo * 0.9, b = logs ? hi * 1.5 : hi * 1.1 + 1;
       g << "set terminal svg size 640,520 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
-        << "set output " << gp_quote((plots / "parity.svg").string()) << "\n"
+        << "set output " << gp_quote("parity.svg") << "\n"
         << (logs ? "set logscale xy\n" : "") << "set xrange [" << a << ":" << b << "]\nset yrange [" << a << ":" << b << "]\n"
         << "set xlabel 'RTL cycles'\nset ylabel 'surrogate cycles'\nset grid\nset key top left\nset size square\n"
         << "set title 'Cycles of every verified candidate'\nplot x with lines lc rgb '#888888' dt 2 title 'y = x'";
-      if (np) g << ", " << gp_quote((plots / "parity_pass.dat").string()) << " using 1:2 with points pt 7 ps 0.9 lc rgb '#3b6fb6' title 'passed'";
-      if (nf) g << ", " << gp_quote((plots / "parity_fail.dat").string()) << " using 1:2 with points pt 2 ps 1.4 lw 2 lc rgb '#d01c1c' title 'FAILED'";
+      if (np) g << ", " << gp_quote("parity_pass.dat") << " using 1:2 with points pt 7 ps 0.9 lc rgb '#3b6fb6' title 'passed'";
+      if (nf) g << ", " << gp_quote("parity_fail.dat") << " using 1:2 with points pt 2 ps 1.4 lw 2 lc rgb '#d01c1c' title 'FAILED'";
       g << "\n";
       g.close();
       const std::string svg = gnuplot_svg(plots / "parity.gp", plots / "parity.svg");
@@ -485,7 +485,7 @@ json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& 
     fs::create_directories(base);
     std::ofstream d(base / "totals.dat");
     d << "metric";
-    for (const auto& l : labels) d << " \"" << l << "\"";
+    for (const auto& l : labels) d << " " << gp_data_label(l);
     d << "\n";
     for (const auto& m : metrics) {
       if (m.higher_better) continue;
@@ -499,11 +499,11 @@ json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& 
     d.close();
     std::ofstream g(base / "totals.gp");
     g << "set terminal svg size 900,380 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
-      << "set output " << gp_quote((base / "totals.svg").string()) << "\n"
+      << "set output " << gp_quote("totals.svg") << "\n"
       << "set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
       << "set key outside right noenhanced\nset grid ytics\nset ylabel 'relative to the best run (1 = best, lower is better)'\n"
       << "set yrange [0:*]\nset title 'Network totals'\nplot for [i=2:" << runs.size() + 1 << "] "
-      << gp_quote((base / "totals.dat").string()) << " using i:xtic(1) title columnhead\n";
+      << gp_quote("totals.dat") << " using i:xtic(1) title columnhead\n";
     g.close();
     const std::string svg = gnuplot_svg(base / "totals.gp", base / "totals.svg");
     if (!svg.empty()) h << "<div class=\"plot\">" << svg << "</div>\n";

@@ -20,6 +20,7 @@
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "mapwright/search/searcher.hpp"
+#include "flows_util.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;
@@ -35,12 +36,6 @@ search::Problem problem_of(const MapSpace& space) {
   search::Problem p;
   for (const auto& pi : space.params()) p.params.push_back({pi.name, pi.cardinality, pi.ordinal});
   return p;
-}
-
-std::string safe_name(std::string s) {
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
-  return s;
 }
 
 struct LayerRun {

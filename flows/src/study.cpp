@@ -25,6 +25,7 @@
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/yaml_util.hpp"
 #include "mapwright/flows/search_flow.hpp"
+#include "flows_util.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;
@@ -65,12 +66,6 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-std::string safe(std::string s) {
-  for (char& c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
-  return s;
-}
-
 struct Job {
   size_t layer = 0;         ///< Index into the suite's layers.
   std::string searcher;     ///< Kind.
@@ -108,6 +103,13 @@ StudySuite load_study_suite(const std::string& path) {
       throw SpecError(path, "iso_budgets", std::to_string(b), "must be between 1 and budget");
   s.targets_pct = get_list<double>(root, "targets_pct", path, false);
   if (s.targets_pct.empty()) s.targets_pct = {5, 10};
+  // The headline ratios are samples to within 5 %: that target must be measured.
+  if (std::find(s.targets_pct.begin(), s.targets_pct.end(), 5.0) == s.targets_pct.end())
+    throw SpecError(path, "targets_pct", std::to_string(s.targets_pct.front()),
+                    "must include 5 (the headline ratios use samples to within 5 %)");
+  for (double t : s.targets_pct)
+    if (!(t > 0 && t < 1000))
+      throw SpecError(path, "targets_pct", std::to_string(t), "must be in (0, 1000)");
   if (const YAML::Node ref = root["reference"]) {
     check_keys(ref, path, "reference", {"budget_multiplier", "seed", "searchers"});
     if (ref["searchers"]) {
@@ -135,7 +137,7 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   const search::SearchOptions sopts = load_options_or_default(suite.options_file);
   std::vector<Layer> layers;
   for (const auto& l : suite.layers) layers.push_back(parse_layer_arg(l, o.suite));
-  const fs::path dir = o.out_dir.empty() ? fs::path("runs") / ("study-" + safe(suite.name))
+  const fs::path dir = o.out_dir.empty() ? fs::path("runs") / ("study-" + safe_name(suite.name))
                                          : fs::path(o.out_dir);
   fs::create_directories(dir / "curves");
   fs::create_directories(dir / "plots");
@@ -257,7 +259,7 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   // med[layer][searcher] -> values
   std::map<std::string, std::map<std::string, nlohmann::json>> med;
   for (size_t li = 0; li < layers.size(); ++li) {
-    std::ofstream cf(dir / "curves" / (std::to_string(li) + "_" + safe(layers[li].name) + ".csv"));
+    std::ofstream cf(dir / "curves" / (std::to_string(li) + "_" + safe_name(layers[li].name) + ".csv"));
     cf << "sample";
     for (const auto& k : suite.searchers) cf << "," << k;
     cf << "\n";
@@ -308,25 +310,27 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
       sf << "\n";
       med[layers[li].name][k] = e;
     }
-    // Plot this layer.
+    // Plot this layer. gnuplot runs inside plots/, so the script names its files relative to
+    // it; the layer name (user text) only appears as a quoted gnuplot string.
+    const std::string stem = std::to_string(li) + "_" + safe_name(layers[li].name);
     std::ofstream gp(dir / "plots" / (std::to_string(li) + ".gp"));
     gp << "set terminal svg size 720,420 dynamic font 'sans,12'\n"
-       << "set output '" << (dir / "plots" / (std::to_string(li) + "_" + safe(layers[li].name) + ".svg")).string() << "'\n"
+       << "set output " << gp_quote(stem + ".svg") << "\n"
        << "set datafile separator ','\nset logscale x\nset logscale y\nset key top right\n"
-       << "set xlabel 'samples'\nset ylabel 'best cost / reference (median of " << suite.seeds.size()
-       << " seeds)'\nset title '" << layers[li].name << " (" << suite.objective << ", " << arch.name
-       << ")' noenhanced\nset grid\n";
+       << "set xlabel 'samples'\nset ylabel " << gp_quote("best cost / reference (median of " + std::to_string(suite.seeds.size()) + " seeds)")
+       << "\nset title " << gp_quote(layers[li].name + " (" + suite.objective + ", " + arch.name + ")")
+       << " noenhanced\nset grid\n";
     gp << "plot ";
     for (size_t k = 0; k < suite.searchers.size(); ++k)
-      gp << (k ? ", " : "") << "'" << (dir / "curves" / (std::to_string(li) + "_" + safe(layers[li].name) + ".csv")).string()
-         << "' using 1:" << (k + 2) << " with lines lw 2 title '" << suite.searchers[k] << "'";
+      gp << (k ? ", " : "") << gp_quote("../curves/" + stem + ".csv") << " using 1:" << (k + 2)
+         << " with lines lw 2 title " << gp_quote(suite.searchers[k]) << " noenhanced";
     gp << "\n";
   }
   sf.close();
   bool plotted = true;
   for (size_t li = 0; li < layers.size(); ++li) {
-    const std::string cmd = "gnuplot '" + (dir / "plots" / (std::to_string(li) + ".gp")).string() + "' 2>/dev/null";
-    plotted = plotted && std::system(cmd.c_str()) == 0;
+    const std::string stem = std::to_string(li) + "_" + safe_name(layers[li].name);
+    plotted = !gnuplot_svg(dir / "plots" / (std::to_string(li) + ".gp"), dir / "plots" / (stem + ".svg")).empty() && plotted;
   }
 
   // Headline ratios against MARL.

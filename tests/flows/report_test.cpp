@@ -25,7 +25,11 @@ using mapwright::test_files::read_file;
 
 TEST(Report, HtmlEscapeCoversEveryUnsafeCharacter) {
   EXPECT_EQ(flows::html_escape("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
-  EXPECT_EQ(flows::gp_quote("it's"), "'it''s'");
+  // gnuplot strings: a quote is drawn as U+2019 (gnuplot 5.4 misparses '' runs at the end of a
+  // string), control characters (a newline would end the command) become spaces.
+  EXPECT_EQ(flows::gp_quote("it's"), "'it\xe2\x80\x99s'");
+  EXPECT_EQ(flows::gp_quote("a\nsystem 'x'\r\t"), "'a system \xe2\x80\x99x\xe2\x80\x99  '");
+  EXPECT_EQ(flows::gp_data_label("a\"b\nc"), "\"a'b c\"");
 }
 
 TEST(Report, CompareMarksTheWinnerOfEachMetric) {
