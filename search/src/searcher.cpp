@@ -1,12 +1,14 @@
 // The searcher factory and the budget driver. make_searcher validates the problem and the
 // options, then builds the requested kind; run_search asks, evaluates and tells until the
-// budget of evaluated points (valid or not) is spent, keeping the best-so-far curve.
+// budget of distinct evaluated points (valid or not) is spent, keeping the best-so-far curve
+// and answering repeated proposals from a cache of outcomes (no searcher pays twice).
 #include "mapwright/search/searcher.hpp"
 
 #include <cmath>
 #include <limits>
 #include <set>
 #include <sstream>
+#include <unordered_map>
 #include <stdexcept>
 
 #include "internal.hpp"
@@ -53,7 +55,8 @@ nlohmann::json SearchResult::to_json() const {
   nlohmann::json curve = nlohmann::json::array();
   for (double c : best_so_far) curve.push_back(std::isfinite(c) ? nlohmann::json(c) : nullptr);
   nlohmann::json j = {{"found", found},     {"samples", samples},  {"valid", valid},
-                      {"invalid", invalid}, {"failures", failures}, {"stopped_early", stopped_early},
+                      {"invalid", invalid}, {"failures", failures}, {"duplicates", duplicates},
+                      {"exhausted", exhausted}, {"stopped_early", stopped_early},
                       {"best_so_far", curve}};
   if (found) {
     j["best_point"] = best_point;
@@ -63,6 +66,27 @@ nlohmann::json SearchResult::to_json() const {
   return j;
 }
 
+namespace {
+
+/// Hash of a point (FNV-1a over its values), for the outcome cache.
+struct PointHash {
+  size_t operator()(const Point& p) const {
+    uint64_t h = 1469598103934665603ULL;
+    for (int64_t v : p) {
+      h ^= static_cast<uint64_t>(v);
+      h *= 1099511628211ULL;
+    }
+    return static_cast<size_t>(h ^ (h >> 29));
+  }
+};
+
+}  // namespace
+
+// A learner whose policy has collapsed proposes the same points again and again; each round
+// still costs an update, so a run that has seen more repeats than fresh points (plus a margin
+// for small budgets) has converged or used up its space.
+int64_t duplicate_limit(int64_t budget) { return budget + 1000; }
+
 SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t budget,
                         ProgressFn progress) {
   if (budget <= 0)
@@ -70,8 +94,10 @@ SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t 
                                 std::to_string(budget));
   if (!evaluate) throw std::invalid_argument("run_search: no evaluate function");
   SearchResult res;
-  res.best_so_far.reserve(static_cast<size_t>(budget));
+  res.best_so_far.reserve(static_cast<size_t>(std::min<int64_t>(budget, 1 << 26)));
   double best = std::numeric_limits<double>::infinity();
+  // Every outcome so far, by point: a repeated proposal is answered from here.
+  std::unordered_map<Point, Outcome, PointHash> cache;
   while (res.samples < budget) {
     const int64_t remaining = budget - res.samples;
     const int ask_n = static_cast<int>(std::min<int64_t>(remaining, 1 << 30));
@@ -82,12 +108,30 @@ SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t 
       throw std::runtime_error("run_search: searcher '" + searcher.name() + "' proposed " +
                                std::to_string(pts.size()) + " points, asked for at most " +
                                std::to_string(remaining));
-    std::vector<Outcome> out = evaluate(pts);
-    if (out.size() != pts.size())
-      throw std::runtime_error("run_search: evaluate returned " + std::to_string(out.size()) +
-                               " outcomes for " + std::to_string(pts.size()) + " points");
-    for (size_t i = 0; i < pts.size(); ++i) {
-      const Outcome& o = out[i];
+    // The distinct new points of the batch (a point repeated inside the batch is new once).
+    std::vector<Point> fresh;
+    std::vector<size_t> fresh_of(pts.size(), SIZE_MAX);
+    std::vector<char> first(pts.size(), 0);  // The first proposal of a fresh point.
+    {
+      std::unordered_map<Point, size_t, PointHash> in_batch;
+      for (size_t i = 0; i < pts.size(); ++i) {
+        if (cache.count(pts[i])) continue;
+        const auto [it, inserted] = in_batch.emplace(pts[i], fresh.size());
+        if (inserted) fresh.push_back(pts[i]);
+        fresh_of[i] = it->second;
+        first[i] = inserted;
+      }
+    }
+    std::vector<Outcome> fresh_out;
+    if (!fresh.empty()) {
+      fresh_out = evaluate(fresh);
+      if (fresh_out.size() != fresh.size())
+        throw std::runtime_error("run_search: evaluate returned " +
+                                 std::to_string(fresh_out.size()) + " outcomes for " +
+                                 std::to_string(fresh.size()) + " points");
+    }
+    for (size_t i = 0; i < fresh.size(); ++i) {
+      const Outcome& o = fresh_out[i];
       if (o.valid) {
         if (!std::isfinite(o.cost) || o.cost <= 0) {
           std::ostringstream msg;
@@ -99,7 +143,7 @@ SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t 
         if (o.cost < best) {
           best = o.cost;
           res.found = true;
-          res.best_point = pts[i];
+          res.best_point = fresh[i];
           res.best_cost = o.cost;
           res.best_sample = res.samples;
         }
@@ -110,7 +154,17 @@ SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t 
       res.best_so_far.push_back(best);
       ++res.samples;
     }
+    std::vector<Outcome> out(pts.size());
+    for (size_t i = 0; i < pts.size(); ++i) {
+      out[i] = fresh_of[i] != SIZE_MAX ? fresh_out[fresh_of[i]] : cache.at(pts[i]);
+      if (!first[i]) ++res.duplicates;
+    }
+    for (size_t i = 0; i < fresh.size(); ++i) cache.emplace(std::move(fresh[i]), fresh_out[i]);
     searcher.tell(pts, out);
+    if (res.duplicates > duplicate_limit(budget) && res.samples < budget) {
+      res.exhausted = true;
+      break;
+    }
     if (progress) {
       SearchProgress p{res.samples, budget, res.valid, res.invalid, res.found, res.best_cost};
       if (!progress(p) && res.samples < budget) {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
 #include <string>
 
 #include "mapwright/search/searcher.hpp"
@@ -137,6 +138,37 @@ TEST(RunSearch, AsksNeverExceedTheRemainingBudget) {
     auto s = make_searcher(kind, testing::separable_problem(), kDefaults, 1);
     const SearchResult r = run_search(*s, batch_of(testing::separable_cost), 150);
     EXPECT_EQ(r.samples, 150) << kind;
+  }
+}
+
+TEST(RunSearch, RepeatedPointsAreAnsweredFromTheCacheAndNotCharged) {
+  // 625 points and a budget of 2000: every distinct point is evaluated exactly once, the
+  // repeats are duplicates, and the run ends as exhausted when the space is used up.
+  const Problem p{{{"a", 5, true}, {"b", 5, true}, {"c", 5, false}, {"d", 5, false}}};
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "marl"}) {
+    std::map<Point, int> calls;
+    EvaluateFn ev = [&](const std::vector<Point>& pts) {
+      std::vector<Outcome> out;
+      for (const auto& x : pts) {
+        ++calls[x];
+        out.push_back(x[0] == 4 ? Outcome{false, 0, "does not fit: a=4"}
+                                : Outcome{true, 1.0 + static_cast<double>(x[0] + x[1] + x[2] + x[3]), ""});
+      }
+      return out;
+    };
+    auto s = make_searcher(kind, p, kDefaults, 5);
+    const SearchResult r = run_search(*s, ev, 2000);
+    for (const auto& [pt, n] : calls) ASSERT_EQ(n, 1) << kind << ": a point was evaluated twice";
+    EXPECT_EQ(r.samples, static_cast<int64_t>(calls.size())) << kind;
+    EXPECT_EQ(r.valid + r.invalid, r.samples) << kind;
+    EXPECT_EQ(r.best_so_far.size(), static_cast<size_t>(r.samples)) << kind;
+    EXPECT_GT(r.duplicates, 0) << kind;
+    EXPECT_TRUE(r.exhausted) << kind;
+    EXPECT_LE(r.samples, 625) << kind;
+    EXPECT_GT(r.duplicates, duplicate_limit(2000)) << kind;
+    const nlohmann::json j = r.to_json();
+    EXPECT_EQ(j["duplicates"], r.duplicates) << kind;
+    EXPECT_EQ(j["exhausted"], true) << kind;
   }
 }
 

@@ -173,13 +173,16 @@ TEST(Marl, InitialSampleCountsAndClustersAreRecorded) {
     return batch_of(testing::grouped_cost)(pts);
   };
   const SearchResult r = run_search(*s, ev, 192 + 64);
-  EXPECT_EQ(evaluated, 256);
+  EXPECT_EQ(evaluated, 256);  // Every distinct point once; repeats come from the cache.
   EXPECT_EQ(r.samples, 256);
   const nlohmann::json d = s->describe();
   EXPECT_EQ(d["clustering"]["clusters"],
             (nlohmann::json{{"x0", "x1", "x2"}, {"x3", "x4"}, {"x5"}}));
   ASSERT_EQ(d["agents"].size(), 3u);
-  EXPECT_EQ(d["agents"][0]["learner"]["updates"], 5);  // Initial sample + four batches of 16.
+  // Initial sample + four batches of 16 fresh points, plus the batches that held repeats
+  // (they are told, too, and count as updates).
+  EXPECT_GE(d["agents"][0]["learner"]["updates"].get<int64_t>(), 5) << r.duplicates;
+  EXPECT_LE(d["agents"][0]["learner"]["updates"].get<int64_t>(), 5 + r.duplicates) << r.duplicates;
   EXPECT_EQ(d["seed"], 5);
 }
 
@@ -215,7 +218,7 @@ TEST(Marl, AblationModesRun) {
     o.marl.mode = mode;
     auto s = make_searcher("marl", testing::grouped_problem(), o, 3);
     const SearchResult r = run_search(*s, batch_of(testing::grouped_cost), 300);
-    EXPECT_EQ(r.samples, 300);
+    EXPECT_TRUE(r.samples == 300 || r.exhausted) << mode;
     agents[mode] = s->describe()["agents"].size();
     EXPECT_EQ(s->describe()["clustering"]["mode"], mode);
   }
