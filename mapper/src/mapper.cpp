@@ -1,0 +1,487 @@
+// The exact mapper. Branch-and-bound over the compact map space: the root splits into
+// subtrees by (dataflow, pe_rows, pe_cols), sorted by their bound; inside a subtree the tiles
+// are fixed in core::tile_branch_order, then the loop-order class, then the double-buffer
+// flags, and every node is cut when its admissible bound (bounds.hpp) reaches the incumbent
+// (times 1 - target gap), when its tiles cannot fit, or when a smaller PE use gives the same
+// fold counts. Children are visited in ascending bound. Subtrees run in fixed waves: every
+// subtree of a wave starts from the incumbent known before the wave and the wave's results
+// are merged in subtree order, so the answer and the statistics do not depend on the number
+// of threads. Ties in cost are broken by a canonical key of the mapping.
+#include "mapwright/mapper/mapper.hpp"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <thread>
+#include <vector>
+
+#include "mapwright/core/compact_space.hpp"
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapper/bounds.hpp"
+#include "mapwright/model/surrogate.hpp"
+
+namespace mapwright::mapper {
+
+using namespace mapwright::core;
+
+double Objective::cost(const Metrics& m) const {
+  return std::pow(static_cast<double>(m.cycles), latency) * std::pow(m.energy_pj, energy);
+}
+
+double Objective::cost(double cycles, double energy_pj) const {
+  return std::pow(cycles, latency) * std::pow(energy_pj, energy);
+}
+
+Objective objective_from_name(const std::string& name, const std::string& where) {
+  Objective o;
+  o.name = name;
+  if (name == "edp") return o;
+  if (name == "latency" || name == "cycles") {
+    o.energy = 0;
+    return o;
+  }
+  if (name == "energy") {
+    o.latency = 0;
+    return o;
+  }
+  throw SpecError(where, "objective", name, "unknown objective (known: edp, latency, energy)");
+}
+
+const char* stop_reason_name(StopReason r) {
+  switch (r) {
+    case StopReason::ProvedOptimal:
+      return "proved_optimal";
+    case StopReason::GapReached:
+      return "gap_reached";
+    case StopReason::TimeLimit:
+      return "time_limit";
+    case StopReason::Infeasible:
+      return "infeasible";
+  }
+  return "?";
+}
+
+namespace {
+
+constexpr int I(Dim d) { return static_cast<int>(d); }
+constexpr double kInf = std::numeric_limits<double>::infinity();
+using Clock = std::chrono::steady_clock;
+
+/// Canonical key of a mapping: ties in cost go to the smallest key.
+using Key = std::array<long long, 15>;
+Key key_of(const Mapping& m) {
+  Key k{};
+  k[0] = static_cast<int>(m.dataflow);
+  k[1] = m.pe_rows;  // fewer enabled PEs first, as the compact space's PE dominance does
+  k[2] = m.pe_cols;
+  for (int d = 0; d < kNumDims; ++d) k[3 + d] = m.tile[d];
+  k[11] = order_to_index(m.order);
+  k[12] = m.db_input;
+  k[13] = m.db_weight;
+  k[14] = m.db_accum;
+  return k;
+}
+
+/// The best mapping known, with its cost and key.
+struct Incumbent {
+  bool found = false;  ///< A valid mapping is known.
+  double cost = kInf;  ///< Its objective.
+  Key key{};           ///< Its canonical key.
+  Mapping m;           ///< The mapping.
+  bool beaten_by(double c, const Key& k) const {
+    return !found || c < cost || (c == cost && k < key);
+  }
+};
+
+/// The K best distinct mappings seen, by (cost, key).
+struct TopList {
+  struct Entry {
+    double cost;  ///< Objective.
+    Key key;      ///< Canonical key (also the identity of the mapping).
+    Mapping m;    ///< The mapping.
+    bool operator<(const Entry& o) const { return cost < o.cost || (cost == o.cost && key < o.key); }
+  };
+  size_t k = 1;                ///< Capacity.
+  std::vector<Entry> entries;  ///< Sorted, distinct keys, at most k.
+  /// Worst cost that can still enter (infinity while not full).
+  double admits() const { return entries.size() < k ? kInf : entries.back().cost; }
+  void offer(double cost, const Key& key, const Mapping& m) {
+    if (entries.size() >= k && !(Entry{cost, key, m} < entries.back())) return;
+    for (const auto& e : entries)
+      if (e.key == key) return;
+    Entry e{cost, key, m};
+    entries.insert(std::upper_bound(entries.begin(), entries.end(), e), e);
+    if (entries.size() > k) entries.pop_back();
+  }
+};
+
+/// Counters of one subtree (summed in subtree order).
+struct Stats {
+  long long nodes = 0;             ///< Bounds computed.
+  long long evaluations = 0;       ///< Full surrogate evaluations.
+  long long pruned_bound = 0;      ///< Cut by bound.
+  long long pruned_capacity = 0;   ///< Cut by capacity.
+  long long pruned_dominance = 0;  ///< Cut by PE-use dominance.
+  double open_bound = kInf;        ///< Smallest bound of a region cut below the incumbent.
+  bool timed_out = false;          ///< The time limit cut this subtree.
+  void add(const Stats& o) {
+    nodes += o.nodes;
+    evaluations += o.evaluations;
+    pruned_bound += o.pruned_bound;
+    pruned_capacity += o.pruned_capacity;
+    pruned_dominance += o.pruned_dominance;
+    open_bound = std::min(open_bound, o.open_bound);
+    timed_out = timed_out || o.timed_out;
+  }
+};
+
+/// One root subtree: dataflow and PE use, with its bound.
+struct Root {
+  Dataflow df;   ///< Dataflow.
+  int pr, pc;    ///< PE use.
+  double bound;  ///< Objective bound of the subtree.
+};
+
+/// Shared, read-only context of one solve.
+struct Context {
+  const Layer& layer;          ///< The layer.
+  const Arch& arch;            ///< The architecture.
+  const Objective& obj;        ///< The objective.
+  const LowerBound& lb;        ///< Bound calculator.
+  double gap;                  ///< Target relative gap.
+  bool has_deadline;           ///< A time limit is set.
+  Clock::time_point deadline;  ///< When to stop.
+  std::atomic<bool>* stop;     ///< Set once the deadline passed.
+  bool compact;                ///< Compact space (else every tile size and PE use).
+};
+
+/// Depth-first branch-and-bound of one subtree at a time; owns a tile-candidate cache.
+class Worker {
+ public:
+  explicit Worker(const Context& ctx) : ctx_(ctx) {}
+
+  void run(const Root& root, const Incumbent& start, Incumbent& inc, Stats& st, TopList& top) {
+    inc_ = start;
+    st_ = Stats{};
+    top_ = TopList{};
+    top_.k = top.k;
+    p_ = Partial{};
+    p_.m.layer_shape = ctx_.layer.shape_key();
+    p_.m.fold_order = FoldOrder::RowsOuter;
+    p_.m.dataflow = root.df;
+    p_.m.pe_rows = root.pr;
+    p_.m.pe_cols = root.pc;
+    p_.dataflow = p_.pe = true;
+    bo_ = tile_branch_order(root.df);
+    if (stopped()) {
+      st_.open_bound = std::min(st_.open_bound, root.bound);
+    } else if (inc_.found && root.bound >= threshold()) {
+      ++st_.pruned_bound;
+      if (root.bound < inc_.cost) st_.open_bound = std::min(st_.open_bound, root.bound);
+    } else {
+      tiles(0);
+    }
+    inc = inc_;
+    st = st_;
+    top = std::move(top_);
+  }
+
+ private:
+  double threshold() const { return inc_.cost * (1 - ctx_.gap); }
+
+  bool stopped() {
+    if (ctx_.stop->load(std::memory_order_relaxed)) {
+      st_.timed_out = true;
+      return true;
+    }
+    if (ctx_.has_deadline && (++tick_ & 1023) == 0 && Clock::now() >= ctx_.deadline) {
+      ctx_.stop->store(true);
+      st_.timed_out = true;
+      return true;
+    }
+    return false;
+  }
+
+  /// Cuts the sorted children from index i on; records the bound of the first one.
+  void cut(double bound, long long remaining) {
+    st_.pruned_bound += remaining;
+    if (!inc_.found || bound < inc_.cost) st_.open_bound = std::min(st_.open_bound, bound);
+  }
+
+  const std::vector<long long>& candidates(Dim d) {
+    if (!ctx_.compact) {
+      auto& all = all_[static_cast<size_t>(I(d))];
+      if (all.empty())
+        for (long long t = 1; t <= ctx_.layer.dim(d); ++t) all.push_back(t);
+      return all;
+    }
+    std::vector<long long> key = compact_tile_key(ctx_.layer, p_.m, d);
+    auto it = cache_.find(key);
+    if (it != cache_.end()) return it->second;
+    auto res = cache_.emplace(std::move(key), compact_tile_sizes(ctx_.layer, p_.m, d));
+    return res.first->second;
+  }
+
+  struct Child {
+    double bound;  ///< Objective bound.
+    long long v;   ///< Tile size or order-class index.
+    bool operator<(const Child& o) const {
+      return bound < o.bound || (bound == o.bound && v < o.v);
+    }
+  };
+
+  void tiles(int level) {
+    if (level == kNumDims) {
+      leaf();
+      return;
+    }
+    const Dim d = bo_[level];
+    const bool check_cols = d == Dim::K;
+    const bool check_rows = d == (p_.m.dataflow == Dataflow::WS ? Dim::C : Dim::Q);
+    std::vector<Child> kids;
+    const std::vector<long long> cands = candidates(d);
+    kids.reserve(cands.size());
+    p_.tile[I(d)] = true;
+    for (long long t : cands) {
+      p_.m.tile[I(d)] = t;
+      ++st_.nodes;
+      if (!ctx_.lb.may_fit(p_)) {  // candidates ascend and footprints grow with the tile
+        ++st_.pruned_capacity;
+        break;
+      }
+      if (ctx_.compact && ((check_cols && !pe_cols_minimal(ctx_.layer, p_.m)) ||
+                           (check_rows && !pe_rows_minimal(ctx_.layer, p_.m)))) {
+        ++st_.pruned_dominance;
+        continue;
+      }
+      const Bounds b = ctx_.lb.bounds(p_);
+      kids.push_back({ctx_.obj.cost(b.cycles, b.energy), t});
+    }
+    std::sort(kids.begin(), kids.end());
+    for (size_t i = 0; i < kids.size(); ++i) {
+      if (stopped()) {
+        st_.open_bound = std::min(st_.open_bound, kids[i].bound);
+        break;  // kids are sorted: the first bound is the smallest
+      }
+      if (inc_.found && kids[i].bound >= threshold()) {
+        cut(kids[i].bound, static_cast<long long>(kids.size() - i));
+        break;
+      }
+      p_.m.tile[I(d)] = kids[i].v;
+      tiles(level + 1);
+    }
+    p_.tile[I(d)] = false;
+    p_.m.tile[I(d)] = 1;
+  }
+
+  void leaf() {
+    const auto trips = trip_counts(ctx_.layer, p_.m);
+    const auto orders = order_classes(trips);
+    std::vector<Child> kids;
+    p_.order = true;
+    for (size_t i = 0; i < orders.size(); ++i) {
+      p_.m.order = orders[i];
+      ++st_.nodes;
+      const Bounds b = ctx_.lb.bounds(p_);
+      kids.push_back({ctx_.obj.cost(b.cycles, b.energy), static_cast<long long>(i)});
+    }
+    std::sort(kids.begin(), kids.end());
+    for (size_t i = 0; i < kids.size(); ++i) {
+      if (stopped()) {
+        st_.open_bound = std::min(st_.open_bound, kids[i].bound);
+        break;
+      }
+      if (inc_.found && kids[i].bound >= threshold()) {
+        cut(kids[i].bound, static_cast<long long>(kids.size() - i));
+        break;
+      }
+      p_.m.order = orders[static_cast<size_t>(kids[i].v)];
+      evaluate_db();
+    }
+    p_.order = false;
+  }
+
+  void evaluate_db() {
+    Mapping& m = p_.m;
+    const AccessCounts counts = model::closed_form_counts(ctx_.layer, ctx_.arch, m);
+    static const std::vector<std::array<bool, 3>> all_db = [] {
+      std::vector<std::array<bool, 3>> v;
+      for (int i = 0; i < 8; ++i) v.push_back({(i & 1) != 0, (i & 2) != 0, (i & 4) != 0});
+      return v;
+    }();
+    for (const auto& db : ctx_.compact ? double_buffer_choices(ctx_.layer, m) : all_db) {
+      m.db_input = db[0];
+      m.db_weight = db[1];
+      m.db_accum = db[2];
+      if (!check_capacity(ctx_.layer, ctx_.arch, m).ok()) {
+        ++st_.pruned_capacity;
+        continue;
+      }
+      ++st_.evaluations;
+      Metrics met;
+      met.valid = true;
+      met.counts = counts;
+      const model::CycleEstimate ce = model::closed_form_cycles(ctx_.layer, ctx_.arch, m, counts);
+      met.cycles = ce.cycles;
+      met.compute_cycles = ce.compute_cycles;
+      met.dma_cycles = ce.dma_cycles;
+      finish_metrics(met, ctx_.layer, ctx_.arch, m);
+      const double cost = ctx_.obj.cost(met);
+      if (top_.k > 1 && cost <= top_.admits()) top_.offer(cost, key_of(m), m);
+      if (inc_.found && cost > inc_.cost) continue;  // the key is only needed on ties
+      const Key k = key_of(m);
+      if (inc_.beaten_by(cost, k)) {
+        inc_.found = true;
+        inc_.cost = cost;
+        inc_.key = k;
+        inc_.m = m;
+      }
+    }
+    m.db_input = m.db_weight = m.db_accum = false;
+  }
+
+  const Context& ctx_;              ///< Shared context.
+  Incumbent inc_;                   ///< Incumbent of the current subtree.
+  Stats st_;                        ///< Counters of the current subtree.
+  TopList top_;                     ///< Best distinct mappings of the current subtree.
+  Partial p_;                       ///< The node being expanded.
+  std::array<Dim, kNumDims> bo_{};  ///< Tile branch order of the subtree's dataflow.
+  long long tick_ = 0;              ///< Counter for clock checks.
+  std::map<std::vector<long long>, std::vector<long long>> cache_;  ///< Tile candidates.
+  std::array<std::vector<long long>, kNumDims> all_;                ///< Every tile size (raw mode).
+};
+
+/// A deterministic starting incumbent: the greedy default mapping of each dataflow.
+Incumbent initial(const Layer& l, const Arch& a, const Objective& obj) {
+  Incumbent inc;
+  model::Surrogate sur;
+  for (Dataflow df : a.dataflows) {
+    Mapping m = default_mapping(l, a);
+    m.dataflow = df;
+    const Metrics met = sur.evaluate(l, a, m);
+    if (!met.valid) continue;
+    const double c = obj.cost(met);
+    const Key k = key_of(m);
+    if (inc.beaten_by(c, k)) {
+      inc.found = true;
+      inc.cost = c;
+      inc.key = k;
+      inc.m = m;
+    }
+  }
+  return inc;
+}
+
+}  // namespace
+
+Result solve(const Layer& layer, const Arch& arch, const Options& options) {
+  const auto t0 = Clock::now();
+  const LowerBound lb(layer, arch);
+  std::atomic<bool> stop{false};
+  Context ctx{layer,
+              arch,
+              options.objective,
+              lb,
+              std::max(0.0, options.target_gap),
+              options.time_limit_s > 0,
+              t0,
+              &stop,
+              options.compact};
+  if (ctx.has_deadline)
+    ctx.deadline = t0 + std::chrono::duration_cast<Clock::duration>(
+                            std::chrono::duration<double>(options.time_limit_s));
+
+  // Root subtrees, sorted by bound (ties: dataflow, then more PEs first).
+  std::vector<Root> roots;
+  for (Dataflow df : arch.dataflows)
+    for (int pr = arch.rows; pr >= 1; --pr)
+      for (int pc = arch.cols; pc >= 1; --pc) {
+        Partial p;
+        p.m.dataflow = df;
+        p.m.pe_rows = pr;
+        p.m.pe_cols = pc;
+        p.dataflow = p.pe = true;
+        const Bounds b = lb.bounds(p);
+        roots.push_back({df, pr, pc, options.objective.cost(b.cycles, b.energy)});
+      }
+  std::stable_sort(roots.begin(), roots.end(),
+                   [](const Root& a, const Root& b) { return a.bound < b.bound; });
+
+  Incumbent best = initial(layer, arch, options.objective);
+  Stats total;
+  TopList top;  // Merged in subtree order: deterministic like `best`.
+  top.k = static_cast<size_t>(std::max(1, options.keep));
+  if (best.found) top.offer(best.cost, best.key, best.m);
+  int threads =
+      options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
+  threads = std::max(1, threads);
+  const int wave = std::max(1, options.wave);
+  std::vector<Worker> workers;
+  for (int i = 0; i < threads; ++i) workers.emplace_back(ctx);
+
+  for (size_t w0 = 0; w0 < roots.size(); w0 += static_cast<size_t>(wave)) {
+    const size_t n = std::min(static_cast<size_t>(wave), roots.size() - w0);
+    std::vector<Incumbent> incs(n);
+    std::vector<Stats> stats(n);
+    std::vector<TopList> tops(n);
+    for (auto& t : tops) t.k = top.k;
+    std::atomic<size_t> next{0};
+    auto work = [&](int wi) {
+      for (size_t i = next++; i < n; i = next++)
+        workers[static_cast<size_t>(wi)].run(roots[w0 + i], best, incs[i], stats[i], tops[i]);
+    };
+    // Subtrees whose root bound already reaches the incumbent are cut without a thread.
+    size_t live = 0;
+    for (size_t i = 0; i < n; ++i)
+      if (!best.found || roots[w0 + i].bound < best.cost * (1 - ctx.gap)) ++live;
+    const int nt = std::min(threads, static_cast<int>(live));
+    if (nt <= 1) {
+      work(0);
+    } else {
+      std::vector<std::thread> pool;
+      for (int i = 0; i < nt; ++i) pool.emplace_back(work, i);
+      for (auto& th : pool) th.join();
+    }
+    for (size_t i = 0; i < n; ++i) {
+      if (incs[i].found && best.beaten_by(incs[i].cost, incs[i].key)) best = incs[i];
+      total.add(stats[i]);
+      for (const auto& e : tops[i].entries) top.offer(e.cost, e.key, e.m);
+    }
+  }
+
+  Result r;
+  r.nodes = total.nodes;
+  r.evaluations = total.evaluations;
+  r.pruned_bound = total.pruned_bound;
+  r.pruned_capacity = total.pruned_capacity;
+  r.pruned_dominance = total.pruned_dominance;
+  r.found = best.found;
+  if (best.found) {
+    r.best = best.m;
+    model::Surrogate sur;
+    r.metrics = sur.evaluate(layer, arch, r.best);
+    r.best_cost = options.objective.cost(r.metrics);
+    r.lower_bound = std::min(r.best_cost, total.open_bound);
+    r.gap = r.best_cost > 0 ? (r.best_cost - r.lower_bound) / r.best_cost : 0;
+    r.top.emplace_back(r.best, r.metrics);
+    for (const auto& e : top.entries)
+      if (static_cast<int>(r.top.size()) < std::max(1, options.keep) && e.key != best.key)
+        r.top.emplace_back(e.m, sur.evaluate(layer, arch, e.m));
+  } else {
+    r.lower_bound = total.open_bound;
+    r.gap = 1;
+  }
+  r.optimal = best.found && !total.timed_out && r.lower_bound >= r.best_cost;
+  r.stop = total.timed_out ? StopReason::TimeLimit
+           : !best.found   ? StopReason::Infeasible
+           : r.optimal     ? StopReason::ProvedOptimal
+                           : StopReason::GapReached;
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace mapwright::mapper

@@ -1,0 +1,291 @@
+// Proofs of the compact map space (core/compact_space.hpp): the loop order enters the
+// surrogate only through the tensors' reuse, every one of the 5040 orders falls in one of the
+// representative classes, and on small layers (conv with padding, stride and remainders,
+// depthwise, GEMM, batched 1x1) and small arrays the best latency, energy and EDP over the
+// compact space equal the best over the raw space exactly (brute force over every tile size,
+// every PE use, every double-buffer choice and every distinct order).
+#include "mapwright/core/compact_space.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <random>
+
+#include "mapwright/core/mapspace.hpp"
+#include "mapwright/model/surrogate.hpp"
+
+using namespace mapwright;
+using namespace mapwright::core;
+
+namespace {
+
+constexpr int I(Dim d) { return static_cast<int>(d); }
+
+Layer conv(long long n, long long k, long long c, long long h, long long r, long long stride,
+           long long pad, long long g = 1) {
+  Layer l;
+  l.name = "t";
+  l.kind = g > 1 ? LayerKind::Depthwise : LayerKind::Conv;
+  l.n = n;
+  l.g = g;
+  l.k = k;
+  l.c = c;
+  l.h = l.w = h;
+  l.r = l.s = r;
+  l.stride = stride;
+  l.pad = pad;
+  return make_layer(l, "test");
+}
+
+Layer gemm(long long m, long long kr, long long nc) {
+  Layer l;
+  l.name = "gemm";
+  l.kind = LayerKind::Gemm;
+  l.h = m;
+  l.w = 1;
+  l.c = kr;
+  l.k = nc;
+  return make_layer(l, "test");
+}
+
+Arch arch(int rows, int cols, long long in, long long wt, long long acc) {
+  Arch a;
+  a.name = "proof";
+  a.rows = rows;
+  a.cols = cols;
+  a.input_buf_bytes = in;
+  a.weight_buf_bytes = wt;
+  a.accum_buf_bytes = acc;
+  a.dram_bytes_per_cycle = 4;
+  a.dram_latency_cycles = 20;
+  return a;
+}
+
+/// Best cycles, energy and EDP (each on its own).
+struct Best {
+  double cycles = std::numeric_limits<double>::infinity();  ///< Best latency.
+  double energy = std::numeric_limits<double>::infinity();  ///< Best energy.
+  double edp = std::numeric_limits<double>::infinity();     ///< Best EDP.
+  long long count = 0;                                      ///< Valid mappings scored.
+  void see(const Metrics& m) {
+    if (!m.valid) return;
+    ++count;
+    cycles = std::min(cycles, static_cast<double>(m.cycles));
+    energy = std::min(energy, m.energy_pj);
+    edp = std::min(edp, m.edp);
+  }
+};
+
+/// Every permutation of the 7 ordered loops.
+const std::vector<std::array<Dim, kNumOrderedDims>>& all_orders() {
+  static const auto v = [] {
+    std::vector<std::array<Dim, kNumOrderedDims>> o;
+    for (long long i = 0; i < 5040; ++i) o.push_back(order_from_index(i));
+    return o;
+  }();
+  return v;
+}
+
+/// One order per distinct reuse among all 5040 (the raw orders, deduplicated by the only
+/// quantity through which the surrogate sees them; OrderOnlyMattersThroughReuse checks that).
+std::vector<std::array<Dim, kNumOrderedDims>> distinct_raw_orders(
+    const std::array<long long, kNumDims>& T) {
+  std::vector<std::array<Dim, kNumOrderedDims>> out;
+  std::vector<OrderReuse> seen;
+  for (const auto& o : all_orders()) {
+    const OrderReuse r = order_reuse(T, o);
+    if (std::find(seen.begin(), seen.end(), r) == seen.end()) {
+      seen.push_back(r);
+      out.push_back(o);
+    }
+  }
+  return out;
+}
+
+Best brute_force_raw(const Layer& l, const Arch& a) {
+  model::Surrogate sur;
+  Best b;
+  std::map<std::array<long long, kNumDims>, std::vector<std::array<Dim, kNumOrderedDims>>> orders;
+  Mapping m;
+  std::array<long long, kNumDims> bound{};
+  for (int d = 0; d < kNumDims; ++d) bound[d] = l.dim(static_cast<Dim>(d));
+  for (Dataflow df : a.dataflows)
+    for (int pr = 1; pr <= a.rows; ++pr)
+      for (int pc = 1; pc <= a.cols; ++pc) {
+        m.dataflow = df;
+        m.pe_rows = pr;
+        m.pe_cols = pc;
+        m.tile.fill(1);
+        while (true) {
+          const auto T = trip_counts(l, m);
+          auto it = orders.find(T);
+          if (it == orders.end()) it = orders.emplace(T, distinct_raw_orders(T)).first;
+          for (const auto& o : it->second) {
+            m.order = o;
+            for (int db = 0; db < 8; ++db) {
+              m.db_input = db & 1;
+              m.db_weight = db & 2;
+              m.db_accum = db & 4;
+              b.see(sur.evaluate(l, a, m));
+            }
+          }
+          int d = 0;
+          while (d < kNumDims && m.tile[d] == bound[d]) m.tile[d++] = 1;
+          if (d == kNumDims) break;
+          ++m.tile[d];
+        }
+      }
+  return b;
+}
+
+Best brute_force_compact(const Layer& l, const Arch& a) {
+  model::Surrogate sur;
+  Best b;
+  CompactSpace(l, a).for_each([&](const Mapping& m) { b.see(sur.evaluate(l, a, m)); });
+  return b;
+}
+
+void expect_same_optimum(const Layer& l, const Arch& a) {
+  const Best raw = brute_force_raw(l, a), compact = brute_force_compact(l, a);
+  ASSERT_GT(raw.count, 0) << l.describe();
+  EXPECT_EQ(raw.cycles, compact.cycles) << l.describe();
+  EXPECT_EQ(raw.energy, compact.energy) << l.describe();
+  EXPECT_EQ(raw.edp, compact.edp) << l.describe();
+  EXPECT_LT(compact.count, raw.count);
+  std::printf("  %s: raw %lld valid mappings, compact %lld\n", l.describe().c_str(), raw.count,
+              compact.count);
+}
+
+}  // namespace
+
+TEST(CompactSpace, OrderOnlyMattersThroughReuse) {
+  std::mt19937_64 rng(7);
+  const Layer l = conv(2, 5, 4, 7, 3, 1, 1);
+  Arch a = arch(4, 4, 1 << 20, 1 << 20, 1 << 20);
+  model::Surrogate sur;
+  const MapSpace space(l, a);
+  int compared = 0;
+  for (int it = 0; it < 300; ++it) {
+    Mapping m = space.decode(space.sample_naive(rng));
+    const auto T = trip_counts(l, m);
+    const auto reps = order_classes(T);
+    std::vector<Metrics> rep_metrics;
+    for (const auto& o : reps) {
+      m.order = o;
+      rep_metrics.push_back(sur.evaluate(l, a, m));
+    }
+    for (int j = 0; j < 20; ++j) {
+      const auto& o = all_orders()[std::uniform_int_distribution<int>(0, 5039)(rng)];
+      m.order = o;
+      const Metrics x = sur.evaluate(l, a, m);
+      const OrderReuse r = order_reuse(T, o);
+      size_t k = 0;
+      while (k < reps.size() && !(order_reuse(T, reps[k]) == r)) ++k;
+      ASSERT_LT(k, reps.size()) << "order not covered by a class";
+      EXPECT_EQ(x.cycles, rep_metrics[k].cycles);
+      EXPECT_EQ(x.energy_pj, rep_metrics[k].energy_pj);
+      EXPECT_TRUE(x.counts == rep_metrics[k].counts);
+      ++compared;
+    }
+  }
+  EXPECT_EQ(compared, 6000);
+}
+
+TEST(CompactSpace, EveryOrderFallsInAClass) {
+  std::mt19937_64 rng(11);
+  for (int it = 0; it < 200; ++it) {
+    std::array<long long, kNumDims> T{};
+    for (auto& t : T) t = std::uniform_int_distribution<int>(0, 2)(rng) ? 1 + rng() % 4 : 1;
+    const auto reps = order_classes(T);
+    ASSERT_LE(reps.size(), 15u);
+    std::vector<OrderReuse> rr;
+    for (const auto& o : reps) rr.push_back(order_reuse(T, o));
+    for (size_t i = 0; i < rr.size(); ++i)
+      for (size_t j = i + 1; j < rr.size(); ++j) EXPECT_FALSE(rr[i] == rr[j]);
+    for (const auto& o : all_orders())
+      ASSERT_NE(std::find(rr.begin(), rr.end(), order_reuse(T, o)), rr.end());
+  }
+}
+
+TEST(CompactSpace, SmallestTilePerTripCountIsAlwaysKept) {
+  const Layer l = conv(1, 37, 23, 9, 3, 1, 1);
+  Mapping m;
+  m.pe_rows = 5;
+  m.pe_cols = 3;
+  for (Dim d : {Dim::K, Dim::C, Dim::P}) {
+    const auto c = compact_tile_sizes(l, m, d);
+    const long long n = l.dim(d);
+    for (long long T = 1; T <= n; ++T) {
+      const long long t = (n + T - 1) / T;
+      if ((n + t - 1) / t != T) continue;
+      EXPECT_NE(std::find(c.begin(), c.end(), t), c.end()) << dim_name(d) << " T=" << T;
+    }
+    EXPECT_TRUE(std::is_sorted(c.begin(), c.end()));
+  }
+}
+
+TEST(CompactSpace, SameOptimumAsRawSpaceConvPadRemainders) {
+  expect_same_optimum(conv(1, 5, 3, 5, 3, 1, 1), arch(4, 3, 48, 40, 160));
+}
+
+TEST(CompactSpace, SameOptimumAsRawSpaceConvStride2) {
+  expect_same_optimum(conv(1, 3, 2, 7, 3, 2, 1), arch(3, 4, 40, 24, 64));
+}
+
+TEST(CompactSpace, SameOptimumAsRawSpaceDepthwise) {
+  expect_same_optimum(conv(1, 1, 1, 6, 3, 1, 1, 6), arch(4, 4, 60, 30, 100));
+}
+
+TEST(CompactSpace, SameOptimumAsRawSpaceGemm) {
+  expect_same_optimum(gemm(7, 10, 9), arch(4, 4, 48, 48, 144));
+}
+
+TEST(CompactSpace, SameOptimumAsRawSpaceBatched1x1) {
+  expect_same_optimum(conv(2, 5, 4, 3, 1, 1, 0), arch(3, 3, 40, 16, 96));
+}
+
+TEST(CompactSpace, SameOptimumAsRawSpaceRoomyBuffers) {
+  expect_same_optimum(gemm(6, 9, 7), arch(4, 4, 1 << 20, 1 << 20, 1 << 20));
+}
+
+TEST(CompactSpace, SameOptimumAsRawSpaceOnRandomSmallLayers) {
+  std::mt19937_64 rng(4242);
+  auto u = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int proved = 0;
+  while (proved < 30) {
+    Layer l;
+    l.name = "random";
+    const int kind = u(0, 3);
+    l.n = u(1, 2);
+    l.r = u(1, 3);
+    l.s = u(1, 3);
+    l.stride = u(1, 2);
+    l.pad = u(0, std::min(l.r, l.s) - 1);
+    l.h = u(std::max<int>(l.r, 2), 7);
+    l.w = u(std::max<int>(l.s, 2), 7);
+    l.k = u(1, 7);
+    l.c = u(1, 5);
+    if (kind == 1) {
+      l.kind = LayerKind::Depthwise;
+      l.k = l.c = 1;
+      l.g = u(2, 5);
+    } else if (kind == 2) {
+      l.kind = LayerKind::Gemm;
+      l.r = l.s = l.stride = 1;
+      l.pad = 0;
+      l.w = 1;
+      l.h = u(2, 12);
+      l.k = u(2, 12);
+      l.c = u(2, 12);
+    }
+    l = make_layer(l, "random");
+    long long raw_tiles = 1;
+    for (int d = 0; d < kNumDims; ++d) raw_tiles *= l.dim(static_cast<Dim>(d));
+    if (raw_tiles > 800 || raw_tiles < 20) continue;
+    const Arch a = arch(u(2, 3), u(2, 3), u(8, 120), u(4, 80), u(16, 300));
+    expect_same_optimum(l, a);
+    ++proved;
+  }
+}
