@@ -57,7 +57,15 @@ int main(int argc, char** argv) try {
   auto* sl = se->add_option("--layer", search.layer, "Layer (see eval --help)");
   auto* sn = se->add_option("--network", search.network, "Zoo network or network YAML file");
   sl->excludes(sn);
-  se->add_option("--searcher", search.searcher, "marl | ppo | ga | sa | random")
+  se->add_option("--time-limit", search.exact.time_limit_s,
+                 "exact: wall-clock limit per layer in seconds (anytime: best found + proven gap)")
+      ->capture_default_str();
+  se->add_option("--gap", search.exact.gap,
+                 "exact: stop once the proven relative gap is at most this (0.001 = 0.1 %)")
+      ->capture_default_str();
+  se->add_option("--threads", search.exact.threads, "exact: threads (0 = number of cores)")
+      ->capture_default_str();
+  se->add_option("--searcher", search.searcher, "exact | marl | ppo | ga | sa | random")
       ->capture_default_str();
   se->add_option("--budget", search.budget, "Samples per layer (valid or not)")
       ->capture_default_str();
@@ -104,8 +112,19 @@ int main(int argc, char** argv) try {
   auto* rn = ru->add_option("--network", run.network, "Zoo network or network YAML file")->capture_default_str();
   rl->excludes(rn);
   ru->add_option("--arch", run.arch, "Named architecture or YAML file")->capture_default_str();
-  ru->add_option("--searcher", run.searcher, "marl | ppo | ga | sa | random")->capture_default_str();
-  ru->add_option("--budget", run.budget, "Surrogate samples per layer")->capture_default_str();
+  ru->add_option("--searcher", run.searcher,
+                 "exact (branch-and-bound, proven gap) | marl | ppo | ga | sa | random")
+      ->capture_default_str();
+  ru->add_option("--budget", run.budget, "Surrogate samples per layer (sampling searchers)")
+      ->capture_default_str();
+  ru->add_option("--time-limit", run.exact.time_limit_s,
+                 "exact: wall-clock limit per layer in seconds (anytime: best found + proven gap)")
+      ->capture_default_str();
+  ru->add_option("--gap", run.exact.gap,
+                 "exact: stop once the proven relative gap is at most this (0.001 = 0.1 %)")
+      ->capture_default_str();
+  ru->add_option("--threads", run.exact.threads, "exact: threads (0 = number of cores)")
+      ->capture_default_str();
   ru->add_option("--seed", run.seed, "Run seed (layer and RTL seeds derive from it)")->capture_default_str();
   ru->add_option("--objective", run.objective, "edp | latency | energy | mix:latency=W,energy=W")
       ->capture_default_str();
@@ -164,7 +183,7 @@ int main(int argc, char** argv) try {
     if (*a) return flows::cmd_archs(archs_json, std::cout);
     if (*ru) {
       for (const char* f : {"network", "layer", "arch", "searcher", "budget", "seed", "objective",
-                            "options", "top-k", "no-rtl"})
+                            "options", "top-k", "no-rtl", "time-limit", "gap"})
         if (ru->count(std::string("--") + f) > 0) run.given.insert(f);
       return flows::cmd_run(run, std::cout);
     }

@@ -80,6 +80,14 @@ Metrics metrics_from_json(const nlohmann::json& j) {
   return m;
 }
 
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) c = ' ';
+  }
+  return s;
+}
+
 std::string safe_name(std::string s) {
   for (char& c : s)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
@@ -219,6 +227,12 @@ std::string si(double x, int digits) {
     while (std::abs(x) < 1 && u < 5) { x *= 1000; ++u; }
     std::snprintf(buf, sizeof buf, "%.*g%s", digits, x, small[u]);
   }
+  return buf;
+}
+
+std::string fmt_g(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", x);
   return buf;
 }
 

@@ -18,6 +18,9 @@ core::AccessCounts counts_from_json(const nlohmann::json& j);
 /// Counts as a {name: value} object.
 nlohmann::json counts_to_json(const core::AccessCounts& c);
 
+/// `s` with every control character (line breaks, escapes, DEL) replaced by a space: safe to
+/// print on a terminal or inside a one-line comment of a file.
+std::string one_line(std::string s);
 /// A file-name-safe version of `s` (letters, digits, '.', '-', '_').
 std::string safe_name(std::string s);
 /// Writes `text` to `path` through a temporary file and a rename (never half a file).
@@ -46,6 +49,8 @@ std::string gnuplot_svg(const std::filesystem::path& script, const std::filesyst
 
 /// 1234567 -> "1.235M"; engineering notation with an SI prefix.
 std::string si(double x, int digits = 4);
+/// A number in the shortest of %g's forms: 60 -> "60", 0.1 -> "0.1".
+std::string fmt_g(double x);
 /// Local time now, ISO 8601.
 std::string now_iso();
 

@@ -116,6 +116,8 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
   const fs::path plots = dir / "plots";
   fs::create_directories(plots);
   const bool rtl = res["rtl"].get<bool>();
+  // Layers solved by the exact mapper carry a proof record instead of a sampling curve.
+  const bool exact_run = res.value("searcher", std::string()) == "exact";
   const double mhz = res["arch_info"]["clock_mhz"].get<double>();
   const auto& t = res["totals"];
   const auto& vs = res["verification_summary"];
@@ -128,8 +130,12 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
     << res["arch_info"]["rows"] << "x" << res["arch_info"]["cols"] << " array, "
     << res["arch_info"]["input_kib"] << "/" << res["arch_info"]["weight_kib"] << "/"
     << res["arch_info"]["accum_kib"] << " KiB input/weight/accumulator, " << fmt(mhz, 4) << " MHz"
-    << " &middot; searcher <b>" << e(res["searcher"]) << "</b>, " << res["budget_per_layer"]
-    << " surrogate samples per layer, objective " << e(res["objective"]) << ", seed " << res["seed"]
+    << " &middot; searcher <b>" << e(res["searcher"]) << "</b>, "
+    << (exact_run && res.contains("exact")
+            ? "proven gap &le; " + fmt(100 * num(res["exact"]["gap"], 0), 3) + " % or " +
+                  fmt(num(res["exact"]["time_limit_s"], 0), 3) + " s per layer"
+            : res["budget_per_layer"].dump() + " surrogate samples per layer")
+    << ", objective " << e(res["objective"]) << ", seed " << res["seed"]
     << (rtl ? ", top-" + res["top_k"].dump() + " per layer verified on RTL" : "")
     << " &middot; run " << e(res["run_id"]) << ", updated " << e(res.value("updated", "")) << "</div>\n";
 
@@ -177,7 +183,8 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
        "<th>count</th><th>cycles</th><th>energy</th><th>EDP</th><th>util %</th>"
        "<th>surrogate cycles</th><th>err %</th><th>chosen by</th>";
   if (rtl) h << "<th>RTL checks</th>";
-  h << "<th>valid %</th><th>search s</th></tr>\n";
+  if (exact_run) h << "<th>proven gap %</th><th>nodes</th><th>mappings scored</th><th>search s</th></tr>\n";
+  else h << "<th>valid %</th><th>dup.</th><th>search s</th></tr>\n";
   for (const auto& L : layers) {
     int ver = 0, pass = 0;
     for (const auto& c : L["candidates"])
@@ -201,12 +208,18 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
     }
     if (rtl) h << "<td class=\"" << (bad ? "fail" : ver ? "pass" : "") << "\">" << pass << "/" << ver
                << (L["candidates"].size() > static_cast<size_t>(ver) ? " (" + std::to_string(L["candidates"].size() - ver) + " pending)" : "") << "</td>";
-    if (L.contains("search")) {
+    if (L.contains("search") && exact_run && L["search"].contains("exact")) {
+      const auto& x = L["search"]["exact"];
+      h << "<td>" << (x["gap"].is_null() ? std::string("&ndash;") : fixed(100 * x["gap"].get<double>(), 3))
+        << (x.value("optimal", false) ? " (optimal)" : "") << "</td><td>"
+        << commas(x.value("nodes", 0LL)) << "</td><td>" << commas(x.value("evaluations", 0LL))
+        << "</td><td>" << fixed(num(L["search"]["seconds"], 0), 1) << "</td>";
+    } else if (L.contains("search")) {
       const auto& s = L["search"];
       h << "<td>" << fixed(100.0 * num(s["valid"], 0) / std::max(1.0, num(s["samples"], 1)), 1) << "</td><td>"
-        << fixed(num(s["seconds"], 0), 1) << "</td>";
+        << commas(s.value("duplicates", 0LL)) << "</td><td>" << fixed(num(s["seconds"], 0), 1) << "</td>";
     } else {
-      h << "<td></td><td></td>";
+      h << (exact_run ? "<td></td><td></td><td></td><td></td>" : "<td></td><td></td><td></td>");
     }
     h << "</tr>\n";
   }
@@ -247,10 +260,18 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
     }
   }
 
-  // Best-so-far curves.
-  h << "<h2>Search: best-so-far</h2>\n<div class=\"note\">Best surrogate cost found after each sample, "
-       "divided by the layer's final best (1 = the best this search found).</div>\n";
-  {
+  // Best-so-far curves (sampling searchers) or the exact mapper's proof.
+  if (exact_run) {
+    const auto& xo = res.contains("exact") ? res["exact"] : json();
+    h << "<h2>Search: exact</h2>\n<div class=\"note\">Each layer was solved by branch-and-bound over "
+         "the whole map space (compact encoding that loses no optimum), with admissible lower bounds "
+         "on cycles and energy: the chosen surrogate mapping is optimal up to the proven gap shown in "
+         "the table (target gap "
+      << (xo.is_null() ? std::string("?") : fixed(100 * num(xo["gap"], 0), 3)) << " %, time limit "
+      << (xo.is_null() ? std::string("?") : fixed(num(xo["time_limit_s"], 0), 0))
+      << " s per layer). A layer whose gap is above the target was stopped by the time limit; its "
+         "mapping is the best found and the gap is what is proven.</div>\n";
+  } else {
     std::ofstream g(plots / "curves.gp");
     g << kTerm << "set output " << gp_quote("curves.svg") << "\n"
       << "set logscale xy\nset xlabel 'samples'\nset ylabel 'best cost / final best'\nset grid\n"

@@ -32,6 +32,11 @@ CREATE TABLE IF NOT EXISTS verifications (
   cycle_error_pct REAL, functional_ok INTEGER, mismatches INTEGER, counts_equal INTEGER,
   failure TEXT, passed INTEGER, sim_seconds REAL,
   PRIMARY KEY (run_id, layer_index, rank));
+CREATE TABLE IF NOT EXISTS exact_searches (
+  run_id TEXT, layer_index INTEGER, lower_bound REAL, gap REAL, optimal INTEGER, stop TEXT,
+  nodes INTEGER, evaluations INTEGER, pruned_bound INTEGER, pruned_capacity INTEGER,
+  seconds REAL,
+  PRIMARY KEY (run_id, layer_index));
 )sql";
 
 /// A prepared statement with positional binding of JSON values.
@@ -127,6 +132,16 @@ void ResultsDb::put_layer(const std::string& run_id, const nlohmann::json& l) {
       .bind(b("cycles")).bind(b("energy_pj")).bind(b("edp")).bind(b("utilization"))
       .bind(b("mapping"));
   s.run(path_);
+  // The exact mapper's proof record (bound, gap, effort), when the layer was solved by it.
+  if (!search.is_null() && search.contains("exact")) {
+    const auto& e = search["exact"];
+    Stmt x(db_, "INSERT OR REPLACE INTO exact_searches VALUES (?,?,?,?,?,?,?,?,?,?,?)", path_);
+    x.bind(run_id).bind(l["index"]).bind(at(e, "lower_bound")).bind(at(e, "gap"))
+        .bind(at(e, "optimal")).bind(at(e, "stop")).bind(at(e, "nodes"))
+        .bind(at(e, "evaluations")).bind(at(e, "pruned_bound")).bind(at(e, "pruned_capacity"))
+        .bind(at(e, "seconds"));
+    x.run(path_);
+  }
 }
 
 void ResultsDb::put_evaluations(const std::string& run_id, int layer_index,

@@ -9,6 +9,7 @@
 #include <spawn.h>
 #include <sys/types.h>
 #include <sys/wait.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -96,6 +97,12 @@ RtlJobResult result_from_json(const nlohmann::json& j) {
 // The worker.
 
 int cmd_rtl_worker(std::istream& in, int out_fd) {
+  // A worker dies with its parent: the kernel sends SIGKILL when the parent exits (even by
+  // SIGKILL), so no simulation runs on as an orphan. If the parent is already gone (it died
+  // between the spawn and this call), exit at once.
+  prctl(PR_SET_PDEATHSIG, SIGKILL);
+  if (const char* parent = std::getenv("MAPWRIGHT_WORKER_PARENT"))
+    if (std::to_string(getppid()) != parent) return 1;
   // The protocol owns out_fd; anything the simulator prints goes to stderr.
   setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
   auto send = [out_fd](const nlohmann::json& j) {
@@ -215,8 +222,17 @@ struct RtlWorkerPool::Impl {
     const bool dedicated = exe.size() >= 20 && exe.substr(exe.size() - 20) == "mapwright-rtl-worker";
     std::string a0 = exe, a1 = "rtl-worker";
     char* argv[] = {a0.data(), dedicated ? nullptr : a1.data(), nullptr};
+    // The worker's environment names its parent, so a worker whose parent died before it
+    // could ask for PR_SET_PDEATHSIG notices and exits (see cmd_rtl_worker).
+    std::vector<std::string> env_store;
+    for (char** e = environ; *e; ++e)
+      if (std::strncmp(*e, "MAPWRIGHT_WORKER_PARENT=", 24) != 0) env_store.emplace_back(*e);
+    env_store.push_back("MAPWRIGHT_WORKER_PARENT=" + std::to_string(getpid()));
+    std::vector<char*> envp;
+    for (auto& e : env_store) envp.push_back(e.data());
+    envp.push_back(nullptr);
     pid_t pid = -1;
-    const int rc = posix_spawn(&pid, exe.c_str(), &fa, &at, argv, environ);
+    const int rc = posix_spawn(&pid, exe.c_str(), &fa, &at, argv, envp.data());
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     close(to[0]);

@@ -6,9 +6,12 @@
 // continues with the same seeds.
 #include "mapwright/flows/run.hpp"
 
+#include <fcntl.h>
+#include <sys/file.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstring>
 #include <chrono>
 #include <cmath>
 #include <csignal>
@@ -217,6 +220,43 @@ json arch_info(const Arch& a) {
 }
 
 /// Refuses a --resume whose explicit options differ from the stored run.
+/// An exclusive lock on a run folder (flock on <dir>/.lock, which holds the owner's pid): a
+/// second `run` on the same folder is refused, naming the holder, instead of doing all the
+/// work twice. The kernel drops the lock when the process ends, however it ends.
+class RunLock {
+ public:
+  explicit RunLock(const fs::path& dir) {
+    std::error_code ec;
+    fs::create_directories(dir, ec);
+    if (ec) throw SpecError("--out", "out", dir.string(), "cannot create the folder: " + ec.message());
+    const fs::path file = dir / ".lock";
+    fd_ = open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+    if (fd_ < 0) throw SpecError("--out", "out", dir.string(), std::string("cannot create its lock file: ") + std::strerror(errno));
+    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
+      char buf[32] = {0};
+      const ssize_t n = pread(fd_, buf, sizeof buf - 1, 0);
+      close(fd_);
+      fd_ = -1;
+      const std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("?");
+      throw SpecError("--out", "out", dir.string(),
+                      "is in use by another mapwright process (pid " + holder +
+                          "); wait for it to finish or choose another --out");
+    }
+    const std::string pid = std::to_string(getpid());
+    if (ftruncate(fd_, 0) != 0 || pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
+      // The lock holds without the pid; only the message of a refused second run is poorer.
+    }
+  }
+  ~RunLock() {
+    if (fd_ >= 0) close(fd_);
+  }
+  RunLock(const RunLock&) = delete;
+  RunLock& operator=(const RunLock&) = delete;
+
+ private:
+  int fd_ = -1;  ///< The open lock file (the flock lives as long as it is open).
+};
+
 void check_resume(const RunOptions& o, const json& res, const fs::path& file) {
   auto same = [&](const char* flag, const json& stored, const json& given) {
     if (o.given.count(flag) && stored != given)
@@ -234,6 +274,10 @@ void check_resume(const RunOptions& o, const json& res, const fs::path& file) {
   same("objective", res["objective"], json(o.objective));
   same("top-k", res["top_k"], json(o.top_k));
   same("options", res["options_arg"], json(o.options_file));
+  if (res.contains("exact")) {
+    same("time-limit", res["exact"]["time_limit_s"], json(o.exact.time_limit_s));
+    same("gap", res["exact"]["gap"], json(o.exact.gap));
+  }
   same("no-rtl", json(!res["rtl"].get<bool>()), json(o.no_rtl));
 }
 
@@ -255,6 +299,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     const std::string target = has_layer ? parse_layer_arg(o.layer).name : parse_network_arg(o.network).name;
     dir = default_dir(target, load_arch(o.arch).name);
   }
+  const RunLock lock(dir);  // Held until cmd_run returns: one process per run folder.
   const fs::path results_file = dir / "results.json";
   bool resuming = false;
   if (fs::exists(results_file)) {
@@ -281,8 +326,15 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     o.top_k = res["top_k"];
     o.options_file = res["options_arg"];
     o.no_rtl = !res["rtl"].get<bool>();
+    if (res.contains("exact")) {
+      o.exact.time_limit_s = res["exact"]["time_limit_s"];
+      o.exact.gap = res["exact"]["gap"];
+    }
     resuming = true;
-  } else if (o.resume && fs::exists(dir) && !fs::is_empty(dir)) {
+  } else if (o.resume && std::any_of(fs::directory_iterator(dir), fs::directory_iterator(),
+                                     [](const fs::directory_entry& e) {
+                                       return e.path().filename() != ".lock";
+                                     })) {
     throw SpecError("--out", "out", dir.string(), "has no results.json to resume");
   }
 
@@ -291,6 +343,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   if (o.top_k < 1 || o.top_k > 64) throw SpecError("--top-k", "top-k", std::to_string(o.top_k), "must be between 1 and 64");
   if (o.jobs < 0) throw SpecError("--jobs", "jobs", std::to_string(o.jobs), "must be >= 0");
   require_searcher_kind(o.searcher, "--searcher");
+  check_exact_options(o.exact);
   const Objective objective = parse_objective(o.objective);
   const Arch arch = load_arch(o.arch);
   const search::SearchOptions sopts = load_options_or_default(o.options_file);
@@ -346,6 +399,9 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     res["objective"] = objective.name;
     res["top_k"] = o.top_k;
     res["options_arg"] = o.options_file;
+    if (o.searcher == "exact")
+      res["exact"] = {{"time_limit_s", o.exact.time_limit_s}, {"gap", o.exact.gap},
+                      {"threads", o.exact.threads}};
     res["options_file"] = o.options_file.empty() ? configs_dir() + "/search/default.yaml" : o.options_file;
     res["rtl"] = rtl;
     res["layers"] = json::array();
@@ -502,8 +558,15 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
       return g_sigints == 0;
     };
     const auto t0 = std::chrono::steady_clock::now();
+    if (o.searcher == "exact") {
+      std::ostringstream w;
+      w << label << " exact search (at most " << o.exact.time_limit_s << " s)";
+      draw(w.str(), false);
+    }
+    ExactOptions ex = o.exact;
+    ex.top_k = o.top_k;
     LayerSearch ls = search_layer(layer, arch, o.searcher, sopts, L["seed"].get<uint64_t>(), o.budget,
-                                  objective, keep_going, observe);
+                                  objective, keep_going, observe, ex);
     if (ls.result.stopped_early || g_sigints) break;  // discarded; --resume redoes it (same seed)
     ++searched_now;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -511,6 +574,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     sr.erase("best_so_far");
     sr["seconds"] = secs;
     sr["searcher"] = ls.searcher;
+    if (!ls.exact.is_null()) sr["exact"] = ls.exact;
     L["search"] = sr;
     const std::string curve = "curves/" + stem_of(li, layer.name) + ".csv";
     {
@@ -615,7 +679,11 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     out << res.dump(2) << "\n";
   } else {
     out << "run " << target << " on " << arch.name << " (" << arch.rows << "x" << arch.cols << "), "
-        << o.searcher << ", " << o.budget << " samples per layer, objective " << objective.name
+        << o.searcher << ", "
+        << (o.searcher == "exact" ? "proven gap <= " + fmt_g(100 * o.exact.gap) + " % or " +
+                                        fmt_g(o.exact.time_limit_s) + " s per layer"
+                                  : std::to_string(o.budget) + " samples per layer")
+        << ", objective " << objective.name
         << ", seed " << o.seed << (rtl ? ", top-" + std::to_string(o.top_k) + " verified on RTL" : ", surrogate only")
         << "\n";
     out << std::left << std::setw(24) << "layer" << std::right << std::setw(6) << "count"

@@ -14,10 +14,12 @@
 #include <iomanip>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <sstream>
 
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapper/mapper.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "mapwright/search/searcher.hpp"
 #include "flows_util.hpp"
@@ -45,7 +47,60 @@ struct LayerRun {
   Mapping best;
   Metrics metrics;
   nlohmann::json searcher;
+  nlohmann::json exact;  ///< The exact mapper's bound, gap and effort (null otherwise).
 };
+
+/// The exact mapper as a search: the answer, its proven bound and gap, and the K best
+/// distinct mappings it evaluated (handed to `observe` in rank order, as samples 0..K-1).
+LayerSearch exact_layer(const Layer& layer, const Arch& arch, uint64_t seed,
+                        const Objective& objective,
+                        const std::function<void(const SampleSeen&)>& observe,
+                        const ExactOptions& exact) {
+  mapper::Options mo;
+  mo.objective.latency = objective.latency;
+  mo.objective.energy = objective.energy;
+  mo.objective.name = objective.name;
+  mo.time_limit_s = exact.time_limit_s;
+  mo.target_gap = exact.gap;
+  mo.threads = exact.threads;
+  mo.keep = std::max(1, exact.top_k);
+  const mapper::Result r = mapper::solve(layer, arch, mo);
+  LayerSearch ls;
+  ls.result.found = r.found;
+  ls.result.samples = r.evaluations;
+  ls.result.valid = r.evaluations;
+  if (r.found) {
+    ls.result.best_cost = r.best_cost;
+    ls.result.best_sample = 0;
+    ls.result.best_so_far = {r.best_cost};
+    ls.best = r.best;
+    ls.metrics = r.metrics;
+  }
+  ls.searcher = {{"kind", "exact"},           {"seed", seed},
+                 {"time_limit_s", exact.time_limit_s}, {"target_gap", exact.gap},
+                 {"threads", exact.threads}, {"objective", objective.name}};
+  ls.exact = {{"lower_bound", r.lower_bound},
+              {"gap", r.found ? nlohmann::json(r.gap) : nlohmann::json()},
+              {"optimal", r.optimal},
+              {"stop", mapper::stop_reason_name(r.stop)},
+              {"nodes", r.nodes},
+              {"evaluations", r.evaluations},
+              {"pruned_bound", r.pruned_bound},
+              {"pruned_capacity", r.pruned_capacity},
+              {"pruned_dominance", r.pruned_dominance},
+              {"seconds", r.seconds}};
+  if (observe) {
+    for (size_t i = 0; i < r.top.size(); ++i) {
+      const search::Point pt;
+      const auto& [m, met] = r.top[i];
+      search::Outcome oc;
+      oc.valid = true;
+      oc.cost = objective.cost(met);
+      observe(SampleSeen{static_cast<int64_t>(i), &pt, &m, &met, &oc});
+    }
+  }
+  return ls;
+}
 
 }  // namespace
 
@@ -88,8 +143,26 @@ Objective parse_objective(const std::string& text, const std::string& where) {
                   "unknown objective (known: edp, latency, energy, mix:latency=W,energy=W)");
 }
 
+std::vector<std::string> all_searcher_kinds() {
+  std::vector<std::string> kinds{"exact"};
+  for (const auto& k : search::searcher_kinds()) kinds.push_back(k);
+  return kinds;
+}
+
+void check_exact_options(const ExactOptions& e) {
+  if (!std::isfinite(e.time_limit_s) || e.time_limit_s <= 0 || e.time_limit_s > 1e7)
+    throw SpecError("--time-limit", "time-limit", std::to_string(e.time_limit_s),
+                    "must be a number of seconds > 0 (and at most 1e7)");
+  if (!std::isfinite(e.gap) || e.gap < 0 || e.gap >= 1)
+    throw SpecError("--gap", "gap", std::to_string(e.gap),
+                    "must be a relative gap in [0, 1), e.g. 0.001 for 0.1 %");
+  if (e.threads < 0 || e.threads > 1024)
+    throw SpecError("--threads", "threads", std::to_string(e.threads),
+                    "must be between 0 (all cores) and 1024");
+}
+
 void require_searcher_kind(const std::string& kind, const std::string& where) {
-  const auto& kinds = search::searcher_kinds();
+  const auto kinds = all_searcher_kinds();
   if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) return;
   std::string known;
   for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
@@ -106,7 +179,9 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
                          const search::SearchOptions& options, uint64_t seed, int64_t budget,
                          const Objective& objective,
                          const std::function<bool(const search::SearchProgress&)>& keep_going,
-                         const std::function<void(const SampleSeen&)>& observe) {
+                         const std::function<void(const SampleSeen&)>& observe,
+                         const ExactOptions& exact) {
+  if (kind == "exact") return exact_layer(layer, arch, seed, objective, observe, exact);
   const MapSpace space(layer, arch);
   model::Surrogate surrogate;
   auto searcher = search::make_searcher(kind, problem_of(space), options, seed);
@@ -145,8 +220,10 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   if (o.budget <= 0)
     throw SpecError("--budget", "budget", std::to_string(o.budget), "must be a positive integer");
   require_searcher_kind(o.searcher, "--searcher");
+  check_exact_options(o.exact);
   const Objective objective = parse_objective(o.objective);
   const Arch arch = load_arch(o.arch);
+  const bool exact = o.searcher == "exact";
   const std::string options_file =
       o.options_file.empty() ? configs_dir() + "/search/default.yaml" : o.options_file;
   const search::SearchOptions sopts = load_options_or_default(options_file);
@@ -154,12 +231,12 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   std::vector<LayerRun> runs;
   std::string target;
   if (!o.layer.empty()) {
-    runs.push_back({parse_layer_arg(o.layer), 1, {}, {}, {}, {}});
+    runs.push_back({parse_layer_arg(o.layer), 1, {}, {}, {}, {}, {}});
     target = runs[0].layer.name;
   } else {
     const Network net = parse_network_arg(o.network);
     target = net.name;
-    for (const auto& [l, n] : net.unique_layers()) runs.push_back({l, n, {}, {}, {}, {}});
+    for (const auto& [l, n] : net.unique_layers()) runs.push_back({l, n, {}, {}, {}, {}, {}});
   }
   const fs::path dir = o.out_dir.empty()
                            ? fs::path("runs") / ("search-" + safe_name(target) + "-" + o.searcher +
@@ -186,8 +263,12 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
       }
       return !g_interrupted;
     };
+    if (tty && exact)
+      std::cerr << "\r[" << (li + 1) << "/" << runs.size() << "] " << r.layer.name.substr(0, 40)
+                << ": exact search (at most " << o.exact.time_limit_s << " s)   " << std::flush;
     LayerSearch ls = search_layer(r.layer, arch, o.searcher, sopts, layer_seed, o.budget,
-                                  objective, progress);
+                                  objective, progress, {}, o.exact);
+    r.exact = std::move(ls.exact);
     r.result = std::move(ls.result);
     r.searcher = std::move(ls.searcher);
     r.best = ls.best;
@@ -196,9 +277,13 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
     const std::string stem = std::to_string(li) + "_" + safe_name(r.layer.name);
     if (r.result.found)
       std::ofstream(dir / "mappings" / (stem + ".yaml"))
-          << "# " << r.layer.name << ": " << r.layer.describe() << "\n# searcher " << o.searcher
-          << ", seed " << layer_seed << ", objective " << objective.name << ", budget "
-          << o.budget << "\n" << mapping_to_yaml(r.best);
+          << "# " << one_line(r.layer.name) << ": " << r.layer.describe() << "\n# searcher "
+          << o.searcher << ", seed " << layer_seed << ", objective " << objective.name
+          << (exact ? ", proven gap " + (r.exact["gap"].is_null()
+                                             ? std::string("n/a")
+                                             : std::to_string(r.exact["gap"].get<double>()))
+                    : ", budget " + std::to_string(o.budget))
+          << "\n" << mapping_to_yaml(r.best);
     std::ofstream curve(dir / "curves" / (stem + ".csv"));
     curve << "sample,best_cost\n";
     for (size_t i = 0; i < r.result.best_so_far.size(); ++i) {
@@ -221,6 +306,7 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
     j["count"] = r.count;
     j["searcher"] = r.searcher;
     j["result"] = r.result.to_json();
+    if (!r.exact.is_null()) j["exact"] = r.exact;
     j["curve_csv"] = (dir / "curves" / (std::to_string(li) + "_" + safe_name(r.layer.name) + ".csv")).string();
     if (r.result.found) {
       j["best"] = {{"mapping", mapping_to_yaml(r.best)}, {"metrics", r.metrics.to_json()},
@@ -242,7 +328,10 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   res["budget_per_layer"] = o.budget;
   res["objective"] = objective.name;
   res["options_file"] = options_file;
-  res["samples"] = static_cast<long long>(done_layers) * o.budget;
+  long long samples = 0;
+  for (size_t li = 0; li < done_layers; ++li) samples += runs[li].result.samples;
+  res["samples"] = samples;
+  if (exact) res["exact_options"] = runs.empty() ? nlohmann::json() : runs[0].searcher;
   res["interrupted"] = g_interrupted != 0;
   res["layers"] = layers;
   res["totals"] = {{"cycles", cycles}, {"energy_pj", energy}, {"edp", cycles * energy},
@@ -259,14 +348,22 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
     out << res.dump(2) << "\n";
   } else {
     out << "search " << target << " on " << arch.name << " (" << arch.rows << "x" << arch.cols
-        << ") with " << o.searcher << ", " << o.budget << " samples per layer, objective "
-        << objective.name << ", seed " << o.seed << "\n";
+        << ") with " << o.searcher << ", "
+        << (exact ? "proven gap <= " + fmt_g(100 * o.exact.gap) + " % or " +
+                        fmt_g(o.exact.time_limit_s) + " s"
+                  : std::to_string(o.budget) + " samples")
+        << " per layer, objective " << objective.name << ", seed " << o.seed << "\n";
     out << std::left << std::setw(24) << "layer" << std::right << std::setw(6) << "count"
-        << std::setw(14) << "cycles" << std::setw(14) << "energy_uJ" << std::setw(8) << "util%"
-        << std::setw(9) << "valid%" << "\n";
+        << std::setw(14) << "cycles" << std::setw(14) << "energy_uJ" << std::setw(8) << "util%";
+    if (exact)
+      out << std::setw(10) << "gap%" << std::setw(9) << "time_s" << std::setw(12) << "nodes"
+          << std::setw(12) << "evals";
+    else
+      out << std::setw(9) << "valid%" << std::setw(7) << "dup";
+    out << "\n";
     for (size_t li = 0; li < done_layers; ++li) {
       const LayerRun& r = runs[li];
-      out << std::left << std::setw(24) << r.layer.name.substr(0, 23) << std::right
+      out << std::left << std::setw(24) << one_line(r.layer.name.substr(0, 23)) << std::right
           << std::setw(6) << r.count;
       if (r.result.found)
         out << std::setw(14) << r.metrics.cycles << std::setw(14) << std::fixed
@@ -274,9 +371,20 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
             << std::setprecision(1) << 100 * r.metrics.utilization << std::defaultfloat;
       else
         out << std::setw(36) << "no valid mapping found";
-      out << std::setw(8) << std::fixed << std::setprecision(1)
-          << 100.0 * r.result.valid / std::max<int64_t>(1, r.result.samples) << std::defaultfloat
-          << "\n";
+      if (exact) {
+        const auto& e = r.exact;
+        std::ostringstream g;
+        if (e["gap"].is_null()) g << "-";
+        else g << std::fixed << std::setprecision(3) << 100 * e["gap"].get<double>();
+        out << std::setw(10) << g.str() << std::setw(9) << std::fixed << std::setprecision(2)
+            << e["seconds"].get<double>() << std::defaultfloat << std::setw(12)
+            << e["nodes"].get<long long>() << std::setw(12) << e["evaluations"].get<long long>()
+            << "\n";
+      } else {
+        out << std::setw(9) << std::fixed << std::setprecision(1)
+            << 100.0 * r.result.valid / std::max<int64_t>(1, r.result.samples)
+            << std::defaultfloat << std::setw(7) << r.result.duplicates << "\n";
+      }
     }
     out << "total: " << static_cast<long long>(cycles) << " cycles, " << std::fixed
         << std::setprecision(2) << energy * 1e-6 << " uJ, EDP " << std::scientific

@@ -14,14 +14,17 @@
 #include <string>
 #include <vector>
 
+#include "mapwright/flows/search_flow.hpp"
+
 namespace mapwright::flows {
 
 struct RunOptions {
   std::string network = "resnet18";  ///< Zoo network or YAML (ignored when `layer` is set).
   std::string layer;                 ///< One layer instead of a network.
   std::string arch = "default";      ///< Named architecture or YAML file.
-  std::string searcher = "marl";     ///< random | ga | sa | ppo | marl.
-  int64_t budget = 1000;             ///< Surrogate samples per layer.
+  std::string searcher = "exact";    ///< exact | random | ga | sa | ppo | marl.
+  int64_t budget = 1000;             ///< Surrogate samples per layer (sampling searchers).
+  ExactOptions exact;                ///< Time limit, gap and threads of the exact mapper.
   uint64_t seed = 1;                 ///< Run seed (layer and RTL seeds derive from it).
   std::string objective = "edp";     ///< See parse_objective.
   std::string options_file;          ///< Search options YAML ("" = configs/search/default.yaml).

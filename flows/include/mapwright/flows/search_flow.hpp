@@ -27,6 +27,19 @@ struct Objective {
 /// Parses "edp", "latency", "energy" or "mix:latency=W,energy=W"; `where` names the flag.
 Objective parse_objective(const std::string& text, const std::string& where = "--objective");
 
+/// Settings of the exact mapper (`--searcher exact`): an anytime branch-and-bound that stops at
+/// the time limit or when the proven gap is at most `gap`.
+struct ExactOptions {
+  double time_limit_s = 60;  ///< Wall-clock limit per layer, seconds (> 0).
+  double gap = 1e-3;         ///< Target relative gap (best - lower bound) / best, in [0, 1).
+  int threads = 0;           ///< Worker threads (0 = number of cores).
+  int top_k = 1;             ///< Distinct mappings to hand to `observe` (the best first).
+};
+/// Refuses a time limit <= 0 (or not finite) and a gap outside [0, 1), naming the flag.
+void check_exact_options(const ExactOptions& e);
+/// The searcher kinds `--searcher` accepts: the ask/tell searchers and "exact".
+std::vector<std::string> all_searcher_kinds();
+
 /// One search of one layer on the surrogate: the map space as an abstract problem, every
 /// sample scored by the objective (invalid mappings are typed failures). `describe` receives
 /// the searcher's record (hyper-parameters, seed, clusters). `keep_going` is polled after
@@ -38,6 +51,9 @@ struct LayerSearch {
   core::Mapping best;           ///< Decoded best mapping (when found).
   core::Metrics metrics;        ///< Its surrogate metrics (when found).
   nlohmann::json searcher;      ///< searcher->describe() plus the seed.
+  /// For the exact mapper: proven lower bound, gap, optimal, nodes, evaluations, pruning
+  /// counts, seconds and stop reason (null for the sampling searchers).
+  nlohmann::json exact;
 };
 /// What `observe` receives for one sample.
 struct SampleSeen {
@@ -51,7 +67,8 @@ LayerSearch search_layer(const core::Layer& layer, const core::Arch& arch,
                          const std::string& kind, const search::SearchOptions& options,
                          uint64_t seed, int64_t budget, const Objective& objective,
                          const std::function<bool(const search::SearchProgress&)>& keep_going = {},
-                         const std::function<void(const SampleSeen&)>& observe = {});
+                         const std::function<void(const SampleSeen&)>& observe = {},
+                         const ExactOptions& exact = {});
 /// Refuses a searcher kind that make_searcher does not know, naming `where` and the known ones.
 void require_searcher_kind(const std::string& kind, const std::string& where);
 /// Loads search options; a bad file becomes a core::SpecError naming it.
@@ -61,8 +78,9 @@ struct SearchCliOptions {
   std::string arch = "default";   ///< Named arch or YAML file.
   std::string layer;              ///< --layer (one of layer/network).
   std::string network;            ///< --network.
-  std::string searcher = "marl";  ///< random | ga | sa | ppo | marl.
-  int64_t budget = 1000;          ///< Samples per layer.
+  std::string searcher = "marl";  ///< exact | random | ga | sa | ppo | marl.
+  int64_t budget = 1000;          ///< Samples per layer (sampling searchers).
+  ExactOptions exact;             ///< Time limit, gap and threads of the exact mapper.
   uint64_t seed = 1;              ///< Seed (recorded).
   std::string objective = "edp";  ///< See parse_objective.
   std::string options_file;       ///< Search options YAML (default configs/search/default.yaml).

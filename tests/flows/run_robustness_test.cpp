@@ -1,0 +1,156 @@
+// A run folder is owned by one process (a second one is refused, naming the holder), and RTL
+// workers die with their parent: after a SIGKILL of `mapwright run` no worker survives.
+#include <gtest/gtest.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/file.h>
+#include <sys/wait.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "files.hpp"
+#include "mapwright/core/error.hpp"
+#include "mapwright/flows/run.hpp"
+
+namespace fs = std::filesystem;
+using namespace mapwright;
+
+namespace {
+
+/// Pids of the live (not zombie) children of `parent`, from /proc.
+std::set<pid_t> children_of(pid_t parent) {
+  std::set<pid_t> out;
+  for (const auto& e : fs::directory_iterator("/proc")) {
+    const std::string name = e.path().filename().string();
+    if (name.find_first_not_of("0123456789") != std::string::npos) continue;
+    std::ifstream f(e.path() / "stat");
+    std::string line;
+    if (!std::getline(f, line)) continue;
+    // pid (comm) state ppid ...: comm may hold spaces, so parse after the last ')'.
+    const size_t rp = line.rfind(')');
+    if (rp == std::string::npos) continue;
+    std::istringstream rest(line.substr(rp + 1));
+    char state = 0;
+    pid_t ppid = 0;
+    rest >> state >> ppid;
+    if (ppid == parent && state != 'Z') out.insert(static_cast<pid_t>(std::stoi(name)));
+  }
+  return out;
+}
+
+/// CPU time used by `pid` so far, in clock ticks (utime + stime), or -1.
+long cpu_ticks(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(f, line)) return -1;
+  const size_t rp = line.rfind(')');
+  if (rp == std::string::npos) return -1;
+  std::istringstream rest(line.substr(rp + 2));
+  std::string field;
+  long utime = 0, stime = 0;
+  for (int i = 3; i <= 15 && rest >> field; ++i) {  // fields 14 and 15 of stat
+    if (i == 14) utime = std::stol(field);
+    if (i == 15) stime = std::stol(field);
+  }
+  return utime + stime;
+}
+
+/// True while `pid` exists and is not a zombie.
+bool alive(pid_t pid) {
+  std::ifstream f("/proc/" + std::to_string(pid) + "/stat");
+  std::string line;
+  if (!std::getline(f, line)) return false;
+  const size_t rp = line.rfind(')');
+  return rp != std::string::npos && rp + 2 < line.size() && line[rp + 2] != 'Z';
+}
+
+}  // namespace
+
+TEST(RunLock, ASecondProcessOnTheSameFolderIsRefusedNamingTheHolder_bad) {
+  const fs::path dir = mapwright::test_files::fresh_path("run_lock");
+  fs::create_directories(dir);
+  // Another process holds the folder (a separate open file description conflicts like one).
+  const int fd = open((dir / ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
+  ASSERT_EQ(write(fd, "4242", 4), 4);
+  flows::RunOptions o;
+  o.network = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/tiny_net.yaml";
+  o.arch = "small4";
+  o.searcher = "random";
+  o.budget = 20;
+  o.no_rtl = true;
+  o.progress = false;
+  o.resume = true;
+  o.out_dir = dir.string();
+  std::ostringstream log;
+  try {
+    flows::cmd_run(o, log);
+    ADD_FAILURE() << "a second run on a locked folder was accepted";
+  } catch (const core::SpecError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("in use by another mapwright process (pid 4242)"), std::string::npos) << m;
+    EXPECT_NE(m.find("--out"), std::string::npos) << m;
+  }
+  EXPECT_FALSE(fs::exists(dir / "results.json"));
+  // Released: the same run now goes through.
+  close(fd);
+  EXPECT_EQ(flows::cmd_run(o, log), 0) << log.str();
+  fs::remove_all(dir);
+}
+
+#ifdef MAPWRIGHT_HAVE_RTL
+TEST(RtlWorkers, DieWithTheirParentOnSigkill) {
+  const fs::path dir = mapwright::test_files::fresh_path("orphans");
+  const std::string exe = MAPWRIGHT_CLI_EXE;
+  // Three random mappings of a mid-size layer: their RTL runs take seconds, so a worker is
+  // busy in a simulation (not waiting on its pipe) when the parent is killed.
+  std::vector<std::string> args = {exe, "run", "--layer", "conv:K=64,C=64,H=28,W=28,R=3,S=3,pad=1",
+                                   "--arch", "small4", "--searcher", "random", "--budget", "3",
+                                   "--top-k", "3", "--jobs", "2", "--seed", "5",
+                                   "--out", dir.string()};
+  std::vector<char*> argv;
+  for (auto& a : args) argv.push_back(a.data());
+  argv.push_back(nullptr);
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
+  pid_t run = 0;
+  ASSERT_EQ(posix_spawn(&run, exe.c_str(), &fa, nullptr, argv.data(), environ), 0);
+  posix_spawn_file_actions_destroy(&fa);
+  // Wait until a worker has been simulating for a while (0.3 s of CPU).
+  std::set<pid_t> workers;
+  bool busy = false;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (!busy && std::chrono::steady_clock::now() < deadline) {
+    workers = children_of(run);
+    for (pid_t w : workers) busy = busy || cpu_ticks(w) >= sysconf(_SC_CLK_TCK) * 3 / 10;
+    if (!busy) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  ASSERT_TRUE(busy) << "no RTL worker was busy in a simulation";
+  kill(run, SIGKILL);
+  int status = 0;
+  waitpid(run, &status, 0);
+  // Within half a second every worker is gone (not left running as an orphan; its simulation
+  // alone would take several seconds more).
+  const auto gone_by = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  std::set<pid_t> left = workers;
+  while (!left.empty() && std::chrono::steady_clock::now() < gone_by) {
+    for (auto it = left.begin(); it != left.end();) it = alive(*it) ? std::next(it) : left.erase(it);
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  EXPECT_TRUE(left.empty()) << left.size() << " RTL worker(s) survived their parent";
+  for (pid_t p : left) kill(p, SIGKILL);
+  fs::remove_all(dir);
+}
+#endif
