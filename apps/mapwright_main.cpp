@@ -170,7 +170,8 @@ int main(int argc, char** argv) try {
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {
-    return app.exit(err);
+    // --help and --version exit 0; every malformed command line is bad input: exit code 2.
+    return app.exit(err) == 0 ? 0 : 2;
   }
   try {
     if (*e) return flows::cmd_eval(eval, std::cout);

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 #include <cmath>
+#include <filesystem>
+#include <fstream>
 #include <iomanip>
 #include <limits>
 #include <nlohmann/json.hpp>
@@ -100,10 +102,21 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   }
   systemc::RtlEvaluator rtl;
   require_model(rtl, arch);
+  if (!o.trace.empty()) {
+    // Refuse an unwritable waveform path before simulating, not after.
+    std::ofstream probe(o.trace, std::ios::binary | std::ios::app);
+    if (!probe)
+      throw SpecError("--trace", "trace", o.trace,
+                      "cannot write the waveform file (missing folder or no permission)");
+  }
   systemc::RtlRunOptions ro;
   ro.seed = o.seed;
   ro.trace_file = o.trace;
   const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
+  std::error_code tec;
+  if (!o.trace.empty() && (!std::filesystem::exists(o.trace, tec) ||
+                           std::filesystem::file_size(o.trace, tec) == 0))
+    throw SpecError("--trace", "trace", o.trace, "the simulation wrote no waveform there");
   const double err = cycle_error_pct(r.metrics.cycles, s.cycles);
   int mismatched_counts = 0;
   nlohmann::json diffs = nlohmann::json::object();

@@ -31,7 +31,8 @@ Objective parse_objective(const std::string& text, const std::string& where = "-
 /// the time limit or when the proven gap is at most `gap`.
 struct ExactOptions {
   double time_limit_s = 60;  ///< Wall-clock limit per layer, seconds (> 0).
-  double gap = 1e-3;         ///< Target relative gap (best - lower bound) / best, in [0, 1).
+  double gap = 0;            ///< Target relative gap (best - lower bound) / best, in [0, 1);
+                             ///< 0: prove optimality (the default; the zoo takes seconds).
   int threads = 0;           ///< Worker threads (0 = number of cores).
   int top_k = 1;             ///< Distinct mappings to hand to `observe` (the best first).
 };
@@ -63,12 +64,23 @@ struct SampleSeen {
   const core::Metrics* metrics = nullptr;   ///< Surrogate metrics (valid or a typed failure).
   const search::Outcome* outcome = nullptr; ///< What the searcher was told.
 };
+/// How the sampling searchers see a layer's mappings.
+enum class Encoding {
+  Compact,  ///< core::SearchSpace: compact, every decoded point fits (repairs are counted).
+  Raw,      ///< core::MapSpace: the 16 raw parameters; overflowing points are invalid.
+};
+/// "compact" or "raw" (recorded as the searcher record's "encoding").
+const char* encoding_name(Encoding e);
+/// `encoding` chooses the space the sampling searchers search (ignored by "exact"). The
+/// searcher record gets "encoding", "space_log10" (log10 of the number of points) and
+/// "repaired": distinct samples whose decode was repaired (read it next to the result's
+/// "invalid" and "duplicates").
 LayerSearch search_layer(const core::Layer& layer, const core::Arch& arch,
                          const std::string& kind, const search::SearchOptions& options,
                          uint64_t seed, int64_t budget, const Objective& objective,
                          const std::function<bool(const search::SearchProgress&)>& keep_going = {},
                          const std::function<void(const SampleSeen&)>& observe = {},
-                         const ExactOptions& exact = {});
+                         const ExactOptions& exact = {}, Encoding encoding = Encoding::Compact);
 /// Refuses a searcher kind that make_searcher does not know, naming `where` and the known ones.
 void require_searcher_kind(const std::string& kind, const std::string& where);
 /// Loads search options; a bad file becomes a core::SpecError naming it.
