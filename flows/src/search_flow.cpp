@@ -5,6 +5,7 @@
 
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cmath>
 #include <csignal>
@@ -13,12 +14,15 @@
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <memory>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/mapspace.hpp"
+#include "mapwright/core/search_space.hpp"
 #include "mapwright/mapper/mapper.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "mapwright/search/searcher.hpp"
@@ -34,7 +38,9 @@ namespace {
 volatile std::sig_atomic_t g_interrupted = 0;
 void on_sigint(int) { g_interrupted = 1; }
 
-search::Problem problem_of(const MapSpace& space) {
+/// The searchers' view of a space (MapSpace or SearchSpace): its parameters and domains.
+template <class Space>
+search::Problem problem_of(const Space& space) {
   search::Problem p;
   for (const auto& pi : space.params()) p.params.push_back({pi.name, pi.cardinality, pi.ordinal});
   return p;
@@ -48,7 +54,25 @@ struct LayerRun {
   Metrics metrics;
   nlohmann::json searcher;
   nlohmann::json exact;  ///< The exact mapper's bound, gap and effort (null otherwise).
+  nlohmann::json optimum;  ///< Sampling searchers: the exact mapper's answer to compare with.
 };
+
+/// Identity of a mapping for the evaluation cache: dataflow, tiles, order, fold order, PE use
+/// and double buffering.
+using MappingKey = std::array<long long, 16>;
+MappingKey mapping_key(const Mapping& m) {
+  MappingKey k{};
+  k[0] = static_cast<int>(m.dataflow);
+  for (int d = 0; d < kNumDims; ++d) k[1 + d] = m.tile[d];
+  k[9] = order_to_index(m.order);
+  k[10] = static_cast<int>(m.fold_order);
+  k[11] = m.pe_rows;
+  k[12] = m.pe_cols;
+  k[13] = m.db_input;
+  k[14] = m.db_weight;
+  k[15] = m.db_accum;
+  return k;
+}
 
 /// The exact mapper as a search: the answer, its proven bound and gap, and the K best
 /// distinct mappings it evaluated (handed to `observe` in rank order, as samples 0..K-1).
@@ -151,10 +175,10 @@ std::vector<std::string> all_searcher_kinds() {
 
 void check_exact_options(const ExactOptions& e) {
   if (!std::isfinite(e.time_limit_s) || e.time_limit_s <= 0 || e.time_limit_s > 1e7)
-    throw SpecError("--time-limit", "time-limit", std::to_string(e.time_limit_s),
+    throw SpecError("--time-limit", "time-limit", fmt_g(e.time_limit_s),
                     "must be a number of seconds > 0 (and at most 1e7)");
   if (!std::isfinite(e.gap) || e.gap < 0 || e.gap >= 1)
-    throw SpecError("--gap", "gap", std::to_string(e.gap),
+    throw SpecError("--gap", "gap", fmt_g(e.gap),
                     "must be a relative gap in [0, 1), e.g. 0.001 for 0.1 %");
   if (e.threads < 0 || e.threads > 1024)
     throw SpecError("--threads", "threads", std::to_string(e.threads),
@@ -175,22 +199,51 @@ search::SearchOptions load_options_or_default(const std::string& file) {
   return search::load_search_options(f);
 }
 
+const char* encoding_name(Encoding e) { return e == Encoding::Raw ? "raw" : "compact"; }
+
 LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string& kind,
                          const search::SearchOptions& options, uint64_t seed, int64_t budget,
                          const Objective& objective,
                          const std::function<bool(const search::SearchProgress&)>& keep_going,
                          const std::function<void(const SampleSeen&)>& observe,
-                         const ExactOptions& exact) {
+                         const ExactOptions& exact, Encoding encoding) {
   if (kind == "exact") return exact_layer(layer, arch, seed, objective, observe, exact);
-  const MapSpace space(layer, arch);
+  // Compact: the feasibility-respecting SearchSpace (every decoded point fits; overflowing
+  // points are repaired and counted). Raw: the full MapSpace (invalid points are failures).
+  const bool compact = encoding == Encoding::Compact;
+  std::unique_ptr<MapSpace> raw;
+  std::unique_ptr<SearchSpace> cspace;
+  if (compact) cspace = std::make_unique<SearchSpace>(layer, arch);
+  else raw = std::make_unique<MapSpace>(layer, arch);
+  int64_t repaired = 0;
+  auto decode = [&](const search::Point& p, bool* rep) {
+    const ParamVector v(p.begin(), p.end());
+    if (compact) return cspace->decode(v, rep);
+    if (rep) *rep = false;
+    return raw->decode(v);
+  };
   model::Surrogate surrogate;
-  auto searcher = search::make_searcher(kind, problem_of(space), options, seed);
+  auto searcher = search::make_searcher(
+      kind, compact ? problem_of(*cspace) : problem_of(*raw), options, seed);
   int64_t sample = 0;
+  // Outcomes by decoded mapping: two points that decode to one mapping (the compact encoding's
+  // repair can map several points onto one) are evaluated once; the second is a repeat, which
+  // run_search does not charge to the budget.
+  std::map<MappingKey, search::Outcome> by_mapping;
   auto evaluate = [&](const std::vector<search::Point>& pts) {
     std::vector<search::Outcome> outs;
     outs.reserve(pts.size());
     for (const auto& p : pts) {
-      const Mapping m = space.decode(ParamVector(p.begin(), p.end()));
+      bool rep = false;
+      const Mapping m = decode(p, &rep);
+      const auto [it, fresh] = by_mapping.try_emplace(mapping_key(m));
+      if (!fresh) {
+        search::Outcome oc = it->second;
+        oc.repeat = true;
+        outs.push_back(std::move(oc));
+        continue;
+      }
+      repaired += rep;
       const Metrics met = surrogate.evaluate(layer, arch, m);
       search::Outcome oc;
       oc.valid = met.valid;
@@ -198,6 +251,7 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
       oc.reason = met.valid ? "" : std::string(invalid_kind_name(met.invalid)) + ": " + met.reason;
       if (observe) observe(SampleSeen{sample, &p, &m, &met, &oc});
       ++sample;
+      it->second = oc;
       outs.push_back(std::move(oc));
     }
     return outs;
@@ -206,8 +260,13 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
   ls.result = search::run_search(*searcher, evaluate, budget, keep_going);
   ls.searcher = searcher->describe();
   ls.searcher["seed"] = seed;
+  ls.searcher["encoding"] = encoding_name(encoding);
+  ls.searcher["space_log10"] = compact ? cspace->log10_size() : raw->log10_size();
+  // Distinct samples whose decode was repaired (read next to the result's invalid and
+  // duplicates; always 0 for the raw encoding, where an overflow is an invalid sample).
+  ls.searcher["repaired"] = repaired;
   if (ls.result.found) {
-    ls.best = space.decode(ParamVector(ls.result.best_point.begin(), ls.result.best_point.end()));
+    ls.best = decode(ls.result.best_point, nullptr);
     ls.metrics = surrogate.evaluate(layer, arch, ls.best);
   }
   return ls;
@@ -231,12 +290,12 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   std::vector<LayerRun> runs;
   std::string target;
   if (!o.layer.empty()) {
-    runs.push_back({parse_layer_arg(o.layer), 1, {}, {}, {}, {}, {}});
+    runs.push_back({parse_layer_arg(o.layer), 1, {}, {}, {}, {}, {}, {}});
     target = runs[0].layer.name;
   } else {
     const Network net = parse_network_arg(o.network);
     target = net.name;
-    for (const auto& [l, n] : net.unique_layers()) runs.push_back({l, n, {}, {}, {}, {}, {}});
+    for (const auto& [l, n] : net.unique_layers()) runs.push_back({l, n, {}, {}, {}, {}, {}, {}});
   }
   const fs::path dir = o.out_dir.empty()
                            ? fs::path("runs") / ("search-" + safe_name(target) + "-" + o.searcher +
@@ -269,6 +328,13 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
     LayerSearch ls = search_layer(r.layer, arch, o.searcher, sopts, layer_seed, o.budget,
                                   objective, progress, {}, o.exact);
     r.exact = std::move(ls.exact);
+    if (!exact) {
+      // Every sampling search is measured against the layer's optimum (exact mapper).
+      const LayerSearch opt =
+          search_layer(r.layer, arch, "exact", sopts, layer_seed, 1, objective, {}, {}, o.exact);
+      r.optimum = opt.exact;
+      if (opt.result.found) r.optimum["cost"] = opt.result.best_cost;
+    }
     r.result = std::move(ls.result);
     r.searcher = std::move(ls.searcher);
     r.best = ls.best;
@@ -307,6 +373,11 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
     j["searcher"] = r.searcher;
     j["result"] = r.result.to_json();
     if (!r.exact.is_null()) j["exact"] = r.exact;
+    if (!r.optimum.is_null()) {
+      j["optimum"] = r.optimum;
+      if (r.result.found && r.optimum.contains("cost"))
+        j["gap_to_optimum"] = r.result.best_cost / r.optimum["cost"].get<double>() - 1;
+    }
     j["curve_csv"] = (dir / "curves" / (std::to_string(li) + "_" + safe_name(r.layer.name) + ".csv")).string();
     if (r.result.found) {
       j["best"] = {{"mapping", mapping_to_yaml(r.best)}, {"metrics", r.metrics.to_json()},
@@ -340,6 +411,10 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   if (runs.size() == 1 && runs[0].result.found) {
     res["best"] = layers[0]["best"];
     res["curve"] = layers[0]["curve_csv"];
+    // The proof beside the answer: the exact mapper's bound and gap, or a sampling search's
+    // distance to the optimum.
+    for (const char* k : {"exact", "optimum", "gap_to_optimum"})
+      if (layers[0].contains(k)) res[k] = layers[0][k];
   }
   res["run_dir"] = dir.string();
   std::ofstream(dir / "results.json") << res.dump(2) << "\n";
@@ -359,7 +434,7 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
       out << std::setw(10) << "gap%" << std::setw(9) << "time_s" << std::setw(12) << "nodes"
           << std::setw(12) << "evals";
     else
-      out << std::setw(9) << "valid%" << std::setw(7) << "dup";
+      out << std::setw(9) << "valid%" << std::setw(7) << "dup" << std::setw(12) << "vs_opt%";
     out << "\n";
     for (size_t li = 0; li < done_layers; ++li) {
       const LayerRun& r = runs[li];
@@ -381,9 +456,16 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
             << e["nodes"].get<long long>() << std::setw(12) << e["evaluations"].get<long long>()
             << "\n";
       } else {
+        std::ostringstream g;
+        if (r.result.found && r.optimum.contains("cost"))
+          g << "+" << std::fixed << std::setprecision(2)
+            << 100 * (r.result.best_cost / r.optimum["cost"].get<double>() - 1);
+        else
+          g << "-";
         out << std::setw(9) << std::fixed << std::setprecision(1)
             << 100.0 * r.result.valid / std::max<int64_t>(1, r.result.samples)
-            << std::defaultfloat << std::setw(7) << r.result.duplicates << "\n";
+            << std::defaultfloat << std::setw(7) << r.result.duplicates << std::setw(12) << g.str()
+            << "\n";
       }
     }
     out << "total: " << static_cast<long long>(cycles) << " cycles, " << std::fixed

@@ -132,6 +132,7 @@ SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t 
     }
     for (size_t i = 0; i < fresh.size(); ++i) {
       const Outcome& o = fresh_out[i];
+      if (o.repeat) continue;  // Already evaluated under another point: not charged.
       if (o.valid) {
         if (!std::isfinite(o.cost) || o.cost <= 0) {
           std::ostringstream msg;
@@ -157,7 +158,7 @@ SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t 
     std::vector<Outcome> out(pts.size());
     for (size_t i = 0; i < pts.size(); ++i) {
       out[i] = fresh_of[i] != SIZE_MAX ? fresh_out[fresh_of[i]] : cache.at(pts[i]);
-      if (!first[i]) ++res.duplicates;
+      if (!first[i] || out[i].repeat) ++res.duplicates;
     }
     for (size_t i = 0; i < fresh.size(); ++i) cache.emplace(std::move(fresh[i]), fresh_out[i]);
     searcher.tell(pts, out);

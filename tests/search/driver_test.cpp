@@ -141,6 +141,36 @@ TEST(RunSearch, AsksNeverExceedTheRemainingBudget) {
   }
 }
 
+TEST(RunSearch, PointsTheEvaluatorMarksAsRepeatsAreNotCharged) {
+  // Only the first parameter matters to this evaluator (as when several encodings decode to
+  // one mapping): a second point with the same first value is a repeat.
+  const Problem p{{{"a", 6, true}, {"b", 50, true}}};
+  std::map<int64_t, Outcome> seen;
+  int64_t evaluated = 0;
+  EvaluateFn ev = [&](const std::vector<Point>& pts) {
+    std::vector<Outcome> out;
+    for (const auto& x : pts) {
+      auto it = seen.find(x[0]);
+      if (it != seen.end()) {
+        Outcome o = it->second;
+        o.repeat = true;
+        out.push_back(o);
+        continue;
+      }
+      ++evaluated;
+      out.push_back(seen[x[0]] = Outcome{true, 1.0 + static_cast<double>(x[0]), ""});
+    }
+    return out;
+  };
+  auto s = make_searcher("random", p, kDefaults, 2);
+  const SearchResult r = run_search(*s, ev, 100);
+  EXPECT_EQ(r.samples, evaluated);
+  EXPECT_EQ(r.samples, 6);  // Six distinct values of "a": the rest are repeats.
+  EXPECT_TRUE(r.exhausted);
+  EXPECT_EQ(r.best_cost, 1.0);
+  EXPECT_EQ(r.best_so_far.size(), 6u);
+}
+
 TEST(RunSearch, RepeatedPointsAreAnsweredFromTheCacheAndNotCharged) {
   // 625 points and a budget of 2000: every distinct point is evaluated exactly once, the
   // repeats are duplicates, and the run ends as exhausted when the space is used up.

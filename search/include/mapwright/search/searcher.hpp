@@ -39,6 +39,10 @@ struct Outcome {
   bool valid = false;  ///< False: a typed failure (see reason), not an error.
   double cost = 0;     ///< Objective when valid; finite and > 0, lower is better.
   std::string reason;  ///< Why the point is invalid, e.g. "does not fit: ...".
+  /// Set by the evaluator when this point is a new encoding of something it has already
+  /// evaluated (e.g. two points that decode to the same mapping): the outcome is that of the
+  /// earlier evaluation, and the run counts it as a duplicate, not as a sample.
+  bool repeat = false;
 };
 
 /// Ask/tell searcher. ask() proposes points, tell() reports their outcomes in the same order.
@@ -118,8 +122,8 @@ int64_t duplicate_limit(int64_t budget);
 /// Run a searcher until `budget` distinct points have been evaluated (every distinct point
 /// counts, valid or not). A point proposed again is answered from a cache of every outcome so
 /// far: the searcher is told its outcome, the evaluator is not called and the budget is not
-/// charged (SearchResult::duplicates counts them). Asks for at most the remaining budget each
-/// round. Throws std::invalid_argument if
+/// charged (SearchResult::duplicates counts them); so is a point the evaluator marks as a
+/// repeat (Outcome::repeat). Asks for at most the remaining budget each round. Throws std::invalid_argument if
 /// budget <= 0, std::runtime_error if the evaluator returns the wrong number of outcomes or a
 /// valid outcome with a non-finite or non-positive cost, or if the searcher proposes no point.
 SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t budget,

@@ -1,0 +1,217 @@
+// The compact search encoding (core/search_space.hpp): every decoded random vector fits the
+// buffers; the 15 order representatives cover every reuse class for any trips; every compact
+// mapping of small layers and the exact mapper's optimum of zoo layers (EDP, latency, energy)
+// are reachable (encode then decode gives identical surrogate metrics); space sizes and decode
+// speed are printed next to the raw MapSpace's.
+#include "mapwright/core/search_space.hpp"
+
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <random>
+
+#include "mapwright/core/compact_space.hpp"
+#include "mapwright/core/mapspace.hpp"
+#include "mapwright/core/zoo.hpp"
+#include "mapwright/mapper/mapper.hpp"
+#include "mapwright/model/surrogate.hpp"
+
+using namespace mapwright;
+using namespace mapwright::core;
+
+namespace {
+
+Layer conv(long long k, long long c, long long h, long long r, long long stride, long long pad,
+           long long g = 1) {
+  Layer l;
+  l.name = "t";
+  l.kind = g > 1 ? LayerKind::Depthwise : LayerKind::Conv;
+  l.g = g;
+  l.k = k;
+  l.c = c;
+  l.h = l.w = h;
+  l.r = l.s = r;
+  l.stride = stride;
+  l.pad = pad;
+  return make_layer(l, "test");
+}
+
+Layer gemm(long long m, long long kr, long long nc) {
+  Layer l;
+  l.name = "gemm";
+  l.kind = LayerKind::Gemm;
+  l.h = m;
+  l.w = 1;
+  l.c = kr;
+  l.k = nc;
+  return make_layer(l, "test");
+}
+
+Arch small(int rows, int cols, long long in, long long wt, long long acc) {
+  Arch a;
+  a.name = "small";
+  a.rows = rows;
+  a.cols = cols;
+  a.input_buf_bytes = in;
+  a.weight_buf_bytes = wt;
+  a.accum_buf_bytes = acc;
+  a.dram_bytes_per_cycle = 4;
+  a.dram_latency_cycles = 20;
+  return a;
+}
+
+std::vector<Layer> zoo_layers() {
+  return {zoo_layer("resnet18", "layer2.0.conv1", "test"),
+          zoo_layer("mobilenet_v2", "features.2.dw", "test"),
+          zoo_layer("vgg16", "conv3_2", "test"), zoo_layer("bert_base_s128", "ffn1", "test"),
+          zoo_layer("resnet50", "layer4.0.conv3", "test")};
+}
+
+bool same_metrics(const Metrics& a, const Metrics& b) {
+  return a.valid == b.valid && a.cycles == b.cycles && a.energy_pj == b.energy_pj;
+}
+
+}  // namespace
+
+TEST(SearchSpace, OrderRepresentativesCoverEveryClass) {
+  std::mt19937_64 rng(5);
+  const auto& reps = search_order_reps();
+  for (const auto& o : reps) {  // each is a permutation of N K C P Q R S
+    std::array<int, kNumDims> seen{};
+    for (Dim d : o) ++seen[static_cast<int>(d)];
+    for (int d = 0; d < kNumOrderedDims; ++d) EXPECT_EQ(seen[d], 1);
+  }
+  for (int it = 0; it < 300; ++it) {
+    std::array<long long, kNumDims> T{};
+    for (auto& t : T) t = std::uniform_int_distribution<long long>(1, 3)(rng);
+    std::vector<OrderReuse> have;
+    for (const auto& o : reps) have.push_back(order_reuse(T, o));
+    for (long long i = 0; i < 5040; i += (it % 7) + 1) {  // every order lands in a class
+      const OrderReuse r = order_reuse(T, order_from_index(i));
+      EXPECT_NE(std::find(have.begin(), have.end(), r), have.end()) << "order " << i;
+    }
+    for (const auto& o : order_classes(T))
+      EXPECT_NE(std::find(have.begin(), have.end(), order_reuse(T, o)), have.end());
+  }
+}
+
+TEST(SearchSpace, EveryDecodedRandomVectorFits) {
+  std::mt19937_64 rng(42);
+  model::Surrogate sur;
+  std::vector<std::pair<Layer, Arch>> cases;
+  for (const Layer& l : zoo_layers()) {
+    cases.push_back({l, load_arch("small8")});
+    cases.push_back({l, load_arch("small4")});
+    cases.push_back({l, small(8, 4, 4096, 2048, 1024)});
+  }
+  cases.push_back({conv(6, 5, 7, 3, 1, 1), small(4, 4, 96, 64, 256)});
+  cases.push_back({conv(1, 1, 8, 3, 1, 1, 6), small(4, 4, 100, 30, 200)});
+  cases.push_back({gemm(12, 20, 9), small(4, 4, 128, 96, 256)});
+  for (const auto& [l, a] : cases) {
+    const SearchSpace space(l, a);
+    long long repaired = 0;
+    const int n = 2000;
+    for (int i = 0; i < n; ++i) {
+      ParamVector v(space.params().size());
+      for (size_t j = 0; j < v.size(); ++j)
+        v[j] = std::uniform_int_distribution<long long>(0, space.params()[j].cardinality - 1)(rng);
+      bool rep = false;
+      const Mapping m = space.decode(v, &rep);
+      repaired += rep;
+      ASSERT_TRUE(space.check(m).ok()) << l.describe() << ": " << space.check(m).reason();
+      ASSERT_NO_THROW(check_mapping(m, l, a, "test"));
+      ASSERT_TRUE(sur.evaluate(l, a, m).valid);
+      bool rep2 = true;  // a decoded mapping is a fixed point: it encodes to a fitting vector
+      Mapping back = space.decode(space.encode(m), &rep2);
+      const auto T = trip_counts(l, m);
+      EXPECT_TRUE(order_reuse(T, back.order) == order_reuse(T, m.order));
+      back.order = m.order;  // the first representative of the same class
+      EXPECT_EQ(back, m) << l.describe();
+      EXPECT_FALSE(rep2);
+    }
+    std::cout << "[ info ] " << l.name << " on " << a.name << " " << a.input_buf_bytes << "/"
+              << a.weight_buf_bytes << "/" << a.accum_buf_bytes << ": " << repaired << "/" << n
+              << " repaired\n";
+  }
+}
+
+TEST(SearchSpace, EveryCompactMappingOfSmallLayersIsReachable) {
+  model::Surrogate sur;
+  const std::vector<std::pair<Layer, Arch>> cases = {
+      {conv(6, 5, 7, 3, 1, 1), small(4, 4, 96, 64, 256)},
+      {conv(5, 3, 9, 3, 2, 1), small(4, 3, 80, 64, 128)},
+      {conv(1, 1, 8, 3, 1, 1, 6), small(4, 4, 100, 30, 200)},
+      {gemm(12, 20, 9), small(4, 4, 128, 96, 256)}};
+  for (const auto& [l, a] : cases) {
+    const SearchSpace space(l, a);
+    long long n = 0, bad = 0;
+    CompactSpace(l, a).for_each([&](const Mapping& m) {
+      if (n++ % 7) return;  // a deterministic seventh of the compact space
+      bool rep = true;
+      const Mapping back = space.decode(space.encode(m), &rep);
+      const bool ok = !rep && same_metrics(sur.evaluate(l, a, m), sur.evaluate(l, a, back));
+      bad += !ok;
+      if (!ok && bad < 5) ADD_FAILURE() << l.describe() << "\n" << mapping_to_yaml(m);
+    });
+    EXPECT_EQ(bad, 0) << l.describe() << " of " << n;
+  }
+}
+
+TEST(SearchSpace, ExactOptimaOfZooLayersAreReachable) {
+  model::Surrogate sur;
+  std::vector<Layer> layers = zoo_layers();
+  layers.push_back(zoo_layer("resnet18", "conv1", "test"));  // P = Q = 112, R = S = 7
+  layers.push_back(zoo_layer("mobilenet_v2", "features.1.dw", "test"));
+  for (const Arch& a : {load_arch("default"), load_arch("small8")}) {
+    for (const Layer& l : layers) {
+      const SearchSpace space(l, a);
+      const MapSpace raw(l, a);
+      std::cout << "[ info ] " << l.name << " on " << a.name << ": raw 10^" << raw.log10_size()
+                << ", search 10^" << space.log10_size() << " (" << space.params().size()
+                << " parameters)\n";
+      for (const char* name : {"edp", "latency", "energy"}) {
+        mapper::Options o;
+        o.objective = mapper::objective_from_name(name);
+        o.target_gap = 0;
+        o.threads = 2;
+        const mapper::Result r = mapper::solve(l, a, o);
+        ASSERT_TRUE(r.found) << l.name << " " << name;
+        bool rep = true;
+        const Mapping back = space.decode(space.encode(r.best), &rep);
+        EXPECT_FALSE(rep) << l.name << " " << name;
+        const Metrics met = sur.evaluate(l, a, back);
+        EXPECT_TRUE(same_metrics(met, r.metrics))
+            << l.name << " on " << a.name << " " << name << ": " << o.objective.cost(met)
+            << " vs " << r.best_cost << "\n"
+            << mapping_to_yaml(r.best) << "decoded:\n"
+            << mapping_to_yaml(back);
+      }
+    }
+  }
+}
+
+TEST(SearchSpace, DecodeIsCheap) {
+  const Layer l = zoo_layer("vgg16", "conv3_2", "test");
+  const Arch a = load_arch("small8");
+  const auto t0 = std::chrono::steady_clock::now();
+  const SearchSpace space(l, a);
+  const auto t1 = std::chrono::steady_clock::now();
+  std::mt19937_64 rng(1);
+  std::vector<ParamVector> vs(20000, ParamVector(space.params().size()));
+  for (auto& v : vs)
+    for (size_t j = 0; j < v.size(); ++j)
+      v[j] = std::uniform_int_distribution<long long>(0, space.params()[j].cardinality - 1)(rng);
+  long long repaired = 0, sum = 0;
+  const auto t2 = std::chrono::steady_clock::now();
+  for (const auto& v : vs) {
+    bool rep = false;
+    sum += space.decode(v, &rep).tile[0];
+    repaired += rep;
+  }
+  const auto t3 = std::chrono::steady_clock::now();
+  const double us = std::chrono::duration<double, std::micro>(t3 - t2).count() / vs.size();
+  std::cout << "[ info ] construct " << std::chrono::duration<double, std::milli>(t1 - t0).count()
+            << " ms; decode " << us << " us per vector (" << repaired << "/" << vs.size()
+            << " repaired, checksum " << sum << ")\n";
+  EXPECT_LT(us, 50.0);  // loose: shared machine; typical is ~1 us
+}
