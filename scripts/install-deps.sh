@@ -10,6 +10,7 @@ PKGS=(
   verilator libsystemc-dev zlib1g-dev
   libtorch-dev
   gnuplot-nox libboost-dev
+  clang-14 libclang-rt-14-dev   # fuzz targets: clang with libFuzzer, ASan, UBSan (fuzz/)
 )
 
 missing=()

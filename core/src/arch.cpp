@@ -21,7 +21,8 @@ bool Arch::supports(Dataflow d) const {
 
 std::string configs_dir() {
   if (const char* env = std::getenv("MAPWRIGHT_CONFIGS")) return env;
-  if (fs::is_directory("configs/arch")) return "configs";
+  std::error_code ec;
+  if (fs::is_directory("configs/arch", ec)) return "configs";
 #ifdef MAPWRIGHT_SOURCE_DIR
   return std::string(MAPWRIGHT_SOURCE_DIR) + "/configs";
 #else
@@ -40,10 +41,12 @@ std::vector<std::string> arch_names() {
 }
 
 Arch load_arch(const std::string& name_or_path) {
-  if (fs::exists(name_or_path) && fs::is_regular_file(name_or_path))
-    return load_arch_file(name_or_path);
+  // error_code forms: a name the OS refuses (too long, ...) is "no such file", not an
+  // uncaught filesystem_error (found by fuzz/regress_suite_fuzz).
+  std::error_code ec;
+  if (fs::is_regular_file(name_or_path, ec)) return load_arch_file(name_or_path);
   const fs::path named = fs::path(configs_dir()) / "arch" / (name_or_path + ".yaml");
-  if (fs::exists(named)) return load_arch_file(named.string());
+  if (fs::is_regular_file(named, ec)) return load_arch_file(named.string());
   std::string known;
   for (const auto& n : arch_names()) known += (known.empty() ? "" : ", ") + n;
   throw SpecError("--arch", "arch", name_or_path,
@@ -58,17 +61,21 @@ Arch load_arch_file(const std::string& path) {
   Arch a;
   a.name = fs::path(path).stem().string();
   a.name = get_string(root, "name", path, "", a.name);
+  get_string(root, "description", path, "", "");  // Free text, but it must be text.
 
-  auto positive = [&](long long v, const std::string& key, long long max) {
-    if (v <= 0 || v > max)
-      throw SpecError(path, key, std::to_string(v),
-                      "must be a positive integer no larger than " + std::to_string(max));
-  };
+  // Ranges of every numeric key (the getters refuse anything outside them, never wrap):
+  //   array.rows, array.cols          2 .. 64 (what the RTL array generates)
+  //   buffers.*_kib                   1 .. 65536 (64 MiB)
+  //   dram.bytes_per_cycle            whole number 1 .. 1024
+  //   dram.latency_cycles             0 .. 100000
+  //   clock_mhz                       (0, 1e5]
+  //   precision.operand_bits/acc_bits 1 .. 64 (and then only 8 / 32 are supported)
+  //   energy.* (pJ)                   0 .. 1e6, finite
   const YAML::Node arr = root["array"];
   if (!arr) throw SpecError(path, "array", "", "required key is missing");
   check_keys(arr, path, "array", {"rows", "cols"});
-  a.rows = static_cast<int>(get_int(arr, "rows", path, "array", 0, true));
-  a.cols = static_cast<int>(get_int(arr, "cols", path, "array", 0, true));
+  a.rows = static_cast<int>(get_int_in(arr, "rows", path, "array", 0, 2, 64, true));
+  a.cols = static_cast<int>(get_int_in(arr, "cols", path, "array", 0, 2, 64, true));
   if (a.rows < 2 || a.rows > 64)
     throw SpecError(path, "array.rows", std::to_string(a.rows), "must be between 2 and 64");
   if (a.cols < 2 || a.cols > 64)
@@ -78,8 +85,8 @@ Arch load_arch_file(const std::string& path) {
     if (!dfs.IsSequence() || dfs.size() == 0)
       throw SpecError(path, "dataflows", node_text(dfs), "expected a non-empty list of ws/os");
     a.dataflows.clear();
-    for (const auto& d : dfs) {
-      const std::string t = node_text(d);
+    for (size_t i = 0; i < dfs.size(); ++i) {
+      const std::string t = scalar_of(dfs[i], path, "dataflows[" + std::to_string(i) + "]");
       Dataflow df;
       if (t == "ws") df = Dataflow::WS;
       else if (t == "os") df = Dataflow::OS;
@@ -92,12 +99,9 @@ Arch load_arch_file(const std::string& path) {
   if (!buf) throw SpecError(path, "buffers", "", "required key is missing");
   check_keys(buf, path, "buffers", {"input_kib", "weight_kib", "accum_kib"});
   const long long max_kib = 64 * 1024;
-  const long long in_kib = get_int(buf, "input_kib", path, "buffers", 0, true);
-  const long long wt_kib = get_int(buf, "weight_kib", path, "buffers", 0, true);
-  const long long ac_kib = get_int(buf, "accum_kib", path, "buffers", 0, true);
-  positive(in_kib, "buffers.input_kib", max_kib);
-  positive(wt_kib, "buffers.weight_kib", max_kib);
-  positive(ac_kib, "buffers.accum_kib", max_kib);
+  const long long in_kib = get_int_in(buf, "input_kib", path, "buffers", 0, 1, max_kib, true);
+  const long long wt_kib = get_int_in(buf, "weight_kib", path, "buffers", 0, 1, max_kib, true);
+  const long long ac_kib = get_int_in(buf, "accum_kib", path, "buffers", 0, 1, max_kib, true);
   a.input_buf_bytes = in_kib * 1024;
   a.weight_buf_bytes = wt_kib * 1024;
   a.accum_buf_bytes = ac_kib * 1024;
@@ -105,24 +109,25 @@ Arch load_arch_file(const std::string& path) {
   const YAML::Node dram = root["dram"];
   if (!dram) throw SpecError(path, "dram", "", "required key is missing");
   check_keys(dram, path, "dram", {"bytes_per_cycle", "latency_cycles"});
-  a.dram_bytes_per_cycle = get_double(dram, "bytes_per_cycle", path, "dram", 0, true);
+  a.dram_bytes_per_cycle = get_double_in(dram, "bytes_per_cycle", path, "dram", 0, 1, 1024, true);
   if (!(a.dram_bytes_per_cycle >= 1 && a.dram_bytes_per_cycle <= 1024) ||
       a.dram_bytes_per_cycle != static_cast<long long>(a.dram_bytes_per_cycle))
     throw SpecError(path, "dram.bytes_per_cycle", node_text(dram["bytes_per_cycle"]),
                     "must be a whole number of bytes between 1 and 1024");
-  a.dram_latency_cycles = static_cast<int>(get_int(dram, "latency_cycles", path, "dram", 0, true));
+  a.dram_latency_cycles =
+      static_cast<int>(get_int_in(dram, "latency_cycles", path, "dram", 0, 0, 100000, true));
   if (a.dram_latency_cycles < 0 || a.dram_latency_cycles > 100000)
     throw SpecError(path, "dram.latency_cycles", std::to_string(a.dram_latency_cycles),
                     "must be between 0 and 100000");
 
-  a.clock_mhz = get_double(root, "clock_mhz", path, "", a.clock_mhz);
+  a.clock_mhz = get_double_in(root, "clock_mhz", path, "", a.clock_mhz, 0, 1e5);
   if (!(a.clock_mhz > 0))
     throw SpecError(path, "clock_mhz", node_text(root["clock_mhz"]), "must be positive");
 
   if (const YAML::Node pr = root["precision"]) {
     check_keys(pr, path, "precision", {"operand_bits", "acc_bits"});
-    a.operand_bits = static_cast<int>(get_int(pr, "operand_bits", path, "precision", 8));
-    a.acc_bits = static_cast<int>(get_int(pr, "acc_bits", path, "precision", 32));
+    a.operand_bits = static_cast<int>(get_int_in(pr, "operand_bits", path, "precision", 8, 1, 64));
+    a.acc_bits = static_cast<int>(get_int_in(pr, "acc_bits", path, "precision", 32, 1, 64));
     if (a.operand_bits != 8)
       throw SpecError(path, "precision.operand_bits", std::to_string(a.operand_bits),
                       "only 8-bit operands are supported");
@@ -137,12 +142,16 @@ Arch load_arch_file(const std::string& path) {
                 "accum_buf_pj_per_word", "dram_pj_per_byte", "pe_static_pj_per_cycle",
                 "source"});
     auto& e = a.energy;
-    e.mac_pj = get_double(en, "mac_pj", path, "energy", e.mac_pj);
-    e.input_buf_pj = get_double(en, "input_buf_pj_per_byte", path, "energy", e.input_buf_pj);
-    e.weight_buf_pj = get_double(en, "weight_buf_pj_per_byte", path, "energy", e.weight_buf_pj);
-    e.accum_buf_pj = get_double(en, "accum_buf_pj_per_word", path, "energy", e.accum_buf_pj);
-    e.dram_pj_per_byte = get_double(en, "dram_pj_per_byte", path, "energy", e.dram_pj_per_byte);
-    e.pe_static_pj = get_double(en, "pe_static_pj_per_cycle", path, "energy", e.pe_static_pj);
+    const double max_pj = 1e6;  // Every energy is finite and in [0, 1e6] pJ.
+    auto pj = [&](const char* key, double fallback) {
+      return get_double_in(en, key, path, "energy", fallback, 0, max_pj);
+    };
+    e.mac_pj = pj("mac_pj", e.mac_pj);
+    e.input_buf_pj = pj("input_buf_pj_per_byte", e.input_buf_pj);
+    e.weight_buf_pj = pj("weight_buf_pj_per_byte", e.weight_buf_pj);
+    e.accum_buf_pj = pj("accum_buf_pj_per_word", e.accum_buf_pj);
+    e.dram_pj_per_byte = pj("dram_pj_per_byte", e.dram_pj_per_byte);
+    e.pe_static_pj = pj("pe_static_pj_per_cycle", e.pe_static_pj);
     e.source = get_string(en, "source", path, "energy", "");
     const std::pair<const char*, double> vals[] = {
         {"energy.mac_pj", e.mac_pj}, {"energy.input_buf_pj_per_byte", e.input_buf_pj},

@@ -74,6 +74,14 @@ Layer make_layer(Layer raw, const std::string& where) {
     throw SpecError(where, "S", std::to_string(raw.s), "filter is wider than the padded input");
   raw.p = hp / raw.stride + 1;
   raw.q = wp / raw.stride + 1;
+  // Each factor is at most 2^24, so the int64 products in Layer could overflow: check them in
+  // floating point first (MACs and every tensor size at most 2^50).
+  const long double lim = static_cast<long double>(int64_t{1} << 50);
+  const long double n = raw.n, g = raw.g, k = raw.k, c = raw.c, p = raw.p, q = raw.q, r = raw.r,
+                    s = raw.s, h = raw.h, w = raw.w;
+  if (n * g * k * c * p * q * r * s > lim || n * g * c * h * w > lim || n * g * k * p * q > lim ||
+      g * k * c * r * s > lim)
+    throw SpecError(where, "shape", raw.describe(), "MAC count or tensor size out of range");
   if (raw.macs() <= 0 || raw.macs() > (int64_t{1} << 50))
     throw SpecError(where, "shape", raw.describe(), "MAC count out of range");
   return raw;

@@ -2,8 +2,6 @@
 // reduce to one builder that checks every key and value.
 #include "mapwright/core/layer_spec.hpp"
 
-#include <cerrno>
-#include <cstdlib>
 #include <filesystem>
 #include <map>
 #include <set>
@@ -37,12 +35,9 @@ Layer build(const std::string& type, const Fields& f, const std::string& where,
       for (const auto& a : it->second) known += (known.empty() ? "" : ", ") + a;
       throw SpecError(where, k, text, "unknown key for " + type + " (known: " + known + ")");
     }
-    errno = 0;
-    char* end = nullptr;
-    const long long x = std::strtoll(text.c_str(), &end, 10);
-    if (text.empty() || *end != '\0' || errno != 0)
-      throw SpecError(where, k, text, "expected an integer");
-    v[k] = x;
+    // Every size is 0 .. 2^24 here (make_layer then requires >= 1 where it must): the same
+    // strict integer rule as YAML files, so " 5", "5x", "0x10" and wrapping values are refused.
+    v[k] = int_of(YAML::Node(text), where, k, 0, int64_t{1} << 24);
   }
   auto get = [&](const char* k, long long fallback, bool required) {
     const auto i = v.find(k);
@@ -103,12 +98,11 @@ Layer from_yaml_map(const YAML::Node& node, const std::string& where, const std:
   Fields f;
   std::string type, name = fallback_name;
   for (const auto& kv : node) {
-    const std::string k = kv.first.as<std::string>();
-    if (!kv.second.IsScalar())
-      throw SpecError(where, join_key(path, k), node_text(kv.second), "expected a scalar value");
-    if (k == "type") type = kv.second.Scalar();
-    else if (k == "name") name = kv.second.Scalar();
-    else f[k] = kv.second.Scalar();
+    const std::string k = kv.first.Scalar();  // load_yaml_* refused non-text and duplicate keys.
+    const std::string v = scalar_of(kv.second, where, join_key(path, k));
+    if (k == "type") type = v;
+    else if (k == "name") name = v;
+    else f[k] = v;
   }
   if (type.empty()) throw SpecError(where, join_key(path, "type"), "", "required key is missing");
   try {
@@ -126,6 +120,7 @@ Layer parse_layer_arg(const std::string& arg, const std::string& where) {
   if ((arg.size() > 5 && arg.substr(arg.size() - 5) == ".yaml") ||
       (arg.size() > 4 && arg.substr(arg.size() - 4) == ".yml")) {
     const YAML::Node root = load_yaml_file(arg);
+    require_map(root, arg, "");
     const YAML::Node node = root["layer"] ? root["layer"] : root;
     if (root["layer"]) check_keys(root, arg, "", {"layer"});
     return from_yaml_map(node, arg, root["layer"] ? "layer" : "", fs::path(arg).stem().string());

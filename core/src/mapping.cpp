@@ -24,7 +24,12 @@ bool Mapping::operator==(const Mapping& o) const {
 
 std::string mapping_to_yaml(const Mapping& m) {
   std::ostringstream os;
-  if (!m.layer_shape.empty()) os << "layer: \"" << m.layer_shape << "\"\n";
+  if (!m.layer_shape.empty()) {
+    // Quoted and escaped by yaml-cpp, so any text read from a mapping file round-trips.
+    YAML::Emitter layer;
+    layer << YAML::DoubleQuoted << m.layer_shape;
+    os << "layer: " << layer.c_str() << "\n";
+  }
   os << "dataflow: " << dataflow_name(m.dataflow) << "\n";
   os << "tiles: {";
   const Dim tile_dims[] = {Dim::G, Dim::N, Dim::K, Dim::C, Dim::P, Dim::Q, Dim::R, Dim::S};
@@ -54,6 +59,24 @@ Mapping from_node(const YAML::Node& root, const std::string& where) {
              {"layer", "dataflow", "tiles", "order", "fold_order", "pe", "double_buffer"});
   Mapping m;
   m.layer_shape = get_string(root, "layer", where, "", "");
+  if (!m.layer_shape.empty()) {
+    // Layer::shape_key(): ten non-negative integers N,G,K,C,H,W,R,S,stride,pad.
+    int fields = 1;
+    bool ok = m.layer_shape.front() != ',' && m.layer_shape.back() != ',' &&
+              m.layer_shape.size() <= 200;
+    for (size_t i = 0; ok && i < m.layer_shape.size(); ++i) {
+      const char c = m.layer_shape[i];
+      if (c == ',') {
+        ++fields;
+        ok = m.layer_shape[i - 1] != ',';
+      } else {
+        ok = c >= '0' && c <= '9';
+      }
+    }
+    if (!ok || fields != 10)
+      throw SpecError(where, "layer", m.layer_shape,
+                      "expected the layer's shape key N,G,K,C,H,W,R,S,stride,pad (ten integers)");
+  }
   const std::string df = get_string(root, "dataflow", where, "", "", true);
   if (df == "ws") m.dataflow = Dataflow::WS;
   else if (df == "os") m.dataflow = Dataflow::OS;
@@ -64,10 +87,9 @@ Mapping from_node(const YAML::Node& root, const std::string& where) {
   check_keys(tiles, where, "tiles", {"G", "N", "K", "C", "P", "Q", "R", "S"});
   for (int d = 0; d < kNumDims; ++d) {
     const char* n = dim_name(static_cast<Dim>(d));
-    m.tile[d] = get_int(tiles, n, where, "tiles", 1, d != static_cast<int>(Dim::G));
-    if (m.tile[d] <= 0)
-      throw SpecError(where, join_key("tiles", n), std::to_string(m.tile[d]),
-                      "tile size must be a positive integer");
+    // A tile is at most its loop bound, and loop bounds are at most 2^24 (make_layer).
+    m.tile[d] = get_int_in(tiles, n, where, "tiles", 1, 1, int64_t{1} << 24,
+                           d != static_cast<int>(Dim::G));
   }
 
   const YAML::Node order = root["order"];
@@ -77,7 +99,8 @@ Mapping from_node(const YAML::Node& root, const std::string& where) {
                     "expected a list of the 7 loops N K C P Q R S in some order");
   std::array<bool, kNumDims> used{};
   for (int i = 0; i < kNumOrderedDims; ++i) {
-    const Dim d = parse_dim(node_text(order[i]), where, "order");
+    const Dim d = parse_dim(scalar_of(order[i], where, "order[" + std::to_string(i) + "]"), where,
+                            "order");
     if (d == Dim::G) throw SpecError(where, "order", "G", "G is always outermost; leave it out");
     if (used[static_cast<int>(d)])
       throw SpecError(where, "order", node_text(order), "loop listed twice");
@@ -93,10 +116,9 @@ Mapping from_node(const YAML::Node& root, const std::string& where) {
   const YAML::Node pe = root["pe"];
   if (!pe) throw SpecError(where, "pe", "", "required key is missing");
   check_keys(pe, where, "pe", {"rows", "cols"});
-  const long long pr = get_int(pe, "rows", where, "pe", 0, true);
-  const long long pc = get_int(pe, "cols", where, "pe", 0, true);
-  if (pr <= 0 || pr > 64) throw SpecError(where, "pe.rows", std::to_string(pr), "must be 1..64");
-  if (pc <= 0 || pc > 64) throw SpecError(where, "pe.cols", std::to_string(pc), "must be 1..64");
+  // The largest array is 64 x 64 (see load_arch_file); check_mapping tightens to the arch.
+  const long long pr = get_int_in(pe, "rows", where, "pe", 0, 1, 64, true);
+  const long long pc = get_int_in(pe, "cols", where, "pe", 0, 1, 64, true);
   m.pe_rows = static_cast<int>(pr);
   m.pe_cols = static_cast<int>(pc);
 
