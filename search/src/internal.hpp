@@ -21,6 +21,8 @@ std::unique_ptr<Searcher> make_sa(const Problem& problem, const SaOptions& optio
                                   uint64_t seed);
 std::unique_ptr<Searcher> make_ppo(const Problem& problem, const PpoOptions& options,
                                    uint64_t seed);
+std::unique_ptr<Searcher> make_ppo_box(const Problem& problem, const PpoBoxOptions& options,
+                                       uint64_t seed);
 std::unique_ptr<Searcher> make_marl(const Problem& problem, const MarlOptions& options,
                                     uint64_t seed);
 

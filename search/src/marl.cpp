@@ -72,7 +72,7 @@ class MarlSearcher final : public Searcher {
       agents.push_back({{"torch_seed", torch_seeds_[a]}, {"learner", agents_[a]->stats()}});
     return {{"kind", name()},
             {"seed", seed_},
-            {"options", to_json(SearchOptions{{}, {}, {}, {}, options_})["marl"]},
+            {"options", to_json(SearchOptions{{}, {}, {}, {}, options_, {}})["marl"]},
             {"clustering", agents_.empty() ? nlohmann::json(nullptr) : clustering_.to_json(problem_)},
             {"reclustered_at", reclustered_at_ > 0 ? nlohmann::json(reclustered_at_) : nlohmann::json(nullptr)},
             {"reclustering_changed_agents", reclusterings_ > 0},

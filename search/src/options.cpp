@@ -1,6 +1,6 @@
 // Loading, validating and recording searcher options. The YAML schema mirrors the structs in
-// options.hpp one to one: a top-level map with optional sections random, ga, sa, ppo, marl
-// (marl has sub-maps learner and clustering). Every key is checked: unknown keys, wrong types
+// options.hpp one to one: a top-level map with optional sections random, ga, sa, ppo, ppo_box,
+// marl (marl has sub-maps learner and clustering). Every key is checked: unknown keys, wrong types
 // and out-of-range values are rejected with a message naming the file, the dotted key and the
 // offending value.
 #include "mapwright/search/options.hpp"
@@ -13,20 +13,16 @@
 
 #include <yaml-cpp/yaml.h>
 
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/yaml_util.hpp"
+
 namespace mapwright::search {
 namespace {
 
 [[noreturn]] void fail(const std::string& where, const std::string& key, const std::string& value,
                        const std::string& why) {
-  throw std::invalid_argument(where + ": key '" + key + "' = '" + value + "': " + why);
-}
-
-std::string node_text(const YAML::Node& n) {
-  if (!n.IsDefined() || n.IsNull()) return "null";
-  if (n.IsScalar()) return n.Scalar();
-  YAML::Emitter e;
-  e << YAML::Flow << n;
-  return e.c_str();
+  // SpecError builds the one message shape (control characters escaped).
+  throw std::invalid_argument(core::SpecError(where, key, value, why).what());
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -35,74 +31,37 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-/// Walks one YAML map, reading known keys and rejecting the others.
+/// Reads one YAML map through the core strict layer (core/yaml_util.hpp): unknown keys, null,
+/// maps, lists and tags where a scalar belongs, wrong types, non-finite numbers and integers
+/// that do not fit are refused as core::SpecError; ranges are checked by validate_options.
 class MapReader {
  public:
   MapReader(const YAML::Node& node, std::string where, std::string prefix,
-            std::vector<std::string> known)
-      : node_(node), where_(std::move(where)), prefix_(std::move(prefix)), known_(std::move(known)) {
-    if (!node_.IsMap())
-      fail(where_, prefix_.empty() ? "<top>" : prefix_, node_text(node_), "expected a map");
-    for (const auto& kv : node_) {
-      const std::string key = kv.first.IsScalar() ? kv.first.Scalar() : node_text(kv.first);
-      bool ok = false;
-      for (const auto& k : known_) ok = ok || k == key;
-      if (!ok)
-        throw std::invalid_argument(where_ + ": unknown key '" + full(key) + "' = '" +
-                                    node_text(kv.second) + "' (known keys" +
-                                    (prefix_.empty() ? "" : " of '" + prefix_ + "'") + ": " +
-                                    join(known_) + ")");
-    }
+            const std::vector<std::string>& known)
+      : node_(node), where_(std::move(where)), prefix_(std::move(prefix)) {
+    core::check_keys(node_, where_, prefix_, known);
   }
-
-  std::string full(const std::string& key) const { return prefix_.empty() ? key : prefix_ + "." + key; }
 
   /// The sub-map at key, or an undefined node when absent.
   YAML::Node sub(const std::string& key) const { return node_[key]; }
 
   void get(const std::string& key, int64_t& out) const {
-    const YAML::Node n = node_[key];
-    if (!n) return;
-    if (!n.IsScalar()) fail(where_, full(key), node_text(n), "expected an integer");
-    try {
-      out = n.as<int64_t>();
-    } catch (const YAML::Exception&) {
-      fail(where_, full(key), node_text(n), "expected an integer");
-    }
+    out = core::get_int(node_, key, where_, prefix_, out);
   }
   void get(const std::string& key, double& out) const {
-    const YAML::Node n = node_[key];
-    if (!n) return;
-    if (!n.IsScalar()) fail(where_, full(key), node_text(n), "expected a number");
-    try {
-      out = n.as<double>();
-    } catch (const YAML::Exception&) {
-      fail(where_, full(key), node_text(n), "expected a number");
-    }
-    if (!std::isfinite(out)) fail(where_, full(key), node_text(n), "expected a finite number");
+    out = core::get_double(node_, key, where_, prefix_, out);
   }
   void get(const std::string& key, bool& out) const {
-    const YAML::Node n = node_[key];
-    if (!n) return;
-    if (!n.IsScalar()) fail(where_, full(key), node_text(n), "expected true or false");
-    try {
-      out = n.as<bool>();
-    } catch (const YAML::Exception&) {
-      fail(where_, full(key), node_text(n), "expected true or false");
-    }
+    out = core::get_bool(node_, key, where_, prefix_, out);
   }
   void get(const std::string& key, std::string& out) const {
-    const YAML::Node n = node_[key];
-    if (!n) return;
-    if (!n.IsScalar()) fail(where_, full(key), node_text(n), "expected a string");
-    out = n.Scalar();
+    out = core::get_string(node_, key, where_, prefix_, out);
   }
 
  private:
-  const YAML::Node& node_;          ///< The map being read.
-  std::string where_;               ///< File name for messages.
-  std::string prefix_;              ///< Dotted path of this map ("" at the top).
-  std::vector<std::string> known_;  ///< Keys allowed in this map.
+  const YAML::Node& node_;  ///< The map being read.
+  std::string where_;       ///< File name for messages.
+  std::string prefix_;      ///< Dotted path of this map ("" at the top).
 };
 
 void read_learner(const YAML::Node& n, const std::string& where, const std::string& prefix,
@@ -144,7 +103,7 @@ void read_clustering(const YAML::Node& n, const std::string& where, const std::s
 SearchOptions read_top(const YAML::Node& root, const std::string& where) {
   SearchOptions o;
   if (!root || root.IsNull()) return o;  // Empty file: all defaults.
-  MapReader top(root, where, "", {"random", "ga", "sa", "ppo", "marl"});
+  MapReader top(root, where, "", {"random", "ga", "sa", "ppo", "ppo_box", "marl"});
   if (auto n = top.sub("random")) {
     MapReader r(n, where, "random", {"batch"});
     r.get("batch", o.random.batch);
@@ -172,6 +131,28 @@ SearchOptions read_top(const YAML::Node& root, const std::string& where) {
     r.get("restart_after", o.sa.restart_after);
   }
   if (auto n = top.sub("ppo")) read_learner(n, where, "ppo", o.ppo);
+  if (auto n = top.sub("ppo_box")) {
+    MapReader r(n, where, "ppo_box",
+                {"lr", "batch", "epochs", "minibatches", "clip", "entropy_coef", "value_coef",
+                 "max_grad_norm", "adam_epsilon", "hidden", "layers", "init_std", "min_std",
+                 "normalize_advantage", "invalid_penalty"});
+    auto& b = o.ppo_box;
+    r.get("lr", b.lr);
+    r.get("batch", b.batch);
+    r.get("epochs", b.epochs);
+    r.get("minibatches", b.minibatches);
+    r.get("clip", b.clip);
+    r.get("entropy_coef", b.entropy_coef);
+    r.get("value_coef", b.value_coef);
+    r.get("max_grad_norm", b.max_grad_norm);
+    r.get("adam_epsilon", b.adam_epsilon);
+    r.get("hidden", b.hidden);
+    r.get("layers", b.layers);
+    r.get("init_std", b.init_std);
+    r.get("min_std", b.min_std);
+    r.get("normalize_advantage", b.normalize_advantage);
+    r.get("invalid_penalty", b.invalid_penalty);
+  }
   if (auto n = top.sub("marl")) {
     MapReader r(n, where, "marl", {"initial_samples", "mode", "learner", "clustering", "credit",
                                            "critic_bins", "critic_window", "critic_ridge",
@@ -196,8 +177,14 @@ std::string text(const T& v) {
   return s.str();
 }
 
-void check_int(const std::string& where, const std::string& key, int64_t v, int64_t lo) {
+// Stated ranges: every integer option has a lower and an upper bound (below), every positive
+// or non-negative number is at most kMaxNumber.
+constexpr double kMaxNumber = 1e9;
+
+void check_int(const std::string& where, const std::string& key, int64_t v, int64_t lo,
+               int64_t hi) {
   if (v < lo) fail(where, key, text(v), "expected an integer >= " + text(lo));
+  if (v > hi) fail(where, key, text(v), "expected an integer <= " + text(hi));
 }
 void check_range(const std::string& where, const std::string& key, double v, double lo, double hi,
                  bool lo_open) {
@@ -208,9 +195,11 @@ void check_range(const std::string& where, const std::string& key, double v, dou
 }
 void check_positive(const std::string& where, const std::string& key, double v) {
   if (!std::isfinite(v) || v <= 0) fail(where, key, text(v), "expected a number > 0");
+  if (v > kMaxNumber) fail(where, key, text(v), "expected a number <= " + text(kMaxNumber));
 }
 void check_nonneg(const std::string& where, const std::string& key, double v) {
   if (!std::isfinite(v) || v < 0) fail(where, key, text(v), "expected a number >= 0");
+  if (v > kMaxNumber) fail(where, key, text(v), "expected a number <= " + text(kMaxNumber));
 }
 void check_enum(const std::string& where, const std::string& key, const std::string& v,
                 const std::vector<std::string>& allowed) {
@@ -222,30 +211,30 @@ void check_enum(const std::string& where, const std::string& key, const std::str
 void validate_learner(const LearnerOptions& o, const std::string& where, const std::string& p) {
   check_enum(where, p + ".algorithm", o.algorithm, {"ppo", "reinforce"});
   check_positive(where, p + ".lr", o.lr);
-  check_int(where, p + ".batch", o.batch, 2);
-  check_int(where, p + ".epochs", o.epochs, 1);
+  check_int(where, p + ".batch", o.batch, 2, 1000000);
+  check_int(where, p + ".epochs", o.epochs, 1, 1000);
   check_positive(where, p + ".clip", o.clip);
   check_nonneg(where, p + ".entropy_coef", o.entropy_coef);
   check_nonneg(where, p + ".value_coef", o.value_coef);
   check_positive(where, p + ".max_grad_norm", o.max_grad_norm);
-  check_int(where, p + ".hidden", o.hidden, 1);
-  check_int(where, p + ".layers", o.layers, 0);
-  check_int(where, p + ".ordinal_basis", o.ordinal_basis, 0);
+  check_int(where, p + ".hidden", o.hidden, 1, 65536);
+  check_int(where, p + ".layers", o.layers, 0, 64);
+  check_int(where, p + ".ordinal_basis", o.ordinal_basis, 0, 1024);
   check_enum(where, p + ".advantage", o.advantage, {"batch", "critic"});
   check_positive(where, p + ".invalid_penalty", o.invalid_penalty);
-  check_int(where, p + ".elite", o.elite, 0);
+  check_int(where, p + ".elite", o.elite, 0, 1000000);
   check_nonneg(where, p + ".imitation_coef", o.imitation_coef);
 }
 
 }  // namespace
 
 void validate_options(const SearchOptions& o, const std::string& where) {
-  check_int(where, "random.batch", o.random.batch, 1);
-  check_int(where, "ga.population", o.ga.population, 2);
+  check_int(where, "random.batch", o.random.batch, 1, 1000000);
+  check_int(where, "ga.population", o.ga.population, 2, 1000000);
   check_range(where, "ga.mutation_prob", o.ga.mutation_prob, 0, 1, false);
   check_range(where, "ga.crossover_prob", o.ga.crossover_prob, 0, 1, false);
-  check_int(where, "ga.tournament", o.ga.tournament, 1);
-  check_int(where, "ga.elitism", o.ga.elitism, 0);
+  check_int(where, "ga.tournament", o.ga.tournament, 1, 1000000);
+  check_int(where, "ga.elitism", o.ga.elitism, 0, 1000000);
   if (o.ga.elitism >= o.ga.population)
     fail(where, "ga.elitism", text(o.ga.elitism),
          "expected less than ga.population (" + text(o.ga.population) + ")");
@@ -254,21 +243,42 @@ void validate_options(const SearchOptions& o, const std::string& where) {
   check_range(where, "sa.cooling", o.sa.cooling, 0, 1, true);
   check_positive(where, "sa.min_temperature", o.sa.min_temperature);
   check_range(where, "sa.radius", o.sa.radius, 0, 1, true);
-  check_int(where, "sa.params_per_move", o.sa.params_per_move, 1);
-  check_int(where, "sa.restart_after", o.sa.restart_after, 0);
+  check_int(where, "sa.params_per_move", o.sa.params_per_move, 1, 1000000);
+  check_int(where, "sa.restart_after", o.sa.restart_after, 0, 1000000000);
   validate_learner(o.ppo, where, "ppo");
   validate_learner(o.marl.learner, where, "marl.learner");
-  check_int(where, "marl.initial_samples", o.marl.initial_samples, 8);
-  check_int(where, "marl.critic_bins", o.marl.critic_bins, 1);
-  check_int(where, "marl.recluster_at", o.marl.recluster_at, 0);
-  check_int(where, "marl.critic_window", o.marl.critic_window, 2);
+  const auto& b = o.ppo_box;
+  check_positive(where, "ppo_box.lr", b.lr);
+  check_int(where, "ppo_box.batch", b.batch, 2, 1000000);
+  check_int(where, "ppo_box.epochs", b.epochs, 1, 1000);
+  check_int(where, "ppo_box.minibatches", b.minibatches, 1, 1000000);
+  if (b.minibatches > b.batch)
+    fail(where, "ppo_box.minibatches", text(b.minibatches),
+         "expected at most ppo_box.batch (" + text(b.batch) + ")");
+  check_positive(where, "ppo_box.clip", b.clip);
+  check_nonneg(where, "ppo_box.entropy_coef", b.entropy_coef);
+  check_nonneg(where, "ppo_box.value_coef", b.value_coef);
+  check_positive(where, "ppo_box.max_grad_norm", b.max_grad_norm);
+  check_positive(where, "ppo_box.adam_epsilon", b.adam_epsilon);
+  check_int(where, "ppo_box.hidden", b.hidden, 1, 65536);
+  check_int(where, "ppo_box.layers", b.layers, 0, 64);
+  check_positive(where, "ppo_box.min_std", b.min_std);
+  check_positive(where, "ppo_box.init_std", b.init_std);
+  if (b.init_std <= b.min_std)
+    fail(where, "ppo_box.init_std", text(b.init_std),
+         "expected more than ppo_box.min_std (" + text(b.min_std) + ")");
+  check_positive(where, "ppo_box.invalid_penalty", b.invalid_penalty);
+  check_int(where, "marl.initial_samples", o.marl.initial_samples, 8, 10000000);
+  check_int(where, "marl.critic_bins", o.marl.critic_bins, 1, 1000000);
+  check_int(where, "marl.recluster_at", o.marl.recluster_at, 0, 1000000000);
+  check_int(where, "marl.critic_window", o.marl.critic_window, 2, 10000000);
   check_nonneg(where, "marl.critic_ridge", o.marl.critic_ridge);
   check_enum(where, "marl.mode", o.marl.mode, {"correlation", "per-param", "random", "single"});
   check_enum(where, "marl.credit", o.marl.credit, {"team", "counterfactual"});
   const auto& c = o.marl.clustering;
-  check_int(where, "marl.clustering.agents", c.agents, 0);
+  check_int(where, "marl.clustering.agents", c.agents, 0, 1000000);
   check_enum(where, "marl.clustering.linkage", c.linkage, {"average", "single", "complete"});
-  check_int(where, "marl.clustering.bins", c.bins, 0);
+  check_int(where, "marl.clustering.bins", c.bins, 0, 1000000);
   if (c.bins == 1) fail(where, "marl.clustering.bins", "1", "expected 0 (automatic) or >= 2");
   check_positive(where, "marl.clustering.significance", c.significance);
   check_range(where, "marl.clustering.merge_threshold", c.merge_threshold, 0, 1, true);
@@ -276,13 +286,14 @@ void validate_options(const SearchOptions& o, const std::string& where) {
 }
 
 SearchOptions parse_search_options(const std::string& yaml_text, const std::string& where) {
-  YAML::Node root;
+  SearchOptions o;
   try {
-    root = YAML::Load(yaml_text);
-  } catch (const YAML::Exception& e) {
-    throw std::invalid_argument(where + ": malformed YAML: " + e.what());
+    const YAML::Node root = core::load_yaml_text(yaml_text, where);
+    o = read_top(root, where);
+  } catch (const core::SpecError& e) {
+    // Same "<file>: key '<k>' = '<v>': why" text; options keep their documented error type.
+    throw std::invalid_argument(e.what());
   }
-  SearchOptions o = read_top(root, where);
   validate_options(o, where);
   return o;
 }
@@ -304,6 +315,24 @@ nlohmann::json to_json(const LearnerOptions& o) {
           {"ordinal_basis", o.ordinal_basis}, {"autoregressive", o.autoregressive},
           {"advantage", o.advantage},       {"invalid_penalty", o.invalid_penalty},
           {"elite", o.elite},               {"imitation_coef", o.imitation_coef}};
+}
+
+nlohmann::json to_json(const PpoBoxOptions& o) {
+  return {{"lr", o.lr},
+          {"batch", o.batch},
+          {"epochs", o.epochs},
+          {"minibatches", o.minibatches},
+          {"clip", o.clip},
+          {"entropy_coef", o.entropy_coef},
+          {"value_coef", o.value_coef},
+          {"max_grad_norm", o.max_grad_norm},
+          {"adam_epsilon", o.adam_epsilon},
+          {"hidden", o.hidden},
+          {"layers", o.layers},
+          {"init_std", o.init_std},
+          {"min_std", o.min_std},
+          {"normalize_advantage", o.normalize_advantage},
+          {"invalid_penalty", o.invalid_penalty}};
 }
 
 nlohmann::json to_json(const ClusteringOptions& o) {
@@ -332,6 +361,7 @@ nlohmann::json to_json(const SearchOptions& o) {
             {"params_per_move", o.sa.params_per_move},
             {"restart_after", o.sa.restart_after}}},
           {"ppo", to_json(o.ppo)},
+          {"ppo_box", to_json(o.ppo_box)},
           {"marl",
            {{"initial_samples", o.marl.initial_samples},
             {"mode", o.marl.mode},

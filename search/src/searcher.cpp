@@ -33,7 +33,7 @@ void validate_problem(const Problem& problem) {
 }
 
 const std::vector<std::string>& searcher_kinds() {
-  static const std::vector<std::string> kinds = {"random", "ga", "sa", "ppo", "marl"};
+  static const std::vector<std::string> kinds = {"random", "ga", "sa", "ppo", "ppo-box", "marl"};
   return kinds;
 }
 
@@ -45,6 +45,7 @@ std::unique_ptr<Searcher> make_searcher(const std::string& kind, const Problem& 
   if (kind == "ga") return detail::make_ga(problem, options.ga, seed);
   if (kind == "sa") return detail::make_sa(problem, options.sa, seed);
   if (kind == "ppo") return detail::make_ppo(problem, options.ppo, seed);
+  if (kind == "ppo-box") return detail::make_ppo_box(problem, options.ppo_box, seed);
   if (kind == "marl") return detail::make_marl(problem, options.marl, seed);
   std::string known;
   for (const auto& k : searcher_kinds()) known += (known.empty() ? "" : ", ") + k;

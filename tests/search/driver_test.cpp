@@ -30,7 +30,7 @@ std::string error_of(F f) {
 TEST(SearcherBad, UnknownKindListsKnownKinds) {
   EXPECT_EQ(error_of<std::invalid_argument>(
                 [] { make_searcher("bayes", testing::separable_problem(), kDefaults, 1); }),
-            "unknown searcher kind 'bayes' (known: random, ga, sa, ppo, marl)");
+            "unknown searcher kind 'bayes' (known: random, ga, sa, ppo, ppo-box, marl)");
 }
 
 TEST(SearcherBad, BadProblems) {
@@ -83,7 +83,7 @@ TEST(RunSearch, CountsEveryPointAndKeepsAMonotoneCurve) {
     if (x[0] % 2 == 1) return Outcome{false, 0, "does not fit: odd o8"};
     return testing::separable_cost(x);
   });
-  for (const std::string kind : {"random", "ga", "sa", "ppo", "marl"}) {
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl"}) {
     auto s = make_searcher(kind, p, kDefaults, 7);
     const SearchResult r = run_search(*s, ev, 333);
     EXPECT_EQ(r.samples, 333) << kind;
@@ -134,7 +134,7 @@ TEST(RunSearch, ProgressCanStopEarly) {
 }
 
 TEST(RunSearch, AsksNeverExceedTheRemainingBudget) {
-  for (const std::string kind : {"random", "ga", "sa", "ppo", "marl"}) {
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl"}) {
     auto s = make_searcher(kind, testing::separable_problem(), kDefaults, 1);
     const SearchResult r = run_search(*s, batch_of(testing::separable_cost), 150);
     EXPECT_EQ(r.samples, 150) << kind;
@@ -175,7 +175,7 @@ TEST(RunSearch, RepeatedPointsAreAnsweredFromTheCacheAndNotCharged) {
   // 625 points and a budget of 2000: every distinct point is evaluated exactly once, the
   // repeats are duplicates, and the run ends as exhausted when the space is used up.
   const Problem p{{{"a", 5, true}, {"b", 5, true}, {"c", 5, false}, {"d", 5, false}}};
-  for (const std::string kind : {"random", "ga", "sa", "ppo", "marl"}) {
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl"}) {
     std::map<Point, int> calls;
     EvaluateFn ev = [&](const std::vector<Point>& pts) {
       std::vector<Outcome> out;

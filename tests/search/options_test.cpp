@@ -55,19 +55,20 @@ TEST(SearchOptions, ReadsNestedValues) {
 TEST(SearchOptionsBad, MalformedYamlNamesTheFile) {
   const std::string msg =
       error_of([] { parse_search_options("ga: [population: 3\n", "broken.yaml"); });
-  EXPECT_NE(msg.find("broken.yaml: malformed YAML"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("broken.yaml: key '(syntax)'"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("malformed YAML"), std::string::npos) << msg;
 }
 
 TEST(SearchOptionsBad, UnknownTopLevelKey) {
   const std::string msg = error_of([] { parse_search_options("gaa: {}\n", "o.yaml"); });
-  EXPECT_NE(msg.find("o.yaml: unknown key 'gaa'"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("random, ga, sa, ppo, marl"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("o.yaml: key 'gaa' = '{}': unknown key"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("random, ga, sa, ppo, ppo_box, marl"), std::string::npos) << msg;
 }
 
 TEST(SearchOptionsBad, UnknownNestedKeyNamesDottedPathAndValue) {
   const std::string msg = error_of(
       [] { parse_search_options("marl:\n  learner:\n    lr_rate: 0.1\n", "o.yaml"); });
-  EXPECT_NE(msg.find("o.yaml: unknown key 'marl.learner.lr_rate' = '0.1'"), std::string::npos)
+  EXPECT_NE(msg.find("o.yaml: key 'marl.learner.lr_rate' = '0.1': unknown key"), std::string::npos)
       << msg;
 }
 
@@ -77,11 +78,11 @@ TEST(SearchOptionsBad, WrongTypes) {
   EXPECT_EQ(error_of([] { parse_search_options("ga: {population: 2.5}\n", "o.yaml"); }),
             "o.yaml: key 'ga.population' = '2.5': expected an integer");
   EXPECT_EQ(error_of([] { parse_search_options("sa: {cooling: [1, 2]}\n", "o.yaml"); }),
-            "o.yaml: key 'sa.cooling' = '[1, 2]': expected a number");
+            "o.yaml: key 'sa.cooling' = '[1, 2]': expected a number, got a list");
   EXPECT_EQ(error_of([] { parse_search_options("ppo: {autoregressive: maybe}\n", "o.yaml"); }),
             "o.yaml: key 'ppo.autoregressive' = 'maybe': expected true or false");
   EXPECT_EQ(error_of([] { parse_search_options("ppo: 3\n", "o.yaml"); }),
-            "o.yaml: key 'ppo' = '3': expected a map");
+            "o.yaml: key 'ppo' = '3': expected a mapping");
 }
 
 TEST(SearchOptionsBad, OutOfRangeAndBadEnumerations) {
@@ -97,6 +98,61 @@ TEST(SearchOptionsBad, OutOfRangeAndBadEnumerations) {
   EXPECT_EQ(
       error_of([] { parse_search_options("marl: {learner: {algorithm: a2c}}\n", "o.yaml"); }),
       "o.yaml: key 'marl.learner.algorithm' = 'a2c': expected one of: ppo, reinforce");
+}
+
+TEST(SearchOptionsBad, StrictLayerDefectClasses) {
+  auto err = [](const std::string& text) {
+    return error_of([&] { parse_search_options(text, "o.yaml"); });
+  };
+  EXPECT_EQ(err("ga: {population: 10}\nga: {population: 12}\n"),
+            "o.yaml: key 'ga' = '{population: 12}': duplicate key (given more than once in the "
+            "same map)");
+  EXPECT_EQ(err("ga: {population: ~}\n"),
+            "o.yaml: key 'ga.population' = 'null': expected an integer, got null");
+  EXPECT_EQ(err("marl: {mode: {a: 1}}\n"),
+            "o.yaml: key 'marl.mode' = '{a: 1}': expected a scalar value, got a map");
+  EXPECT_EQ(err("sa: {cooling: !!float 0.5}\n"),
+            "o.yaml: key 'sa.cooling' = 'tag:yaml.org,2002:float 0.5': YAML tags are not "
+            "supported (remove 'tag:yaml.org,2002:float')");
+  EXPECT_EQ(err("ga: {population: 4294967300}\n"),
+            "o.yaml: key 'ga.population' = '4294967300': expected an integer <= 1000000");
+  EXPECT_EQ(err("ga: {population: 99999999999999999999}\n"),
+            "o.yaml: key 'ga.population' = '99999999999999999999': must be between "
+            "-9223372036854775808 and 9223372036854775807");
+  EXPECT_EQ(err("ppo: {lr: inf}\n"), "o.yaml: key 'ppo.lr' = 'inf': expected a finite number");
+  EXPECT_EQ(err("ppo: {lr: nan}\n"), "o.yaml: key 'ppo.lr' = 'nan': expected a finite number");
+  EXPECT_EQ(err("ppo: {lr: 1e30}\n"), "o.yaml: key 'ppo.lr' = '1e+30': expected a number <= 1e+09");
+  EXPECT_EQ(err("\"ga \": {}\n"),
+            "o.yaml: key 'ga ' = '{}': unknown key (known: random, ga, sa, ppo, ppo_box, marl); "
+            "did you mean 'ga' without the spaces?");
+  EXPECT_EQ(err("marl: {mode: \"per\\x07param\\n\"}\n"),
+            "o.yaml: key 'marl.mode' = 'per\\x07param\\n': expected one of: correlation, "
+            "per-param, random, single");
+  EXPECT_EQ(err("? [ga]\n: 1\n"),
+            "o.yaml: key '[ga]' = '1': a key must be plain text, not a map or a list");
+}
+
+TEST(SearchOptions, ReadsThePpoBoxSection) {
+  const SearchOptions o = parse_search_options(
+      "ppo_box: {lr: 2.0e-5, minibatches: 8, batch: 64, normalize_advantage: false}\n", "x.yaml");
+  EXPECT_DOUBLE_EQ(o.ppo_box.lr, 2e-5);
+  EXPECT_EQ(o.ppo_box.minibatches, 8);
+  EXPECT_EQ(o.ppo_box.batch, 64);
+  EXPECT_FALSE(o.ppo_box.normalize_advantage);
+  EXPECT_EQ(o.ppo_box.layers, 3);  // Untouched keys keep their defaults.
+  EXPECT_EQ(to_json(o)["ppo_box"]["minibatches"], 8);
+}
+
+TEST(SearchOptionsBad, PpoBoxRejections) {
+  EXPECT_EQ(error_of([] { parse_search_options("ppo_box: {std: 1}\n", "o.yaml"); }).rfind(
+                "o.yaml: key 'ppo_box.std' = '1': unknown key", 0),
+            0u);
+  EXPECT_EQ(error_of([] { parse_search_options("ppo_box: {minibatches: 40}\n", "o.yaml"); }),
+            "o.yaml: key 'ppo_box.minibatches' = '40': expected at most ppo_box.batch (32)");
+  EXPECT_EQ(error_of([] { parse_search_options("ppo_box: {init_std: 0.001}\n", "o.yaml"); }),
+            "o.yaml: key 'ppo_box.init_std' = '0.001': expected more than ppo_box.min_std (0.001)");
+  EXPECT_EQ(error_of([] { parse_search_options("ppo_box: {lr: 0}\n", "o.yaml"); }),
+            "o.yaml: key 'ppo_box.lr' = '0': expected a number > 0");
 }
 
 TEST(SearchOptionsBad, MissingFile) {

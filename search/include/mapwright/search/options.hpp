@@ -72,6 +72,36 @@ struct LearnerOptions {
 /// Single-agent PPO over all parameters: one LearnerOptions.
 using PpoOptions = LearnerOptions;
 
+/// The paper's single-agent baseline (searcher kind "ppo-box"): ArchGym-style PPO with ONE
+/// continuous action vector over all parameters, a diagonal tanh-squashed Gaussian policy,
+/// each dimension decoded to its parameter's value index by equal-width bins of (-1, 1).
+/// Sources of the defaults: Acme JAX PPO as configured by ArchGym's
+/// train_single_agent_maestro.py (research notes on the paper, "Most likely setup") unless the
+/// comment says "ours"; search/README.md ("ppo-box") lists every default with its source.
+struct PpoBoxOptions {
+  double lr = 3e-3;               ///< Adam learning rate. ArchGym: 2e-5, which barely moves the
+                                  ///< policy in ~30 updates of a 1000-sample run; 3e-3 is ours.
+  int64_t batch = 32;             ///< Points per update (Acme: 256 x unroll 8; ours, like ppo).
+  int64_t epochs = 4;             ///< Passes over the batch per update (Acme num_epochs 2,
+                                  ///< x 8 minibatches = 16 steps; ours 4, as ppo).
+  int64_t minibatches = 1;        ///< Minibatches per pass (Acme 8 of a 2048 batch; ours 1).
+  double clip = 0.2;              ///< PPO ratio clip epsilon (ArchGym ppo_clipping_epsilon).
+  double entropy_coef = 0.1;      ///< Entropy bonus weight (ArchGym entropy_cost), per update
+                                  ///< on the summed (estimated) entropy of the squashed policy.
+  double value_coef = 1.0;        ///< Value loss weight (Acme value_cost).
+  double max_grad_norm = 0.5;     ///< Gradient norm clip (Acme max_gradient_norm).
+  double adam_epsilon = 1e-7;     ///< Adam epsilon (Acme adam_epsilon).
+  int64_t hidden = 32;            ///< Hidden width (ArchGym layer_sizes 32).
+  int64_t layers = 3;             ///< Hidden tanh layers (ArchGym layer_sizes (32,32,32)).
+  double init_std = 0.7;          ///< Initial pre-tanh standard deviation: softplus(0) + 1e-3,
+                                  ///< Acme's NormalTanhDistribution scale at a zero input.
+  double min_std = 1e-3;          ///< Floor of the standard deviation (Acme min_scale).
+  bool normalize_advantage = true;  ///< Divide (reward - value) by the batch reward std
+                                    ///< (Acme PPOConfig.normalize_advantage, from Acme's
+                                    ///< source, not the research notes; no centring, as ppo).
+  double invalid_penalty = 1.0;   ///< Reward of an invalid point, as in ppo (log-cost units).
+};
+
 /// The default learner of a marl agent: autoregressive heads, so that an agent can coordinate
 /// the parameters it owns (the reason for grouping interacting parameters).
 inline LearnerOptions default_marl_learner() {
@@ -110,6 +140,8 @@ struct SearchOptions {
   SaOptions sa;          ///< Key "sa".
   PpoOptions ppo;        ///< Key "ppo".
   MarlOptions marl;      ///< Key "marl".
+  PpoBoxOptions ppo_box; ///< Key "ppo_box" (searcher kind "ppo-box"); last, so that the
+                         ///< positional initializers of the other members keep their meaning.
 };
 
 /// Load options from a YAML file. Missing keys keep their defaults. Throws
@@ -126,6 +158,7 @@ void validate_options(const SearchOptions& options, const std::string& where = "
 /// Options as JSON, with the same keys as the YAML file.
 nlohmann::json to_json(const SearchOptions& options);
 nlohmann::json to_json(const LearnerOptions& options);    ///< One learner.
+nlohmann::json to_json(const PpoBoxOptions& options);     ///< The ppo-box baseline.
 nlohmann::json to_json(const ClusteringOptions& options); ///< Clustering knobs.
 
 }  // namespace mapwright::search
