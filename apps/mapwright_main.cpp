@@ -65,7 +65,7 @@ int main(int argc, char** argv) try {
       ->capture_default_str();
   se->add_option("--threads", search.exact.threads, "exact: threads (0 = number of cores)")
       ->capture_default_str();
-  se->add_option("--searcher", search.searcher, "exact | marl | ppo | ga | sa | random")
+  se->add_option("--searcher", search.searcher, "exact | marl | ppo | ppo-box | ga | sa | random")
       ->capture_default_str();
   se->add_option("--budget", search.budget, "Samples per layer (valid or not)")
       ->capture_default_str();
@@ -77,6 +77,15 @@ int main(int argc, char** argv) try {
                  "Search options YAML (default configs/search/default.yaml)");
   se->add_option("--out", search.out_dir, "Output folder (default runs/search-...)");
   se->add_flag("--json", search.json, "Print one JSON object");
+  se->add_option("--reward", search.reward,
+                 "Samples' scorer: surrogate | rtl (simulate every sample after the warm-up on the "
+                 "Verilated RTL; small4, small8, default)")
+      ->capture_default_str();
+  se->add_option("--surrogate-warmup", search.surrogate_warmup,
+                 "rtl reward: first N distinct samples scored by the surrogate (count toward the budget)")
+      ->capture_default_str();
+  se->add_option("--jobs", search.jobs, "rtl reward: RTL worker processes (0 = number of cores)")
+      ->capture_default_str();
 
   flows::StudyOptions study;
   auto* st = app.add_subcommand("study", "Searchers x seeds x layers: sample efficiency against a reference best");
@@ -113,7 +122,7 @@ int main(int argc, char** argv) try {
   rl->excludes(rn);
   ru->add_option("--arch", run.arch, "Named architecture or YAML file")->capture_default_str();
   ru->add_option("--searcher", run.searcher,
-                 "exact (branch-and-bound, proven gap) | marl | ppo | ga | sa | random")
+                 "exact (branch-and-bound, proven gap) | marl | ppo | ppo-box | ga | sa | random")
       ->capture_default_str();
   ru->add_option("--budget", run.budget, "Surrogate samples per layer (sampling searchers)")
       ->capture_default_str();

@@ -7,7 +7,9 @@
 
 #include <array>
 #include <cerrno>
+#include <chrono>
 #include <cmath>
+#include <cstdint>
 #include <csignal>
 #include <cstdlib>
 #include <filesystem>
@@ -18,6 +20,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <thread>
 
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/layer_spec.hpp"
@@ -26,6 +29,7 @@
 #include "mapwright/mapper/mapper.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "mapwright/search/searcher.hpp"
+#include "mapwright/flows/rtl_workers.hpp"
 #include "flows_util.hpp"
 
 namespace fs = std::filesystem;
@@ -55,6 +59,7 @@ struct LayerRun {
   nlohmann::json searcher;
   nlohmann::json exact;  ///< The exact mapper's bound, gap and effort (null otherwise).
   nlohmann::json optimum;  ///< Sampling searchers: the exact mapper's answer to compare with.
+  nlohmann::json reward;   ///< Where the samples' costs came from (see LayerSearch::reward).
 };
 
 /// Identity of a mapping for the evaluation cache: dataflow, tiles, order, fold order, PE use
@@ -120,13 +125,68 @@ LayerSearch exact_layer(const Layer& layer, const Arch& arch, uint64_t seed,
       search::Outcome oc;
       oc.valid = true;
       oc.cost = objective.cost(met);
-      observe(SampleSeen{static_cast<int64_t>(i), &pt, &m, &met, &oc});
+      observe(SampleSeen{static_cast<int64_t>(i), &pt, &m, &met, &oc, nullptr});
     }
   }
   return ls;
 }
 
+/// The search outcome of a sample scored by the surrogate.
+search::Outcome surrogate_outcome(const Metrics& met, const Objective& objective) {
+  search::Outcome oc;
+  oc.valid = met.valid;
+  oc.cost = met.valid ? objective.cost(met) : 0;
+  oc.reason = met.valid ? "" : std::string(invalid_kind_name(met.invalid)) + ": " + met.reason;
+  return oc;
+}
+
+/// The search outcome of an RTL run: the objective of its metrics, or a typed failure "rtl: ...".
+search::Outcome rtl_outcome(const RtlJobResult& r, const Objective& objective) {
+  search::Outcome oc;
+  if (!r.failure.empty()) {
+    oc.reason = "rtl: " + r.failure;
+  } else if (!r.functional_ok) {
+    oc.reason = "rtl: functional mismatch: " + std::to_string(r.mismatches) +
+                " output bytes differ from the C++ reference";
+  } else {
+    oc.cost = objective.cost(r.metrics);
+    oc.valid = std::isfinite(oc.cost) && oc.cost > 0;
+    if (!oc.valid) {
+      oc.reason = "rtl: objective " + fmt_g(oc.cost) + " is not a positive number";
+      oc.cost = 0;
+    }
+  }
+  return oc;
+}
+
+/// A pool of RTL workers for `arch_arg`, after a probe job proved that the architecture has a
+/// compiled model (else a SpecError naming --arch: a usage error, not a result).
+std::unique_ptr<RtlWorkerPool> rtl_pool_for(const std::string& arch_arg, const std::string& exe,
+                                            int jobs) {
+  const int n = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  auto pool = std::make_unique<RtlWorkerPool>(exe.empty() ? worker_executable() : exe, n);
+  RtlJob probe;
+  probe.arch = arch_arg;
+  probe.probe = true;
+  pool->submit(probe);
+  std::vector<std::pair<size_t, RtlJobResult>> got;
+  while (got.empty()) got = pool->poll(-1);
+  if (!got[0].second.failure.empty())
+    throw SpecError("--arch", "arch", arch_arg,
+                    got[0].second.failure + "; search it with --reward surrogate");
+  return pool;
+}
+
+/// True when a layer's reward record says its best cost was measured on the RTL.
+bool best_from_rtl(const nlohmann::json& reward) {
+  return reward.is_object() && reward.value("best_from_rtl", false);
+}
+
 }  // namespace
+
+uint64_t rtl_operand_seed(uint64_t seed, int64_t sample) {
+  return seed * 7919ULL + static_cast<uint64_t>(sample) + 1;
+}
 
 double Objective::cost(const Metrics& m) const {
   return std::pow(static_cast<double>(m.cycles), latency) * std::pow(m.energy_pj, energy);
@@ -206,8 +266,24 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
                          const Objective& objective,
                          const std::function<bool(const search::SearchProgress&)>& keep_going,
                          const std::function<void(const SampleSeen&)>& observe,
-                         const ExactOptions& exact, Encoding encoding) {
-  if (kind == "exact") return exact_layer(layer, arch, seed, objective, observe, exact);
+                         const ExactOptions& exact, Encoding encoding,
+                         const RewardOptions& reward) {
+  const bool rtl = reward.source == RewardOptions::Rtl;
+  if (kind == "exact") {
+    if (rtl)
+      throw SpecError("--reward", "reward", "rtl",
+                      "the exact mapper optimizes the surrogate; use --reward surrogate");
+    LayerSearch ls = exact_layer(layer, arch, seed, objective, observe, exact);
+    ls.reward = {{"source", "surrogate"}};
+    return ls;
+  }
+  if (reward.surrogate_warmup < 0)
+    throw SpecError("--surrogate-warmup", "surrogate-warmup",
+                    std::to_string(reward.surrogate_warmup), "must be >= 0");
+  // RTL reward: workers of the user's architecture, after a probe proved it has a model.
+  const std::string arch_arg = reward.arch.empty() ? arch.name : reward.arch;
+  std::unique_ptr<RtlWorkerPool> pool;
+  if (rtl) pool = rtl_pool_for(arch_arg, reward.worker_exe, reward.jobs);
   // Compact: the feasibility-respecting SearchSpace (every decoded point fits; overflowing
   // points are repaired and counted). Raw: the full MapSpace (invalid points are failures).
   const bool compact = encoding == Encoding::Compact;
@@ -230,29 +306,101 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
   // repair can map several points onto one) are evaluated once; the second is a repeat, which
   // run_search does not charge to the budget.
   std::map<MappingKey, search::Outcome> by_mapping;
+  // RTL reward: the RTL metrics of every RTL-scored mapping, and the record of each run.
+  std::map<MappingKey, Metrics> rtl_metrics;
+  nlohmann::json rtl_log = nlohmann::json::array();
+  int64_t rtl_samples = 0, rtl_failed = 0;
+  double rtl_sim_seconds = 0, rtl_wall_seconds = 0;
   auto evaluate = [&](const std::vector<search::Point>& pts) {
-    std::vector<search::Outcome> outs;
-    outs.reserve(pts.size());
-    for (const auto& p : pts) {
+    // First pass: decode, answer repeats, score on the surrogate, queue the RTL runs.
+    const size_t n = pts.size();
+    std::vector<search::Outcome> outs(n);
+    std::vector<Mapping> maps(n);
+    std::vector<Metrics> sur(n), rtl_met(n);
+    std::vector<int64_t> sample_of(n, -1);       // Fresh mappings: their sample index.
+    std::vector<size_t> same_as(n, SIZE_MAX);    // Repeats inside the batch: the first item.
+    std::vector<char> on_rtl(n, 0);
+    std::vector<nlohmann::json> run_of(n);       // RTL-scored items: the run's record.
+    std::map<MappingKey, size_t> in_batch;
+    std::map<size_t, size_t> item_of_job;
+    for (size_t i = 0; i < n; ++i) {
       bool rep = false;
-      const Mapping m = decode(p, &rep);
-      const auto [it, fresh] = by_mapping.try_emplace(mapping_key(m));
-      if (!fresh) {
-        search::Outcome oc = it->second;
-        oc.repeat = true;
-        outs.push_back(std::move(oc));
+      maps[i] = decode(pts[i], &rep);
+      const MappingKey key = mapping_key(maps[i]);
+      if (const auto it = by_mapping.find(key); it != by_mapping.end()) {
+        outs[i] = it->second;
+        outs[i].repeat = true;
+        continue;
+      }
+      if (const auto [it, first] = in_batch.emplace(key, i); !first) {
+        same_as[i] = it->second;
         continue;
       }
       repaired += rep;
-      const Metrics met = surrogate.evaluate(layer, arch, m);
-      search::Outcome oc;
-      oc.valid = met.valid;
-      oc.cost = met.valid ? objective.cost(met) : 0;
-      oc.reason = met.valid ? "" : std::string(invalid_kind_name(met.invalid)) + ": " + met.reason;
-      if (observe) observe(SampleSeen{sample, &p, &m, &met, &oc});
-      ++sample;
-      it->second = oc;
-      outs.push_back(std::move(oc));
+      sample_of[i] = sample++;
+      sur[i] = surrogate.evaluate(layer, arch, maps[i]);
+      outs[i] = surrogate_outcome(sur[i], objective);
+      // Cheapest check first: only mappings the surrogate accepts go to the RTL.
+      if (pool && sur[i].valid && sample_of[i] >= reward.surrogate_warmup) {
+        RtlJob j;
+        j.arch = arch_arg;
+        j.layer = layer;
+        j.mapping = maps[i];
+        j.seed = rtl_operand_seed(seed, sample_of[i]);
+        j.watchdog_cycles = reward.watchdog_cycles;
+        item_of_job[pool->submit(std::move(j))] = i;
+        on_rtl[i] = 1;
+      }
+    }
+    // Second: wait for the whole batch's RTL runs (they run in parallel in the workers).
+    const auto t0 = std::chrono::steady_clock::now();
+    while (!item_of_job.empty()) {
+      auto got = pool->poll(-1);
+      if (got.empty() && pool->running() == 0 && pool->queued() == 0) {
+        for (const auto& [id, i] : item_of_job) {
+          RtlJobResult lost;
+          lost.failure = "worker: no result for job " + std::to_string(id);
+          got.emplace_back(id, lost);
+        }
+      }
+      for (auto& [id, r] : got) {
+        const auto it = item_of_job.find(id);
+        if (it == item_of_job.end()) continue;
+        const size_t i = it->second;
+        item_of_job.erase(it);
+        outs[i] = rtl_outcome(r, objective);
+        rtl_met[i] = r.metrics;
+        ++rtl_samples;
+        rtl_failed += !outs[i].valid;
+        rtl_sim_seconds += r.sim_seconds;
+        nlohmann::json e{{"sample", sample_of[i]},
+                         {"seed", rtl_operand_seed(seed, sample_of[i])},
+                         {"surrogate_cost", sur[i].valid ? objective.cost(sur[i]) : 0.0},
+                         {"sim_seconds", r.sim_seconds}};
+        if (outs[i].valid) {
+          e["cost"] = outs[i].cost;
+          e["cycles"] = r.metrics.cycles;
+          e["energy_pj"] = r.metrics.energy_pj;
+          rtl_metrics[mapping_key(maps[i])] = r.metrics;
+        } else {
+          e["failure"] = outs[i].reason;
+        }
+        run_of[i] = std::move(e);
+      }
+    }
+    if (pool) rtl_wall_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    // Third: record and report in sample order.
+    for (size_t i = 0; i < n; ++i) {
+      if (sample_of[i] >= 0) {
+        by_mapping[mapping_key(maps[i])] = outs[i];
+        if (on_rtl[i]) rtl_log.push_back(std::move(run_of[i]));
+        if (observe)
+          observe(SampleSeen{sample_of[i], &pts[i], &maps[i], &sur[i], &outs[i],
+                             on_rtl[i] && outs[i].valid ? &rtl_met[i] : nullptr});
+      } else if (same_as[i] != SIZE_MAX) {
+        outs[i] = outs[same_as[i]];
+        outs[i].repeat = true;
+      }
     }
     return outs;
   };
@@ -265,9 +413,26 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
   // Distinct samples whose decode was repaired (read next to the result's invalid and
   // duplicates; always 0 for the raw encoding, where an overflow is an invalid sample).
   ls.searcher["repaired"] = repaired;
+  bool best_from_rtl = false;
   if (ls.result.found) {
     ls.best = decode(ls.result.best_point, nullptr);
-    ls.metrics = surrogate.evaluate(layer, arch, ls.best);
+    const auto it = rtl_metrics.find(mapping_key(ls.best));
+    best_from_rtl = it != rtl_metrics.end();
+    ls.metrics = best_from_rtl ? it->second : surrogate.evaluate(layer, arch, ls.best);
+  }
+  ls.reward = {{"source", rtl ? "rtl" : "surrogate"}};
+  if (rtl) {
+    ls.reward["arch"] = arch_arg;
+    ls.reward["surrogate_warmup"] = reward.surrogate_warmup;
+    ls.reward["jobs"] = reward.jobs;
+    ls.reward["rtl_samples"] = rtl_samples;
+    ls.reward["rtl_failures"] = rtl_failed;
+    ls.reward["rtl_sim_seconds"] = rtl_sim_seconds;
+    ls.reward["rtl_wall_seconds"] = rtl_wall_seconds;
+    ls.reward["watchdog_cycles"] = reward.watchdog_cycles;
+    ls.reward["operand_seed"] = "search seed * 7919 + sample + 1";
+    ls.reward["best_from_rtl"] = best_from_rtl;
+    ls.reward["runs"] = std::move(rtl_log);
   }
   return ls;
 }
@@ -283,6 +448,29 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   const Objective objective = parse_objective(o.objective);
   const Arch arch = load_arch(o.arch);
   const bool exact = o.searcher == "exact";
+  if (o.reward != "surrogate" && o.reward != "rtl")
+    throw SpecError("--reward", "reward", o.reward, "must be surrogate or rtl");
+  const bool rtl_reward = o.reward == "rtl";
+  if (o.surrogate_warmup < 0)
+    throw SpecError("--surrogate-warmup", "surrogate-warmup", std::to_string(o.surrogate_warmup),
+                    "must be a number of samples >= 0");
+  if (o.jobs < 0 || o.jobs > 1024)
+    throw SpecError("--jobs", "jobs", std::to_string(o.jobs),
+                    "must be between 0 (number of cores) and 1024");
+  if (exact && rtl_reward)
+    throw SpecError("--reward", "reward", o.reward,
+                    "the exact mapper optimizes the surrogate; use --reward surrogate");
+  RewardOptions reward;
+  if (rtl_reward) {
+    reward.source = RewardOptions::Rtl;
+    reward.surrogate_warmup = o.surrogate_warmup;
+    reward.jobs = o.jobs;
+    reward.worker_exe = o.worker_exe;
+    reward.arch = o.arch;
+    // Refuse an architecture without a compiled model before any work (each layer's search
+    // probes its own pool again; a probe costs one worker start).
+    rtl_pool_for(o.arch, o.worker_exe, 1);
+  }
   const std::string options_file =
       o.options_file.empty() ? configs_dir() + "/search/default.yaml" : o.options_file;
   const search::SearchOptions sopts = load_options_or_default(options_file);
@@ -290,12 +478,12 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   std::vector<LayerRun> runs;
   std::string target;
   if (!o.layer.empty()) {
-    runs.push_back({parse_layer_arg(o.layer), 1, {}, {}, {}, {}, {}, {}});
+    runs.push_back({parse_layer_arg(o.layer), 1, {}, {}, {}, {}, {}, {}, {}});
     target = runs[0].layer.name;
   } else {
     const Network net = parse_network_arg(o.network);
     target = net.name;
-    for (const auto& [l, n] : net.unique_layers()) runs.push_back({l, n, {}, {}, {}, {}, {}, {}});
+    for (const auto& [l, n] : net.unique_layers()) runs.push_back({l, n, {}, {}, {}, {}, {}, {}, {}});
   }
   const fs::path dir = o.out_dir.empty()
                            ? fs::path("runs") / ("search-" + safe_name(target) + "-" + o.searcher +
@@ -326,8 +514,9 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
       std::cerr << "\r[" << (li + 1) << "/" << runs.size() << "] " << r.layer.name.substr(0, 40)
                 << ": exact search (at most " << o.exact.time_limit_s << " s)   " << std::flush;
     LayerSearch ls = search_layer(r.layer, arch, o.searcher, sopts, layer_seed, o.budget,
-                                  objective, progress, {}, o.exact);
+                                  objective, progress, {}, o.exact, Encoding::Compact, reward);
     r.exact = std::move(ls.exact);
+    r.reward = std::move(ls.reward);
     if (!exact) {
       // Every sampling search is measured against the layer's optimum (exact mapper).
       const LayerSearch opt =
@@ -349,6 +538,10 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
                                              ? std::string("n/a")
                                              : std::to_string(r.exact["gap"].get<double>()))
                     : ", budget " + std::to_string(o.budget))
+          << (rtl_reward ? ", reward rtl after " + std::to_string(o.surrogate_warmup) +
+                               " surrogate samples, best cost from the " +
+                               (best_from_rtl(r.reward) ? "RTL" : "surrogate")
+                         : std::string())
           << "\n" << mapping_to_yaml(r.best);
     std::ofstream curve(dir / "curves" / (stem + ".csv"));
     curve << "sample,best_cost\n";
@@ -373,15 +566,19 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
     j["searcher"] = r.searcher;
     j["result"] = r.result.to_json();
     if (!r.exact.is_null()) j["exact"] = r.exact;
+    if (!r.reward.is_null()) j["reward"] = r.reward;
+    const bool rtl_best = best_from_rtl(r.reward);
     if (!r.optimum.is_null()) {
       j["optimum"] = r.optimum;
-      if (r.result.found && r.optimum.contains("cost"))
+      // The optimum is the surrogate's: a cost measured on the RTL is not comparable with it.
+      if (r.result.found && r.optimum.contains("cost") && !rtl_best)
         j["gap_to_optimum"] = r.result.best_cost / r.optimum["cost"].get<double>() - 1;
     }
     j["curve_csv"] = (dir / "curves" / (std::to_string(li) + "_" + safe_name(r.layer.name) + ".csv")).string();
     if (r.result.found) {
       j["best"] = {{"mapping", mapping_to_yaml(r.best)}, {"metrics", r.metrics.to_json()},
-                   {"cost", r.result.best_cost}};
+                   {"cost", r.result.best_cost},
+                   {"cost_source", rtl_best ? "rtl" : "surrogate"}};
       cycles += r.count * static_cast<double>(r.metrics.cycles);
       energy += r.count * r.metrics.energy_pj;
       macs += r.count * static_cast<double>(r.layer.macs());
@@ -398,6 +595,8 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   res["seed"] = o.seed;
   res["budget_per_layer"] = o.budget;
   res["objective"] = objective.name;
+  res["reward"] = o.reward;
+  if (rtl_reward) res["surrogate_warmup"] = o.surrogate_warmup;
   res["options_file"] = options_file;
   long long samples = 0;
   for (size_t li = 0; li < done_layers; ++li) samples += runs[li].result.samples;
@@ -427,7 +626,11 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
         << (exact ? "proven gap <= " + fmt_g(100 * o.exact.gap) + " % or " +
                         fmt_g(o.exact.time_limit_s) + " s"
                   : std::to_string(o.budget) + " samples")
-        << " per layer, objective " << objective.name << ", seed " << o.seed << "\n";
+        << " per layer, objective " << objective.name << ", seed " << o.seed
+        << (rtl_reward ? ", reward rtl after " + std::to_string(o.surrogate_warmup) +
+                             " surrogate samples"
+                       : std::string())
+        << "\n";
     out << std::left << std::setw(24) << "layer" << std::right << std::setw(6) << "count"
         << std::setw(14) << "cycles" << std::setw(14) << "energy_uJ" << std::setw(8) << "util%";
     if (exact)
@@ -457,7 +660,7 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
             << "\n";
       } else {
         std::ostringstream g;
-        if (r.result.found && r.optimum.contains("cost"))
+        if (r.result.found && r.optimum.contains("cost") && !best_from_rtl(r.reward))
           g << "+" << std::fixed << std::setprecision(2)
             << 100 * (r.result.best_cost / r.optimum["cost"].get<double>() - 1);
         else
@@ -468,6 +671,18 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
             << "\n";
       }
     }
+    if (rtl_reward)
+      for (size_t li = 0; li < done_layers; ++li) {
+        const nlohmann::json& w = runs[li].reward;
+        if (!w.is_object() || !w.contains("rtl_samples")) continue;
+        out << "rtl reward " << one_line(runs[li].layer.name.substr(0, 23)) << ": "
+            << w["rtl_samples"].get<long long>() << " samples simulated ("
+            << w["rtl_failures"].get<long long>() << " failed), " << std::fixed
+            << std::setprecision(1) << w["rtl_sim_seconds"].get<double>() << " s simulated, "
+            << w["rtl_wall_seconds"].get<double>() << " s waited" << std::defaultfloat
+            << "; best cost from the "
+            << (w["best_from_rtl"].get<bool>() ? "RTL" : "surrogate") << "\n";
+      }
     out << "total: " << static_cast<long long>(cycles) << " cycles, " << std::fixed
         << std::setprecision(2) << energy * 1e-6 << " uJ, EDP " << std::scientific
         << std::setprecision(4) << cycles * energy << " pJ*cycles" << std::defaultfloat << "\n";

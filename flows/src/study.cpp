@@ -37,28 +37,6 @@ namespace {
 volatile std::sig_atomic_t g_stop = 0;
 void on_sigint(int) { g_stop = 1; }
 
-template <typename T>
-std::vector<T> get_list(const YAML::Node& root, const std::string& key, const std::string& where,
-                        bool required) {
-  std::vector<T> out;
-  const YAML::Node n = root[key];
-  if (!n) {
-    if (required) throw SpecError(where, key, "", "required key is missing");
-    return out;
-  }
-  if (!n.IsSequence() || n.size() == 0)
-    throw SpecError(where, key, node_text(n), "expected a non-empty list");
-  for (size_t i = 0; i < n.size(); ++i) {
-    try {
-      out.push_back(n[i].as<T>());
-    } catch (const YAML::Exception&) {
-      throw SpecError(where, key + "[" + std::to_string(i) + "]", node_text(n[i]),
-                      "wrong type");
-    }
-  }
-  return out;
-}
-
 double median(std::vector<double> v) {
   if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
   std::sort(v.begin(), v.end());
@@ -73,6 +51,8 @@ struct Job {
   int64_t budget = 0;       ///< Samples.
   bool reference = false;   ///< Reference (long) run.
   bool done = false;        ///< Finished (not interrupted).
+  int64_t duplicates = 0;   ///< Repeated proposals answered from the cache (not charged).
+  int64_t invalid = 0;      ///< Distinct samples that were invalid.
   std::vector<double> curve;  ///< Best-so-far.
   double best = std::numeric_limits<double>::infinity();  ///< Best cost.
   double seconds = 0;       ///< Wall time.
@@ -80,54 +60,7 @@ struct Job {
 
 }  // namespace
 
-StudySuite load_study_suite(const std::string& path) {
-  const YAML::Node root = load_yaml_file(path);
-  check_keys(root, path, "",
-             {"name", "description", "arch", "objective", "options", "searchers", "seeds",
-              "budget", "iso_budgets", "targets_pct", "reference", "layers"});
-  StudySuite s;
-  s.name = get_string(root, "name", path, "", fs::path(path).stem().string());
-  s.arch = get_string(root, "arch", path, "", s.arch);
-  s.objective = get_string(root, "objective", path, "", s.objective);
-  parse_objective(s.objective, path);
-  s.options_file = get_string(root, "options", path, "", "");
-  s.searchers = get_list<std::string>(root, "searchers", path, true);
-  for (const auto& k : s.searchers) require_searcher_kind(k, path + ": searchers");
-  s.seeds = get_list<uint64_t>(root, "seeds", path, true);
-  s.budget = get_int(root, "budget", path, "", s.budget);
-  if (s.budget <= 0) throw SpecError(path, "budget", std::to_string(s.budget), "must be positive");
-  s.iso_budgets = get_list<int64_t>(root, "iso_budgets", path, false);
-  if (s.iso_budgets.empty()) s.iso_budgets = {s.budget};
-  for (auto b : s.iso_budgets)
-    if (b <= 0 || b > s.budget)
-      throw SpecError(path, "iso_budgets", std::to_string(b), "must be between 1 and budget");
-  s.targets_pct = get_list<double>(root, "targets_pct", path, false);
-  if (s.targets_pct.empty()) s.targets_pct = {5, 10};
-  // The headline ratios are samples to within 5 %: that target must be measured.
-  if (std::find(s.targets_pct.begin(), s.targets_pct.end(), 5.0) == s.targets_pct.end())
-    throw SpecError(path, "targets_pct", std::to_string(s.targets_pct.front()),
-                    "must include 5 (the headline ratios use samples to within 5 %)");
-  for (double t : s.targets_pct)
-    if (!(t > 0 && t < 1000))
-      throw SpecError(path, "targets_pct", std::to_string(t), "must be in (0, 1000)");
-  if (const YAML::Node ref = root["reference"]) {
-    check_keys(ref, path, "reference", {"budget_multiplier", "seed", "searchers"});
-    if (ref["searchers"]) {
-      s.reference_searchers = get_list<std::string>(ref, "searchers", path + ": reference", true);
-      for (const auto& k : s.reference_searchers)
-        require_searcher_kind(k, path + ": reference.searchers");
-    }
-    s.reference_multiplier = get_int(ref, "budget_multiplier", path, "reference", 20);
-    s.reference_seed = static_cast<uint64_t>(get_int(ref, "seed", path, "reference", 1000));
-    if (s.reference_multiplier < 1)
-      throw SpecError(path, "reference.budget_multiplier", std::to_string(s.reference_multiplier),
-                      "must be >= 1");
-  }
-  if (s.reference_searchers.empty()) s.reference_searchers = s.searchers;
-  s.layers = get_list<std::string>(root, "layers", path, true);
-  for (const auto& l : s.layers) parse_layer_arg(l, path + ": layers");
-  return s;
-}
+// load_study_suite lives in study_suite.cpp (a small unit the fuzz target compiles).
 
 int cmd_study(const StudyOptions& o, std::ostream& out) {
   StudySuite suite = load_study_suite(o.suite);
@@ -142,9 +75,35 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   fs::create_directories(dir / "curves");
   fs::create_directories(dir / "plots");
 
+  // The reference of every layer: its optimum, proven by the exact mapper (or, if the time
+  // limit stops it, the best mapping found with the lower bound it has proven).
+  struct Optimum {
+    bool found = false;       ///< A valid mapping exists.
+    double cost = 0;          ///< Best cost found by the exact mapper.
+    nlohmann::json record;    ///< Bound, gap, optimal, effort.
+  };
+  std::vector<Optimum> optimum(layers.size());
+  const auto t_exact = std::chrono::steady_clock::now();
+  {
+    ExactOptions ex;
+    ex.time_limit_s = suite.reference_time_limit_s;
+    ex.gap = suite.reference_gap;
+    ex.threads = o.jobs;
+    for (size_t li = 0; li < layers.size(); ++li) {
+      LayerSearch ls = search_layer(layers[li], arch, "exact", sopts, 0, 1, objective, {}, {}, ex);
+      optimum[li].found = ls.result.found;
+      optimum[li].cost = ls.result.found ? ls.result.best_cost : 0;
+      optimum[li].record = ls.exact;
+      if (ls.result.found) optimum[li].record["cost"] = ls.result.best_cost;
+    }
+  }
+  const double exact_seconds =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_exact).count();
+
   std::vector<Job> jobs;
   for (size_t li = 0; li < layers.size(); ++li) {
-    for (const auto& k : suite.reference_searchers) {
+    for (const auto& k : suite.reference_multiplier > 0 ? suite.reference_searchers
+                                                         : std::vector<std::string>{}) {
       Job r;
       r.layer = li;
       r.searcher = k;
@@ -191,6 +150,13 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
                                       objective, [](const search::SearchProgress&) { return !g_stop; });
         j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
         j.curve = std::move(ls.result.best_so_far);
+        // A run that used up what its searcher can propose keeps its best for the rest of the
+        // budget (it cannot find anything new).
+        // The exact mapper has one answer, held from its first "sample" on.
+        if ((ls.result.exhausted || j.searcher == "exact") && !j.curve.empty())
+          j.curve.resize(static_cast<size_t>(j.budget), j.curve.back());
+        j.duplicates = ls.result.duplicates;
+        j.invalid = ls.result.invalid;
         j.best = ls.result.found ? ls.result.best_cost : std::numeric_limits<double>::infinity();
         j.done = !ls.result.stopped_early;
         const size_t f = ++finished;
@@ -208,8 +174,15 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
-  // Reference best per layer: the best of everything finished.
+  // Reference per layer: the exact mapper's answer. A finished sampled run that beat it would
+  // mean the exact mapper is wrong (or stopped at its time limit with a gap): it is counted,
+  // reported, and then taken as the reference so that no ratio falls below 1.
   std::vector<double> ref(layers.size(), std::numeric_limits<double>::infinity());
+  std::vector<int> beat_exact(layers.size(), 0);
+  for (size_t li = 0; li < layers.size(); ++li)
+    if (optimum[li].found) ref[li] = optimum[li].cost;
+  for (const auto& j : jobs)
+    if (j.done && j.best < ref[j.layer]) ++beat_exact[j.layer];
   for (const auto& j : jobs)
     if (j.done) ref[j.layer] = std::min(ref[j.layer], j.best);
 
@@ -231,13 +204,15 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   // runs.csv
   {
     std::ofstream f(dir / "runs.csv");
-    f << "layer,searcher,seed,reference,budget,finished,seconds,best_cost,best_over_ref";
+    f << "layer,searcher,seed,reference,budget,finished,seconds,invalid,duplicates,best_cost,"
+         "best_over_ref";
     for (double t : suite.targets_pct) f << ",samples_to_" << t << "pct";
     for (auto b : suite.iso_budgets) f << ",cost_ratio_at_" << b;
     f << "\n";
     for (const auto& j : jobs) {
       f << layers[j.layer].name << "," << j.searcher << "," << j.seed << "," << j.reference << ","
-        << j.budget << "," << j.done << "," << j.seconds << "," << j.best << ","
+        << j.budget << "," << j.done << "," << j.seconds << "," << j.invalid << ","
+        << j.duplicates << "," << j.best << ","
         << j.best / ref[j.layer];
       for (double t : suite.targets_pct) {
         bool reached = false;
@@ -317,7 +292,7 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
     gp << "set terminal svg size 720,420 dynamic font 'sans,12'\n"
        << "set output " << gp_quote(stem + ".svg") << "\n"
        << "set datafile separator ','\nset logscale x\nset logscale y\nset key top right\n"
-       << "set xlabel 'samples'\nset ylabel " << gp_quote("best cost / reference (median of " + std::to_string(suite.seeds.size()) + " seeds)")
+       << "set xlabel 'samples'\nset ylabel " << gp_quote("best cost / optimum (median of " + std::to_string(suite.seeds.size()) + " seeds)")
        << "\nset title " << gp_quote(layers[li].name + " (" + suite.objective + ", " + arch.name + ")")
        << " noenhanced\nset grid\n";
     gp << "plot ";
@@ -368,6 +343,25 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
       head[k] = e;
     }
   }
+  // Gap to the optimum per searcher: geometric mean over layers of the median (over seeds)
+  // best / optimum at each iso budget, minus 1.
+  nlohmann::json gaps = nlohmann::json::object();
+  for (const auto& k : suite.searchers) {
+    for (auto b : suite.iso_budgets) {
+      double lg = 0;
+      int n = 0;
+      for (const auto& l : layers) {
+        const double x = med[l.name][k]["cost_ratio_at_" + std::to_string(b)].get<double>();
+        if (std::isfinite(x) && x > 0) {
+          lg += std::log(x);
+          ++n;
+        }
+      }
+      gaps[k]["gap_to_optimum_at_" + std::to_string(b)] =
+          n ? nlohmann::json(std::exp(lg / n) - 1) : nlohmann::json();
+    }
+  }
+  summary["gap_to_optimum"] = gaps;
   summary["suite"] = suite.name;
   summary["suite_file"] = o.suite;
   summary["arch"] = arch.name;
@@ -375,6 +369,19 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   summary["searchers"] = suite.searchers;
   summary["seeds"] = suite.seeds;
   summary["budget"] = suite.budget;
+  summary["reference"] = "exact mapper (proven optimum, or the best found with its proven gap)";
+  summary["reference_time_limit_s"] = suite.reference_time_limit_s;
+  summary["reference_gap_target"] = suite.reference_gap;
+  summary["exact_seconds"] = exact_seconds;
+  summary["optimum"] = nlohmann::json::object();
+  int total_beats = 0;
+  for (size_t li = 0; li < layers.size(); ++li) {
+    nlohmann::json rec = optimum[li].record;
+    rec["sampled_runs_that_beat_it"] = beat_exact[li];
+    total_beats += beat_exact[li];
+    summary["optimum"][layers[li].name] = rec;
+  }
+  summary["sampled_runs_that_beat_the_exact_mapper"] = total_beats;
   summary["reference_budget"] = suite.budget * suite.reference_multiplier;
   summary["reference_seed"] = suite.reference_seed;
   summary["reference_searchers"] = suite.reference_searchers;
@@ -388,8 +395,9 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   for (size_t li = 0; li < layers.size(); ++li) summary["reference_cost"][layers[li].name] = ref[li];
   summary["vs_marl"] = head;
   summary["note"] =
-      "median_samples_to_5pct_ratio = median over layers of (searcher's median samples to reach "
-      "within 5% of the reference) / (MARL's); a searcher that did not reach the target counts as "
+      "The reference of every layer is its optimum (exact mapper); cost ratios are best / optimum "
+      "(1 = optimal). median_samples_to_5pct_ratio = median over layers of (searcher's median "
+      "samples to reach within 5% of the optimum) / (MARL's); a searcher that did not reach the target counts as "
       "budget+1 (the ratio is then a lower bound). geomean_cost_ratio_vs_marl_at_B > 1 means MARL "
       "found the lower cost at B samples.";
   std::ofstream(dir / "study.json") << summary.dump(2) << "\n";
@@ -399,11 +407,12 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   } else {
     out << "study " << suite.name << ": " << layers.size() << " layers x " << suite.searchers.size()
         << " searchers x " << suite.seeds.size() << " seeds, budget " << suite.budget
-        << " (reference " << suite.budget * suite.reference_multiplier << "), " << std::fixed
-        << std::setprecision(0) << wall << " s on " << threads << " threads\n" << std::defaultfloat;
+        << ", measured against each layer's optimum (exact mapper, " << std::fixed
+        << std::setprecision(1) << exact_seconds << " s for all layers), " << std::setprecision(0)
+        << wall << " s of sampling on " << threads << " threads\n" << std::defaultfloat;
     out << std::left << std::setw(24) << "layer" << std::right;
     for (const auto& k : suite.searchers) out << std::setw(12) << k;
-    out << "   (median samples to within 5% of the reference; >B = not reached)\n";
+    out << "   (median samples to within 5% of the optimum; >B = not reached)\n";
     for (const auto& l : layers) {
       out << std::left << std::setw(24) << l.name.substr(0, 23) << std::right;
       for (const auto& k : suite.searchers) {
@@ -427,6 +436,17 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
             << std::defaultfloat;
       out << "\n";
     }
+    out << "gap to the optimum (geometric mean over layers of the median best/optimum - 1):\n";
+    for (const auto& k : suite.searchers) {
+      out << "  " << std::left << std::setw(8) << k << std::right;
+      for (auto b : suite.iso_budgets) {
+        const auto& g = gaps[k]["gap_to_optimum_at_" + std::to_string(b)];
+        out << "  @" << b << " "
+            << (g.is_null() ? std::string("n/a") : fmt_g(std::round(1000 * 100 * g.get<double>()) / 1000) + " %");
+      }
+      out << "\n";
+    }
+    out << "sampled runs that beat the exact mapper: " << total_beats << "\n";
     out << "written to " << dir.string() << " (runs.csv, summary.csv, study.json, curves/, plots/"
         << (plotted ? "" : " [gnuplot failed or missing: no SVG]") << ")\n";
   }

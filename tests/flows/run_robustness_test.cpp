@@ -141,9 +141,9 @@ TEST(RtlWorkers, DieWithTheirParentOnSigkill) {
   kill(run, SIGKILL);
   int status = 0;
   waitpid(run, &status, 0);
-  // Within half a second every worker is gone (not left running as an orphan; its simulation
+  // Within a second every worker is gone (not left running as an orphan; its simulation
   // alone would take several seconds more).
-  const auto gone_by = std::chrono::steady_clock::now() + std::chrono::milliseconds(500);
+  const auto gone_by = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
   std::set<pid_t> left = workers;
   while (!left.empty() && std::chrono::steady_clock::now() < gone_by) {
     for (auto it = left.begin(); it != left.end();) it = alive(*it) ? std::next(it) : left.erase(it);

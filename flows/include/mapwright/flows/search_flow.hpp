@@ -55,6 +55,10 @@ struct LayerSearch {
   /// For the exact mapper: proven lower bound, gap, optimal, nodes, evaluations, pruning
   /// counts, seconds and stop reason (null for the sampling searchers).
   nlohmann::json exact;
+  /// Where the samples' costs came from: source, warm-up, RTL-scored samples, RTL failures,
+  /// simulated seconds, the operand-seed rule, one entry per RTL run, and "best_from_rtl"
+  /// (when true, `metrics` are the RTL's).
+  nlohmann::json reward;
 };
 /// What `observe` receives for one sample.
 struct SampleSeen {
@@ -63,7 +67,26 @@ struct SampleSeen {
   const core::Mapping* mapping = nullptr;   ///< Its decoded mapping.
   const core::Metrics* metrics = nullptr;   ///< Surrogate metrics (valid or a typed failure).
   const search::Outcome* outcome = nullptr; ///< What the searcher was told.
+  const core::Metrics* rtl = nullptr;       ///< RTL metrics when the sample was RTL-scored.
 };
+/// Where the sampling searchers' reward comes from. Surrogate: every sample is scored by the
+/// analytical model. Rtl: the first `surrogate_warmup` distinct samples are scored by the
+/// surrogate (they count toward the budget); every later distinct sample that passes the
+/// surrogate's checks is simulated on the Verilated RTL in `jobs` worker processes (all fresh
+/// points of a batch in parallel) and its cost is the objective of the RTL metrics. An RTL
+/// failure (mismatch, watchdog, worker crash) is an invalid outcome "rtl: ...". The operands of
+/// sample i are seeded with rtl_operand_seed(search seed, i).
+struct RewardOptions {
+  enum Source { Surrogate, Rtl };
+  Source source = Surrogate;      ///< Surrogate (the default) or Rtl.
+  int64_t surrogate_warmup = 0;   ///< Rtl: distinct samples scored by the surrogate first.
+  int jobs = 0;                   ///< Rtl: worker processes (0 = number of cores).
+  std::string worker_exe;         ///< Rtl: worker binary ("" = worker_executable()).
+  long long watchdog_cycles = 0;  ///< Rtl: watchdog bound per run (0 = automatic).
+  std::string arch;               ///< Rtl: arch name or YAML path for the workers ("" = arch.name).
+};
+/// Seed of the RTL operands of sample `sample` of a search seeded with `seed`.
+uint64_t rtl_operand_seed(uint64_t seed, int64_t sample);
 /// How the sampling searchers see a layer's mappings.
 enum class Encoding {
   Compact,  ///< core::SearchSpace: compact, every decoded point fits (repairs are counted).
@@ -71,7 +94,9 @@ enum class Encoding {
 };
 /// "compact" or "raw" (recorded as the searcher record's "encoding").
 const char* encoding_name(Encoding e);
-/// `encoding` chooses the space the sampling searchers search (ignored by "exact"). The
+/// `reward` chooses the samples' scorer (see RewardOptions; Rtl probes the architecture first
+/// and throws a core::SpecError naming --arch when it has no compiled model, or naming --reward
+/// for "exact"). `encoding` chooses the space the sampling searchers search (ignored by "exact"). The
 /// searcher record gets "encoding", "space_log10" (log10 of the number of points) and
 /// "repaired": distinct samples whose decode was repaired (read it next to the result's
 /// "invalid" and "duplicates").
@@ -80,7 +105,8 @@ LayerSearch search_layer(const core::Layer& layer, const core::Arch& arch,
                          uint64_t seed, int64_t budget, const Objective& objective,
                          const std::function<bool(const search::SearchProgress&)>& keep_going = {},
                          const std::function<void(const SampleSeen&)>& observe = {},
-                         const ExactOptions& exact = {}, Encoding encoding = Encoding::Compact);
+                         const ExactOptions& exact = {}, Encoding encoding = Encoding::Compact,
+                         const RewardOptions& reward = {});
 /// Refuses a searcher kind that make_searcher does not know, naming `where` and the known ones.
 void require_searcher_kind(const std::string& kind, const std::string& where);
 /// Loads search options; a bad file becomes a core::SpecError naming it.
@@ -99,6 +125,10 @@ struct SearchCliOptions {
   std::string out_dir;            ///< Output folder (default runs/search-<searcher>-<seed>).
   bool json = false;              ///< One JSON object on stdout.
   bool progress = true;           ///< Progress on stderr when it is a terminal.
+  std::string reward = "surrogate";  ///< --reward: surrogate | rtl.
+  int64_t surrogate_warmup = 0;   ///< --surrogate-warmup: surrogate-scored samples before RTL.
+  int jobs = 0;                   ///< --jobs: RTL worker processes (0 = number of cores).
+  std::string worker_exe;         ///< RTL worker binary ("" = worker_executable()).
 };
 int cmd_search(const SearchCliOptions& o, std::ostream& out);
 

@@ -1,10 +1,11 @@
 #pragma once
 /// \file study.hpp
 /// `mapwright study --suite configs/studies/<name>.yaml`: searchers x seeds x layers on the
-/// surrogate, measured against a per-layer reference best (the best any searcher finds with a
-/// budget `reference_multiplier` times larger, or anything better seen in the study), with
-/// samples-to-target and iso-sample costs, medians over seeds, CSVs, SVG plots and a JSON
-/// summary with the headline ratios.
+/// surrogate, measured against each layer's optimum as proven by the exact mapper (its best
+/// mapping, lower bound and gap are recorded; optional long sampled reference runs check that
+/// no sampled mapping beats it), with samples-to-target ("within X % of the optimum") and
+/// iso-sample gaps to the optimum, medians over seeds, CSVs, SVG plots and a JSON summary with
+/// the headline ratios.
 
 #include <cstdint>
 #include <ostream>
@@ -24,8 +25,11 @@ struct StudySuite {
   int64_t budget = 4000;                  ///< Samples per run.
   std::vector<int64_t> iso_budgets;       ///< Budgets at which costs are compared.
   std::vector<double> targets_pct;        ///< Within-X% targets for samples-to-target.
-  int64_t reference_multiplier = 20;      ///< Reference run budget = multiplier * budget.
-  uint64_t reference_seed = 1000;         ///< Seed of the reference runs.
+  double reference_time_limit_s = 60;     ///< Exact mapper's time limit per layer (the optimum).
+  double reference_gap = 0;               ///< Exact mapper's target gap (0: prove optimality).
+  int64_t reference_multiplier = 0;       ///< Sampled reference runs of multiplier * budget
+                                          ///< samples (0: none; the optimum is the reference).
+  uint64_t reference_seed = 1000;         ///< Seed of the sampled reference runs.
   std::vector<std::string> reference_searchers;  ///< Searchers of the long reference runs
                                                  ///< (default: all of `searchers`).
   std::vector<std::string> layers;        ///< --layer arguments.

@@ -1,0 +1,108 @@
+// Study suites: strict loading of the searchers x seeds x layers description. Kept apart from
+// study.cpp so the fuzz target fuzz/study_suite_fuzz.cpp can compile it without the search
+// and model libraries.
+#include <algorithm>
+#include <filesystem>
+#include <limits>
+#include <type_traits>
+
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/study.hpp"
+
+namespace fs = std::filesystem;
+using namespace mapwright::core;
+
+namespace mapwright::flows {
+
+namespace {
+
+/// A non-empty list of strings, integers in [lo, hi] or finite numbers in [lo, hi].
+template <typename T>
+std::vector<T> get_list(const YAML::Node& root, const std::string& key, const std::string& where,
+                        bool required, double lo = 0, double hi = 9.2e18) {
+  std::vector<T> out;
+  const YAML::Node n = root[key];
+  if (!n) {
+    if (required) throw SpecError(where, key, "", "required key is missing");
+    return out;
+  }
+  if (!n.IsSequence() || n.size() == 0)
+    throw SpecError(where, key, n.IsNull() ? "null" : node_text(n), "expected a non-empty list");
+  for (size_t i = 0; i < n.size(); ++i) {
+    const std::string item = key + "[" + std::to_string(i) + "]";
+    if constexpr (std::is_same_v<T, std::string>)
+      out.push_back(scalar_of(n[i], where, item));
+    else if constexpr (std::is_floating_point_v<T>)
+      out.push_back(double_of(n[i], where, item, lo, hi));
+    else
+      out.push_back(static_cast<T>(
+          int_of(n[i], where, item, static_cast<int64_t>(lo), static_cast<int64_t>(hi))));
+  }
+  return out;
+}
+
+}  // namespace
+
+StudySuite load_study_suite(const std::string& path) {
+  const YAML::Node root = load_yaml_file(path);
+  check_keys(root, path, "",
+             {"name", "description", "arch", "objective", "options", "searchers", "seeds",
+              "budget", "iso_budgets", "targets_pct", "reference", "layers"});
+  // Ranges: seeds and reference.seed 0 .. 2^62, budget 1 .. 1e8 samples, iso_budgets
+  // 1 .. budget, targets_pct (0, 1000), reference.budget_multiplier 0 .. 1000 (0: no sampled
+  // reference runs), reference.time_limit_s 0.001 .. 1e6, reference.gap 0 .. 0.5.
+  constexpr double kMaxSeed = 4.6e18;  // < 2^62, exact in int64.
+  StudySuite s;
+  s.name = get_string(root, "name", path, "", fs::path(path).stem().string());
+  get_string(root, "description", path, "", "");  // Free text, but it must be text.
+  s.arch = get_string(root, "arch", path, "", s.arch);
+  s.objective = get_string(root, "objective", path, "", s.objective);
+  parse_objective(s.objective, path);
+  s.options_file = get_string(root, "options", path, "", "");
+  s.searchers = get_list<std::string>(root, "searchers", path, true);
+  for (const auto& k : s.searchers) require_searcher_kind(k, path + ": searchers");
+  s.seeds = get_list<uint64_t>(root, "seeds", path, true, 0, kMaxSeed);
+  s.budget = get_int_in(root, "budget", path, "", s.budget, 1, 100000000);
+  if (s.budget <= 0) throw SpecError(path, "budget", std::to_string(s.budget), "must be positive");
+  s.iso_budgets = get_list<int64_t>(root, "iso_budgets", path, false, 1, 100000000);
+  if (s.iso_budgets.empty()) s.iso_budgets = {s.budget};
+  for (auto b : s.iso_budgets)
+    if (b <= 0 || b > s.budget)
+      throw SpecError(path, "iso_budgets", std::to_string(b), "must be between 1 and budget");
+  s.targets_pct = get_list<double>(root, "targets_pct", path, false, 0, 1000);
+  if (s.targets_pct.empty()) s.targets_pct = {5, 10};
+  // The headline ratios are samples to within 5 %: that target must be measured.
+  if (std::find(s.targets_pct.begin(), s.targets_pct.end(), 5.0) == s.targets_pct.end())
+    throw SpecError(path, "targets_pct", std::to_string(s.targets_pct.front()),
+                    "must include 5 (the headline ratios use samples to within 5 %)");
+  for (double t : s.targets_pct)
+    if (!(t > 0 && t < 1000))
+      throw SpecError(path, "targets_pct", std::to_string(t), "must be in (0, 1000)");
+  if (const YAML::Node ref = root["reference"]) {
+    check_keys(ref, path, "reference",
+               {"time_limit_s", "gap", "budget_multiplier", "seed", "searchers"});
+    s.reference_time_limit_s =
+        get_double_in(ref, "time_limit_s", path, "reference", s.reference_time_limit_s, 1e-3, 1e6);
+    s.reference_gap = get_double_in(ref, "gap", path, "reference", s.reference_gap, 0, 0.5);
+    if (ref["searchers"]) {
+      s.reference_searchers = get_list<std::string>(ref, "searchers", path + ": reference", true);
+      for (const auto& k : s.reference_searchers)
+        require_searcher_kind(k, path + ": reference.searchers");
+    }
+    s.reference_multiplier = get_int_in(ref, "budget_multiplier", path, "reference", 0, 0, 1000);
+    s.reference_seed = static_cast<uint64_t>(
+        get_int_in(ref, "seed", path, "reference", 1000, 0, static_cast<int64_t>(kMaxSeed)));
+    if (s.reference_multiplier < 0)
+      throw SpecError(path, "reference.budget_multiplier", std::to_string(s.reference_multiplier),
+                      "must be >= 0");
+  }
+  if (s.reference_searchers.empty()) s.reference_searchers = s.searchers;
+  s.layers = get_list<std::string>(root, "layers", path, true);
+  for (const auto& l : s.layers) parse_layer_arg(l, path + ": layers");
+  return s;
+}
+
+}  // namespace mapwright::flows

@@ -1,0 +1,187 @@
+// RTL reward (`mapwright search --reward rtl`): after a surrogate warm-up every distinct sample is
+// simulated on the Verilated RTL in worker processes and its cost is the objective of the RTL
+// metrics; the record counts the RTL-scored samples, the best mapping's metrics are the RTL's,
+// one RTL run re-done independently agrees, the same seed gives the same search, and an
+// architecture without a model or the exact mapper is refused.
+#include "mapwright/flows/search_flow.hpp"
+
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+#include <vector>
+
+#include "files.hpp"
+#include "mapwright/core/arch.hpp"
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/flows/rtl_workers.hpp"
+
+#ifdef MAPWRIGHT_HAVE_RTL
+
+namespace fs = std::filesystem;
+using namespace mapwright;
+using nlohmann::json;
+
+namespace {
+
+const char* kLayer = "conv:K=8,C=8,H=8,W=8,R=3,S=3,pad=1";
+
+flows::RewardOptions rtl_reward(int64_t warmup) {
+  flows::RewardOptions r;
+  r.source = flows::RewardOptions::Rtl;
+  r.surrogate_warmup = warmup;
+  r.jobs = 2;
+  r.worker_exe = MAPWRIGHT_WORKER_EXE;
+  r.arch = "small4";
+  return r;
+}
+
+/// What observe saw of one sample.
+struct Seen {
+  int64_t sample;
+  bool valid;
+  double cost;
+  std::string reason;
+  double surrogate_cost;  ///< 0 when the surrogate rejects the mapping.
+  bool rtl;               ///< RTL metrics were reported.
+  double rtl_cost;        ///< Objective of those metrics.
+};
+
+}  // namespace
+
+TEST(RtlReward, GaOnSmall4ScoresSamplesAfterTheWarmupOnTheRtl) {
+  const core::Layer layer = core::parse_layer_arg(kLayer);
+  const core::Arch arch = core::load_arch("small4");
+  const flows::Objective obj = flows::parse_objective("edp");
+  const search::SearchOptions opts = flows::load_options_or_default("");
+  // The seed cmd_search gives layer 0 of a run seeded 1 (checked against the CLI flow below).
+  const uint64_t seed = 1 * 1000003ULL;
+  std::vector<Seen> seen;
+  auto observe = [&](const flows::SampleSeen& s) {
+    seen.push_back({s.sample, s.outcome->valid, s.outcome->cost, s.outcome->reason,
+                    s.metrics->valid ? obj.cost(*s.metrics) : 0.0, s.rtl != nullptr,
+                    s.rtl ? obj.cost(*s.rtl) : 0.0});
+  };
+  const flows::LayerSearch ls = flows::search_layer(
+      layer, arch, "ga", opts, seed, 24, obj, {}, observe, {}, flows::Encoding::Compact,
+      rtl_reward(8));
+  ASSERT_EQ(ls.result.samples, 24);
+  ASSERT_EQ(seen.size(), 24u);
+  const json& w = ls.reward;
+  EXPECT_EQ(w["source"], "rtl");
+  EXPECT_EQ(w["surrogate_warmup"], 8);
+  // Every sample after the warm-up that the surrogate accepts is simulated.
+  int64_t after_warmup_valid = 0, surrogate_differs = 0;
+  for (const Seen& s : seen) {
+    if (s.sample < 8) {
+      EXPECT_FALSE(s.rtl);
+      if (s.valid) {
+        EXPECT_DOUBLE_EQ(s.cost, s.surrogate_cost);
+      }
+      continue;
+    }
+    if (s.surrogate_cost == 0) continue;
+    ++after_warmup_valid;
+    if (s.valid) {
+      ASSERT_TRUE(s.rtl) << "sample " << s.sample;
+      EXPECT_DOUBLE_EQ(s.cost, s.rtl_cost) << "sample " << s.sample;
+      surrogate_differs += s.cost != s.surrogate_cost;
+    } else {
+      EXPECT_EQ(s.reason.rfind("rtl: ", 0), 0u) << s.reason;
+    }
+  }
+  EXPECT_EQ(w["rtl_samples"].get<int64_t>(), after_warmup_valid);
+  EXPECT_EQ(after_warmup_valid, 16);  // The compact encoding's samples all fit.
+  EXPECT_EQ(w["runs"].size(), 16u);
+  EXPECT_GT(w["rtl_sim_seconds"].get<double>(), 0);
+  // RTL and surrogate disagree somewhere (else this test would not tell them apart).
+  EXPECT_GT(surrogate_differs, 0);
+  // The operand seeds derive from the search seed and the sample index.
+  for (const json& e : w["runs"])
+    EXPECT_EQ(e["seed"].get<uint64_t>(), flows::rtl_operand_seed(seed, e["sample"].get<int64_t>()));
+
+  // The best: its reported metrics are where its cost came from.
+  ASSERT_TRUE(ls.result.found);
+  EXPECT_DOUBLE_EQ(ls.result.best_cost, obj.cost(ls.metrics));
+  if (w["best_from_rtl"].get<bool>()) {
+    // An independent RTL run of the best mapping with the sample's seed gives the same numbers.
+    flows::RtlWorkerPool pool(MAPWRIGHT_WORKER_EXE, 1);
+    flows::RtlJob j;
+    j.arch = "small4";
+    j.layer = layer;
+    j.mapping = ls.best;
+    j.seed = flows::rtl_operand_seed(seed, ls.result.best_sample);
+    pool.submit(j);
+    std::vector<std::pair<size_t, flows::RtlJobResult>> got;
+    while (got.empty()) got = pool.poll(-1);
+    ASSERT_TRUE(got[0].second.ok()) << got[0].second.failure;
+    EXPECT_EQ(got[0].second.metrics.cycles, ls.metrics.cycles);
+    EXPECT_DOUBLE_EQ(obj.cost(got[0].second.metrics), ls.result.best_cost);
+  }
+
+  // The CLI flow with seed 1 runs the same search (same seed -> same result) and records it.
+  const fs::path dir = test_files::fresh_path("rtl_reward_cli");
+  flows::SearchCliOptions o;
+  o.arch = "small4";
+  o.layer = kLayer;
+  o.searcher = "ga";
+  o.budget = 24;
+  o.seed = 1;
+  o.reward = "rtl";
+  o.surrogate_warmup = 8;
+  o.jobs = 2;
+  o.worker_exe = MAPWRIGHT_WORKER_EXE;
+  o.out_dir = dir.string();
+  o.progress = false;
+  std::ostringstream out;
+  ASSERT_EQ(flows::cmd_search(o, out), 0) << out.str();
+  std::ifstream f(dir / "results.json");
+  const json res = json::parse(f);
+  EXPECT_EQ(res["reward"], "rtl");
+  const json& L = res["layers"][0];
+  EXPECT_EQ(L["reward"]["rtl_samples"], 16);
+  // The same runs in the same order (the simulation's wall time aside).
+  auto without_time = [](json runs) {
+    for (json& e : runs) e.erase("sim_seconds");
+    return runs;
+  };
+  EXPECT_EQ(without_time(L["reward"]["runs"]), without_time(w["runs"]));
+  for (size_t i = 0; i < w["runs"].size(); ++i)
+    EXPECT_EQ(w["runs"][i]["sample"].get<int64_t>(), 8 + static_cast<int64_t>(i));
+  EXPECT_DOUBLE_EQ(L["best"]["cost"].get<double>(), ls.result.best_cost);
+  EXPECT_EQ(L["best"]["cost_source"], w["best_from_rtl"].get<bool>() ? "rtl" : "surrogate");
+  EXPECT_EQ(L["best"]["metrics"]["cycles"].get<long long>(), ls.metrics.cycles);
+  EXPECT_NE(out.str().find("rtl reward"), std::string::npos) << out.str();
+  fs::remove_all(dir);
+}
+
+TEST(RtlReward, RefusesAnArchWithoutAModelAndTheExactMapper) {
+  const core::Layer layer = core::parse_layer_arg(kLayer);
+  const core::Arch arch = core::load_arch("large32");
+  const flows::Objective obj = flows::parse_objective("edp");
+  const search::SearchOptions opts = flows::load_options_or_default("");
+  flows::RewardOptions r = rtl_reward(0);
+  r.arch = "large32";
+  try {
+    flows::search_layer(layer, arch, "random", opts, 1, 4, obj, {}, {}, {},
+                        flows::Encoding::Compact, r);
+    FAIL() << "no error";
+  } catch (const core::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("--arch"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("large32"), std::string::npos) << e.what();
+  }
+  try {
+    flows::search_layer(layer, arch, "exact", opts, 1, 4, obj, {}, {}, {},
+                        flows::Encoding::Compact, r);
+    FAIL() << "no error";
+  } catch (const core::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("the exact mapper optimizes the surrogate"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+#endif  // MAPWRIGHT_HAVE_RTL
