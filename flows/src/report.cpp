@@ -25,7 +25,7 @@ namespace {
 
 const char* kCss = R"css(
 body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
-main{max-width:1180px;margin:0 auto;padding:24px 28px 48px}
+main{max-width:1320px;margin:0 auto;padding:24px 28px 48px}
 h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 10px;border-bottom:1px solid #d8dce3;padding-bottom:4px}
 .meta{color:#5a6473;font-size:13px}
 .banner{padding:10px 14px;border-radius:6px;margin:16px 0;font-weight:600}
@@ -36,9 +36,9 @@ h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 10px;border-bot
 .card .k{font-size:12px;color:#5a6473;text-transform:uppercase;letter-spacing:.04em}.card .v{font-size:24px;font-weight:650;margin-top:4px}
 .card .s{font-size:12px;color:#5a6473;margin-top:2px}
 table{border-collapse:collapse;width:100%;background:#fff;font-size:13px;border:1px solid #dde1e7}
-th,td{padding:5px 6px;border-bottom:1px solid #eceef2;text-align:right;white-space:nowrap}th{white-space:normal;vertical-align:bottom}
+th,td{padding:4px 5px;border-bottom:1px solid #eceef2;text-align:right;white-space:nowrap}th{white-space:normal;vertical-align:bottom}
 th{background:#eef1f5;font-weight:600;position:sticky;top:0}
-td.l,th.l{text-align:left}td.shape{white-space:normal;font-size:11px;color:#3a4250;min-width:180px;text-align:left}td.wrap{white-space:normal;text-align:left;max-width:420px}
+td.l,th.l{text-align:left}td.shape{white-space:normal;font-size:11px;color:#3a4250;min-width:150px;max-width:190px;text-align:left}td.wrap{white-space:normal;text-align:left;max-width:420px}
 tr.fail td{background:#fdeaea;color:#a01616}td.fail,span.fail{color:#c01818;font-weight:650}td.pass,span.pass{color:#17612e;font-weight:600}
 td.win{background:#e3f4e8;font-weight:650}
 .plot{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px;margin:8px 0}
@@ -132,8 +132,10 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
     << res["arch_info"]["accum_kib"] << " KiB input/weight/accumulator, " << fmt(mhz, 4) << " MHz"
     << " &middot; searcher <b>" << e(res["searcher"]) << "</b>, "
     << (exact_run && res.contains("exact")
-            ? "proven gap &le; " + fmt(100 * num(res["exact"]["gap"], 0), 3) + " % or " +
-                  fmt(num(res["exact"]["time_limit_s"], 0), 3) + " s per layer"
+            ? (num(res["exact"]["gap"], 0) == 0
+                   ? std::string("proves each optimum")
+                   : "proven gap &le; " + fmt(100 * num(res["exact"]["gap"], 0), 3) + " %") +
+                  " within at most " + fmt(num(res["exact"]["time_limit_s"], 0), 3) + " s per layer"
             : res["budget_per_layer"].dump() + " surrogate samples per layer")
     << ", objective " << e(res["objective"]) << ", seed " << res["seed"]
     << (rtl ? ", top-" + res["top_k"].dump() + " per layer verified on RTL" : "")
@@ -213,7 +215,7 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
       h << "<td>" << (x["gap"].is_null() ? std::string("&ndash;") : fixed(100 * x["gap"].get<double>(), 3))
         << (x.value("optimal", false) ? " (optimal)" : "") << "</td><td>"
         << commas(x.value("nodes", 0LL)) << "</td><td>" << commas(x.value("evaluations", 0LL))
-        << "</td><td>" << fixed(num(L["search"]["seconds"], 0), 1) << "</td>";
+        << "</td><td>" << fixed(num(L["search"]["seconds"], 0), 3) << "</td>";
     } else if (L.contains("search")) {
       const auto& s = L["search"];
       h << "<td>" << fixed(100.0 * num(s["valid"], 0) / std::max(1.0, num(s["samples"], 1)), 1) << "</td><td>"

@@ -680,8 +680,9 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   } else {
     out << "run " << target << " on " << arch.name << " (" << arch.rows << "x" << arch.cols << "), "
         << o.searcher << ", "
-        << (o.searcher == "exact" ? "proven gap <= " + fmt_g(100 * o.exact.gap) + " % or " +
-                                        fmt_g(o.exact.time_limit_s) + " s per layer"
+        << (o.searcher == "exact" ? (o.exact.gap == 0 ? std::string("proving each optimum")
+                                                      : "proven gap <= " + fmt_g(100 * o.exact.gap) + " %") +
+                                        " within at most " + fmt_g(o.exact.time_limit_s) + " s per layer"
                                   : std::to_string(o.budget) + " samples per layer")
         << ", objective " << objective.name
         << ", seed " << o.seed << (rtl ? ", top-" + std::to_string(o.top_k) + " verified on RTL" : ", surrogate only")

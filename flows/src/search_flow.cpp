@@ -623,8 +623,9 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   } else {
     out << "search " << target << " on " << arch.name << " (" << arch.rows << "x" << arch.cols
         << ") with " << o.searcher << ", "
-        << (exact ? "proven gap <= " + fmt_g(100 * o.exact.gap) + " % or " +
-                        fmt_g(o.exact.time_limit_s) + " s"
+        << (exact ? (o.exact.gap == 0 ? std::string("proving each optimum")
+                                      : "proven gap <= " + fmt_g(100 * o.exact.gap) + " %") +
+                        " within at most " + fmt_g(o.exact.time_limit_s) + " s"
                   : std::to_string(o.budget) + " samples")
         << " per layer, objective " << objective.name << ", seed " << o.seed
         << (rtl_reward ? ", reward rtl after " + std::to_string(o.surrogate_warmup) +
