@@ -19,23 +19,44 @@ bool Arch::supports(Dataflow d) const {
   return std::find(dataflows.begin(), dataflows.end(), d) != dataflows.end();
 }
 
-std::string configs_dir() {
-  if (const char* env = std::getenv("MAPWRIGHT_CONFIGS")) return env;
-  std::error_code ec;
-  if (fs::is_directory("configs/arch", ec)) return "configs";
+/// The configs shipped with the source tree ("" when this build does not know it). Declared
+/// where it is used (flows/src/commands.cpp, the shadowing note of `mapwright archs`).
+std::string builtin_configs_dir() {
 #ifdef MAPWRIGHT_SOURCE_DIR
   return std::string(MAPWRIGHT_SOURCE_DIR) + "/configs";
 #else
-  return "configs";
+  return "";
 #endif
+}
+
+std::string configs_dir() {
+  if (const char* env = std::getenv("MAPWRIGHT_CONFIGS"); env && *env) return env;
+  std::error_code ec;
+  if (fs::is_directory("configs/arch", ec)) return "configs";
+  const std::string builtin = builtin_configs_dir();
+  return builtin.empty() ? "configs" : builtin;
 }
 
 std::vector<std::string> arch_names() {
   std::vector<std::string> names;
-  const fs::path dir = fs::path(configs_dir()) / "arch";
+  const std::string root = configs_dir();
+  const fs::path dir = fs::path(root) / "arch";
+  // An empty list is never an answer: a wrong MAPWRIGHT_CONFIGS is named with its value.
+  const char* env = std::getenv("MAPWRIGHT_CONFIGS");
+  const bool from_env = env && *env;
+  auto refuse = [&](const std::string& why) {
+    if (from_env)
+      throw SpecError("MAPWRIGHT_CONFIGS", "MAPWRIGHT_CONFIGS", root,
+                      why + " (the environment variable must name a configs folder holding "
+                            "arch/<name>.yaml; unset it to use the built-in configs)");
+    throw SpecError(root, "arch", dir.string(), why);
+  };
   std::error_code ec;
+  if (!fs::is_directory(dir, ec)) refuse("has no arch/ folder");
   for (const auto& e : fs::directory_iterator(dir, ec))
     if (e.path().extension() == ".yaml") names.push_back(e.path().stem().string());
+  if (ec) refuse("cannot list " + dir.string() + ": " + ec.message());
+  if (names.empty()) refuse("has no architectures (no *.yaml in " + dir.string() + ")");
   std::sort(names.begin(), names.end());
   return names;
 }

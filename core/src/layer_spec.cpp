@@ -38,6 +38,9 @@ Layer build(const std::string& type, const Fields& f, const std::string& where,
     // Every size is 0 .. 2^24 here (make_layer then requires >= 1 where it must): the same
     // strict integer rule as YAML files, so " 5", "5x", "0x10" and wrapping values are refused.
     v[k] = int_of(YAML::Node(text), where, k, 0, int64_t{1} << 24);
+    // Sizes must be >= 1, checked here under the key the user typed: make_layer would name
+    // its internal field instead (fc's N is H there, gemm's N is K, dwconv's C is G).
+    if (k != "pad" && v[k] < 1) throw SpecError(where, k, text, "must be a positive integer");
   }
   auto get = [&](const char* k, long long fallback, bool required) {
     const auto i = v.find(k);

@@ -5,9 +5,11 @@
 #include <cinttypes>
 #include <cmath>
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <nlohmann/json.hpp>
 #include <random>
 #include <sstream>
@@ -217,6 +219,16 @@ int cmd_networks(const NetworksOptions& o, std::ostream& out) {
 }
 
 int cmd_archs(bool json, std::ostream& out) {
+  // A configs/arch folder in the working directory wins over the built-in configs without
+  // MAPWRIGHT_CONFIGS: say so once, on stderr, so the list is never a silent surprise.
+  if (const char* env = std::getenv("MAPWRIGHT_CONFIGS"); (!env || !*env) && configs_dir() == "configs") {
+    const std::string builtin = core::builtin_configs_dir();
+    std::error_code ec;
+    if (!builtin.empty() && fs::is_directory(fs::path(builtin) / "arch", ec) &&
+        !fs::equivalent("configs", builtin, ec))
+      std::cerr << "note: using configs from ./configs (shadows the built-in ones in " << builtin
+                << ")\n";
+  }
   nlohmann::json j;
   for (const auto& name : arch_names()) {
     const Arch a = load_arch(name);

@@ -1,6 +1,9 @@
 // RTL runs in worker processes: the `mapwright rtl-worker` loop (one JSON request per line in,
 // one JSON result per line out, one SystemC simulation per process) and the pool that spawns
 // workers with posix_spawn, feeds them through pipes and collects their answers with poll().
+// A job whose worker dies is run again on a fresh worker (at most kMaxCrashRetries times)
+// before it comes back as an infrastructure failure. The worker loop holds one test hook
+// (MAPWRIGHT_TEST_CRASH_FIRST_JOB, see crash_for_test) that makes a worker crash on purpose.
 #include "mapwright/flows/rtl_workers.hpp"
 
 #include <fcntl.h>
@@ -10,6 +13,9 @@
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <sys/prctl.h>
+#include <sys/file.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -17,6 +23,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <iostream>
 #include <map>
 #include <stdexcept>
 
@@ -83,12 +90,42 @@ nlohmann::json result_to_json(size_t id, const RtlJobResult& r) {
 
 RtlJobResult result_from_json(const nlohmann::json& j) {
   RtlJobResult r;
+  r.infrastructure = !j.contains("failure");
   r.failure = j.value("failure", std::string("worker: malformed answer"));
   r.functional_ok = j.value("functional_ok", false);
   r.mismatches = j.value("mismatches", 0LL);
   r.sim_seconds = j.value("sim_seconds", 0.0);
   if (j.contains("metrics")) r.metrics = metrics_from_json(j["metrics"]);
   return r;
+}
+
+/// TEST HOOK, for the crash-retry tests only (documented at cmd_rtl_worker):
+/// MAPWRIGHT_TEST_CRASH_FIRST_JOB=<file>[:N]. While <file> holds fewer than N bytes (N = 1 by
+/// default), the worker that takes a job appends one byte and dies by SIGSEGV without
+/// answering; the flock makes the count exact when several workers race. Unset, it costs one
+/// getenv per job.
+void crash_for_test() {
+  const char* v = std::getenv("MAPWRIGHT_TEST_CRASH_FIRST_JOB");
+  if (!v || !*v) return;
+  std::string file = v;
+  long limit = 1;
+  if (const size_t colon = file.rfind(':'); colon != std::string::npos) {
+    limit = std::strtol(file.c_str() + colon + 1, nullptr, 10);
+    file.resize(colon);
+  }
+  const int fd = open(file.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+  if (fd < 0) return;
+  bool crash = false;
+  if (flock(fd, LOCK_EX) == 0) {
+    struct stat st {};
+    if (fstat(fd, &st) == 0 && st.st_size < limit) crash = write(fd, "x", 1) == 1;
+  }
+  close(fd);  // also drops the lock
+  if (!crash) return;
+  const rlimit no_core{0, 0};
+  setrlimit(RLIMIT_CORE, &no_core);  // a deliberate crash leaves no core file behind
+  signal(SIGSEGV, SIG_DFL);
+  raise(SIGSEGV);
 }
 
 }  // namespace
@@ -144,6 +181,7 @@ int cmd_rtl_worker(std::istream& in, int out_fd) {
           r.functional_ok = true;
         }
       } else {
+        crash_for_test();
         const Layer layer = layer_from_json(req.at("layer"), "rtl-worker");
         const Mapping m = mapping_from_yaml(req.at("mapping").get<std::string>(), "rtl-worker");
         systemc::RtlRunOptions ro;
@@ -199,6 +237,8 @@ struct RtlWorkerPool::Impl {
   std::deque<std::pair<size_t, RtlJob>> queue;  ///< Jobs not started.
   size_t next_id = 0;                           ///< Next job id.
   std::map<size_t, RtlJob> in_flight;           ///< Started jobs (for crash reports).
+  std::map<size_t, int> crash_retries;          ///< Job id -> times re-run after a crash.
+  bool killed = false;                          ///< kill_all ran: crashes are not retried.
 
   Worker spawn(const std::string& arch) {
     int to[2], from[2];
@@ -337,11 +377,13 @@ size_t RtlWorkerPool::running() const { return impl_->in_flight.size(); }
 
 size_t RtlWorkerPool::drop_queued() {
   const size_t n = impl_->queue.size();
+  for (const auto& q : impl_->queue) impl_->crash_retries.erase(q.first);
   impl_->queue.clear();
   return n;
 }
 
 void RtlWorkerPool::kill_all() {
+  impl_->killed = true;
   for (auto& w : impl_->workers)
     if (w.pid > 0) kill(w.pid, SIGKILL);
 }
@@ -386,6 +428,11 @@ std::vector<std::pair<size_t, RtlJobResult>> RtlWorkerPool::poll(int timeout_ms)
             r = result_from_json(nlohmann::json::parse(line));
           } catch (const std::exception& e) {
             r.failure = std::string("worker: unreadable answer: ") + e.what();
+            r.infrastructure = true;
+          }
+          if (auto c = im.crash_retries.find(w.job); c != im.crash_retries.end()) {
+            r.retries = c->second;
+            im.crash_retries.erase(c);
           }
           done.emplace_back(w.job, std::move(r));
           im.in_flight.erase(w.job);
@@ -406,10 +453,25 @@ std::vector<std::pair<size_t, RtlJobResult>> RtlWorkerPool::poll(int timeout_ms)
       close(w.from_fd);
       w.from_fd = -1;
       if (w.busy) {
-        RtlJobResult r;
-        r.failure = "worker: the RTL process " + describe_status(status) + " during the run";
-        done.emplace_back(w.job, std::move(r));
-        im.in_flight.erase(w.job);
+        const size_t id = w.job;
+        const std::string what = "the RTL process " + describe_status(status) + " during the run";
+        int& tries = im.crash_retries[id];
+        if (!im.killed && tries < kMaxCrashRetries) {
+          // A crash is not a verdict on the mapping: run the job again, first, on a fresh worker.
+          ++tries;
+          std::cerr << "mapwright: " << what << " of job " << id << "; running it again on a "
+                    << "fresh worker (retry " << tries << " of " << kMaxCrashRetries << ")\n";
+          im.queue.emplace_front(id, std::move(im.in_flight.at(id)));
+        } else {
+          RtlJobResult r;
+          r.failure = "worker: " + what;
+          if (tries > 0) r.failure += " (and on each of " + std::to_string(tries) + " retries)";
+          r.infrastructure = true;
+          r.retries = tries;
+          done.emplace_back(id, std::move(r));
+          im.crash_retries.erase(id);
+        }
+        im.in_flight.erase(id);
       }
       im.workers.erase(im.workers.begin() + static_cast<long>(i));
     }

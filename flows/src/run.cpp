@@ -86,11 +86,15 @@ json surrogate_json(const Metrics& m) {
   return j;
 }
 
-/// The verification record of one candidate from its RTL result.
+/// The verification record of one candidate from its RTL result. "kind" types the outcome:
+/// "passed"; "design" (a verdict: functional mismatch, counters unequal to the surrogate,
+/// watchdog, RTL error); or "infrastructure" (the worker process crashed on every try: no
+/// verdict, --resume runs it again). "retries" counts the re-runs after worker crashes.
 json verification_json(const RtlJobResult& r, const Metrics& sur, uint64_t seed) {
   json v;
   v["seed"] = seed;
   v["failure"] = r.failure;
+  v["retries"] = r.retries;
   v["functional_ok"] = r.functional_ok;
   v["mismatches"] = r.mismatches;
   v["sim_seconds"] = r.sim_seconds;
@@ -115,7 +119,17 @@ json verification_json(const RtlJobResult& r, const Metrics& sur, uint64_t seed)
   }
   v["counts_equal"] = counts_equal;
   v["passed"] = r.failure.empty() && r.functional_ok && counts_equal;
+  v["kind"] = v["passed"].get<bool>() ? "passed" : r.infrastructure ? "infrastructure" : "design";
   return v;
+}
+
+/// True when a stored verification failed for infrastructure reasons (no verdict on the
+/// mapping), so --resume runs it again. Records written before "kind" existed count when
+/// their failure is a worker crash.
+bool infrastructure_failure(const json& v) {
+  if (v.is_null()) return false;
+  if (v.contains("kind")) return v["kind"] == "infrastructure";
+  return v.value("failure", std::string()).rfind("worker: the RTL process", 0) == 0;
 }
 
 /// Picks the layer's best candidate: lowest RTL cost among those that passed; the surrogate
@@ -177,7 +191,7 @@ void summarize(json& res) {
                    {"layers_done", done},
                    {"layers_total", res["layers"].size()},
                    {"source", done == 0 ? "none" : (all_rtl ? "rtl" : (res["rtl"].get<bool>() ? "mixed" : "surrogate"))}};
-  size_t want = 0, got = 0, passed = 0;
+  size_t want = 0, got = 0, passed = 0, infrastructure = 0;
   std::vector<double> rc, sc, errs;
   json failures = json::array();
   for (const auto& L : res["layers"]) {
@@ -189,7 +203,9 @@ void summarize(json& res) {
       ++got;
       if (v["passed"].get<bool>()) ++passed;
       else failures.push_back({{"layer", L["name"]}, {"rank", c["rank"]}, {"failure", v["failure"]},
+                               {"kind", infrastructure_failure(v) ? "infrastructure" : "design"},
                                {"functional_ok", v["functional_ok"]}, {"counts_equal", v["counts_equal"]}});
+      if (infrastructure_failure(v)) ++infrastructure;
       if (v.contains("cycles")) {
         rc.push_back(v["cycles"].get<double>());
         sc.push_back(c["surrogate"]["cycles"].get<double>());
@@ -198,8 +214,8 @@ void summarize(json& res) {
     }
   }
   res["verification_summary"] = {{"planned", want}, {"done", got}, {"passed", passed},
-                                 {"failed", got - passed}, {"pending", want - got},
-                                 {"failures", failures}};
+                                 {"failed", got - passed}, {"infrastructure_failed", infrastructure},
+                                 {"pending", want - got}, {"failures", failures}};
   json parity = {{"n", errs.size()}};
   if (!errs.empty()) {
     double s = 0, mx = 0;
@@ -287,7 +303,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   RunOptions o = opt;
   fs::path dir;
   json res;
-  const bool has_layer = !o.layer.empty();
+  bool has_layer = !o.layer.empty();
   auto default_dir = [&](const std::string& target, const std::string& arch_name) {
     return fs::path("runs") / ("run-" + safe_name(target) + "-" + safe_name(arch_name) + "-" +
                                o.searcher + "-s" + std::to_string(o.seed));
@@ -326,6 +342,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     o.top_k = res["top_k"];
     o.options_file = res["options_arg"];
     o.no_rtl = !res["rtl"].get<bool>();
+    has_layer = !o.layer.empty();  // the stored run decides (a --layer run resumes as one)
     if (res.contains("exact")) {
       o.exact.time_limit_s = res["exact"]["time_limit_s"];
       o.exact.gap = res["exact"]["gap"];
@@ -515,7 +532,24 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     std::cerr << line << std::string(120 - line.size(), ' ') << std::flush;
   };
 
-  // Resume: re-queue verifications not finished, settle layers whose checks all came in.
+  // Resume: verifications that failed for infrastructure reasons (a worker crashed on every
+  // try) are no verdict: forget them and reopen their layers. Then re-queue verifications not
+  // finished and settle layers whose checks all came in.
+  if (rtl && resuming)
+    for (size_t li = 0; li < layers.size(); ++li) {
+      json& L = res["layers"][li];
+      if (L["status"] != "searched" && L["status"] != "done") continue;
+      bool reopened = false;
+      for (auto& c : L["candidates"])
+        if (infrastructure_failure(c["verification"])) {
+          c["verification"] = nullptr;
+          reopened = true;
+        }
+      if (reopened && L["status"] == "done") {
+        L["status"] = "searched";
+        L["best"] = nullptr;
+      }
+    }
   if (rtl)
     for (size_t li = 0; li < layers.size(); ++li)
       if (res["layers"][li]["status"] == "searched") submit_verifications(li);
@@ -717,6 +751,11 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
       out << "RTL: " << vs["passed"] << " of " << vs["done"] << " verifications passed"
           << (vs["pending"].get<size_t>() ? ", " + vs["pending"].dump() + " not run" : "")
           << (vs["failed"].get<size_t>() ? " -- " + vs["failed"].dump() + " FAILED (see report)" : "")
+          << (vs["infrastructure_failed"].get<size_t>()
+                  ? "; " + vs["infrastructure_failed"].dump() +
+                        " of them because the RTL worker crashed (no verdict: `mapwright run --resume "
+                        "--out " + dir.string() + "` runs them again)"
+                  : "")
           << "\n";
     out << "written to " << dir.string() << " (report.html, results.json, layers.csv, "
         << "verifications.csv, mappings/, curves/; results store " << db_path << ")\n";

@@ -104,3 +104,24 @@ TEST(LayerSpecBad, FileRejections) {
   EXPECT_NE(error_of([&] { parse_network_arg(syntax); }).find("malformed YAML"), std::string::npos);
   EXPECT_NE(error_of([] { parse_network_arg("alexnet"); }).find("'alexnet'"), std::string::npos);
 }
+
+// Keys that map onto another internal field (fc's N is the layer's H, gemm's N its K, dwconv's
+// C its G) are named as the user typed them, with the value.
+TEST(LayerSpecBad, ZeroSizeNamesTheKeyTheUserTyped) {
+  const std::string fc = error_of([] { parse_layer_arg("fc:N=0,IN=8,OUT=4"); });
+  EXPECT_NE(fc.find("--layer: key 'N' = '0': must be a positive integer"), std::string::npos) << fc;
+  const std::string gemm = error_of([] { parse_layer_arg("gemm:M=4,N=0,K=8"); });
+  EXPECT_NE(gemm.find("--layer: key 'N' = '0': must be a positive integer"), std::string::npos) << gemm;
+  const std::string dw = error_of([] { parse_layer_arg("dwconv:C=0,H=8,W=8,R=3"); });
+  EXPECT_NE(dw.find("--layer: key 'C' = '0': must be a positive integer"), std::string::npos) << dw;
+  const std::string gemm_b = error_of([] { parse_layer_arg("gemm:B=0,M=4,N=4,K=8"); });
+  EXPECT_NE(gemm_b.find("key 'B' = '0'"), std::string::npos) << gemm_b;
+  const std::string fc_in = error_of([] { parse_layer_arg("fc:IN=0,OUT=4"); });
+  EXPECT_NE(fc_in.find("key 'IN' = '0'"), std::string::npos) << fc_in;
+  // The same through a YAML file: the key under its path.
+  const std::string f = write_temp("fc0.yaml", "layer: {type: fc, N: 0, IN: 8, OUT: 4}\n");
+  const std::string y = error_of([&] { parse_layer_arg(f); });
+  EXPECT_NE(y.find("key 'layer.N' = '0'"), std::string::npos) << y;
+  // Padding may be 0.
+  EXPECT_EQ(parse_layer_arg("conv:K=4,C=3,H=8,W=8,pad=0").pad, 0);
+}

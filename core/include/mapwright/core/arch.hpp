@@ -51,5 +51,7 @@ Arch load_arch(const std::string& name_or_path);
 std::vector<std::string> arch_names();
 /// The folder holding the shipped configs (env MAPWRIGHT_CONFIGS, else the source tree's).
 std::string configs_dir();
+/// The configs shipped with the source tree, "" when the build does not know it.
+std::string builtin_configs_dir();
 
 }  // namespace mapwright::core

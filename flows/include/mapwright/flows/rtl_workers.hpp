@@ -6,7 +6,9 @@
 /// same architecture. The pool spawns at most `max_workers` children (posix_spawn, one pipe
 /// each way, one JSON object per line), dispatches queued jobs to idle workers of the job's
 /// architecture (replacing an idle worker of another architecture when the pool is full), and
-/// turns a crashed worker into a typed failure of the job it was running. Workers run in their
+/// runs the job of a crashed worker again on a fresh worker (at most
+/// `RtlWorkerPool::kMaxCrashRetries` times) before it reports a typed infrastructure failure:
+/// a crash is not a verdict on the mapping. Workers run in their
 /// own process group, so a Ctrl-C on the terminal reaches only the parent, which can let the
 /// runs in flight finish.
 
@@ -42,6 +44,11 @@ struct RtlJobResult {
   /// "" when the run completed; else a typed failure from the RTL evaluator ("watchdog: ...",
   /// "rtl error: ...", "arch: ...") or from the pool ("worker: ...").
   std::string failure;
+  /// The failure is the infrastructure's, not a verdict on the design: the worker process died
+  /// (on every try) or answered garbage. Such a job may succeed when run again.
+  bool infrastructure = false;
+  /// How many times the job was run again on a fresh worker after its worker crashed.
+  int retries = 0;
   bool functional_ok = false;  ///< Outputs equal the C++ reference bit for bit.
   long long mismatches = 0;    ///< Output bytes that differ.
   core::Metrics metrics;       ///< Cycles, counts, energy, EDP, utilization from the RTL.
@@ -62,6 +69,9 @@ std::string worker_executable();
 
 class RtlWorkerPool {
  public:
+  /// A job whose worker process dies is run again on a fresh worker at most this many times.
+  static constexpr int kMaxCrashRetries = 2;
+
   /// `exe` is mapwright-rtl-worker, or a mapwright binary (run with the rtl-worker
   /// subcommand); `max_workers` >= 1.
   RtlWorkerPool(std::string exe, int max_workers);
@@ -81,7 +91,8 @@ class RtlWorkerPool {
   size_t running() const;
   /// Drops the jobs not started yet (after Ctrl-C); returns how many.
   size_t drop_queued();
-  /// Kills every worker (a second Ctrl-C); their jobs come back as "worker: killed".
+  /// Kills every worker (a second Ctrl-C); their jobs come back as infrastructure failures
+  /// ("worker: the RTL process killed by signal 9 ...") and are not retried.
   void kill_all();
 
  private:
@@ -91,6 +102,12 @@ class RtlWorkerPool {
 
 /// The worker's main loop: reads one JSON request per line from `in`, runs it on the process's
 /// RtlEvaluator, writes one JSON result per line to file descriptor `out_fd`. Returns at EOF.
+///
+/// TEST HOOK (for the crash-retry tests only; never set it otherwise):
+/// `MAPWRIGHT_TEST_CRASH_FIRST_JOB=<file>[:N]` (N defaults to 1) makes a worker that takes an
+/// RTL job (not a probe) while `<file>` holds fewer than N bytes append one byte to it and die
+/// by SIGSEGV before answering, so exactly N crashes happen across all workers (the file is
+/// created if missing and updated under flock).
 int cmd_rtl_worker(std::istream& in, int out_fd);
 
 }  // namespace mapwright::flows
