@@ -1,0 +1,33 @@
+#!/usr/bin/env bash
+# Builds the `sanitize` preset (ASan + UBSan, build-sanitize/) and runs every test under it.
+# Fails on a failing test and on any sanitizer report. Every report halts its process (exit 1).
+# ASan and LSan reports go to build-sanitize/sanitizer-reports/ (also those of child processes,
+# the CLI and RTL workers, whose stderr a test may swallow) and the run fails when that folder is
+# not empty; UBSan reports (GCC's runtime writes them to stderr) fail through the exit code.
+# Suppressions (third-party code only, one reason per entry) live in tests/sanitize/.
+# The C++ Verilator generates from rtl/ is compiled without instrumentation (CMakeLists.txt).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/build.sh sanitize
+
+reports="$PWD/build-sanitize/sanitizer-reports"
+rm -rf "$reports"
+mkdir -p "$reports"
+export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:log_path=$reports/report${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
+export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$PWD/tests/sanitize/ubsan.supp:log_path=$reports/report${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
+set +e
+ctest --preset sanitize -j "$(nproc 2>/dev/null || echo 2)" "$@"
+rc=$?
+set -e
+if compgen -G "$reports/*" >/dev/null; then
+  echo "run-sanitized-tests: sanitizer reports (also in $reports):" >&2
+  for f in "$reports"/*; do
+    echo "== $f" >&2
+    head -60 "$f" >&2
+  done
+  rc=1
+fi
+if [ $rc -eq 0 ]; then
+  echo "sanitized tests: all passed, no sanitizer reports"
+fi
+exit $rc
