@@ -13,6 +13,7 @@
 #include <sstream>
 
 #include "files.hpp"
+#include "tiny_run.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/mapping.hpp"
 
@@ -25,25 +26,8 @@ namespace {
 fs::path fresh_dir(const std::string& name) { return mapwright::test_files::fresh_path("flows_" + name); }
 using mapwright::test_files::read_file;
 
-flows::RunOptions tiny_run(const fs::path& out) {
-  flows::RunOptions o;
-  o.network = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/tiny_net.yaml";
-  o.arch = "small4";
-  o.searcher = "ga";
-  o.budget = 150;
-  o.seed = 3;
-  o.top_k = 2;
-  o.jobs = 2;
-  o.out_dir = out.string();
-  o.progress = false;
-  o.worker_exe = MAPWRIGHT_WORKER_EXE;
-  return o;
-}
-
-json load(const fs::path& dir) {
-  std::ifstream f(dir / "results.json");
-  return json::parse(f);
-}
+using mapwright::test_files::load;
+using mapwright::test_files::tiny_run;
 
 long long count_rows(const fs::path& db, const std::string& table) {
   sqlite3* h = nullptr;

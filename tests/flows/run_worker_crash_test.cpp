@@ -13,6 +13,7 @@
 #include <string>
 
 #include "files.hpp"
+#include "tiny_run.hpp"
 #include "mapwright/flows/rtl_workers.hpp"
 #include "mapwright/flows/run.hpp"
 
@@ -24,25 +25,8 @@ using nlohmann::json;
 
 namespace {
 
-flows::RunOptions tiny_run(const fs::path& out) {
-  flows::RunOptions o;
-  o.network = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/tiny_net.yaml";
-  o.arch = "small4";
-  o.searcher = "ga";
-  o.budget = 150;
-  o.seed = 3;
-  o.top_k = 2;
-  o.jobs = 2;
-  o.out_dir = out.string();
-  o.progress = false;
-  o.worker_exe = MAPWRIGHT_WORKER_EXE;
-  return o;
-}
-
-json load(const fs::path& dir) {
-  std::ifstream f(dir / "results.json");
-  return json::parse(f);
-}
+using mapwright::test_files::load;
+using mapwright::test_files::tiny_run;
 
 /// Sets the crash hook for the workers spawned while it lives (they inherit the environment).
 class CrashHook {

@@ -8,6 +8,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_layers.hpp"
+
 #include <algorithm>
 #include <limits>
 #include <map>
@@ -23,44 +25,15 @@ namespace {
 
 constexpr int I(Dim d) { return static_cast<int>(d); }
 
+/// conv with the batch first (the proof cases vary it).
 Layer conv(long long n, long long k, long long c, long long h, long long r, long long stride,
            long long pad, long long g = 1) {
-  Layer l;
-  l.name = "t";
-  l.kind = g > 1 ? LayerKind::Depthwise : LayerKind::Conv;
-  l.n = n;
-  l.g = g;
-  l.k = k;
-  l.c = c;
-  l.h = l.w = h;
-  l.r = l.s = r;
-  l.stride = stride;
-  l.pad = pad;
-  return make_layer(l, "test");
+  return test_layers::conv(k, c, h, r, stride, pad, g, n);
 }
-
-Layer gemm(long long m, long long kr, long long nc) {
-  Layer l;
-  l.name = "gemm";
-  l.kind = LayerKind::Gemm;
-  l.h = m;
-  l.w = 1;
-  l.c = kr;
-  l.k = nc;
-  return make_layer(l, "test");
-}
-
+using test_layers::gemm;
+/// The proof architectures.
 Arch arch(int rows, int cols, long long in, long long wt, long long acc) {
-  Arch a;
-  a.name = "proof";
-  a.rows = rows;
-  a.cols = cols;
-  a.input_buf_bytes = in;
-  a.weight_buf_bytes = wt;
-  a.accum_buf_bytes = acc;
-  a.dram_bytes_per_cycle = 4;
-  a.dram_latency_cycles = 20;
-  return a;
+  return test_layers::small(rows, cols, in, wt, acc);
 }
 
 /// Best cycles, energy and EDP (each on its own).

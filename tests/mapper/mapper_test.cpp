@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_layers.hpp"
+
 #include <limits>
 #include <random>
 
@@ -19,44 +21,9 @@ using namespace mapwright::core;
 
 namespace {
 
-Layer conv(long long k, long long c, long long h, long long r, long long stride, long long pad,
-           long long g = 1) {
-  Layer l;
-  l.name = "t";
-  l.kind = g > 1 ? LayerKind::Depthwise : LayerKind::Conv;
-  l.g = g;
-  l.k = k;
-  l.c = c;
-  l.h = l.w = h;
-  l.r = l.s = r;
-  l.stride = stride;
-  l.pad = pad;
-  return make_layer(l, "test");
-}
-
-Layer gemm(long long m, long long kr, long long nc) {
-  Layer l;
-  l.name = "gemm";
-  l.kind = LayerKind::Gemm;
-  l.h = m;
-  l.w = 1;
-  l.c = kr;
-  l.k = nc;
-  return make_layer(l, "test");
-}
-
-Arch small(int rows, int cols, long long in, long long wt, long long acc) {
-  Arch a;
-  a.name = "small";
-  a.rows = rows;
-  a.cols = cols;
-  a.input_buf_bytes = in;
-  a.weight_buf_bytes = wt;
-  a.accum_buf_bytes = acc;
-  a.dram_bytes_per_cycle = 4;
-  a.dram_latency_cycles = 20;
-  return a;
-}
+using test_layers::conv;
+using test_layers::gemm;
+using test_layers::small;
 
 double brute_force(const Layer& l, const Arch& a, const mapper::Objective& obj) {
   model::Surrogate sur;
