@@ -6,6 +6,8 @@
 // schedule over classes of steps (docs/timing.md).
 #include "mapwright/model/surrogate.hpp"
 
+#include "mapwright/core/compact_space.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -74,55 +76,23 @@ long long extent_sum(long long P, long long tp, long long R, long long tr, long 
   return s;
 }
 
-bool input_rel(Dim d) { return d != Dim::K; }
-bool weight_rel(Dim d) { return d != Dim::N && d != Dim::P && d != Dim::Q; }
-bool output_rel(Dim d) { return d != Dim::C && d != Dim::R && d != Dim::S; }
-
-/// For a tensor: the reload multiplier (product of irrelevant trips outside its innermost
-/// relevant loop with more than one trip) and its period in steps (product of trips inside).
-struct Reuse {
-  long long mult = 1;    ///< Times each distinct tile is (re)loaded.
-  long long period = 1;  ///< Steps between consecutive changes of the tile.
-};
-
-inline Reuse reuse(const std::array<Dim, kNumDims>& nest, const std::array<long long, kNumDims>& T,
-                   bool (*rel)(Dim)) {
-  int j = -1;
-  for (int i = kNumDims - 1; i >= 0; --i)
-    if (rel(nest[i]) && T[I(nest[i])] > 1) {
-      j = i;
-      break;
-    }
-  Reuse r;
-  if (j < 0) {
-    for (int i = 0; i < kNumDims; ++i) r.period *= T[I(nest[i])];
-    return r;
-  }
-  for (int i = 0; i < j; ++i)
-    if (!rel(nest[i])) r.mult *= T[I(nest[i])];
-  for (int i = j + 1; i < kNumDims; ++i) r.period *= T[I(nest[i])];
-  return r;
-}
-
+/// What every count shares: the trips per loop, the number of steps and each tensor's reuse
+/// (core::order_reuse, the one definition the compact space and the exact mapper use too).
 struct Shared {
-  std::array<Dim, kNumDims> nest;
-  std::array<long long, kNumDims> T;
-  Reuse in, wt, out;
-  long long steps;
+  std::array<long long, kNumDims> T;  ///< Level-2 trips per loop.
+  TensorReuse in, wt, out;            ///< Reload multiplier and period per tensor.
+  long long steps;                    ///< Product of the trips.
 };
 
 inline Shared shared(const Layer& l, const Mapping& m) {
   Shared s;
-  s.nest[0] = Dim::G;
-  for (int i = 0; i < kNumOrderedDims; ++i) s.nest[i + 1] = m.order[i];
+  s.T = trip_counts(l, m);
   s.steps = 1;
-  for (int d = 0; d < kNumDims; ++d) {
-    s.T[d] = cdiv(l.dim(static_cast<Dim>(d)), m.tile[d]);
-    s.steps *= s.T[d];
-  }
-  s.in = reuse(s.nest, s.T, input_rel);
-  s.wt = reuse(s.nest, s.T, weight_rel);
-  s.out = reuse(s.nest, s.T, output_rel);
+  for (int d = 0; d < kNumDims; ++d) s.steps *= s.T[d];
+  const OrderReuse r = order_reuse(s.T, m.order);
+  s.in = r.input;
+  s.wt = r.weight;
+  s.out = r.output;
   return s;
 }
 
