@@ -8,11 +8,15 @@
 #   scripts/fuzz-smoke.sh [SECONDS]          # all targets
 #   FUZZ_TARGETS="arch options" scripts/fuzz-smoke.sh 30
 #   FUZZ_JOBS=2 scripts/fuzz-smoke.sh 600    # parallel workers per target (long runs)
+#   FUZZ_SANITIZERS=undefined scripts/fuzz-smoke.sh 900   # UBSan only (no ASan/LSan): several
+#                                            # times the execution rate, for the long runs;
+#                                            # builds in build-fuzz-undefined/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
 TARGETS=(${FUZZ_TARGETS:-arch mapping layer_file network layer_arg options study_suite regress_suite})
-BUILD=build-fuzz
+SANITIZERS="${FUZZ_SANITIZERS:-address,undefined}"
+if [ "$SANITIZERS" = "address,undefined" ]; then BUILD=build-fuzz; else BUILD="build-fuzz-${SANITIZERS//,/-}"; fi
 CXX_BIN="${FUZZ_CXX:-$(command -v clang++ || command -v clang++-14 || true)}"
 CC_BIN="${FUZZ_CC:-$(command -v clang || command -v clang-14 || true)}"
 if [ -z "$CXX_BIN" ] || [ -z "$CC_BIN" ]; then
@@ -21,6 +25,7 @@ if [ -z "$CXX_BIN" ] || [ -z "$CC_BIN" ]; then
 fi
 
 cmake -S . -B "$BUILD" -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DMAPWRIGHT_FUZZ=ON \
+  -DMAPWRIGHT_FUZZ_SANITIZERS="$SANITIZERS" \
   -DCMAKE_CXX_COMPILER="$CXX_BIN" -DCMAKE_C_COMPILER="$CC_BIN" >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" --target $(printf '%s_fuzz ' "${TARGETS[@]}")
 
