@@ -4,6 +4,8 @@
 #include <CLI/CLI.hpp>
 #include <unistd.h>
 
+#include <csignal>
+#include <filesystem>
 #include <iostream>
 
 #include "mapwright/core/error.hpp"
@@ -17,7 +19,27 @@
 
 using namespace mapwright;
 
+namespace {
+
+/// --sim-max-cycles/-seconds/-memory-mb: the per-simulation limits of an RTL command.
+void add_sim_limits(CLI::App* app, flows::SimLimits& l, const std::string& prefix) {
+  app->add_option("--sim-max-cycles", l.max_cycles,
+                  prefix + "do not simulate a mapping predicted to take more cycles (max 1e12)")
+      ->capture_default_str();
+  app->add_option("--sim-max-seconds", l.max_seconds,
+                  prefix + "stop a simulation after this many seconds of wall clock (max 604800)")
+      ->capture_default_str();
+  app->add_option("--sim-max-memory-mb", l.max_memory_mb,
+                  prefix + "do not simulate a mapping estimated to allocate more MiB (max 1048576)")
+      ->capture_default_str();
+}
+
+}  // namespace
+
 int main(int argc, char** argv) try {
+  // A file-size limit (ulimit -f) makes writes fail with EFBIG, reported like a full disk,
+  // instead of killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
   CLI::App app{
       "mapwright: map DNN layers onto a systolic-array accelerator, score mappings with an "
       "analytical surrogate, and prove them on RTL."};
@@ -77,6 +99,7 @@ int main(int argc, char** argv) try {
                  "Search options YAML (default configs/search/default.yaml)");
   se->add_option("--out", search.out_dir, "Output folder (default runs/search-...)");
   se->add_flag("--json", search.json, "Print one JSON object");
+  add_sim_limits(se, search.sim_limits, "With --reward rtl, per simulation: ");
   se->add_option("--reward", search.reward,
                  "Samples' scorer: surrogate | rtl (simulate every sample after the warm-up on the "
                  "Verilated RTL; small4, small8, default)")
@@ -95,6 +118,8 @@ int main(int argc, char** argv) try {
                  "Search options YAML for every searcher (overrides the suite's 'options')");
   st->add_option("--jobs", study.jobs, "Worker threads (0 = number of cores)")->capture_default_str();
   st->add_flag("--json", study.json, "Print the summary JSON");
+  st->add_flag("--resume", study.resume,
+               "Continue the study in --out: finished runs are kept, the others are run");
 
   flows::VerifyOptions verify;
   auto* ve = app.add_subcommand("verify", "Run one mapping on the RTL and the surrogate, side by side");
@@ -104,6 +129,7 @@ int main(int argc, char** argv) try {
   ve->add_option("--trace", verify.trace, "Write an FST waveform of the run (GTKWave)");
   ve->add_option("--seed", verify.seed, "Seed of the random tensors")->capture_default_str();
   ve->add_flag("--json", verify.json, "Print one JSON object");
+  add_sim_limits(ve, verify.limits, "");
 
   flows::FidelityOptions fid;
   auto* fi = app.add_subcommand("fidelity", "Random valid mappings through RTL and surrogate: agreement statistics");
@@ -140,6 +166,7 @@ int main(int argc, char** argv) try {
   ru->add_option("--options", run.options_file, "Search options YAML (default configs/search/default.yaml)");
   ru->add_option("--top-k", run.top_k, "Distinct candidates per layer verified on RTL")->capture_default_str();
   ru->add_option("--jobs", run.jobs, "RTL worker processes (0 = number of cores)")->capture_default_str();
+  add_sim_limits(ru, run.sim_limits, "Per RTL verification: ");
   ru->add_option("--out", run.out_dir, "Run folder (default runs/run-<target>-<arch>-<searcher>-s<seed>)");
   ru->add_option("--db", run.db, "SQLite results store (default <out>/results.sqlite)");
   ru->add_flag("--resume", run.resume, "Continue the run in --out (finished layers and checks are kept)");
@@ -168,6 +195,7 @@ int main(int argc, char** argv) try {
   rg->add_flag("--update", regress.update, "Rewrite the goldens from this run");
   rg->add_option("--jobs", regress.jobs, "Worker processes (0 = number of cores)")->capture_default_str();
   rg->add_option("--filter", regress.filter, "Only cases whose name contains this text");
+  add_sim_limits(rg, regress.limits, "Per case: ");
 
   auto* wk = app.add_subcommand("rtl-worker", "RTL worker process (internal)");
   wk->group("");
@@ -211,6 +239,12 @@ int main(int argc, char** argv) try {
     return 2;
   } catch (const std::invalid_argument& err) {
     std::cerr << "mapwright: error: " << err.what() << "\n";
+    return 2;
+  } catch (const std::filesystem::filesystem_error& err) {
+    // A folder or file the command cannot create or write (permissions, a full disk, a file
+    // where a folder should be): the user's environment, not a bug.
+    std::cerr << "mapwright: error: " << core::escape_text(err.path1().string()) << ": "
+              << err.code().message() << "\n";
     return 2;
   } catch (const std::exception& err) {
     // Last resort: nothing unexpected may abort the process. Exit code 70 (EX_SOFTWARE) tells

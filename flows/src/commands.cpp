@@ -20,6 +20,7 @@
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/metrics.hpp"
 #include "mapwright/model/surrogate.hpp"
+#include "flows_util.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;
@@ -146,11 +147,10 @@ int cmd_space(const SpaceOptions& o, std::ostream& out) {
     e["tries"] = tries;
     e["surrogate"] = r.to_json();
     if (!o.write_dir.empty()) {
-      fs::create_directories(o.write_dir);
       const std::string f = (fs::path(o.write_dir) / ("sample_" + std::to_string(i) + ".yaml")).string();
-      std::ofstream(f) << "# sampled by: mapwright space --arch " << arch.name << " --layer '"
-                       << layer.name << "' --sample " << o.sample << " --seed " << o.seed << "\n"
-                       << mapping_to_yaml(m);
+      write_atomic(f, "# sampled by: mapwright space --arch " + arch.name + " --layer '" +
+                          one_line(layer.name) + "' --sample " + std::to_string(o.sample) +
+                          " --seed " + std::to_string(o.seed) + "\n" + mapping_to_yaml(m));
       e["file"] = f;
       files.push_back(f);
     }

@@ -99,7 +99,7 @@ struct Outcome {
   RtlJobResult rtl;                 ///< RTL result.
   Metrics sur;                      ///< Surrogate.
   std::vector<std::string> diffs;   ///< Readable drift lines.
-  std::string kind;                 ///< "" pass; "functional", "rtl", "drift", "golden".
+  std::string kind;                 ///< "" pass; "functional", "rtl", "limit", "drift", "golden".
 };
 
 std::string pct(double golden, double now) {
@@ -112,6 +112,7 @@ std::string pct(double golden, double now) {
 }  // namespace
 
 int cmd_regress(const RegressOptions& o, std::ostream& out) {
+  check_sim_limits(o.limits);
   const RegressSuite suite = load_regress_suite(o.suite);
   std::map<std::string, Golden> goldens = load_goldens(suite.golden_path);
   std::vector<const RegressCase*> cases;
@@ -142,6 +143,7 @@ int cmd_regress(const RegressOptions& o, std::ostream& out) {
       j.layer = cases[i]->layer;
       j.mapping = cases[i]->mapping;
       j.seed = cases[i]->seed;
+      j.limits = o.limits;
       case_of[pool.submit(std::move(j))] = i;
     }
     const bool tty = o.progress && isatty(STDERR_FILENO);
@@ -166,7 +168,10 @@ int cmd_regress(const RegressOptions& o, std::ostream& out) {
     const RegressCase& c = *cases[i];
     Outcome& x = res[i];
     const RtlJobResult& r = x.rtl;
-    if (!r.failure.empty()) {
+    if (r.over_limit) {
+      x.kind = "limit";
+      x.diffs.push_back("RTL not run to the end: " + r.failure);
+    } else if (!r.failure.empty()) {
       x.kind = "rtl";
       x.diffs.push_back("RTL failure: " + r.failure);
     } else if (!r.functional_ok) {

@@ -114,7 +114,7 @@ const char* kTerm = "set terminal svg size 1000,430 dynamic font 'DejaVu Sans,11
 
 bool render_run_report(const json& res, const fs::path& dir, const fs::path& out_html) {
   const fs::path plots = dir / "plots";
-  fs::create_directories(plots);
+  make_dirs(plots);
   const bool rtl = res["rtl"].get<bool>();
   // Layers solved by the exact mapper carry a proof record instead of a sampling curve.
   const bool exact_run = res.value("searcher", std::string()) == "exact";
@@ -229,7 +229,7 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
 
   // Per-layer share of latency and energy.
   {
-    std::ofstream d(plots / "breakdown.dat");
+    std::ostringstream d;
     double tc = 0, te = 0;
     for (const auto& L : layers)
       if (!L["best"].is_null()) {
@@ -246,16 +246,16 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
           << 100 * L["count"].get<double>() * num(L["best"]["energy_pj"], 0) / te << "\n";
         ++rows;
       }
-    d.close();
+    write_atomic(plots / "breakdown.dat", d.str());
     if (rows > 0) {
-      std::ofstream g(plots / "breakdown.gp");
+      std::ostringstream g;
       g << kTerm << "set output " << gp_quote("breakdown.svg") << "\n"
         << "set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
         << "set boxwidth 0.9\nset xtics rotate by -35 noenhanced font ',9'\nset ylabel '% of network total'\n"
         << "set grid ytics\nset key top right\nset title 'Where the time and energy go (each layer times its count)'\n"
         << "set bmargin 6\nplot " << gp_quote("breakdown.dat")
         << " using 2:xtic(1) title 'latency' lc rgb '#3b6fb6', '' using 3 title 'energy' lc rgb '#e08a2c'\n";
-      g.close();
+      write_atomic(plots / "breakdown.gp", g.str());
       const std::string svg = gnuplot_svg(plots / "breakdown.gp", plots / "breakdown.svg");
       if (svg.empty()) plotted = false;
       else h << "<div class=\"plot\">" << svg << "</div>\n";
@@ -274,7 +274,7 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
       << " s per layer). A layer whose gap is above the target was stopped by the time limit; its "
          "mapping is the best found and the gap is what is proven.</div>\n";
   } else {
-    std::ofstream g(plots / "curves.gp");
+    std::ostringstream g;
     g << kTerm << "set output " << gp_quote("curves.svg") << "\n"
       << "set logscale xy\nset xlabel 'samples'\nset ylabel 'best cost / final best'\nset grid\n"
       << "set key outside right top font ',9' noenhanced\nset datafile separator ' '\n";
@@ -285,15 +285,16 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
       if (pts.empty()) continue;
       const double final_best = pts.back().second;
       const fs::path dat = plots / ("curve_" + std::to_string(L["index"].get<int>()) + ".dat");
-      std::ofstream d(dat);
+      std::ostringstream d;
       for (const auto& [s, c] : pts) d << s << " " << std::setprecision(10) << c / final_best << "\n";
+      write_atomic(dat, d.str());
       series.push_back(gp_quote(dat.filename().string()) + " using 1:2 with steps lw 2 title " + gp_quote(L["name"].get<std::string>()));
     }
     if (!series.empty()) {
       g << "plot ";
       for (size_t i = 0; i < series.size(); ++i) g << (i ? ", \\\n  " : "") << series[i];
       g << "\n";
-      g.close();
+      write_atomic(plots / "curves.gp", g.str());
       const std::string svg = gnuplot_svg(plots / "curves.gp", plots / "curves.svg");
       if (svg.empty()) plotted = false;
       else h << "<div class=\"plot\">" << svg << "</div>\n";
@@ -314,7 +315,7 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
         << fixed(num(p["max_error_pct"]), 2) << " %</b></span><span>Spearman &rho; <b>"
         << (p["spearman"].is_null() ? "n/a" : fixed(p["spearman"].get<double>(), 3)) << "</b></span>";
     h << "</div>\n";
-    std::ofstream dp(plots / "parity_pass.dat"), df(plots / "parity_fail.dat");
+    std::ostringstream dp, df;
     double lo = std::numeric_limits<double>::infinity(), hi = 0;
     size_t np = 0, nf = 0;
     for (const auto& L : layers)
@@ -327,10 +328,10 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
         (v["passed"].get<bool>() ? dp : df) << r << " " << s << "\n";
         (v["passed"].get<bool>() ? np : nf)++;
       }
-    dp.close();
-    df.close();
+    write_atomic(plots / "parity_pass.dat", dp.str());
+    write_atomic(plots / "parity_fail.dat", df.str());
     if (np + nf > 0) {
-      std::ofstream g(plots / "parity.gp");
+      std::ostringstream g;
       const bool logs = hi > 20 * lo;
       const double a = logs ? lo / 1.5 : lo * 0.9, b = logs ? hi * 1.5 : hi * 1.1 + 1;
       g << "set terminal svg size 640,520 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
@@ -341,7 +342,7 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
       if (np) g << ", " << gp_quote("parity_pass.dat") << " using 1:2 with points pt 7 ps 0.9 lc rgb '#3b6fb6' title 'passed'";
       if (nf) g << ", " << gp_quote("parity_fail.dat") << " using 1:2 with points pt 2 ps 1.4 lw 2 lc rgb '#d01c1c' title 'FAILED'";
       g << "\n";
-      g.close();
+      write_atomic(plots / "parity.gp", g.str());
       const std::string svg = gnuplot_svg(plots / "parity.gp", plots / "parity.svg");
       if (svg.empty()) plotted = false;
       else h << "<div class=\"plot\" style=\"max-width:640px\">" << svg << "</div>\n";
@@ -505,8 +506,8 @@ json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& 
   {
     const fs::path dir = out_html.parent_path().empty() ? fs::path(".") : out_html.parent_path();
     const fs::path base = dir / (out_html.stem().string() + "_plots");
-    fs::create_directories(base);
-    std::ofstream d(base / "totals.dat");
+    make_dirs(base);
+    std::ostringstream d;
     d << "metric";
     for (const auto& l : labels) d << " " << gp_data_label(l);
     d << "\n";
@@ -519,15 +520,15 @@ json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& 
       for (double x : v) d << " " << (w >= 0 && v[w] > 0 ? x / v[w] : 0);
       d << "\n";
     }
-    d.close();
-    std::ofstream g(base / "totals.gp");
+    write_atomic(base / "totals.dat", d.str());
+    std::ostringstream g;
     g << "set terminal svg size 900,380 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
       << "set output " << gp_quote("totals.svg") << "\n"
       << "set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
       << "set key outside right noenhanced\nset grid ytics\nset ylabel 'relative to the best run (1 = best, lower is better)'\n"
       << "set yrange [0:*]\nset title 'Network totals'\nplot for [i=2:" << runs.size() + 1 << "] "
       << gp_quote("totals.dat") << " using i:xtic(1) title columnhead\n";
-    g.close();
+    write_atomic(base / "totals.gp", g.str());
     const std::string svg = gnuplot_svg(base / "totals.gp", base / "totals.svg");
     if (!svg.empty()) h << "<div class=\"plot\">" << svg << "</div>\n";
   }
@@ -574,8 +575,17 @@ json load_run(const fs::path& dir) {
   } catch (const json::exception& ex) {
     throw core::SpecError(f.string(), "(json)", "", ex.what());
   }
-  if (r.value("command", "") != "run")
-    throw core::SpecError(f.string(), "command", r.value("command", ""), "not a `mapwright run` record");
+  if (!r.is_object() || !r.contains("command") || r["command"] != "run")
+    throw core::SpecError(f.string(), "command",
+                          r.is_object() && r.contains("command") ? r["command"].dump() : "",
+                          "not a `mapwright run` record");
+  check_run_record(r, f.string());
+  // "running" is written when a run starts; if no process holds the folder's lock any more,
+  // the run ended without finishing (killed, or the machine went down): it is interrupted.
+  if (r["status"] == "running" && !FolderLock::locked_by_live_process(dir)) {
+    r["status"] = "interrupted";
+    r["status_note"] = "the process that wrote this run ended before it finished";
+  }
   return r;
 }
 

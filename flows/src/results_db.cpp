@@ -2,7 +2,10 @@
 // run is resumed.
 #include "results_db.hpp"
 
+#include <cstring>
+
 #include "mapwright/core/error.hpp"
+#include "mapwright/core/test_hooks.hpp"
 
 namespace mapwright::flows {
 
@@ -39,12 +42,24 @@ CREATE TABLE IF NOT EXISTS exact_searches (
   PRIMARY KEY (run_id, layer_index));
 )sql";
 
+/// SQLite's message, with the system's reason when an I/O error has one (a full disk, a
+/// file-size limit, a read-only file system).
+std::string os_reason(sqlite3* db) {
+  const int e = sqlite3_system_errno(db);
+  const int code = sqlite3_errcode(db) & 0xff;
+  if (e != 0 && (code == SQLITE_IOERR || code == SQLITE_FULL || code == SQLITE_CANTOPEN ||
+                 code == SQLITE_READONLY))
+    return std::string(" (") + std::strerror(e) + ")";
+  return "";
+}
+std::string why(sqlite3* db) { return sqlite3_errmsg(db) + os_reason(db); }
+
 /// A prepared statement with positional binding of JSON values.
 class Stmt {
  public:
   Stmt(sqlite3* db, const char* sql, const std::string& path) : db_(db) {
     if (sqlite3_prepare_v2(db, sql, -1, &st_, nullptr) != SQLITE_OK)
-      throw core::SpecError(path, "(sqlite)", sql, sqlite3_errmsg(db));
+      throw core::SpecError(path, "(sqlite)", sql, why(db));
   }
   ~Stmt() { sqlite3_finalize(st_); }
   Stmt& bind(const nlohmann::json& v) {
@@ -59,7 +74,7 @@ class Stmt {
   }
   void run(const std::string& path) {
     if (sqlite3_step(st_) != SQLITE_DONE)
-      throw core::SpecError(path, "(sqlite)", "", sqlite3_errmsg(db_));
+      throw core::SpecError(path, "(sqlite)", "", why(db_));
     sqlite3_reset(st_);
     sqlite3_clear_bindings(st_);
     i_ = 0;
@@ -79,10 +94,10 @@ nlohmann::json at(const nlohmann::json& j, const char* key) {
 
 ResultsDb::ResultsDb(const std::string& path) : path_(path) {
   if (sqlite3_open(path.c_str(), &db_) != SQLITE_OK) {
-    const std::string why = db_ ? sqlite3_errmsg(db_) : "cannot open";
+    const std::string reason = db_ ? why(db_) : "cannot open";
     sqlite3_close(db_);
     db_ = nullptr;
-    throw core::SpecError(path, "(sqlite)", "", why);
+    throw core::SpecError(path, "(sqlite)", "", reason);
   }
   sqlite3_busy_timeout(db_, 5000);
   exec(kSchema);
@@ -93,9 +108,10 @@ ResultsDb::~ResultsDb() { sqlite3_close(db_); }
 void ResultsDb::exec(const std::string& sql) {
   char* err = nullptr;
   if (sqlite3_exec(db_, sql.c_str(), nullptr, nullptr, &err) != SQLITE_OK) {
-    const std::string why = err ? err : "error";
+    std::string reason = err ? err : "error";
     sqlite3_free(err);
-    throw core::SpecError(path_, "(sqlite)", "", why);
+    reason += os_reason(db_);
+    throw core::SpecError(path_, "(sqlite)", "", reason);
   }
 }
 
@@ -156,6 +172,7 @@ void ResultsDb::put_evaluations(const std::string& run_id, int layer_index,
           .bind(r.valid ? nlohmann::json(r.energy_pj) : nlohmann::json())
           .bind(r.reason.empty() ? nlohmann::json() : nlohmann::json(r.reason)).bind(r.point);
       s.run(path_);
+      if (core::kill_point_reached("sqlite")) core::kill_self();  // test hook: mid-transaction
     }
     exec("COMMIT");
   } catch (...) {

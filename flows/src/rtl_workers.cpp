@@ -2,7 +2,9 @@
 // one JSON result per line out, one SystemC simulation per process) and the pool that spawns
 // workers with posix_spawn, feeds them through pipes and collects their answers with poll().
 // A job whose worker dies is run again on a fresh worker (at most kMaxCrashRetries times)
-// before it comes back as an infrastructure failure. The worker loop holds one test hook
+// before it comes back as an infrastructure failure; a job past its wall-clock limit
+// (SimLimits::max_seconds) is stopped by killing its worker and comes back as a typed limit
+// result. The worker loop holds one test hook
 // (MAPWRIGHT_TEST_CRASH_FIRST_JOB, see crash_for_test) that makes a worker crash on purpose.
 #include "mapwright/flows/rtl_workers.hpp"
 
@@ -21,6 +23,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <iostream>
@@ -39,6 +43,46 @@ extern char** environ;
 using namespace mapwright::core;
 
 namespace mapwright::flows {
+
+#ifdef MAPWRIGHT_HAVE_RTL
+static_assert(SimLimits{}.max_cycles == systemc::SimLimits{}.max_cycles &&
+                  SimLimits{}.max_seconds == systemc::SimLimits{}.max_seconds &&
+                  SimLimits{}.max_memory_mb == systemc::SimLimits{}.max_memory_mb,
+              "flows::SimLimits mirrors systemc::SimLimits");
+#endif
+
+namespace {
+
+/// A number as the user would write it ("0.5", "1800", "1e+12").
+std::string number_text(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.15g", v);
+  return buf;
+}
+
+/// The failure of a job stopped by the pool's wall-clock limit (the evaluator uses the same).
+std::string wall_clock_failure(double max_seconds) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%g", max_seconds);
+  return std::string("limit: simulation exceeded ") + buf + " s wall clock (--sim-max-seconds)";
+}
+
+}  // namespace
+
+void check_sim_limits(const SimLimits& l) {
+  if (l.max_cycles <= 0 || l.max_cycles > kMaxSimCycles)
+    throw SpecError("--sim-max-cycles", "sim-max-cycles", std::to_string(l.max_cycles),
+                    "must be a positive number of cycles, at most " +
+                        std::to_string(kMaxSimCycles));
+  if (!(l.max_seconds > 0) || !(l.max_seconds <= kMaxSimSeconds))
+    throw SpecError("--sim-max-seconds", "sim-max-seconds", number_text(l.max_seconds),
+                    "must be a positive number of seconds, at most " +
+                        number_text(kMaxSimSeconds) + " (a week)");
+  if (l.max_memory_mb <= 0 || l.max_memory_mb > kMaxSimMemoryMb)
+    throw SpecError("--sim-max-memory-mb", "sim-max-memory-mb", std::to_string(l.max_memory_mb),
+                    "must be a positive number of MiB, at most " +
+                        std::to_string(kMaxSimMemoryMb) + " (1 TiB)");
+}
 
 nlohmann::json layer_to_json(const Layer& l) {
   return {{"name", l.name}, {"kind", static_cast<int>(l.kind)}, {"n", l.n}, {"g", l.g},
@@ -83,7 +127,10 @@ nlohmann::json result_to_json(size_t id, const RtlJobResult& r) {
                    {"failure", r.failure},
                    {"functional_ok", r.functional_ok},
                    {"mismatches", r.mismatches},
-                   {"sim_seconds", r.sim_seconds}};
+                   {"sim_seconds", r.sim_seconds},
+                   {"over_limit", r.over_limit},
+                   {"predicted_cycles", r.predicted_cycles},
+                   {"estimated_memory_mb", r.estimated_memory_mb}};
   if (r.failure.empty()) j["metrics"] = r.metrics.to_json();
   return j;
 }
@@ -95,6 +142,9 @@ RtlJobResult result_from_json(const nlohmann::json& j) {
   r.functional_ok = j.value("functional_ok", false);
   r.mismatches = j.value("mismatches", 0LL);
   r.sim_seconds = j.value("sim_seconds", 0.0);
+  r.over_limit = j.value("over_limit", false);
+  r.predicted_cycles = j.value("predicted_cycles", 0LL);
+  r.estimated_memory_mb = j.value("estimated_memory_mb", 0.0);
   if (j.contains("metrics")) r.metrics = metrics_from_json(j["metrics"]);
   return r;
 }
@@ -187,6 +237,9 @@ int cmd_rtl_worker(std::istream& in, int out_fd) {
         systemc::RtlRunOptions ro;
         ro.seed = req.value("seed", uint64_t{1});
         ro.watchdog_cycles = req.value("watchdog_cycles", 0LL);
+        ro.limits.max_cycles = req.value("max_cycles", ro.limits.max_cycles);
+        ro.limits.max_memory_mb = req.value("max_memory_mb", ro.limits.max_memory_mb);
+        ro.limits.max_seconds = 0;  // the pool enforces the wall clock by killing this process
         const systemc::RtlRunResult rr = rtl.run(layer, arch, m, ro);
         r.failure = rr.failure;
         r.functional_ok = rr.functional_ok;
@@ -194,6 +247,9 @@ int cmd_rtl_worker(std::istream& in, int out_fd) {
         r.metrics = rr.metrics;
         r.metrics.counts = rr.counts;
         r.sim_seconds = rr.sim_seconds;
+        r.over_limit = rr.over_limit;
+        r.predicted_cycles = rr.predicted_cycles;
+        r.estimated_memory_mb = rr.estimated_memory_mb;
       }
 #else
       r.failure = "arch: this mapwright was built without the RTL (MAPWRIGHT_BUILD_RTL=OFF)";
@@ -219,7 +275,17 @@ struct Worker {
   bool busy = false;       ///< A job is in flight.
   size_t job = 0;          ///< Id of the job in flight.
   std::string buffer;      ///< Partial line read so far.
+  std::chrono::steady_clock::time_point sent;  ///< When the job in flight was sent.
+  double max_seconds = 0;  ///< Its wall-clock limit (0 = none, e.g. a probe).
 };
+
+using Clock = std::chrono::steady_clock;
+
+/// When a busy worker's job runs out of time.
+Clock::time_point deadline_of(const Worker& w) {
+  return w.sent + std::chrono::duration_cast<Clock::duration>(
+                      std::chrono::duration<double>(w.max_seconds));
+}
 
 std::string describe_status(int status) {
   if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
@@ -306,6 +372,9 @@ struct RtlWorkerPool::Impl {
       req["mapping"] = mapping_to_yaml(job.mapping);
       req["seed"] = job.seed;
       req["watchdog_cycles"] = job.watchdog_cycles;
+      req["max_cycles"] = job.limits.max_cycles;
+      req["max_seconds"] = job.limits.max_seconds;
+      req["max_memory_mb"] = job.limits.max_memory_mb;
     }
     const std::string line = req.dump() + "\n";
     size_t off = 0;
@@ -319,8 +388,45 @@ struct RtlWorkerPool::Impl {
     }
     w.busy = true;
     w.job = id;
+    w.sent = Clock::now();
+    w.max_seconds = job.probe ? 0 : job.limits.max_seconds;
     in_flight[id] = job;
     return true;
+  }
+
+  /// Milliseconds until the first busy worker's deadline (rounded up), or -1 if none has one.
+  int ms_to_deadline() const {
+    long long best = -1;
+    const auto now = Clock::now();
+    for (const auto& w : workers) {
+      if (!w.busy || w.max_seconds <= 0) continue;
+      const auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline_of(w) - now);
+      const long long ms = std::max<long long>(0, left.count());
+      if (best < 0 || ms < best) best = ms;
+    }
+    return static_cast<int>(std::min<long long>(best, 1 << 30));
+  }
+
+  /// Stops every job past its wall-clock limit: its worker is killed (SIGKILL) and reaped, and
+  /// the job comes back as a typed limit result (not retried, not an infrastructure failure).
+  void expire(std::vector<std::pair<size_t, RtlJobResult>>& done) {
+    const auto now = Clock::now();
+    for (size_t i = workers.size(); i-- > 0;) {
+      Worker& w = workers[i];
+      if (!w.busy || w.max_seconds <= 0 || now < deadline_of(w)) continue;
+      RtlJobResult r;
+      r.failure = wall_clock_failure(w.max_seconds);
+      r.over_limit = true;
+      r.sim_seconds = std::chrono::duration<double>(now - w.sent).count();
+      if (auto c = crash_retries.find(w.job); c != crash_retries.end()) {
+        r.retries = c->second;
+        crash_retries.erase(c);
+      }
+      done.emplace_back(w.job, std::move(r));
+      in_flight.erase(w.job);
+      stop(w, true);
+      workers.erase(workers.begin() + static_cast<long>(i));
+    }
   }
 
   void dispatch() {
@@ -408,6 +514,8 @@ std::vector<std::pair<size_t, RtlJobResult>> RtlWorkerPool::poll(int timeout_ms)
                              std::chrono::steady_clock::now() - t0).count();
       wait = std::max<int>(0, timeout_ms - static_cast<int>(spent));
     }
+    if (const int to_deadline = im.ms_to_deadline(); to_deadline >= 0)
+      wait = wait < 0 ? to_deadline : std::min(wait, to_deadline);
     const int n = ::poll(fds.data(), fds.size(), wait);
     if (n < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
     if (n < 0) break;  // a signal (Ctrl-C): let the caller look
@@ -475,6 +583,7 @@ std::vector<std::pair<size_t, RtlJobResult>> RtlWorkerPool::poll(int timeout_ms)
       }
       im.workers.erase(im.workers.begin() + static_cast<long>(i));
     }
+    im.expire(done);
     im.dispatch();
     if (!done.empty() || timeout_ms == 0) break;
     if (timeout_ms > 0 && std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(timeout_ms))

@@ -88,8 +88,10 @@ json surrogate_json(const Metrics& m) {
 
 /// The verification record of one candidate from its RTL result. "kind" types the outcome:
 /// "passed"; "design" (a verdict: functional mismatch, counters unequal to the surrogate,
-/// watchdog, RTL error); or "infrastructure" (the worker process crashed on every try: no
-/// verdict, --resume runs it again). "retries" counts the re-runs after worker crashes.
+/// watchdog, RTL error); "limit" (not simulated, or stopped: over a --sim-max-* limit; no
+/// verdict, the estimate is recorded); or "infrastructure" (the worker process crashed on
+/// every try: no verdict, --resume runs it again). "retries" counts the re-runs after worker
+/// crashes.
 json verification_json(const RtlJobResult& r, const Metrics& sur, uint64_t seed) {
   json v;
   v["seed"] = seed;
@@ -119,7 +121,15 @@ json verification_json(const RtlJobResult& r, const Metrics& sur, uint64_t seed)
   }
   v["counts_equal"] = counts_equal;
   v["passed"] = r.failure.empty() && r.functional_ok && counts_equal;
-  v["kind"] = v["passed"].get<bool>() ? "passed" : r.infrastructure ? "infrastructure" : "design";
+  if (r.over_limit) {
+    v["over_limit"] = true;
+    v["predicted_cycles"] = r.predicted_cycles;
+    v["estimated_memory_mb"] = r.estimated_memory_mb;
+  }
+  v["kind"] = v["passed"].get<bool>() ? "passed"
+              : r.infrastructure      ? "infrastructure"
+              : r.over_limit          ? "limit"
+                                      : "design";
   return v;
 }
 
@@ -203,7 +213,9 @@ void summarize(json& res) {
       ++got;
       if (v["passed"].get<bool>()) ++passed;
       else failures.push_back({{"layer", L["name"]}, {"rank", c["rank"]}, {"failure", v["failure"]},
-                               {"kind", infrastructure_failure(v) ? "infrastructure" : "design"},
+                               {"kind", v.value("kind", infrastructure_failure(v)
+                                                            ? "infrastructure"
+                                                            : "design")},
                                {"functional_ok", v["functional_ok"]}, {"counts_equal", v["counts_equal"]}});
       if (infrastructure_failure(v)) ++infrastructure;
       if (v.contains("cycles")) {
@@ -236,43 +248,6 @@ json arch_info(const Arch& a) {
 }
 
 /// Refuses a --resume whose explicit options differ from the stored run.
-/// An exclusive lock on a run folder (flock on <dir>/.lock, which holds the owner's pid): a
-/// second `run` on the same folder is refused, naming the holder, instead of doing all the
-/// work twice. The kernel drops the lock when the process ends, however it ends.
-class RunLock {
- public:
-  explicit RunLock(const fs::path& dir) {
-    std::error_code ec;
-    fs::create_directories(dir, ec);
-    if (ec) throw SpecError("--out", "out", dir.string(), "cannot create the folder: " + ec.message());
-    const fs::path file = dir / ".lock";
-    fd_ = open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-    if (fd_ < 0) throw SpecError("--out", "out", dir.string(), std::string("cannot create its lock file: ") + std::strerror(errno));
-    if (flock(fd_, LOCK_EX | LOCK_NB) != 0) {
-      char buf[32] = {0};
-      const ssize_t n = pread(fd_, buf, sizeof buf - 1, 0);
-      close(fd_);
-      fd_ = -1;
-      const std::string holder = n > 0 ? std::string(buf, static_cast<size_t>(n)) : std::string("?");
-      throw SpecError("--out", "out", dir.string(),
-                      "is in use by another mapwright process (pid " + holder +
-                          "); wait for it to finish or choose another --out");
-    }
-    const std::string pid = std::to_string(getpid());
-    if (ftruncate(fd_, 0) != 0 || pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
-      // The lock holds without the pid; only the message of a refused second run is poorer.
-    }
-  }
-  ~RunLock() {
-    if (fd_ >= 0) close(fd_);
-  }
-  RunLock(const RunLock&) = delete;
-  RunLock& operator=(const RunLock&) = delete;
-
- private:
-  int fd_ = -1;  ///< The open lock file (the flock lives as long as it is open).
-};
-
 void check_resume(const RunOptions& o, const json& res, const fs::path& file) {
   auto same = [&](const char* flag, const json& stored, const json& given) {
     if (o.given.count(flag) && stored != given)
@@ -315,7 +290,8 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     const std::string target = has_layer ? parse_layer_arg(o.layer).name : parse_network_arg(o.network).name;
     dir = default_dir(target, load_arch(o.arch).name);
   }
-  const RunLock lock(dir);  // Held until cmd_run returns: one process per run folder.
+  const FolderLock lock(dir, "--out");  // Held until cmd_run returns: one process per folder.
+  remove_stale_temporaries(dir);  // left by a process killed in the middle of a write
   const fs::path results_file = dir / "results.json";
   bool resuming = false;
   if (fs::exists(results_file)) {
@@ -328,9 +304,11 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     } catch (const json::exception& e) {
       throw SpecError(results_file.string(), "(json)", "", e.what());
     }
-    if (res.value("command", "") != "run")
-      throw SpecError(results_file.string(), "command", res.value("command", ""),
+    if (!res.is_object() || !res.contains("command") || res["command"] != "run")
+      throw SpecError(results_file.string(), "command",
+                      res.is_object() && res.contains("command") ? res["command"].dump() : "",
                       "not a `mapwright run` folder");
+    check_run_record(res, results_file.string());
     check_resume(o, res, results_file);
     o.network = res["network_arg"];
     o.layer = res["layer_arg"];
@@ -350,15 +328,25 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     resuming = true;
   } else if (o.resume && std::any_of(fs::directory_iterator(dir), fs::directory_iterator(),
                                      [](const fs::directory_entry& e) {
-                                       return e.path().filename() != ".lock";
+                                       // What a run killed before its first results.json
+                                       // leaves; anything else is not a run folder.
+                                       const std::string n = e.path().filename().string();
+                                       return n != ".lock" && n != "mappings" && n != "curves" &&
+                                              n.rfind("results.sqlite", 0) != 0;
                                      })) {
     throw SpecError("--out", "out", dir.string(), "has no results.json to resume");
+  } else if (o.resume && !o.given.count("network") && !o.given.count("layer")) {
+    // Stopped before its first save (or never started): nothing records what it was.
+    throw SpecError("--out", "out", dir.string(),
+                    "has no results.json (the run stopped before its first save); start it "
+                    "again with its options and --resume");
   }
 
   // Validate everything before any work.
   if (o.budget <= 0) throw SpecError("--budget", "budget", std::to_string(o.budget), "must be a positive integer");
   if (o.top_k < 1 || o.top_k > 64) throw SpecError("--top-k", "top-k", std::to_string(o.top_k), "must be between 1 and 64");
   if (o.jobs < 0) throw SpecError("--jobs", "jobs", std::to_string(o.jobs), "must be >= 0");
+  check_sim_limits(o.sim_limits);
   require_searcher_kind(o.searcher, "--searcher");
   check_exact_options(o.exact);
   const Objective objective = parse_objective(o.objective);
@@ -392,8 +380,8 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
                       got[0].second.failure + "; run it surrogate-only with --no-rtl");
   }
 
-  fs::create_directories(dir / "mappings");
-  fs::create_directories(dir / "curves");
+  make_output_dir(dir / "mappings");
+  make_output_dir(dir / "curves");
   const std::string db_path = o.db.empty() ? (dir / "results.sqlite").string() : o.db;
   ResultsDb db(db_path);
 
@@ -441,6 +429,33 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   res["status"] = "running";
   res["jobs"] = jobs;
 
+  g_sigints = 0;
+  auto old_handler = std::signal(SIGINT, on_sigint);
+  auto old_term = std::signal(SIGTERM, on_sigint);
+  // From here on, a failure (a full disk, an unwritable file, anything thrown) leaves the run
+  // "interrupted" and resumable: what finished is already in results.json and SQLite.
+  struct InterruptOnFailure {
+    json& res;
+    const fs::path& file;
+    void (*old_int)(int);
+    void (*old_term)(int);
+    ~InterruptOnFailure() {
+      std::signal(SIGINT, old_int);
+      std::signal(SIGTERM, old_term);
+      if (std::uncaught_exceptions() == 0) return;
+      res["status"] = "interrupted";
+      try {
+        write_atomic(file, res.dump(2) + "\n");
+      } catch (...) {
+        // The disk may still be full: results.json then says "running", which readers take
+        // as interrupted once this process (the lock holder) is gone.
+      }
+      std::cerr << "mapwright: the run in " << file.parent_path().string()
+                << " is interrupted; what finished is kept. Continue it with `mapwright run "
+                   "--resume --out "
+                << file.parent_path().string() << "`\n";
+    }
+  } interrupt_on_failure{res, results_file, old_handler, old_term};
   auto save = [&]() {
     res["updated"] = now_iso();
     summarize(res);
@@ -450,9 +465,6 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   save();
 
   const bool tty = o.progress && isatty(STDERR_FILENO);
-  g_sigints = 0;
-  auto old_handler = std::signal(SIGINT, on_sigint);
-  auto old_term = std::signal(SIGTERM, on_sigint);
   const auto t_start = std::chrono::steady_clock::now();
 
   // Verification jobs: pool job id -> (layer, candidate index).
@@ -469,6 +481,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
       j.mapping = mapping_from_yaml(c["mapping"].get<std::string>(), "results.json");
       j.seed = rtl_seed(o.seed, li, c["rank"].get<int>());
       j.watchdog_cycles = o.rtl_watchdog_cycles;
+      j.limits = o.sim_limits;
       job_of[pool->submit(std::move(j))] = {li, ci};
     }
   };

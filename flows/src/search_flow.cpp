@@ -348,6 +348,7 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
         j.mapping = maps[i];
         j.seed = rtl_operand_seed(seed, sample_of[i]);
         j.watchdog_cycles = reward.watchdog_cycles;
+        j.limits = reward.limits;
         item_of_job[pool->submit(std::move(j))] = i;
         on_rtl[i] = 1;
       }
@@ -463,6 +464,8 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   RewardOptions reward;
   if (rtl_reward) {
     reward.source = RewardOptions::Rtl;
+    check_sim_limits(o.sim_limits);
+    reward.limits = o.sim_limits;
     reward.surrogate_warmup = o.surrogate_warmup;
     reward.jobs = o.jobs;
     reward.worker_exe = o.worker_exe;
@@ -489,8 +492,9 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
                            ? fs::path("runs") / ("search-" + safe_name(target) + "-" + o.searcher +
                                                  "-s" + std::to_string(o.seed))
                            : fs::path(o.out_dir);
-  fs::create_directories(dir / "mappings");
-  fs::create_directories(dir / "curves");
+  // Fails here, before any search, when the folder cannot be written.
+  make_output_dir(dir / "mappings");
+  make_output_dir(dir / "curves");
 
   const bool tty = o.progress && isatty(STDERR_FILENO);
   g_interrupted = 0;
@@ -530,9 +534,9 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
     r.metrics = ls.metrics;
     ++done_layers;
     const std::string stem = std::to_string(li) + "_" + safe_name(r.layer.name);
-    if (r.result.found)
-      std::ofstream(dir / "mappings" / (stem + ".yaml"))
-          << "# " << one_line(r.layer.name) << ": " << r.layer.describe() << "\n# searcher "
+    if (r.result.found) {
+      std::ostringstream y;
+      y << "# " << one_line(r.layer.name) << ": " << r.layer.describe() << "\n# searcher "
           << o.searcher << ", seed " << layer_seed << ", objective " << objective.name
           << (exact ? ", proven gap " + (r.exact["gap"].is_null()
                                              ? std::string("n/a")
@@ -543,12 +547,15 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
                                (best_from_rtl(r.reward) ? "RTL" : "surrogate")
                          : std::string())
           << "\n" << mapping_to_yaml(r.best);
-    std::ofstream curve(dir / "curves" / (stem + ".csv"));
+      write_atomic(dir / "mappings" / (stem + ".yaml"), y.str());
+    }
+    std::ostringstream curve;
     curve << "sample,best_cost\n";
     for (size_t i = 0; i < r.result.best_so_far.size(); ++i) {
       const double c = r.result.best_so_far[i];
       curve << (i + 1) << "," << (std::isfinite(c) ? std::to_string(c) : std::string("")) << "\n";
     }
+    write_atomic(dir / "curves" / (stem + ".csv"), curve.str());
   }
   if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r";
   std::signal(SIGINT, old_handler);
@@ -616,7 +623,7 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
       if (layers[0].contains(k)) res[k] = layers[0][k];
   }
   res["run_dir"] = dir.string();
-  std::ofstream(dir / "results.json") << res.dump(2) << "\n";
+  write_atomic(dir / "results.json", res.dump(2) + "\n");
 
   if (o.json) {
     out << res.dump(2) << "\n";

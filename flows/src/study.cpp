@@ -26,6 +26,7 @@
 #include "mapwright/core/yaml_util.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "flows_util.hpp"
+#include "study_store.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;
@@ -44,18 +45,9 @@ double median(std::vector<double> v) {
   return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
-struct Job {
-  size_t layer = 0;         ///< Index into the suite's layers.
-  std::string searcher;     ///< Kind.
-  uint64_t seed = 0;        ///< Seed.
-  int64_t budget = 0;       ///< Samples.
-  bool reference = false;   ///< Reference (long) run.
-  bool done = false;        ///< Finished (not interrupted).
-  int64_t duplicates = 0;   ///< Repeated proposals answered from the cache (not charged).
-  int64_t invalid = 0;      ///< Distinct samples that were invalid.
-  std::vector<double> curve;  ///< Best-so-far.
-  double best = std::numeric_limits<double>::infinity();  ///< Best cost.
-  double seconds = 0;       ///< Wall time.
+/// One searcher run of the study: what it is, and once finished (`done`), what it found.
+struct Job : Trial {
+  bool done = false;  ///< Finished (not interrupted), here or in an earlier session.
 };
 
 }  // namespace
@@ -72,8 +64,37 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   for (const auto& l : suite.layers) layers.push_back(parse_layer_arg(l, o.suite));
   const fs::path dir = o.out_dir.empty() ? fs::path("runs") / ("study-" + safe_name(suite.name))
                                          : fs::path(o.out_dir);
-  fs::create_directories(dir / "curves");
-  fs::create_directories(dir / "plots");
+  const FolderLock folder_lock(dir, "--out");  // one process per study folder
+  remove_stale_temporaries(dir);        // left by a process killed in the middle of a write
+  make_output_dir(dir / "curves");      // fails here, before any work, when unwritable
+  make_output_dir(dir / "plots");
+  // What makes the study: the suite file, the options and the architecture. A resumed study
+  // must have the same.
+  const std::string print = fingerprint(read_text(o.suite) + "\n--\n" +
+                                        search::to_json(sopts).dump() + "\n--\n" + arch.name);
+  const fs::path state_file = dir / "study-state.json";
+  nlohmann::json state;
+  if (fs::exists(state_file)) {
+    if (!o.resume)
+      throw SpecError("--out", "out", dir.string(),
+                      "already holds a study (study-state.json); add --resume to continue it or "
+                      "choose another --out");
+    try {
+      state = nlohmann::json::parse(read_text(state_file));
+    } catch (const nlohmann::json::exception& e) {
+      throw SpecError(state_file.string(), "(json)", "", e.what());
+    }
+    if (!state.is_object() || state.value("fingerprint", "") != print)
+      throw SpecError(state_file.string(), "fingerprint",
+                      state.is_object() ? state.value("fingerprint", "") : "",
+                      "the suite, its options or its architecture changed since this study "
+                      "started (now " + print + "); start it in another --out");
+  } else if (fs::exists(dir / "trials.jsonl")) {
+    throw SpecError("--out", "out", dir.string(),
+                    "has trials.jsonl but no study-state.json: not a study folder this "
+                    "version can resume; choose another --out");
+  }
+  const bool resuming = !state.is_null();
 
   // The reference of every layer: its optimum, proven by the exact mapper (or, if the time
   // limit stops it, the best mapping found with the lower bound it has proven).
@@ -84,7 +105,19 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   };
   std::vector<Optimum> optimum(layers.size());
   const auto t_exact = std::chrono::steady_clock::now();
-  {
+  double exact_seconds = 0;
+  if (resuming) {
+    // The optimum as the first session found it (a time-limited exact search is not repeatable).
+    const auto& so = state.at("optimum");
+    if (!so.is_array() || so.size() != layers.size())
+      throw SpecError(state_file.string(), "optimum", "", "must list one record per layer");
+    for (size_t li = 0; li < layers.size(); ++li) {
+      optimum[li].found = so[li].at("found").get<bool>();
+      optimum[li].cost = so[li].at("cost").get<double>();
+      optimum[li].record = so[li].at("record");
+    }
+    exact_seconds = state.at("exact_seconds").get<double>();
+  } else {
     ExactOptions ex;
     ex.time_limit_s = suite.reference_time_limit_s;
     ex.gap = suite.reference_gap;
@@ -96,9 +129,14 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
       optimum[li].record = ls.exact;
       if (ls.result.found) optimum[li].record["cost"] = ls.result.best_cost;
     }
+    exact_seconds =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t_exact).count();
+    state = {{"format", 1}, {"fingerprint", print}, {"suite_file", o.suite},
+             {"exact_seconds", exact_seconds}, {"optimum", nlohmann::json::array()}};
+    for (const auto& op : optimum)
+      state["optimum"].push_back({{"found", op.found}, {"cost", op.cost}, {"record", op.record}});
+    write_atomic(state_file, state.dump(2) + "\n");
   }
-  const double exact_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t_exact).count();
 
   std::vector<Job> jobs;
   for (size_t li = 0; li < layers.size(); ++li) {
@@ -123,16 +161,35 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
       }
     }
   }
+  // Runs finished in earlier sessions come from the trial log; the others are run now.
+  TrialLog log(dir / "trials.jsonl");
+  if (log.dropped_torn_line())
+    std::cerr << "study: dropped a trial record cut short by an earlier crash; its run is "
+                 "repeated\n";
+  size_t from_log = 0;
+  {
+    std::map<decltype(Trial().key()), const Trial*> have;
+    for (const Trial& t : log.loaded()) have[t.key()] = &t;
+    for (Job& j : jobs) {
+      const auto it = have.find(j.key());
+      if (it == have.end()) continue;
+      static_cast<Trial&>(j) = *it->second;
+      j.done = true;
+      ++from_log;
+    }
+  }
   // Longest first, so the pool ends together.
-  std::vector<size_t> order(jobs.size());
-  for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::vector<size_t> order;
+  for (size_t i = 0; i < jobs.size(); ++i)
+    if (!jobs[i].done) order.push_back(i);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t b) { return jobs[a].budget > jobs[b].budget; });
 
   const int threads = o.jobs > 0 ? o.jobs : std::max(1u, std::thread::hardware_concurrency());
   const bool tty = isatty(STDERR_FILENO);
-  std::atomic<size_t> finished{0};
+  std::atomic<size_t> finished{from_log};
   std::mutex io;
+  std::string write_error;  // the first failure to record a trial (a full disk): stops the study
   g_stop = 0;
   auto old = std::signal(SIGINT, on_sigint);
   const auto t0 = std::chrono::steady_clock::now();
@@ -159,6 +216,16 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
         j.invalid = ls.result.invalid;
         j.best = ls.result.found ? ls.result.best_cost : std::numeric_limits<double>::infinity();
         j.done = !ls.result.stopped_early;
+        if (j.done) {
+          try {
+            log.append(j);
+          } catch (const std::exception& e) {
+            std::lock_guard<std::mutex> lock(io);
+            if (write_error.empty()) write_error = e.what();
+            g_stop = 1;
+            return;
+          }
+        }
         const size_t f = ++finished;
         if (tty) {
           std::lock_guard<std::mutex> lock(io);
@@ -170,6 +237,10 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
     pool.join();
   }
   std::signal(SIGINT, old);
+  if (!write_error.empty())
+    throw SpecError(dir.string(), "(trials)", "",
+                    "cannot record a finished run (" + write_error + "); the runs recorded so far "
+                    "are kept: free space and continue with `mapwright study --resume`");
   if (tty) std::cerr << "\r" << std::string(60, ' ') << "\r";
   const double wall =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -203,7 +274,7 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
 
   // runs.csv
   {
-    std::ofstream f(dir / "runs.csv");
+    std::ostringstream f;
     f << "layer,searcher,seed,reference,budget,finished,seconds,invalid,duplicates,best_cost,"
          "best_over_ref";
     for (double t : suite.targets_pct) f << ",samples_to_" << t << "pct";
@@ -222,11 +293,12 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
       for (auto b : suite.iso_budgets) f << "," << cost_at(j, b);
       f << "\n";
     }
+    write_atomic(dir / "runs.csv", f.str());
   }
 
   // Per (layer, searcher) medians over seeds, and normalized median curves for the plots.
   nlohmann::json summary;
-  std::ofstream sf(dir / "summary.csv");
+  std::ostringstream sf;
   sf << "layer,searcher,seeds";
   for (double t : suite.targets_pct) sf << ",median_samples_to_" << t << "pct,reached_" << t << "pct";
   for (auto b : suite.iso_budgets) sf << ",median_cost_ratio_at_" << b;
@@ -234,7 +306,7 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   // med[layer][searcher] -> values
   std::map<std::string, std::map<std::string, nlohmann::json>> med;
   for (size_t li = 0; li < layers.size(); ++li) {
-    std::ofstream cf(dir / "curves" / (std::to_string(li) + "_" + safe_name(layers[li].name) + ".csv"));
+    std::ostringstream cf;
     cf << "sample";
     for (const auto& k : suite.searchers) cf << "," << k;
     cf << "\n";
@@ -255,6 +327,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
       }
       cf << "\n";
     }
+    write_atomic(dir / "curves" / (std::to_string(li) + "_" + safe_name(layers[li].name) + ".csv"),
+                 cf.str());
     for (const auto& k : suite.searchers) {
       nlohmann::json e;
       e["seeds"] = by[k].size();
@@ -288,7 +362,7 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
     // Plot this layer. gnuplot runs inside plots/, so the script names its files relative to
     // it; the layer name (user text) only appears as a quoted gnuplot string.
     const std::string stem = std::to_string(li) + "_" + safe_name(layers[li].name);
-    std::ofstream gp(dir / "plots" / (std::to_string(li) + ".gp"));
+    std::ostringstream gp;
     gp << "set terminal svg size 720,420 dynamic font 'sans,12'\n"
        << "set output " << gp_quote(stem + ".svg") << "\n"
        << "set datafile separator ','\nset logscale x\nset logscale y\nset key top right\n"
@@ -300,8 +374,9 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
       gp << (k ? ", " : "") << gp_quote("../curves/" + stem + ".csv") << " using 1:" << (k + 2)
          << " with lines lw 2 title " << gp_quote(suite.searchers[k]) << " noenhanced";
     gp << "\n";
+    write_atomic(dir / "plots" / (std::to_string(li) + ".gp"), gp.str());
   }
-  sf.close();
+  write_atomic(dir / "summary.csv", sf.str());
   bool plotted = true;
   for (size_t li = 0; li < layers.size(); ++li) {
     const std::string stem = std::to_string(li) + "_" + safe_name(layers[li].name);
@@ -400,7 +475,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
       "samples to reach within 5% of the optimum) / (MARL's); a searcher that did not reach the target counts as "
       "budget+1 (the ratio is then a lower bound). geomean_cost_ratio_vs_marl_at_B > 1 means MARL "
       "found the lower cost at B samples.";
-  std::ofstream(dir / "study.json") << summary.dump(2) << "\n";
+  summary["runs_from_earlier_sessions"] = from_log;
+  write_atomic(dir / "study.json", summary.dump(2) + "\n");
 
   if (o.json) {
     out << summary.dump(2) << "\n";
@@ -450,6 +526,9 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
     out << "written to " << dir.string() << " (runs.csv, summary.csv, study.json, curves/, plots/"
         << (plotted ? "" : " [gnuplot failed or missing: no SVG]") << ")\n";
   }
+  if (g_stop && !o.json)
+    out << "interrupted: continue with `mapwright study --suite " << o.suite << " --out "
+        << dir.string() << " --resume`\n";
   return g_stop ? 130 : 0;
 }
 

@@ -85,9 +85,29 @@ void require_model(systemc::RtlEvaluator& rtl, const Arch& arch) {
   }
 }
 
+/// Prints a run that was over a limit (and not simulated); returns verify's failure code.
+int report_over_limit(const VerifyOptions& o, const Layer& layer, const Arch& arch,
+                      const systemc::RtlRunResult& r, std::ostream& out) {
+  if (o.json) {
+    out << nlohmann::json{{"arch", arch.name}, {"layer", layer.describe()}, {"seed", o.seed},
+                          {"over_limit", true}, {"failure", r.failure},
+                          {"predicted_cycles", r.predicted_cycles},
+                          {"estimated_memory_mb", r.estimated_memory_mb}}
+                .dump(2)
+        << "\n";
+  } else {
+    out << "layer    " << layer.name << ": " << layer.describe() << "\n"
+        << "arch     " << arch.name << " (" << arch.rows << "x" << arch.cols << "), seed "
+        << o.seed << "\n"
+        << "RTL NOT RUN: " << r.failure << "\n";
+  }
+  return 4;
+}
+
 }  // namespace
 
 int cmd_verify(const VerifyOptions& o, std::ostream& out) {
+  check_sim_limits(o.limits);
   const Arch arch = load_arch(o.arch);
   const Layer layer = parse_layer_arg(o.layer);
   const Mapping m = resolve_mapping(o.mapping, layer, arch);
@@ -112,7 +132,12 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   systemc::RtlRunOptions ro;
   ro.seed = o.seed;
   ro.trace_file = o.trace;
+  ro.limits.max_cycles = o.limits.max_cycles;
+  ro.limits.max_seconds = o.limits.max_seconds;
+  ro.limits.max_memory_mb = o.limits.max_memory_mb;
   const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
+  // Over a limit: not simulated (or stopped by the wall clock), so no table of counts.
+  if (r.over_limit) return report_over_limit(o, layer, arch, r, out);
   std::error_code tec;
   if (!o.trace.empty() && (!std::filesystem::exists(o.trace, tec) ||
                            std::filesystem::file_size(o.trace, tec) == 0))

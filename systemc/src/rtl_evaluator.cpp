@@ -2,6 +2,8 @@
 // Verilated model matching the architecture, reset between runs), turns a layer + mapping into
 // a command program, fills DRAM with random operands, runs the testbench under a watchdog, and
 // returns the hardware's cycles and counters and the bit-exact check against the C++ reference.
+// Before anything is built it checks the run's limits (SimLimits): the predicted cycles and a
+// closed-form upper bound of the memory the run allocates (estimate_run_memory).
 #include "mapwright/systemc/rtl_evaluator.hpp"
 
 // Verilator's trace headers trip -Wnon-virtual-dtor; they are third-party code.
@@ -11,15 +13,22 @@
 #include <verilated_fst_sc.h>
 #pragma GCC diagnostic pop
 
+#include <algorithm>
+#include <array>
 #include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <memory>
 #include <sstream>
 
 #include "accel_tb.hpp"
 #include "plain_harness.hpp"
+#include "mapwright/core/compact_space.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/model/schedule.hpp"
+#include "mapwright/model/surrogate.hpp"
 #include "mw_models.h"
 
 namespace mapwright::systemc {
@@ -37,13 +46,20 @@ double thread_cpu_seconds() {
   return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
+/// Simulated cycles between two looks at the wall clock (SimLimits::max_seconds).
+constexpr long long kSliceCycles = 1 << 16;
+
+/// How a simulation ended.
+enum class RunEnd { Done, Watchdog, WallClock };
+
 /// The process's simulation: one testbench around one model type.
 class SimHost {
  public:
   virtual ~SimHost() = default;
-  /// Runs a job to completion or for at most `limit` cycles; true if it completed.
-  virtual bool run(TbJob& job, long long limit, const std::string& trace_file,
-                   std::string& trace_error) = 0;
+  /// Runs a job to completion, for at most `limit` cycles or (if `max_seconds` > 0) about that
+  /// many seconds of wall clock, whichever comes first.
+  virtual RunEnd run(TbJob& job, long long limit, double max_seconds,
+                     const std::string& trace_file, std::string& trace_error) = 0;
   /// Reads one register between runs.
   virtual uint64_t read_csr(unsigned addr) = 0;
   std::string arch;         ///< Name of the architecture it was elaborated for.
@@ -63,8 +79,8 @@ class SimHostT final : public SimHost {
     if (tfp_) tfp_->close();
   }
 
-  bool run(TbJob& job, long long limit, const std::string& trace_file,
-           std::string& trace_error) override {
+  RunEnd run(TbJob& job, long long limit, double max_seconds, const std::string& trace_file,
+             std::string& trace_error) override {
     // Drop whatever a previous (possibly aborted) job left, and reset the design.
     tb_->stop();
     tb_->rst_n.write(false);
@@ -82,12 +98,26 @@ class SimHostT final : public SimHost {
       }
     }
     tb_->start(job);
-    sc_core::sc_start(sc_core::sc_time(kPeriodNs * static_cast<double>(limit), sc_core::SC_NS));
+    // Slices of simulated time (the testbench pauses the kernel when the job is done), with a
+    // look at the wall clock between them.
+    const auto t0 = std::chrono::steady_clock::now();
+    RunEnd end = RunEnd::Watchdog;
+    for (long long left = limit; left > 0 && !job.done;) {
+      const long long slice = max_seconds > 0 ? std::min(left, kSliceCycles) : left;
+      cycles(slice);
+      left -= slice;
+      const double spent =
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!job.done && max_seconds > 0 && spent > max_seconds) {
+        end = RunEnd::WallClock;
+        break;
+      }
+    }
     if (tfp_) {
       tfp_->close();
       tfp_.reset();
     }
-    return job.done;
+    return job.done ? RunEnd::Done : end;
   }
 
   uint64_t read_csr(unsigned addr) override {
@@ -110,10 +140,11 @@ template <class V>
 class PlainHostT final : public SimHost {
  public:
   explicit PlainHostT(int beat_bytes) : h_(beat_bytes) {}
-  bool run(TbJob& job, long long limit, const std::string& trace_file,
-           std::string& trace_error) override {
+  /// The plain harness runs to completion or `limit` (it does not look at the wall clock).
+  RunEnd run(TbJob& job, long long limit, double /*max_seconds*/, const std::string& trace_file,
+             std::string& trace_error) override {
     if (!trace_file.empty()) trace_error = "trace: the plain C++ harness does not trace";
-    return h_.run(job, limit);
+    return h_.run(job, limit) ? RunEnd::Done : RunEnd::Watchdog;
   }
   uint64_t read_csr(unsigned addr) override { return h_.read_csr(addr); }
 
@@ -214,6 +245,172 @@ SimHost* plain_host_for(const core::Arch& arch, std::string& failure) {
   return h.get();
 }
 
+/// Segments of one DMA command whose stream walks `dims` (innermost first; ext = tile extent,
+/// full = the whole loop): consecutive segments merge while every inner dimension is whole,
+/// so only the dimensions outside the first partial one multiply.
+double merged_segments(std::initializer_list<std::pair<double, bool>> dims) {
+  double segs = 1;
+  bool partial_seen = false;
+  for (const auto& [ext, full] : dims) {
+    if (partial_seen) segs *= ext;
+    partial_seen = partial_seen || !full;
+  }
+  return segs;
+}
+
+/// A count as text: exact below 10^7, else 4 significant digits ("3.1e9").
+std::string count_text(double v) {
+  char buf[32];
+  if (v < 1e7 && v == static_cast<double>(static_cast<long long>(v)))
+    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
+  else
+    std::snprintf(buf, sizeof buf, "%.4g", v);
+  std::string t = buf;
+  for (const char* junk : {"e+0", "e+"})
+    if (const size_t at = t.find(junk); at != std::string::npos)
+      t.replace(at, std::strlen(junk), "e");
+  return t;
+}
+
+constexpr double kMiB = 1024.0 * 1024.0;
+
+}  // namespace
+
+RunMemoryEstimate estimate_run_memory(const core::Layer& l, const core::Arch& arch,
+                                      const core::Mapping& m) {
+  using core::Dim;
+  const core::AccessCounts c = model::closed_form_counts(l, arch, m);
+  const auto trips = core::trip_counts(l, m);
+  auto t = [&](Dim d) { return static_cast<double>(std::min<int64_t>(m.tile_of(d), l.dim(d))); };
+  auto full = [&](Dim d) { return m.tile_of(d) >= l.dim(d); };
+  auto T = [&](Dim d) { return static_cast<double>(trips[static_cast<int>(d)]); };
+  const double out_elems = static_cast<double>(l.output_elems());
+  RunMemoryEstimate e;
+  e.dram_bytes = static_cast<double>(l.input_elems() + l.weight_elems()) + 5 * out_elems;
+  e.tensor_bytes = static_cast<double>(l.input_elems() + l.weight_elems()) + out_elems;
+
+  // Command words: CONFIG (2), one COMPUTE (5) per step, 2 per DMA command.
+  const double dma = static_cast<double>(c.input_loads + c.weight_loads + c.psum_reloads +
+                                         c.psum_spills + c.output_stores);
+  const double words = 2 + 5 * static_cast<double>(c.steps) + 2 * dma;
+  // Segments per command (a tile may be a smaller remainder: these are upper bounds), capped
+  // by the bytes moved (a segment holds at least one byte).
+  const double rows = std::min<double>(l.h, (t(Dim::P) - 1) * l.stride + t(Dim::R));
+  const double cols = std::min<double>(l.w, (t(Dim::Q) - 1) * l.stride + t(Dim::S));
+  const bool cols_run = t(Dim::S) >= l.stride || t(Dim::Q) == 1;  // held columns adjacent
+  const double in_per = l.g == 1 && full(Dim::C) && cols_run
+                            ? t(Dim::N) * rows
+                            : t(Dim::G) * t(Dim::N) * rows * cols;
+  const double wt_per = merged_segments({{t(Dim::K), full(Dim::K)}, {t(Dim::C), full(Dim::C)},
+                                         {t(Dim::S), full(Dim::S)}, {t(Dim::R), full(Dim::R)},
+                                         {t(Dim::G), full(Dim::G)}});
+  const double out_per =
+      t(Dim::G) * merged_segments({{1, l.g == 1 && full(Dim::K)}, {t(Dim::Q), full(Dim::Q)},
+                                   {t(Dim::P), full(Dim::P)}, {t(Dim::N), full(Dim::N)}});
+  const double out_cmds = static_cast<double>(c.psum_reloads + c.psum_spills + c.output_stores);
+  auto d = [](long long v) { return static_cast<double>(v); };
+  const double out_bytes =
+      d(c.dram_output_bytes) + d(c.dram_psum_write_bytes + c.dram_psum_read_bytes) / 4;
+  const double segs = std::min(d(c.input_loads) * in_per, d(c.dram_input_bytes)) +
+                      std::min(d(c.weight_loads) * wt_per, d(c.dram_weight_bytes)) +
+                      std::min(out_cmds * out_per, out_bytes);
+  // Vectors grown by push_back hold at most twice their size; each segment list is its own
+  // heap block (header and rounding: 32 bytes).
+  e.program_bytes = 2 * (words * (sizeof(uint64_t) + sizeof(uint8_t)) + dma * sizeof(DmaJob) +
+                         segs * sizeof(DramSegment)) +
+                    32 * dma;
+  // The walk's hash map: one node (~64 bytes with its bucket) per output tile, plus the
+  // row lists of one input tile.
+  const double out_tiles = T(Dim::G) * T(Dim::N) * T(Dim::K) * T(Dim::P) * T(Dim::Q);
+  e.walk_bytes = 64 * out_tiles + 32 * (t(Dim::P) * t(Dim::R) + t(Dim::Q) * t(Dim::S));
+  return e;
+}
+
+namespace {
+
+/// Checks the run against opt.limits before anything is built: the memory estimate first (closed
+/// form), then the predicted cycles (a walk of the schedule). Fills the result's estimates;
+/// on a limit sets the typed failure and returns false.
+bool within_limits(const core::Layer& layer, const core::Arch& arch, const core::Mapping& m,
+                   const SimLimits& lim, RtlRunResult& res) {
+  res.estimated_memory_mb = estimate_run_memory(layer, arch, m).total() / kMiB;
+  if (lim.max_memory_mb > 0 && res.estimated_memory_mb > static_cast<double>(lim.max_memory_mb)) {
+    res.failure = "limit: estimated " + count_text(std::ceil(res.estimated_memory_mb)) +
+                  " MB of memory > max_memory_mb " + count_text(lim.max_memory_mb) +
+                  " (raise it with --sim-max-memory-mb)";
+  } else {
+    res.predicted_cycles = model::simulate_schedule(layer, arch, m).cycles;
+    if (lim.max_cycles > 0 && res.predicted_cycles > lim.max_cycles)
+      res.failure = "limit: predicted " + count_text(static_cast<double>(res.predicted_cycles)) +
+                    " cycles > max_cycles " + count_text(static_cast<double>(lim.max_cycles)) +
+                    " (raise it with --sim-max-cycles)";
+  }
+  if (res.failure.empty()) return true;
+  res.over_limit = true;
+  res.metrics.reason = res.failure;
+  return false;
+}
+
+/// The message of a run stopped by SimLimits::max_seconds (the worker pool uses the same words).
+std::string wall_clock_failure(double max_seconds) {
+  char buf[48];
+  std::snprintf(buf, sizeof buf, "%g", max_seconds);
+  return std::string("limit: simulation exceeded ") + buf + " s wall clock (--sim-max-seconds)";
+}
+
+/// The failure of a run that did not complete within `limit` cycles, with the design's state.
+std::string watchdog_failure(SimHost& h, const CommandProgram& prog, const TbJob& job,
+                             long long limit) {
+  std::ostringstream os;
+  os << "watchdog: no completion after " << limit << " cycles; DMA commands done "
+     << h.read_csr(detail::kCsrDmaDone) << "/" << prog.dma_commands << ", compute commands done "
+     << h.read_csr(detail::kCsrCmpDone) << "/" << prog.compute_commands << ", DMA queue "
+     << h.read_csr(detail::kCsrDmaQueue) << ", compute queue "
+     << h.read_csr(detail::kCsrCmpQueue) << ", status 0x" << std::hex
+     << h.read_csr(detail::kCsrStatus);
+  if (!job.failure.empty()) os << "; " << job.failure;
+  return os.str();
+}
+
+/// The failure of a run whose status register flags an error.
+std::string status_failure(uint64_t status) {
+  std::ostringstream os;
+  os << "rtl error: status 0x" << std::hex << status << " ("
+     << ((status & 4) ? "command decoder " : "") << ((status & 8) ? "dma " : "")
+     << ((status & 16) ? "compute " : "") << "error)";
+  return os.str();
+}
+
+/// Copies the hardware counters of a completed job into the result.
+void read_counters(const std::array<uint64_t, detail::kNumCsr>& c, RtlRunResult& res) {
+  core::AccessCounts& a = res.counts;
+  auto g = [&](detail::Csr i) { return static_cast<long long>(c[i]); };
+  a.macs = g(detail::kCsrMacs);
+  a.steps = g(detail::kCsrSteps);
+  a.folds = g(detail::kCsrFolds);
+  a.input_buf_reads = g(detail::kCsrInRd);
+  a.input_buf_writes = g(detail::kCsrInWr);
+  a.weight_buf_reads = g(detail::kCsrWtRd);
+  a.weight_buf_writes = g(detail::kCsrWtWr);
+  a.accum_reads = g(detail::kCsrAccRd);
+  a.accum_writes = g(detail::kCsrAccWr);
+  a.dram_input_bytes = g(detail::kCsrDramIn);
+  a.dram_weight_bytes = g(detail::kCsrDramWt);
+  a.dram_output_bytes = g(detail::kCsrDramOut);
+  a.dram_psum_write_bytes = g(detail::kCsrDramPsumWr);
+  a.dram_psum_read_bytes = g(detail::kCsrDramPsumRd);
+  a.input_loads = g(detail::kCsrLoadIn);
+  a.weight_loads = g(detail::kCsrLoadWt);
+  a.psum_reloads = g(detail::kCsrReload);
+  a.psum_spills = g(detail::kCsrSpill);
+  a.output_stores = g(detail::kCsrStore);
+  res.cycles = g(detail::kCsrLast) - g(detail::kCsrFirst) + 1;
+  res.array_busy_cycles = g(detail::kCsrArrayBusy);
+  res.array_stall_cycles = g(detail::kCsrArrayStall);
+  res.dma_busy_cycles = g(detail::kCsrDmaBusy);
+  res.dram_stall_cycles = g(detail::kCsrDramStall);
+}
+
 }  // namespace
 
 std::vector<std::string> RtlEvaluator::compiled_archs() {
@@ -260,6 +457,7 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
     m.reason = res.failure;
     return res;
   }
+  if (!within_limits(layer, arch, mapping, opt.limits, res)) return res;
   SimHost* h = opt.plain_harness ? plain_host_for(arch, res.failure) : host_for(arch, res.failure);
   if (!h) {
     m.reason = res.failure;
@@ -289,28 +487,25 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   long long limit = opt.watchdog_cycles;
   if (limit <= 0) {
     const double slow = 1.0 / std::max(0.05, 1.0 - opt.stall_prob);
-    limit = static_cast<long long>(
-                4.0 * slow * static_cast<double>(model::simulate_schedule(layer, arch, mapping).cycles)) +
+    limit = static_cast<long long>(4.0 * slow * static_cast<double>(res.predicted_cycles)) +
             static_cast<long long>(prog.words.size()) * 4 + 10000;
   }
   std::string trace_error;
   const auto t0 = std::chrono::steady_clock::now();
   const double c0 = thread_cpu_seconds();
-  const bool done = h->run(job, limit, opt.trace_file, trace_error);
+  const RunEnd end = h->run(job, limit, opt.limits.max_seconds, opt.trace_file, trace_error);
   res.sim_seconds =
       std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.sim_cpu_seconds = thread_cpu_seconds() - c0;
   res.sim_cycles = job.edges;
-  if (!done) {
-    std::ostringstream os;
-    os << "watchdog: no completion after " << limit << " cycles; DMA commands done "
-       << h->read_csr(detail::kCsrDmaDone) << "/" << prog.dma_commands << ", compute commands done "
-       << h->read_csr(detail::kCsrCmpDone) << "/" << prog.compute_commands << ", DMA queue "
-       << h->read_csr(detail::kCsrDmaQueue) << ", compute queue "
-       << h->read_csr(detail::kCsrCmpQueue) << ", status 0x" << std::hex
-       << h->read_csr(detail::kCsrStatus);
-    if (!job.failure.empty()) os << "; " << job.failure;
-    res.failure = os.str();
+  if (end == RunEnd::WallClock) {
+    res.failure = wall_clock_failure(opt.limits.max_seconds);
+    res.over_limit = true;
+    m.reason = res.failure;
+    return res;
+  }
+  if (end != RunEnd::Done) {
+    res.failure = watchdog_failure(*h, prog, job, limit);
     m.reason = res.failure;
     return res;
   }
@@ -321,41 +516,11 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   }
   const auto& c = job.csr;
   if (c[detail::kCsrStatus] & 0x1c) {
-    std::ostringstream os;
-    os << "rtl error: status 0x" << std::hex << c[detail::kCsrStatus] << " ("
-       << ((c[detail::kCsrStatus] & 4) ? "command decoder " : "")
-       << ((c[detail::kCsrStatus] & 8) ? "dma " : "")
-       << ((c[detail::kCsrStatus] & 16) ? "compute " : "") << "error)";
-    res.failure = os.str();
+    res.failure = status_failure(c[detail::kCsrStatus]);
     m.reason = res.failure;
     return res;
   }
-  core::AccessCounts& a = res.counts;
-  auto g = [&](detail::Csr i) { return static_cast<long long>(c[i]); };
-  a.macs = g(detail::kCsrMacs);
-  a.steps = g(detail::kCsrSteps);
-  a.folds = g(detail::kCsrFolds);
-  a.input_buf_reads = g(detail::kCsrInRd);
-  a.input_buf_writes = g(detail::kCsrInWr);
-  a.weight_buf_reads = g(detail::kCsrWtRd);
-  a.weight_buf_writes = g(detail::kCsrWtWr);
-  a.accum_reads = g(detail::kCsrAccRd);
-  a.accum_writes = g(detail::kCsrAccWr);
-  a.dram_input_bytes = g(detail::kCsrDramIn);
-  a.dram_weight_bytes = g(detail::kCsrDramWt);
-  a.dram_output_bytes = g(detail::kCsrDramOut);
-  a.dram_psum_write_bytes = g(detail::kCsrDramPsumWr);
-  a.dram_psum_read_bytes = g(detail::kCsrDramPsumRd);
-  a.input_loads = g(detail::kCsrLoadIn);
-  a.weight_loads = g(detail::kCsrLoadWt);
-  a.psum_reloads = g(detail::kCsrReload);
-  a.psum_spills = g(detail::kCsrSpill);
-  a.output_stores = g(detail::kCsrStore);
-  res.cycles = g(detail::kCsrLast) - g(detail::kCsrFirst) + 1;
-  res.array_busy_cycles = g(detail::kCsrArrayBusy);
-  res.array_stall_cycles = g(detail::kCsrArrayStall);
-  res.dma_busy_cycles = g(detail::kCsrDmaBusy);
-  res.dram_stall_cycles = g(detail::kCsrDramStall);
+  read_counters(c, res);
 
   // Functional check.
   const auto ref = reference_output(layer, in, wt, shift);
@@ -364,7 +529,7 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   res.functional_ok = res.mismatches == 0;
 
   m.valid = true;
-  m.counts = a;
+  m.counts = res.counts;
   m.cycles = res.cycles;
   m.compute_cycles = res.array_busy_cycles;
   m.dma_cycles = res.dma_busy_cycles;

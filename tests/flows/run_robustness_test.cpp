@@ -91,6 +91,7 @@ TEST(RunLock, ASecondProcessOnTheSameFolderIsRefusedNamingTheHolder_bad) {
   o.no_rtl = true;
   o.progress = false;
   o.resume = true;
+  o.given = {"network", "arch", "searcher", "budget", "no-rtl"};  // as typed on the command line
   o.out_dir = dir.string();
   std::ostringstream log;
   try {

@@ -31,6 +31,7 @@
 
 #include "mapwright/core/layer.hpp"
 #include "mapwright/core/mapping.hpp"
+#include "mapwright/flows/rtl_workers.hpp"
 
 namespace mapwright::flows {
 
@@ -63,9 +64,10 @@ struct RegressOptions {
   std::string filter;       ///< Run only cases whose name contains this.
   bool progress = true;     ///< Progress on stderr when it is a terminal.
   std::string worker_exe;   ///< mapwright binary for RTL workers ("" = this one).
+  SimLimits limits;         ///< Per-case simulation limits (--sim-max-*).
 };
 /// Exit codes: 0 every case matches (or goldens updated); 1 drift or failure (with a diff on
-/// `out`); 2 bad suite.
+/// `out`; a case over a simulation limit fails as kind "limit"); 2 bad suite or bad limit.
 int cmd_regress(const RegressOptions& o, std::ostream& out);
 
 }  // namespace mapwright::flows

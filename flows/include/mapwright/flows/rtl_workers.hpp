@@ -8,7 +8,9 @@
 /// architecture (replacing an idle worker of another architecture when the pool is full), and
 /// runs the job of a crashed worker again on a fresh worker (at most
 /// `RtlWorkerPool::kMaxCrashRetries` times) before it reports a typed infrastructure failure:
-/// a crash is not a verdict on the mapping. Workers run in their
+/// a crash is not a verdict on the mapping. A job still running `SimLimits::max_seconds` after
+/// it was sent is stopped by killing its worker; it comes back as a typed limit result
+/// (`over_limit`), neither retried nor an infrastructure failure. Workers run in their
 /// own process group, so a Ctrl-C on the terminal reaches only the parent, which can let the
 /// runs in flight finish.
 
@@ -29,6 +31,22 @@
 
 namespace mapwright::flows {
 
+/// Per-simulation limits (mirror of systemc::SimLimits, which flows cannot include when built
+/// without the RTL). A run over one is not started, or is stopped, and comes back as a typed
+/// limit result (RtlJobResult::over_limit, failure "limit: ...").
+struct SimLimits {
+  long long max_cycles = 200'000'000;  ///< Largest predicted cycle count (reference schedule).
+  double max_seconds = 1800;           ///< Wall clock per simulation, from dispatch (the pool).
+  long long max_memory_mb = 4096;      ///< Largest estimated allocation of a run, in MiB.
+};
+/// Upper bounds of the user's values.
+constexpr long long kMaxSimCycles = 1'000'000'000'000;  ///< --sim-max-cycles
+constexpr double kMaxSimSeconds = 604800;               ///< --sim-max-seconds (a week)
+constexpr long long kMaxSimMemoryMb = 1'048'576;        ///< --sim-max-memory-mb (1 TiB)
+/// Refuses a limit that is not positive or is above its bound with a core::SpecError naming the
+/// flag (--sim-max-cycles, --sim-max-seconds, --sim-max-memory-mb), the value and the bound.
+void check_sim_limits(const SimLimits& limits);
+
 /// One RTL run (or, with `probe`, only a check that the architecture has a compiled model).
 struct RtlJob {
   std::string arch;            ///< Named architecture or YAML file (as load_arch takes it).
@@ -36,14 +54,20 @@ struct RtlJob {
   core::Mapping mapping;       ///< The mapping (must pass check_mapping).
   uint64_t seed = 1;           ///< Seed of the random operands.
   long long watchdog_cycles = 0;  ///< 0 = the evaluator's automatic bound.
+  SimLimits limits;            ///< Cycles and memory (checked in the worker), wall clock (pool).
   bool probe = false;          ///< Only elaborate the model and read its parameters.
 };
 
 /// What came back from a worker.
 struct RtlJobResult {
   /// "" when the run completed; else a typed failure from the RTL evaluator ("watchdog: ...",
-  /// "rtl error: ...", "arch: ...") or from the pool ("worker: ...").
+  /// "rtl error: ...", "arch: ...", "limit: ...") or from the pool ("worker: ...", "limit: ...").
   std::string failure;
+  /// The run is over a SimLimits bound (not started, or stopped by the wall clock): no verdict
+  /// on the design, and not an infrastructure failure. `failure` names limit, estimate, bound.
+  bool over_limit = false;
+  long long predicted_cycles = 0;  ///< Predicted cycles of the run (0 = not computed).
+  double estimated_memory_mb = 0;  ///< Estimated allocation in MiB (0 = not computed).
   /// The failure is the infrastructure's, not a verdict on the design: the worker process died
   /// (on every try) or answered garbage. Such a job may succeed when run again.
   bool infrastructure = false;

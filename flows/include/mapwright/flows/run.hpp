@@ -14,6 +14,9 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
+#include "mapwright/flows/rtl_workers.hpp"
 #include "mapwright/flows/search_flow.hpp"
 
 namespace mapwright::flows {
@@ -42,9 +45,15 @@ struct RunOptions {
   int stop_after_layers = -1;        ///< Testing: behave as if Ctrl-C came after N searches.
   std::string worker_exe;            ///< mapwright binary for RTL workers ("" = this one).
   long long rtl_watchdog_cycles = 0; ///< RTL watchdog bound per run (0 = automatic).
+  SimLimits sim_limits;              ///< --sim-max-*: per-verification limits.
 };
 /// Exit codes: 0 all good; 2 bad input; 3 a layer has no valid mapping; 4 an RTL verification
 /// failed (reported, never dropped); 130 interrupted (what finished is kept).
+/// Checks that `r` has the shape of a `mapwright run` results.json (keys, types, ranges,
+/// enumerations), as `report` and `run --resume` do before using one; anything else is a
+/// core::SpecError naming `file`, the key path and the value.
+void check_run_record(const nlohmann::json& r, const std::string& file);
+
 int cmd_run(const RunOptions& o, std::ostream& out);
 
 struct ReportOptions {

@@ -43,6 +43,8 @@ struct StudyOptions {
   std::string options_file;  ///< Search options YAML; overrides the suite's `options` key.
   int jobs = 0;       ///< Worker threads (0 = number of cores).
   bool json = false;  ///< Print the summary JSON.
+  /// Continue the study in out_dir: runs recorded in its trials.jsonl are not run again.
+  bool resume = false;
 };
 int cmd_study(const StudyOptions& o, std::ostream& out);
 

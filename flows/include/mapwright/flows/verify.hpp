@@ -9,6 +9,8 @@
 #include <string>
 #include <vector>
 
+#include "mapwright/flows/rtl_workers.hpp"
+
 namespace mapwright::flows {
 
 struct VerifyOptions {
@@ -18,7 +20,11 @@ struct VerifyOptions {
   std::string trace;             ///< FST waveform file ("" = none).
   uint64_t seed = 1;             ///< Seed of the random tensors.
   bool json = false;             ///< One JSON object.
+  SimLimits limits;              ///< --sim-max-cycles, --sim-max-seconds, --sim-max-memory-mb.
 };
+/// Exit codes: 0 bit-exact and every count equal; 2 bad input (also a limit out of range);
+/// 3 invalid mapping; 4 the verification failed, or the run is over a SimLimits bound (the
+/// typed "limit: ..." failure is printed, the RTL is not run).
 int cmd_verify(const VerifyOptions& o, std::ostream& out);
 
 struct FidelityOptions {

@@ -20,6 +20,35 @@
 
 namespace mapwright::systemc {
 
+/// Per-run limits, checked before a simulation starts (cheapest check first): a run over one
+/// is not started and comes back as a typed result (RtlRunResult::over_limit, failure
+/// "limit: ..."). A value <= 0 switches that limit off here; the CLI accepts only positive
+/// values (flows::check_sim_limits).
+struct SimLimits {
+  /// Largest predicted cycle count (model::simulate_schedule) a run may have.
+  long long max_cycles = 200'000'000;
+  /// Wall-clock seconds one simulation may take (checked between slices of simulated time on
+  /// the SystemC testbench; the RTL worker pool enforces it by killing the worker instead).
+  double max_seconds = 1800;
+  /// Largest estimated allocation of a run (estimate_run_memory), in MiB.
+  long long max_memory_mb = 4096;
+};
+
+/// Upper bound of what one run allocates, in bytes, from the layer shape and the mapping's
+/// trip counts in closed form (nothing is walked or allocated): the command program with
+/// its DMA segment lists (vector growth included), the DRAM image, the random operands and
+/// the reference output, and the tile walk's bookkeeping per output tile.
+struct RunMemoryEstimate {
+  double program_bytes = 0;  ///< Command words, last flags, DMA jobs and their segments.
+  double dram_bytes = 0;     ///< The DRAM image (what build_program sizes dram_bytes to).
+  double tensor_bytes = 0;   ///< Random input and weights, the reference output.
+  double walk_bytes = 0;     ///< walk_tile_program's reduction count per output tile.
+  double total() const { return program_bytes + dram_bytes + tensor_bytes + walk_bytes; }
+};
+/// The estimate of one run of `layer` under `mapping` (which must pass check_mapping).
+RunMemoryEstimate estimate_run_memory(const core::Layer& layer, const core::Arch& arch,
+                                      const core::Mapping& mapping);
+
 /// Options of one RTL run.
 struct RtlRunOptions {
   uint64_t seed = 1;               ///< Seed of the random int8 operands and of the DRAM stalls.
@@ -32,6 +61,7 @@ struct RtlRunOptions {
   /// instead of the SystemC testbench; needs a plain model of the architecture
   /// (MAPWRIGHT_RTL_PLAIN_ARCHS). Used to measure the cost of the SystemC boundary.
   bool plain_harness = false;
+  SimLimits limits;  ///< Cycles, memory and wall clock a run may take.
 };
 
 /// Result of one RTL run.
@@ -40,8 +70,13 @@ struct RtlRunResult {
   bool functional_ok = false;   ///< Outputs equal the C++ reference bit for bit.
   long long mismatches = 0;     ///< Output bytes that differ.
   /// "" on success, else a typed failure: "invalid: ...", "mapping: ...", "arch: ...",
-  /// "command format: ...", "watchdog: ...", "rtl error: ...", "dram: ...".
+  /// "command format: ...", "watchdog: ...", "rtl error: ...", "dram: ...", "limit: ...".
   std::string failure;
+  /// The run was not started (or stopped) because it is over a SimLimits bound; `failure`
+  /// names the limit, the estimate and the bound. Not a verdict on the design.
+  bool over_limit = false;
+  long long predicted_cycles = 0;  ///< model::simulate_schedule cycles (0 if not computed).
+  double estimated_memory_mb = 0;  ///< estimate_run_memory total in MiB (0 if not computed).
   core::AccessCounts counts;    ///< The hardware counters.
   long long cycles = 0;         ///< First DMA start to last completion, inclusive.
   long long array_busy_cycles = 0;   ///< Cycles the fold engine was busy.
