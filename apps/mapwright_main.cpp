@@ -12,6 +12,7 @@
 #include "mapwright/flows/commands.hpp"
 #include "mapwright/flows/regress.hpp"
 #include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/flows/report.hpp"
 #include "mapwright/flows/run.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/study.hpp"

@@ -29,23 +29,6 @@ namespace mapwright::flows {
 
 namespace {
 
-/// Engineering notation with an SI prefix: 0.000436 -> "436u", 2.5e9 -> "2.5G".
-std::string human(double x) {
-  static const char* big[] = {"", "k", "M", "G", "T", "P"};
-  static const char* small[] = {"", "m", "u", "n", "p", "f"};
-  char buf[64];
-  int u = 0;
-  if (x == 0) return "0";
-  if (std::abs(x) >= 1) {
-    while (std::abs(x) >= 1000 && u < 5) { x /= 1000; ++u; }
-    std::snprintf(buf, sizeof buf, "%.4g%s", x, big[u]);
-  } else {
-    while (std::abs(x) < 1 && u < 5) { x *= 1000; ++u; }
-    std::snprintf(buf, sizeof buf, "%.4g%s", x, small[u]);
-  }
-  return buf;
-}
-
 nlohmann::json layer_json(const Layer& l) {
   return {{"name", l.name}, {"kind", layer_kind_name(l.kind)}, {"N", l.n}, {"G", l.g},
           {"K", l.k}, {"C", l.c}, {"H", l.h}, {"W", l.w}, {"R", l.r}, {"S", l.s},
@@ -53,15 +36,15 @@ nlohmann::json layer_json(const Layer& l) {
 }
 
 void print_metrics(const Metrics& m, const Arch& a, std::ostream& out) {
-  out << "  cycles         " << m.cycles << "  (" << human(m.cycles / (a.clock_mhz * 1e6))
+  out << "  cycles         " << m.cycles << "  (" << si(m.cycles / (a.clock_mhz * 1e6))
       << "s at " << a.clock_mhz << " MHz)\n";
   out << "  compute        " << m.compute_cycles << " cycles of folds\n";
   out << "  dma            " << m.dma_cycles << " cycles of transfers\n";
-  out << "  energy         " << human(m.energy_pj * 1e-12) << "J  (mac " << human(m.energy.mac * 1e-12)
-      << "J, input " << human(m.energy.input_buf * 1e-12) << "J, weight "
-      << human(m.energy.weight_buf * 1e-12) << "J, accum " << human(m.energy.accum_buf * 1e-12)
-      << "J, dram " << human(m.energy.dram * 1e-12) << "J, pe static "
-      << human(m.energy.pe_static * 1e-12) << "J)\n";
+  out << "  energy         " << si(m.energy_pj * 1e-12) << "J  (mac " << si(m.energy.mac * 1e-12)
+      << "J, input " << si(m.energy.input_buf * 1e-12) << "J, weight "
+      << si(m.energy.weight_buf * 1e-12) << "J, accum " << si(m.energy.accum_buf * 1e-12)
+      << "J, dram " << si(m.energy.dram * 1e-12) << "J, pe static "
+      << si(m.energy.pe_static * 1e-12) << "J)\n";
   out << "  edp            " << std::setprecision(6) << m.edp << " pJ*cycles\n";
   out << "  utilization    " << std::fixed << std::setprecision(1) << 100 * m.utilization
       << " %\n" << std::defaultfloat;
@@ -173,7 +156,7 @@ int cmd_space(const SpaceOptions& o, std::ostream& out) {
     const auto& e = j["samples"][i];
     out << "sample " << i << " (valid after " << e["tries"].get<long long>() << " tries): cycles "
         << e["surrogate"]["cycles"].get<long long>() << ", energy "
-        << human(e["surrogate"]["energy_pj"].get<double>() * 1e-12) << "J"
+        << si(e["surrogate"]["energy_pj"].get<double>() * 1e-12) << "J"
         << (e.contains("file") ? ", written to " + e["file"].get<std::string>() : "") << "\n";
     std::istringstream ys(e["mapping"].get<std::string>());
     for (std::string line; std::getline(ys, line);) out << "  " << line << "\n";

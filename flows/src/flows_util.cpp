@@ -12,6 +12,7 @@
 #include <thread>
 
 #include <cerrno>
+#include <csignal>
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
@@ -126,6 +127,25 @@ void make_output_dir(const fs::path& dir) {
   std::error_code ec;
   fs::remove(probe, ec);
 }
+
+namespace {
+volatile std::sig_atomic_t g_signals = 0;
+void on_signal(int) { g_signals = g_signals + 1; }
+}  // namespace
+
+InterruptSignals::InterruptSignals(bool also_term) : term_(also_term) {
+  g_signals = 0;
+  old_int_ = std::signal(SIGINT, on_signal);
+  if (term_) old_term_ = std::signal(SIGTERM, on_signal);
+}
+
+InterruptSignals::~InterruptSignals() {
+  std::signal(SIGINT, old_int_);
+  if (term_) std::signal(SIGTERM, old_term_);
+}
+
+int InterruptSignals::count() { return g_signals; }
+void InterruptSignals::note() { g_signals = g_signals + 1; }
 
 FolderLock::FolderLock(const fs::path& dir, const std::string& flag) {
   std::error_code ec;

@@ -29,6 +29,24 @@ void make_dirs(const std::filesystem::path& dir);
 /// make_dirs, then proves that a file can be written there (and removes it): a flow calls it
 /// before its work so that an unwritable output folder costs nothing computed.
 void make_output_dir(const std::filesystem::path& dir);
+/// While alive, SIGINT (and with `also_term` SIGTERM) only counts: a flow polls count() and
+/// stops cleanly, keeping what is finished. The previous handlers come back on destruction.
+/// One at a time (the flows do not nest).
+class InterruptSignals {
+ public:
+  explicit InterruptSignals(bool also_term = false);
+  ~InterruptSignals();
+  InterruptSignals(const InterruptSignals&) = delete;
+  InterruptSignals& operator=(const InterruptSignals&) = delete;
+  static int count();  ///< Signals received since construction.
+  static void note();  ///< Counts one as if received (test hooks, internal stops).
+
+ private:
+  void (*old_int_)(int) = nullptr;
+  void (*old_term_)(int) = nullptr;
+  bool term_ = false;
+};
+
 /// An exclusive lock on an output folder (flock on <dir>/.lock, which holds the owner's pid),
 /// created with the folder: a second process on the same folder is refused (a SpecError on
 /// `flag` naming the holder's pid) instead of doing all the work twice. The kernel drops the

@@ -14,6 +14,7 @@
 
 #include "flows_util.hpp"
 #include "mapwright/core/error.hpp"
+#include "mapwright/flows/report.hpp"
 #include "mapwright/flows/run.hpp"
 
 namespace fs = std::filesystem;

@@ -27,6 +27,7 @@
 
 #include "flows_util.hpp"
 #include "mapwright/core/error.hpp"
+#include "mapwright/core/stats.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/flows/rtl_workers.hpp"
@@ -43,8 +44,6 @@ namespace mapwright::flows {
 
 namespace {
 
-volatile std::sig_atomic_t g_sigints = 0;
-void on_sigint(int) { g_sigints = g_sigints + 1; }
 
 /// Seeds: the search seed of layer i is the one `mapwright search` uses; RTL operands of
 /// candidate r of layer i get their own.
@@ -234,7 +233,7 @@ void summarize(json& res) {
     for (double e : errs) { s += e; mx = std::max(mx, e); }
     parity["mape_pct"] = s / errs.size();
     parity["max_error_pct"] = mx;
-    const double rho = spearman(rc, sc);
+    const double rho = core::spearman(rc, sc);
     parity["spearman"] = std::isnan(rho) ? json() : json(rho);
   }
   res["parity"] = parity;
@@ -429,19 +428,13 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   res["status"] = "running";
   res["jobs"] = jobs;
 
-  g_sigints = 0;
-  auto old_handler = std::signal(SIGINT, on_sigint);
-  auto old_term = std::signal(SIGTERM, on_sigint);
+  const InterruptSignals signals(/*also_term=*/true);
   // From here on, a failure (a full disk, an unwritable file, anything thrown) leaves the run
   // "interrupted" and resumable: what finished is already in results.json and SQLite.
   struct InterruptOnFailure {
     json& res;
     const fs::path& file;
-    void (*old_int)(int);
-    void (*old_term)(int);
     ~InterruptOnFailure() {
-      std::signal(SIGINT, old_int);
-      std::signal(SIGTERM, old_term);
       if (std::uncaught_exceptions() == 0) return;
       res["status"] = "interrupted";
       try {
@@ -455,7 +448,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
                    "--resume --out "
                 << file.parent_path().string() << "`\n";
     }
-  } interrupt_on_failure{res, results_file, old_handler, old_term};
+  } interrupt_on_failure{res, results_file};
   auto save = [&]() {
     res["updated"] = now_iso();
     summarize(res);
@@ -511,14 +504,14 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   };
   auto collect = [&](int timeout_ms) {
     if (!pool) return;
-    if (g_sigints >= 2) pool->kill_all();
+    if (InterruptSignals::count() >= 2) pool->kill_all();
     for (auto& [id, r] : pool->poll(timeout_ms)) {
       auto it = job_of.find(id);
       if (it == job_of.end()) continue;
       const auto [li, ci] = it->second;
       job_of.erase(it);
       // A run killed by a second Ctrl-C is not a verdict on the mapping: leave it for --resume.
-      if (g_sigints >= 2 && r.failure.rfind("worker:", 0) == 0) continue;
+      if (InterruptSignals::count() >= 2 && r.failure.rfind("worker:", 0) == 0) continue;
       json& c = res["layers"][li]["candidates"][ci];
       const Metrics sur = metrics_from_json(c["surrogate"]);
       c["verification"] = verification_json(r, sur, rtl_seed(o.seed, li, c["rank"].get<int>()));
@@ -572,11 +565,11 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   bool no_valid = false;
   int searched_now = 0;
   for (size_t li = 0; li < layers.size(); ++li) {
-    if (g_sigints) break;
+    if (InterruptSignals::count()) break;
     json& L = res["layers"][li];
     if (L["status"] != "pending") continue;
     if (o.stop_after_layers >= 0 && searched_now >= o.stop_after_layers) {
-      g_sigints = 1;  // the test hook behaves like a Ctrl-C here
+      InterruptSignals::note();  // the test hook behaves like a Ctrl-C here
       break;
     }
     const Layer layer = layer_from_json(L["layer"], "results.json");
@@ -602,7 +595,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
       w << label << " search " << p.samples << "/" << p.budget;
       if (p.found) w << " best " << si(p.best_cost, 3);
       draw(w.str(), false);
-      return g_sigints == 0;
+      return InterruptSignals::count() == 0;
     };
     const auto t0 = std::chrono::steady_clock::now();
     if (o.searcher == "exact") {
@@ -614,7 +607,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     ex.top_k = o.top_k;
     LayerSearch ls = search_layer(layer, arch, o.searcher, sopts, L["seed"].get<uint64_t>(), o.budget,
                                   objective, keep_going, observe, ex);
-    if (ls.result.stopped_early || g_sigints) break;  // discarded; --resume redoes it (same seed)
+    if (ls.result.stopped_early || InterruptSignals::count()) break;  // discarded; --resume redoes it (same seed)
     ++searched_now;
     const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     json sr = ls.result.to_json();
@@ -656,17 +649,15 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   // Let the RTL finish (after Ctrl-C: only what is in flight).
   if (pool) {
     while (pool->running() + pool->queued() > 0) {
-      if (g_sigints && pool->queued()) pool->drop_queued();
+      if (InterruptSignals::count() && pool->queued()) pool->drop_queued();
       const size_t total = res["verification_summary"]["planned"].get<size_t>();
       const size_t done = res["verification_summary"]["done"].get<size_t>();
-      draw(std::string(g_sigints ? "interrupted: finishing RTL runs in flight" : "verifying on RTL") +
+      draw(std::string(InterruptSignals::count() ? "interrupted: finishing RTL runs in flight" : "verifying on RTL") +
                " " + std::to_string(done) + "/" + std::to_string(total), false);
       collect(200);
     }
   }
   if (tty) std::cerr << "\r" << std::string(120, ' ') << "\r" << std::flush;
-  std::signal(SIGINT, old_handler);
-  std::signal(SIGTERM, old_term);
 
   bool complete = true;
   for (const auto& L : res["layers"]) complete = complete && L["status"] == "done";
@@ -774,7 +765,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
         << "verifications.csv, mappings/, curves/; results store " << db_path << ")\n";
     if (!complete) out << "interrupted: continue with `mapwright run --resume --out " << dir.string() << "`\n";
   }
-  if (!complete && g_sigints) return 130;
+  if (!complete && InterruptSignals::count()) return 130;
   if (vs["failed"].get<size_t>() > 0) return 4;
   if (no_valid) return 3;
   return complete ? 0 : 130;

@@ -19,6 +19,7 @@
 #include <memory>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
@@ -39,8 +40,6 @@ namespace mapwright::flows {
 
 namespace {
 
-volatile std::sig_atomic_t g_interrupted = 0;
-void on_sigint(int) { g_interrupted = 1; }
 
 /// The searchers' view of a space (MapSpace or SearchSpace): its parameters and domains.
 template <class Space>
@@ -497,10 +496,9 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   make_output_dir(dir / "curves");
 
   const bool tty = o.progress && isatty(STDERR_FILENO);
-  g_interrupted = 0;
-  auto old_handler = std::signal(SIGINT, on_sigint);
+  std::optional<InterruptSignals> signals(std::in_place);
   size_t done_layers = 0;
-  for (size_t li = 0; li < runs.size() && !g_interrupted; ++li) {
+  for (size_t li = 0; li < runs.size() && !InterruptSignals::count(); ++li) {
     LayerRun& r = runs[li];
     // One seed per layer, derived from the run seed and the layer index (recorded).
     const uint64_t layer_seed = o.seed * 1000003ULL + li;
@@ -512,7 +510,7 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
                   << (p.found ? std::to_string(p.best_cost) : std::string("-")) << "   "
                   << std::flush;
       }
-      return !g_interrupted;
+      return !InterruptSignals::count();
     };
     if (tty && exact)
       std::cerr << "\r[" << (li + 1) << "/" << runs.size() << "] " << r.layer.name.substr(0, 40)
@@ -558,7 +556,8 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
     write_atomic(dir / "curves" / (stem + ".csv"), curve.str());
   }
   if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r";
-  std::signal(SIGINT, old_handler);
+  const bool interrupted = InterruptSignals::count() > 0;
+  signals.reset();
 
   // Totals over the network (each unique layer weighted by its count).
   double cycles = 0, energy = 0, macs = 0;
@@ -609,7 +608,7 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   for (size_t li = 0; li < done_layers; ++li) samples += runs[li].result.samples;
   res["samples"] = samples;
   if (exact) res["exact_options"] = runs.empty() ? nlohmann::json() : runs[0].searcher;
-  res["interrupted"] = g_interrupted != 0;
+  res["interrupted"] = interrupted;
   res["layers"] = layers;
   res["totals"] = {{"cycles", cycles}, {"energy_pj", energy}, {"edp", cycles * energy},
                    {"utilization", cycles > 0 ? macs / (cycles * arch.rows * arch.cols) : 0.0},
@@ -696,9 +695,9 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
         << std::setprecision(4) << cycles * energy << " pJ*cycles" << std::defaultfloat << "\n";
     if (runs.size() == 1 && runs[0].result.found) out << "best mapping:\n" << mapping_to_yaml(runs[0].best);
     out << "written to " << dir.string() << " (results.json, mappings/, curves/)\n";
-    if (g_interrupted) out << "interrupted: " << done_layers << " of " << runs.size() << " layers finished\n";
+    if (interrupted) out << "interrupted: " << done_layers << " of " << runs.size() << " layers finished\n";
   }
-  if (g_interrupted) return 130;
+  if (interrupted) return 130;
   return all_found ? 0 : 3;
 }
 

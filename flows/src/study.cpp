@@ -18,10 +18,12 @@
 #include <limits>
 #include <mutex>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 #include <thread>
 
 #include "mapwright/core/error.hpp"
+#include "mapwright/core/stats.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/yaml_util.hpp"
 #include "mapwright/flows/search_flow.hpp"
@@ -35,15 +37,9 @@ namespace mapwright::flows {
 
 namespace {
 
-volatile std::sig_atomic_t g_stop = 0;
-void on_sigint(int) { g_stop = 1; }
+using core::median;
 
-double median(std::vector<double> v) {
-  if (v.empty()) return std::numeric_limits<double>::quiet_NaN();
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
+
 
 /// One searcher run of the study: what it is, and once finished (`done`), what it found.
 struct Job : Trial {
@@ -190,21 +186,22 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   std::atomic<size_t> finished{from_log};
   std::mutex io;
   std::string write_error;  // the first failure to record a trial (a full disk): stops the study
-  g_stop = 0;
-  auto old = std::signal(SIGINT, on_sigint);
+  std::atomic<bool> write_failed{false};
+  std::optional<InterruptSignals> signals(std::in_place);
+  auto stopping = [&] { return write_failed || InterruptSignals::count() > 0; };
   const auto t0 = std::chrono::steady_clock::now();
   {
     boost::asio::thread_pool pool(threads);
     for (size_t idx : order) {
       boost::asio::post(pool, [&, idx] {
         Job& j = jobs[idx];
-        if (g_stop) return;
+        if (stopping()) return;
         const auto s = std::chrono::steady_clock::now();
         // Each run gets a seed derived from (seed, layer, searcher) so runs are independent.
         const uint64_t seed = j.seed * 1000003ULL + j.layer * 101ULL +
                               static_cast<uint64_t>(std::hash<std::string>{}(j.searcher) % 97);
         LayerSearch ls = search_layer(layers[j.layer], arch, j.searcher, sopts, seed, j.budget,
-                                      objective, [](const search::SearchProgress&) { return !g_stop; });
+                                      objective, [&](const search::SearchProgress&) { return !stopping(); });
         j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
         j.curve = std::move(ls.result.best_so_far);
         // A run that used up what its searcher can propose keeps its best for the rest of the
@@ -222,7 +219,7 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
           } catch (const std::exception& e) {
             std::lock_guard<std::mutex> lock(io);
             if (write_error.empty()) write_error = e.what();
-            g_stop = 1;
+            write_failed = true;
             return;
           }
         }
@@ -236,7 +233,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
     }
     pool.join();
   }
-  std::signal(SIGINT, old);
+  const bool stopped = stopping();
+  signals.reset();
   if (!write_error.empty())
     throw SpecError(dir.string(), "(trials)", "",
                     "cannot record a finished run (" + write_error + "); the runs recorded so far "
@@ -464,7 +462,7 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   summary["options"] = search::to_json(sopts);
   summary["threads"] = threads;
   summary["wall_seconds"] = wall;
-  summary["interrupted"] = g_stop != 0;
+  summary["interrupted"] = stopped;
   summary["layers"] = med;
   summary["reference_cost"] = nlohmann::json::object();
   for (size_t li = 0; li < layers.size(); ++li) summary["reference_cost"][layers[li].name] = ref[li];
@@ -526,10 +524,10 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
     out << "written to " << dir.string() << " (runs.csv, summary.csv, study.json, curves/, plots/"
         << (plotted ? "" : " [gnuplot failed or missing: no SVG]") << ")\n";
   }
-  if (g_stop && !o.json)
+  if (stopped && !o.json)
     out << "interrupted: continue with `mapwright study --suite " << o.suite << " --out "
         << dir.string() << " --resume`\n";
-  return g_stop ? 130 : 0;
+  return stopped ? 130 : 0;
 }
 
 }  // namespace mapwright::flows

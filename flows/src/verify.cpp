@@ -17,6 +17,7 @@
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/mapspace.hpp"
+#include "mapwright/core/stats.hpp"
 #include "mapwright/model/surrogate.hpp"
 #ifdef MAPWRIGHT_HAVE_RTL
 #include "mapwright/systemc/rtl_evaluator.hpp"
@@ -25,34 +26,6 @@
 using namespace mapwright::core;
 
 namespace mapwright::flows {
-
-double spearman(const std::vector<double>& a, const std::vector<double>& b) {
-  const size_t n = a.size();
-  if (n < 2 || b.size() != n) return std::numeric_limits<double>::quiet_NaN();
-  auto ranks = [n](const std::vector<double>& v) {
-    std::vector<size_t> idx(n);
-    std::iota(idx.begin(), idx.end(), 0);
-    std::sort(idx.begin(), idx.end(), [&](size_t x, size_t y) { return v[x] < v[y]; });
-    std::vector<double> r(n);
-    for (size_t i = 0; i < n;) {
-      size_t j = i;
-      while (j + 1 < n && v[idx[j + 1]] == v[idx[i]]) ++j;
-      for (size_t k = i; k <= j; ++k) r[idx[k]] = 0.5 * (i + j) + 1;
-      i = j + 1;
-    }
-    return r;
-  };
-  const auto ra = ranks(a), rb = ranks(b);
-  const double ma = std::accumulate(ra.begin(), ra.end(), 0.0) / n;
-  const double mb = std::accumulate(rb.begin(), rb.end(), 0.0) / n;
-  double sab = 0, saa = 0, sbb = 0;
-  for (size_t i = 0; i < n; ++i) {
-    sab += (ra[i] - ma) * (rb[i] - mb);
-    saa += (ra[i] - ma) * (ra[i] - ma);
-    sbb += (rb[i] - mb) * (rb[i] - mb);
-  }
-  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : std::numeric_limits<double>::quiet_NaN();
-}
 
 #ifndef MAPWRIGHT_HAVE_RTL
 

@@ -54,13 +54,6 @@ nlohmann::json problem_json(const Problem& problem) {
   return params;
 }
 
-double median(std::vector<double> v) {
-  if (v.empty()) throw std::logic_error("median of an empty vector");
-  std::sort(v.begin(), v.end());
-  const size_t n = v.size();
-  return n % 2 == 1 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
-}
-
 std::vector<double> RewardNormalizer::rewards(const std::vector<Outcome>& outcomes) {
   if (!has_ref_) {
     std::vector<double> costs;

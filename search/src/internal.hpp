@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "mapwright/core/stats.hpp"
 #include "mapwright/search/searcher.hpp"
 
 namespace mapwright::search::detail {
@@ -82,7 +83,6 @@ class AdditiveCritic {
   double bias_ = 0;                                  ///< Intercept.
 };
 
-/// Median of a non-empty vector (mean of the two middle values for even sizes).
-double median(std::vector<double> v);
+using core::median;  ///< (core/stats.hpp)
 
 }  // namespace mapwright::search::detail

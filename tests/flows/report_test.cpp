@@ -11,6 +11,7 @@
 #include "../../flows/src/flows_util.hpp"
 #include "files.hpp"
 #include "mapwright/core/error.hpp"
+#include "mapwright/flows/report.hpp"
 #include "mapwright/flows/run.hpp"
 
 namespace fs = std::filesystem;

@@ -1,6 +1,7 @@
 // `mapwright run` end to end: a tiny network on small4 with every top-K candidate verified on
 // the RTL in worker processes; the run folder (results.json, CSVs, mappings, SQLite, report);
 // an interrupted run resumed to the same result as an uninterrupted one; refusals.
+#include "mapwright/flows/report.hpp"
 #include "mapwright/flows/run.hpp"
 
 #include <gtest/gtest.h>

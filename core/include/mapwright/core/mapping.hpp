@@ -1,6 +1,6 @@
 #pragma once
 /// \file mapping.hpp
-/// A mapping of one layer onto the array (DESIGN.md section 4):
+/// A mapping of one layer onto the array (docs/timing.md, section 1):
 /// - level 2 (DRAM <-> buffers): a tile size for each of the 8 loops and an order of the 7
 ///   loops N K C P Q R S (G is always outermost);
 /// - level 1 (buffers -> array): the dataflow, the fold order, and how many PE rows and

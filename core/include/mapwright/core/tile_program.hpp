@@ -1,6 +1,6 @@
 #pragma once
 /// \file tile_program.hpp
-/// The tile program (DESIGN.md section 4): the one description of what the hardware does for
+/// The tile program (docs/timing.md): the one description of what the hardware does for
 /// (layer, arch, mapping). The RTL driver issues exactly these operations; the surrogate
 /// computes the same access counts in closed form, and tests prove both equal.
 ///

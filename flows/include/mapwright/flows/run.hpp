@@ -49,27 +49,11 @@ struct RunOptions {
 };
 /// Exit codes: 0 all good; 2 bad input; 3 a layer has no valid mapping; 4 an RTL verification
 /// failed (reported, never dropped); 130 interrupted (what finished is kept).
+int cmd_run(const RunOptions& o, std::ostream& out);
+
 /// Checks that `r` has the shape of a `mapwright run` results.json (keys, types, ranges,
 /// enumerations), as `report` and `run --resume` do before using one; anything else is a
 /// core::SpecError naming `file`, the key path and the value.
 void check_run_record(const nlohmann::json& r, const std::string& file);
-
-int cmd_run(const RunOptions& o, std::ostream& out);
-
-struct ReportOptions {
-  std::string run_dir;  ///< Run folder with results.json.
-  std::string out;      ///< HTML file ("" = <run_dir>/report.html).
-};
-/// Re-renders report.html of a run folder from results.json and the curve CSVs.
-int cmd_report(const ReportOptions& o, std::ostream& out);
-
-struct CompareOptions {
-  std::vector<std::string> runs;       ///< Two or more run folders.
-  std::string out = "compare.html";    ///< HTML file.
-  bool json = false;                   ///< Print the comparison as JSON.
-};
-/// Compares runs layer by layer and in total (latency, energy, EDP, utilization), marking the
-/// winner of each; writes a self-contained HTML page.
-int cmd_compare(const CompareOptions& o, std::ostream& out);
 
 }  // namespace mapwright::flows

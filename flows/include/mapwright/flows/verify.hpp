@@ -36,7 +36,4 @@ struct FidelityOptions {
 };
 int cmd_fidelity(const FidelityOptions& o, std::ostream& out);
 
-/// Spearman rank correlation (average ranks for ties); NaN for fewer than 2 points.
-double spearman(const std::vector<double>& a, const std::vector<double>& b);
-
 }  // namespace mapwright::flows
