@@ -75,7 +75,8 @@ int main(int argc, char** argv) try {
   n->add_flag("--json", nets.json, "Print JSON");
 
   flows::SearchCliOptions search;
-  auto* se = app.add_subcommand("search", "Search the mapping space of a layer or a network on the surrogate");
+  auto* se = app.add_subcommand(
+      "search", "Search the mapping space of a layer or a network on the surrogate");
   se->add_option("--arch", search.arch, "Named architecture or YAML file")->capture_default_str();
   auto* sl = se->add_option("--layer", search.layer, "Layer (see eval --help)");
   auto* sn = se->add_option("--network", search.network, "Zoo network or network YAML file");
@@ -93,8 +94,7 @@ int main(int argc, char** argv) try {
   se->add_option("--budget", search.budget, "Samples per layer (valid or not)")
       ->capture_default_str();
   se->add_option("--seed", search.seed, "Seed (recorded in the run)")->capture_default_str();
-  se->add_option("--objective", search.objective,
-                 "edp | latency | energy | mix:latency=W,energy=W")
+  se->add_option("--objective", search.objective, "edp | latency | energy | mix:latency=W,energy=W")
       ->capture_default_str();
   se->add_option("--options", search.options_file,
                  "Search options YAML (default configs/search/default.yaml)");
@@ -105,47 +105,59 @@ int main(int argc, char** argv) try {
                  "Samples' scorer: surrogate | rtl (simulate every sample after the warm-up on the "
                  "Verilated RTL; small4, small8, default)")
       ->capture_default_str();
-  se->add_option("--surrogate-warmup", search.surrogate_warmup,
-                 "rtl reward: first N distinct samples scored by the surrogate (count toward the budget)")
+  se->add_option(
+        "--surrogate-warmup", search.surrogate_warmup,
+        "rtl reward: first N distinct samples scored by the surrogate (count toward the budget)")
       ->capture_default_str();
   se->add_option("--jobs", search.jobs, "rtl reward: RTL worker processes (0 = number of cores)")
       ->capture_default_str();
 
   flows::StudyOptions study;
-  auto* st = app.add_subcommand("study", "Searchers x seeds x layers: sample efficiency against a reference best");
+  auto* st = app.add_subcommand(
+      "study", "Searchers x seeds x layers: sample efficiency against a reference best");
   st->add_option("--suite", study.suite, "Suite YAML (configs/studies/<name>.yaml)")->required();
   st->add_option("--out", study.out_dir, "Output folder (default runs/study-<name>)");
   st->add_option("--options", study.options_file,
                  "Search options YAML for every searcher (overrides the suite's 'options')");
-  st->add_option("--jobs", study.jobs, "Worker threads (0 = number of cores)")->capture_default_str();
+  st->add_option("--jobs", study.jobs, "Worker threads (0 = number of cores)")
+      ->capture_default_str();
   st->add_flag("--json", study.json, "Print the summary JSON");
   st->add_flag("--resume", study.resume,
                "Continue the study in --out: finished runs are kept, the others are run");
 
   flows::VerifyOptions verify;
-  auto* ve = app.add_subcommand("verify", "Run one mapping on the RTL and the surrogate, side by side");
-  ve->add_option("--arch", verify.arch, "Named architecture with a compiled RTL model")->capture_default_str();
+  auto* ve =
+      app.add_subcommand("verify", "Run one mapping on the RTL and the surrogate, side by side");
+  ve->add_option("--arch", verify.arch, "Named architecture with a compiled RTL model")
+      ->capture_default_str();
   ve->add_option("--layer", verify.layer, "Layer (see eval --help)")->required();
-  ve->add_option("--mapping", verify.mapping, "Mapping YAML file, or 'default'")->capture_default_str();
+  ve->add_option("--mapping", verify.mapping, "Mapping YAML file, or 'default'")
+      ->capture_default_str();
   ve->add_option("--trace", verify.trace, "Write an FST waveform of the run (GTKWave)");
   ve->add_option("--seed", verify.seed, "Seed of the random tensors")->capture_default_str();
   ve->add_flag("--json", verify.json, "Print one JSON object");
   add_sim_limits(ve, verify.limits, "");
 
   flows::FidelityOptions fid;
-  auto* fi = app.add_subcommand("fidelity", "Random valid mappings through RTL and surrogate: agreement statistics");
-  fi->add_option("--arch", fid.arch, "Named architecture with a compiled RTL model")->capture_default_str();
+  auto* fi = app.add_subcommand(
+      "fidelity", "Random valid mappings through RTL and surrogate: agreement statistics");
+  fi->add_option("--arch", fid.arch, "Named architecture with a compiled RTL model")
+      ->capture_default_str();
   fi->add_option("--layer", fid.layers, "Layer (see eval --help); repeat for several layers")
       ->required();
-  fi->add_option("--samples", fid.samples, "Random valid mappings per layer")->capture_default_str();
+  fi->add_option("--samples", fid.samples, "Random valid mappings per layer")
+      ->capture_default_str();
   fi->add_option("--seed", fid.seed, "Seed")->capture_default_str();
   fi->add_flag("--json", fid.json, "Print one JSON object");
 
   flows::RunOptions run;
   auto* ru = app.add_subcommand(
-      "run", "The main job: search every layer on the surrogate, verify the top-K on RTL, write a report");
-  auto* rl = ru->add_option("--layer", run.layer, "One layer instead of a network (see eval --help)");
-  auto* rn = ru->add_option("--network", run.network, "Zoo network or network YAML file")->capture_default_str();
+      "run",
+      "The main job: search every layer on the surrogate, verify the top-K on RTL, write a report");
+  auto* rl =
+      ru->add_option("--layer", run.layer, "One layer instead of a network (see eval --help)");
+  auto* rn = ru->add_option("--network", run.network, "Zoo network or network YAML file")
+                 ->capture_default_str();
   rl->excludes(rn);
   ru->add_option("--arch", run.arch, "Named architecture or YAML file")->capture_default_str();
   ru->add_option("--searcher", run.searcher,
@@ -161,21 +173,29 @@ int main(int argc, char** argv) try {
       ->capture_default_str();
   ru->add_option("--threads", run.exact.threads, "exact: threads (0 = number of cores)")
       ->capture_default_str();
-  ru->add_option("--seed", run.seed, "Run seed (layer and RTL seeds derive from it)")->capture_default_str();
+  ru->add_option("--seed", run.seed, "Run seed (layer and RTL seeds derive from it)")
+      ->capture_default_str();
   ru->add_option("--objective", run.objective, "edp | latency | energy | mix:latency=W,energy=W")
       ->capture_default_str();
-  ru->add_option("--options", run.options_file, "Search options YAML (default configs/search/default.yaml)");
-  ru->add_option("--top-k", run.top_k, "Distinct candidates per layer verified on RTL")->capture_default_str();
-  ru->add_option("--jobs", run.jobs, "RTL worker processes (0 = number of cores)")->capture_default_str();
+  ru->add_option("--options", run.options_file,
+                 "Search options YAML (default configs/search/default.yaml)");
+  ru->add_option("--top-k", run.top_k, "Distinct candidates per layer verified on RTL")
+      ->capture_default_str();
+  ru->add_option("--jobs", run.jobs, "RTL worker processes (0 = number of cores)")
+      ->capture_default_str();
   add_sim_limits(ru, run.sim_limits, "Per RTL verification: ");
-  ru->add_option("--out", run.out_dir, "Run folder (default runs/run-<target>-<arch>-<searcher>-s<seed>)");
+  ru->add_option("--out", run.out_dir,
+                 "Run folder (default runs/run-<target>-<arch>-<searcher>-s<seed>)");
   ru->add_option("--db", run.db, "SQLite results store (default <out>/results.sqlite)");
-  ru->add_flag("--resume", run.resume, "Continue the run in --out (finished layers and checks are kept)");
+  ru->add_flag("--resume", run.resume,
+               "Continue the run in --out (finished layers and checks are kept)");
   ru->add_flag("--no-rtl", run.no_rtl, "Surrogate only (no RTL verification)");
   ru->add_flag("--json", run.json, "Print results.json instead of the summary");
-  ru->add_option("--stop-after-layers", run.stop_after_layers, "Testing: stop as on Ctrl-C after N searches")
+  ru->add_option("--stop-after-layers", run.stop_after_layers,
+                 "Testing: stop as on Ctrl-C after N searches")
       ->group("");
-  ru->add_option("--rtl-watchdog", run.rtl_watchdog_cycles, "Give up an RTL run after N cycles (0 = automatic)")
+  ru->add_option("--rtl-watchdog", run.rtl_watchdog_cycles,
+                 "Give up an RTL run after N cycles (0 = automatic)")
       ->group("");
 
   flows::ReportOptions report;
@@ -184,17 +204,20 @@ int main(int argc, char** argv) try {
   rp->add_option("--out", report.out, "HTML file (default <run-dir>/report.html)");
 
   flows::CompareOptions compare;
-  auto* cp = app.add_subcommand("compare", "Compare runs layer by layer and in total, winner marked");
+  auto* cp =
+      app.add_subcommand("compare", "Compare runs layer by layer and in total, winner marked");
   cp->add_option("run-dirs", compare.runs, "Two or more run folders")->required();
   cp->add_option("--out", compare.out, "HTML file")->capture_default_str();
   cp->add_flag("--json", compare.json, "Print the comparison as JSON");
 
   flows::RegressOptions regress;
-  auto* rg = app.add_subcommand("regress", "Fixed mappings through RTL and surrogate against golden values");
+  auto* rg = app.add_subcommand("regress",
+                                "Fixed mappings through RTL and surrogate against golden values");
   rg->add_option("--suite", regress.suite, "Suite YAML (configs/regress/<name>.yaml)")->required();
   rg->add_option("--junit", regress.junit, "Write JUnit XML here");
   rg->add_flag("--update", regress.update, "Rewrite the goldens from this run");
-  rg->add_option("--jobs", regress.jobs, "Worker processes (0 = number of cores)")->capture_default_str();
+  rg->add_option("--jobs", regress.jobs, "Worker processes (0 = number of cores)")
+      ->capture_default_str();
   rg->add_option("--filter", regress.filter, "Only cases whose name contains this text");
   add_sim_limits(rg, regress.limits, "Per case: ");
 
@@ -257,8 +280,7 @@ int main(int argc, char** argv) try {
     return 70;
   }
   return 1;
-}
-catch (...) {
+} catch (...) {
   // Thrown while building the command line itself (e.g. out of memory).
   std::cerr << "mapwright: internal error while starting\n";
   return 70;

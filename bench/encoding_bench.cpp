@@ -45,12 +45,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     const char* v = i + 1 < argc ? argv[i + 1] : "";
-    if (a == "--arch") arch_name = v, ++i;
-    else if (a == "--budget") budget = std::atoll(v), ++i;
-    else if (a == "--seeds") seeds = std::atoi(v), ++i;
-    else if (a == "--searchers") searchers = split(v), ++i;
-    else if (a == "--layers") layers = split(v), ++i;
-    else if (a == "--objective") objective_name = v, ++i;
+    if (a == "--arch")
+      arch_name = v, ++i;
+    else if (a == "--budget")
+      budget = std::atoll(v), ++i;
+    else if (a == "--seeds")
+      seeds = std::atoi(v), ++i;
+    else if (a == "--searchers")
+      searchers = split(v), ++i;
+    else if (a == "--layers")
+      layers = split(v), ++i;
+    else if (a == "--objective")
+      objective_name = v, ++i;
     else {
       std::fprintf(stderr,
                    "usage: encoding_bench [--arch NAME] [--budget N] [--seeds N] "
@@ -98,9 +104,8 @@ int main(int argc, char** argv) {
         }
         logsum[si][e] += ratio_log / seeds;
         std::printf("%-28s %-7s %-8s %10.4f %8.1f %9.1f %7.1f %8.1f %6.1f\n",
-                    spec.substr(0, 28).c_str(), searchers[si].c_str(),
-                    flows::encoding_name(enc), std::exp(ratio_log / seeds),
-                    100.0 * valid / std::max<int64_t>(1, samples),
+                    spec.substr(0, 28).c_str(), searchers[si].c_str(), flows::encoding_name(enc),
+                    std::exp(ratio_log / seeds), 100.0 * valid / std::max<int64_t>(1, samples),
                     static_cast<double>(repaired) / seeds, static_cast<double>(dup) / seeds,
                     static_cast<double>(distinct) / seeds, space);
         std::fflush(stdout);

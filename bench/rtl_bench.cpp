@@ -1,8 +1,9 @@
 // RTL simulation speed: one layer under two mappings (the default WS mapping and its OS twin)
 // on the Verilated accelerator, through (a) the SystemC testbench (RtlEvaluator) and (b) the
 // plain C++ Verilator harness of the same RTL, the same command driver and the same DRAM model.
-// Prints simulated cycles per CPU second (of the simulating thread) of each and their ratio side by side; every run must be
-// bit-exact, and both harnesses must simulate the same number of cycles with the same counters.
+// Prints simulated cycles per CPU second (of the simulating thread) of each and their ratio side by
+// side; every run must be bit-exact, and both harnesses must simulate the same number of cycles
+// with the same counters.
 //
 //   build/bench/rtl_bench [--arch default] [--layer resnet18:layer2.0.conv1] [--reps 3]
 //
@@ -43,8 +44,8 @@ bool same_counts(const core::AccessCounts& a, const core::AccessCounts& b) {
 
 /// Best of `reps` runs by CPU time (the machine is shared: the thread's CPU time, not wall
 /// time, and the least disturbed run).
-systemc::RtlRunResult best_of(systemc::RtlEvaluator& ev, const core::Layer& l,
-                              const core::Arch& a, const core::Mapping& m, bool plain, int reps) {
+systemc::RtlRunResult best_of(systemc::RtlEvaluator& ev, const core::Layer& l, const core::Arch& a,
+                              const core::Mapping& m, bool plain, int reps) {
   systemc::RtlRunOptions o;
   o.plain_harness = plain;
   systemc::RtlRunResult best;
@@ -65,10 +66,14 @@ int main(int argc, char** argv) {
   int reps = 3;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
-    if (a == "--arch" && i + 1 < argc) arch_name = argv[++i];
-    else if (a == "--layer" && i + 1 < argc) layer_ref = argv[++i];
-    else if (a == "--reps" && i + 1 < argc) reps = std::max(1, std::atoi(argv[++i]));
-    else fail("usage: rtl_bench [--arch NAME] [--layer NET:LAYER] [--reps N]");
+    if (a == "--arch" && i + 1 < argc)
+      arch_name = argv[++i];
+    else if (a == "--layer" && i + 1 < argc)
+      layer_ref = argv[++i];
+    else if (a == "--reps" && i + 1 < argc)
+      reps = std::max(1, std::atoi(argv[++i]));
+    else
+      fail("usage: rtl_bench [--arch NAME] [--layer NET:LAYER] [--reps N]");
   }
   const auto colon = layer_ref.find(':');
   if (colon == std::string::npos) fail("--layer wants NET:LAYER, got " + layer_ref);
@@ -83,11 +88,10 @@ int main(int argc, char** argv) {
   if (core::check_capacity(layer, arch, os).ok()) maps.emplace_back("default as OS", os);
 
   systemc::RtlEvaluator ev;
-  std::printf("rtl_bench: %s on %s (%lldx%lld), best of %d\n", layer_ref.c_str(),
-              arch.name.c_str(), static_cast<long long>(arch.rows),
-              static_cast<long long>(arch.cols), reps);
-  std::printf("%-16s %10s %10s %14s %14s %8s\n", "mapping", "cycles", "simulated",
-              "SystemC cyc/s", "plain cyc/s", "ratio");
+  std::printf("rtl_bench: %s on %s (%lldx%lld), best of %d\n", layer_ref.c_str(), arch.name.c_str(),
+              static_cast<long long>(arch.rows), static_cast<long long>(arch.cols), reps);
+  std::printf("%-16s %10s %10s %14s %14s %8s\n", "mapping", "cycles", "simulated", "SystemC cyc/s",
+              "plain cyc/s", "ratio");
   for (const auto& [name, m] : maps) {
     const auto sc = best_of(ev, layer, arch, m, false, reps);
     const auto pl = best_of(ev, layer, arch, m, true, reps);
@@ -102,8 +106,8 @@ int main(int argc, char** argv) {
     if (!same_counts(sc.counts, pl.counts)) fail(name + ": counters differ between harnesses");
     const double sc_rate = static_cast<double>(sc.sim_cycles) / sc.sim_cpu_seconds;
     const double pl_rate = static_cast<double>(pl.sim_cycles) / pl.sim_cpu_seconds;
-    std::printf("%-16s %10lld %10lld %14.0f %14.0f %8.2f\n", name.c_str(), sc.cycles,
-                sc.sim_cycles, sc_rate, pl_rate, pl_rate / sc_rate);
+    std::printf("%-16s %10lld %10lld %14.0f %14.0f %8.2f\n", name.c_str(), sc.cycles, sc.sim_cycles,
+                sc_rate, pl_rate, pl_rate / sc_rate);
   }
   return 0;
 }

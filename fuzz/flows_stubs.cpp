@@ -13,8 +13,14 @@ Objective parse_objective(const std::string& text, const std::string& where) {
   Objective o;
   o.name = text;
   if (text == "edp") return o;
-  if (text == "latency") { o.energy = 0; return o; }
-  if (text == "energy") { o.latency = 0; return o; }
+  if (text == "latency") {
+    o.energy = 0;
+    return o;
+  }
+  if (text == "energy") {
+    o.latency = 0;
+    return o;
+  }
   throw core::SpecError(where, "objective", text, "unknown objective (fuzz stand-in)");
 }
 

@@ -38,6 +38,8 @@ inline std::string scratch_file(const std::string& name, const uint8_t* data, si
 }
 
 /// Points core::configs_dir() at the source tree's configs (named architectures).
-inline void use_source_configs() { setenv("MAPWRIGHT_CONFIGS", MAPWRIGHT_SOURCE_DIR "/configs", 1); }
+inline void use_source_configs() {
+  setenv("MAPWRIGHT_CONFIGS", MAPWRIGHT_SOURCE_DIR "/configs", 1);
+}
 
 }  // namespace mapwright::fuzz

@@ -11,6 +11,7 @@ PKGS=(
   libtorch-dev
   gnuplot-nox libboost-dev
   clang-14 libclang-rt-14-dev   # fuzz targets: clang with libFuzzer, ASan, UBSan (fuzz/)
+  clang-format-14               # the C++ style check (scripts/check-format.sh)
 )
 
 missing=()

@@ -13,7 +13,9 @@ namespace fs = std::filesystem;
 
 namespace mapwright::core {
 
-const char* dataflow_name(Dataflow d) { return d == Dataflow::WS ? "ws" : "os"; }
+const char* dataflow_name(Dataflow d) {
+  return d == Dataflow::WS ? "ws" : "os";
+}
 
 bool Arch::supports(Dataflow d) const {
   return std::find(dataflows.begin(), dataflows.end(), d) != dataflows.end();
@@ -47,8 +49,9 @@ std::vector<std::string> arch_names() {
   auto refuse = [&](const std::string& why) {
     if (from_env)
       throw SpecError("MAPWRIGHT_CONFIGS", "MAPWRIGHT_CONFIGS", root,
-                      why + " (the environment variable must name a configs folder holding "
-                            "arch/<name>.yaml; unset it to use the built-in configs)");
+                      why +
+                          " (the environment variable must name a configs folder holding "
+                          "arch/<name>.yaml; unset it to use the built-in configs)");
     throw SpecError(root, "arch", dir.string(), why);
   };
   std::error_code ec;
@@ -109,9 +112,12 @@ Arch load_arch_file(const std::string& path) {
     for (size_t i = 0; i < dfs.size(); ++i) {
       const std::string t = scalar_of(dfs[i], path, "dataflows[" + std::to_string(i) + "]");
       Dataflow df;
-      if (t == "ws") df = Dataflow::WS;
-      else if (t == "os") df = Dataflow::OS;
-      else throw SpecError(path, "dataflows", t, "unknown dataflow (known: ws, os)");
+      if (t == "ws")
+        df = Dataflow::WS;
+      else if (t == "os")
+        df = Dataflow::OS;
+      else
+        throw SpecError(path, "dataflows", t, "unknown dataflow (known: ws, os)");
       if (!a.supports(df)) a.dataflows.push_back(df);
     }
   }
@@ -160,8 +166,7 @@ Arch load_arch_file(const std::string& path) {
   if (const YAML::Node en = root["energy"]) {
     check_keys(en, path, "energy",
                {"mac_pj", "input_buf_pj_per_byte", "weight_buf_pj_per_byte",
-                "accum_buf_pj_per_word", "dram_pj_per_byte", "pe_static_pj_per_cycle",
-                "source"});
+                "accum_buf_pj_per_word", "dram_pj_per_byte", "pe_static_pj_per_cycle", "source"});
     auto& e = a.energy;
     const double max_pj = 1e6;  // Every energy is finite and in [0, 1e6] pJ.
     auto pj = [&](const char* key, double fallback) {
@@ -175,7 +180,8 @@ Arch load_arch_file(const std::string& path) {
     e.pe_static_pj = pj("pe_static_pj_per_cycle", e.pe_static_pj);
     e.source = get_string(en, "source", path, "energy", "");
     const std::pair<const char*, double> vals[] = {
-        {"energy.mac_pj", e.mac_pj}, {"energy.input_buf_pj_per_byte", e.input_buf_pj},
+        {"energy.mac_pj", e.mac_pj},
+        {"energy.input_buf_pj_per_byte", e.input_buf_pj},
         {"energy.weight_buf_pj_per_byte", e.weight_buf_pj},
         {"energy.accum_buf_pj_per_word", e.accum_buf_pj},
         {"energy.dram_pj_per_byte", e.dram_pj_per_byte},

@@ -14,12 +14,22 @@ namespace mapwright::core {
 
 namespace {
 
-constexpr int I(Dim d) { return static_cast<int>(d); }
-long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
+constexpr int I(Dim d) {
+  return static_cast<int>(d);
+}
+long long cdiv(long long a, long long b) {
+  return (a + b - 1) / b;
+}
 
-bool input_rel(Dim d) { return d != Dim::K; }
-bool weight_rel(Dim d) { return d != Dim::N && d != Dim::P && d != Dim::Q; }
-bool output_rel(Dim d) { return d != Dim::C && d != Dim::R && d != Dim::S; }
+bool input_rel(Dim d) {
+  return d != Dim::K;
+}
+bool weight_rel(Dim d) {
+  return d != Dim::N && d != Dim::P && d != Dim::Q;
+}
+bool output_rel(Dim d) {
+  return d != Dim::C && d != Dim::R && d != Dim::S;
+}
 
 /// Tile sizes of a loop (the full size, and the remainder if any).
 std::vector<long long> class_sizes(long long bound, long long t) {

@@ -15,24 +15,36 @@ const char* dim_name(Dim d) {
 
 const char* layer_kind_name(LayerKind k) {
   switch (k) {
-    case LayerKind::Conv: return "conv";
-    case LayerKind::Depthwise: return "dwconv";
-    case LayerKind::Grouped: return "gconv";
-    case LayerKind::Gemm: return "gemm";
+    case LayerKind::Conv:
+      return "conv";
+    case LayerKind::Depthwise:
+      return "dwconv";
+    case LayerKind::Grouped:
+      return "gconv";
+    case LayerKind::Gemm:
+      return "gemm";
   }
   return "?";
 }
 
 int64_t Layer::dim(Dim d) const {
   switch (d) {
-    case Dim::N: return n;
-    case Dim::K: return k;
-    case Dim::C: return c;
-    case Dim::P: return p;
-    case Dim::Q: return q;
-    case Dim::R: return r;
-    case Dim::S: return s;
-    case Dim::G: return g;
+    case Dim::N:
+      return n;
+    case Dim::K:
+      return k;
+    case Dim::C:
+      return c;
+    case Dim::P:
+      return p;
+    case Dim::Q:
+      return q;
+    case Dim::R:
+      return r;
+    case Dim::S:
+      return s;
+    case Dim::G:
+      return g;
   }
   return 0;
 }
@@ -47,14 +59,14 @@ std::string Layer::describe() const {
 
 std::string Layer::shape_key() const {
   std::ostringstream os;
-  os << n << ',' << g << ',' << k << ',' << c << ',' << h << ',' << w << ',' << r << ',' << s
-     << ',' << stride << ',' << pad;
+  os << n << ',' << g << ',' << k << ',' << c << ',' << h << ',' << w << ',' << r << ',' << s << ','
+     << stride << ',' << pad;
   return os.str();
 }
 
 Layer make_layer(Layer raw, const std::string& where) {
   const std::pair<const char*, int64_t> positive[] = {
-      {"N", raw.n}, {"G", raw.g}, {"K", raw.k}, {"C", raw.c}, {"H", raw.h},
+      {"N", raw.n}, {"G", raw.g}, {"K", raw.k}, {"C", raw.c},          {"H", raw.h},
       {"W", raw.w}, {"R", raw.r}, {"S", raw.s}, {"stride", raw.stride}};
   for (const auto& [key, v] : positive) {
     if (v <= 0) throw SpecError(where, key, std::to_string(v), "must be a positive integer");

@@ -27,7 +27,8 @@ Layer build(const std::string& type, const Fields& f, const std::string& where,
       {"fc", {"N", "IN", "OUT"}}};
   const auto it = allowed.find(type);
   if (it == allowed.end())
-    throw SpecError(where, "type", type, "unknown layer type (known: conv, dwconv, gconv, gemm, fc)");
+    throw SpecError(where, "type", type,
+                    "unknown layer type (known: conv, dwconv, gconv, gemm, fc)");
   std::map<std::string, long long> v;
   for (const auto& [k, text] : f) {
     if (!it->second.count(k)) {
@@ -73,10 +74,8 @@ Layer build(const std::string& type, const Fields& f, const std::string& where,
       l.g = get("G", 0, true);
       const long long K = get("K", 0, true), C = get("C", 0, true);
       if (l.g <= 0) throw SpecError(where, "G", std::to_string(l.g), "must be a positive integer");
-      if (K % l.g != 0)
-        throw SpecError(where, "K", std::to_string(K), "must be a multiple of G");
-      if (C % l.g != 0)
-        throw SpecError(where, "C", std::to_string(C), "must be a multiple of G");
+      if (K % l.g != 0) throw SpecError(where, "K", std::to_string(K), "must be a multiple of G");
+      if (C % l.g != 0) throw SpecError(where, "C", std::to_string(C), "must be a multiple of G");
       l.k = K / l.g;
       l.c = C / l.g;
     }
@@ -103,9 +102,12 @@ Layer from_yaml_map(const YAML::Node& node, const std::string& where, const std:
   for (const auto& kv : node) {
     const std::string k = kv.first.Scalar();  // load_yaml_* refused non-text and duplicate keys.
     const std::string v = scalar_of(kv.second, where, join_key(path, k));
-    if (k == "type") type = v;
-    else if (k == "name") name = v;
-    else f[k] = v;
+    if (k == "type")
+      type = v;
+    else if (k == "name")
+      name = v;
+    else
+      f[k] = v;
   }
   if (type.empty()) throw SpecError(where, join_key(path, "type"), "", "required key is missing");
   try {
@@ -142,8 +144,8 @@ Layer parse_layer_arg(const std::string& arg, const std::string& where) {
   size_t pos = 0;
   while (pos <= rest.size()) {
     const size_t comma = rest.find(',', pos);
-    const std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos
-                                                                          : comma - pos);
+    const std::string item =
+        rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
     const size_t eq = item.find('=');
     if (item.empty() || eq == std::string::npos || eq == 0)
       throw SpecError(where, "layer", item, "expected KEY=VALUE");

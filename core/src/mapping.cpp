@@ -62,8 +62,8 @@ Mapping from_node(const YAML::Node& root, const std::string& where) {
   if (!m.layer_shape.empty()) {
     // Layer::shape_key(): ten non-negative integers N,G,K,C,H,W,R,S,stride,pad.
     int fields = 1;
-    bool ok = m.layer_shape.front() != ',' && m.layer_shape.back() != ',' &&
-              m.layer_shape.size() <= 200;
+    bool ok =
+        m.layer_shape.front() != ',' && m.layer_shape.back() != ',' && m.layer_shape.size() <= 200;
     for (size_t i = 0; ok && i < m.layer_shape.size(); ++i) {
       const char c = m.layer_shape[i];
       if (c == ',') {
@@ -78,9 +78,12 @@ Mapping from_node(const YAML::Node& root, const std::string& where) {
                       "expected the layer's shape key N,G,K,C,H,W,R,S,stride,pad (ten integers)");
   }
   const std::string df = get_string(root, "dataflow", where, "", "", true);
-  if (df == "ws") m.dataflow = Dataflow::WS;
-  else if (df == "os") m.dataflow = Dataflow::OS;
-  else throw SpecError(where, "dataflow", df, "unknown dataflow (known: ws, os)");
+  if (df == "ws")
+    m.dataflow = Dataflow::WS;
+  else if (df == "os")
+    m.dataflow = Dataflow::OS;
+  else
+    throw SpecError(where, "dataflow", df, "unknown dataflow (known: ws, os)");
 
   const YAML::Node tiles = root["tiles"];
   if (!tiles) throw SpecError(where, "tiles", "", "required key is missing");
@@ -88,8 +91,8 @@ Mapping from_node(const YAML::Node& root, const std::string& where) {
   for (int d = 0; d < kNumDims; ++d) {
     const char* n = dim_name(static_cast<Dim>(d));
     // A tile is at most its loop bound, and loop bounds are at most 2^24 (make_layer).
-    m.tile[d] = get_int_in(tiles, n, where, "tiles", 1, 1, int64_t{1} << 24,
-                           d != static_cast<int>(Dim::G));
+    m.tile[d] =
+        get_int_in(tiles, n, where, "tiles", 1, 1, int64_t{1} << 24, d != static_cast<int>(Dim::G));
   }
 
   const YAML::Node order = root["order"];
@@ -99,8 +102,8 @@ Mapping from_node(const YAML::Node& root, const std::string& where) {
                     "expected a list of the 7 loops N K C P Q R S in some order");
   std::array<bool, kNumDims> used{};
   for (int i = 0; i < kNumOrderedDims; ++i) {
-    const Dim d = parse_dim(scalar_of(order[i], where, "order[" + std::to_string(i) + "]"), where,
-                            "order");
+    const Dim d =
+        parse_dim(scalar_of(order[i], where, "order[" + std::to_string(i) + "]"), where, "order");
     if (d == Dim::G) throw SpecError(where, "order", "G", "G is always outermost; leave it out");
     if (used[static_cast<int>(d)])
       throw SpecError(where, "order", node_text(order), "loop listed twice");
@@ -109,9 +112,12 @@ Mapping from_node(const YAML::Node& root, const std::string& where) {
   }
 
   const std::string fo = get_string(root, "fold_order", where, "", "rows_outer");
-  if (fo == "rows_outer") m.fold_order = FoldOrder::RowsOuter;
-  else if (fo == "cols_outer") m.fold_order = FoldOrder::ColsOuter;
-  else throw SpecError(where, "fold_order", fo, "expected rows_outer or cols_outer");
+  if (fo == "rows_outer")
+    m.fold_order = FoldOrder::RowsOuter;
+  else if (fo == "cols_outer")
+    m.fold_order = FoldOrder::ColsOuter;
+  else
+    throw SpecError(where, "fold_order", fo, "expected rows_outer or cols_outer");
 
   const YAML::Node pe = root["pe"];
   if (!pe) throw SpecError(where, "pe", "", "required key is missing");
@@ -193,8 +199,10 @@ Mapping default_mapping(const Layer& l, const Arch& a) {
       if (t >= bound) continue;
       const long long old = t;
       t = std::min(bound, t * 2);
-      if (check_capacity(l, a, m).ok()) changed = true;
-      else t = old;
+      if (check_capacity(l, a, m).ok())
+        changed = true;
+      else
+        t = old;
     }
   }
   return m;

@@ -9,8 +9,18 @@ namespace mapwright::core {
 namespace {
 constexpr Dim kTileDims[] = {Dim::G, Dim::N, Dim::K, Dim::C, Dim::P, Dim::Q, Dim::R, Dim::S};
 constexpr Dim kCanonical[] = {Dim::N, Dim::K, Dim::C, Dim::P, Dim::Q, Dim::R, Dim::S};
-enum Idx : int { kDataflow = 0, kTile0 = 1, kOrder = 9, kFold = 10, kPeRows = 11, kPeCols = 12,
-                 kDbIn = 13, kDbWt = 14, kDbAcc = 15, kNumParams = 16 };
+enum Idx : int {
+  kDataflow = 0,
+  kTile0 = 1,
+  kOrder = 9,
+  kFold = 10,
+  kPeRows = 11,
+  kPeCols = 12,
+  kDbIn = 13,
+  kDbWt = 14,
+  kDbAcc = 15,
+  kNumParams = 16
+};
 }  // namespace
 
 std::array<Dim, kNumOrderedDims> order_from_index(long long index) {

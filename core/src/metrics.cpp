@@ -38,15 +38,16 @@ nlohmann::json Metrics::to_json() const {
   j["edp"] = edp;
   j["utilization"] = utilization;
   j["macs"] = counts.macs;
-  j["dram_bytes"] = {{"input", counts.dram_input_bytes},
-                     {"weight", counts.dram_weight_bytes},
-                     {"output", counts.dram_output_bytes},
-                     {"psum_write", counts.dram_psum_write_bytes},
-                     {"psum_read", counts.dram_psum_read_bytes},
-                     {"total", counts.dram_bytes()}};
-  j["energy_breakdown_pj"] = {{"mac", energy.mac},           {"input_buf", energy.input_buf},
-                              {"weight_buf", energy.weight_buf}, {"accum_buf", energy.accum_buf},
-                              {"dram", energy.dram},         {"pe_static", energy.pe_static}};
+  j["dram_bytes"] = {
+      {"input", counts.dram_input_bytes},         {"weight", counts.dram_weight_bytes},
+      {"output", counts.dram_output_bytes},       {"psum_write", counts.dram_psum_write_bytes},
+      {"psum_read", counts.dram_psum_read_bytes}, {"total", counts.dram_bytes()}};
+  j["energy_breakdown_pj"] = {{"mac", energy.mac},
+                              {"input_buf", energy.input_buf},
+                              {"weight_buf", energy.weight_buf},
+                              {"accum_buf", energy.accum_buf},
+                              {"dram", energy.dram},
+                              {"pe_static", energy.pe_static}};
   nlohmann::json c;
   for (const auto& [k, v] : counts.fields())
     if (k) c[k] = v;

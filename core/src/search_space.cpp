@@ -16,17 +16,26 @@ namespace mapwright::core {
 
 namespace {
 
-constexpr int I(Dim d) { return static_cast<int>(d); }
-long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
+constexpr int I(Dim d) {
+  return static_cast<int>(d);
+}
+long long cdiv(long long a, long long b) {
+  return (a + b - 1) / b;
+}
 
 /// Tie-break priority of the repair (first wins among equal tiles) and parameter order.
-constexpr Dim kRepairPriority[] = {Dim::G, Dim::N, Dim::K, Dim::C,
-                                   Dim::P, Dim::Q, Dim::R, Dim::S};
+constexpr Dim kRepairPriority[] = {Dim::G, Dim::N, Dim::K, Dim::C, Dim::P, Dim::Q, Dim::R, Dim::S};
 constexpr Dim kParamDims[] = {Dim::G, Dim::N, Dim::K, Dim::C, Dim::P, Dim::Q, Dim::R, Dim::S};
 
-bool input_rel(Dim d) { return d != Dim::K; }
-bool weight_rel(Dim d) { return d != Dim::N && d != Dim::P && d != Dim::Q; }
-bool output_rel(Dim d) { return d != Dim::C && d != Dim::R && d != Dim::S; }
+bool input_rel(Dim d) {
+  return d != Dim::K;
+}
+bool weight_rel(Dim d) {
+  return d != Dim::N && d != Dim::P && d != Dim::Q;
+}
+bool output_rel(Dim d) {
+  return d != Dim::C && d != Dim::R && d != Dim::S;
+}
 
 /// Smallest PE count p' <= pe with ceil(x / p') == ceil(x / pe) for every x in sizes.
 int minimal_pe(int pe, const long long* sizes, int n) {
@@ -172,10 +181,9 @@ SearchSpace::SearchSpace(Layer layer, Arch arch)
   long long row_max = 1;
   for (Dataflow df : arch_.dataflows)
     row_max = std::max<long long>(row_max, df == Dataflow::WS ? l.c * l.r * l.s : l.n * l.p * l.q);
-  rows_param_ = push("pe_rows", std::min<long long>(arch_.rows, row_max), true,
-                     {Kind::PeRows, Dim::N});
-  cols_param_ = push("pe_cols", std::min<long long>(arch_.cols, l.k), true,
-                     {Kind::PeCols, Dim::N});
+  rows_param_ =
+      push("pe_rows", std::min<long long>(arch_.rows, row_max), true, {Kind::PeRows, Dim::N});
+  cols_param_ = push("pe_cols", std::min<long long>(arch_.cols, l.k), true, {Kind::PeCols, Dim::N});
   db_param_ = push("db_input", 2, false, {Kind::DbInput, Dim::N});
   push("db_weight", 2, false, {Kind::DbWeight, Dim::N});
   push("db_accum", 2, false, {Kind::DbAccum, Dim::N});
@@ -290,11 +298,21 @@ ParamVector SearchSpace::encode(const Mapping& m) const {
           }
         break;
       }
-      case Kind::PeRows: x = m.pe_rows - 1; break;
-      case Kind::PeCols: x = m.pe_cols - 1; break;
-      case Kind::DbInput: x = m.db_input; break;
-      case Kind::DbWeight: x = m.db_weight; break;
-      case Kind::DbAccum: x = m.db_accum; break;
+      case Kind::PeRows:
+        x = m.pe_rows - 1;
+        break;
+      case Kind::PeCols:
+        x = m.pe_cols - 1;
+        break;
+      case Kind::DbInput:
+        x = m.db_input;
+        break;
+      case Kind::DbWeight:
+        x = m.db_weight;
+        break;
+      case Kind::DbAccum:
+        x = m.db_accum;
+        break;
     }
     v[i] = std::clamp<long long>(x, 0, params_[i].cardinality - 1);
   }

@@ -10,24 +10,37 @@
 namespace mapwright::core {
 
 namespace {
-constexpr int D(Dim d) { return static_cast<int>(d); }
-long long ceil_div(long long a, long long b) { return (a + b - 1) / b; }
+constexpr int D(Dim d) {
+  return static_cast<int>(d);
+}
+long long ceil_div(long long a, long long b) {
+  return (a + b - 1) / b;
+}
 
 // Relevance of each Dim to each tensor.
-bool input_rel(Dim d) { return d != Dim::K; }
-bool weight_rel(Dim d) { return d == Dim::K || d == Dim::C || d == Dim::R || d == Dim::S ||
-                                d == Dim::G; }
-bool output_rel(Dim d) { return d == Dim::N || d == Dim::K || d == Dim::P || d == Dim::Q ||
-                                d == Dim::G; }
+bool input_rel(Dim d) {
+  return d != Dim::K;
+}
+bool weight_rel(Dim d) {
+  return d == Dim::K || d == Dim::C || d == Dim::R || d == Dim::S || d == Dim::G;
+}
+bool output_rel(Dim d) {
+  return d == Dim::N || d == Dim::K || d == Dim::P || d == Dim::Q || d == Dim::G;
+}
 }  // namespace
 
 const char* invalid_kind_name(InvalidKind k) {
   switch (k) {
-    case InvalidKind::None: return "none";
-    case InvalidKind::InputOverflow: return "input_overflow";
-    case InvalidKind::WeightOverflow: return "weight_overflow";
-    case InvalidKind::AccumOverflow: return "accum_overflow";
-    case InvalidKind::Dataflow: return "unsupported_dataflow";
+    case InvalidKind::None:
+      return "none";
+    case InvalidKind::InputOverflow:
+      return "input_overflow";
+    case InvalidKind::WeightOverflow:
+      return "weight_overflow";
+    case InvalidKind::AccumOverflow:
+      return "accum_overflow";
+    case InvalidKind::Dataflow:
+      return "unsupported_dataflow";
   }
   return "?";
 }
@@ -46,12 +59,18 @@ std::string Validity::reason() const {
 
 const char* op_kind_name(OpKind k) {
   switch (k) {
-    case OpKind::LoadInput: return "load_input";
-    case OpKind::LoadWeight: return "load_weight";
-    case OpKind::LoadPsum: return "load_psum";
-    case OpKind::Compute: return "compute";
-    case OpKind::SpillPsum: return "spill_psum";
-    case OpKind::StoreOutput: return "store_output";
+    case OpKind::LoadInput:
+      return "load_input";
+    case OpKind::LoadWeight:
+      return "load_weight";
+    case OpKind::LoadPsum:
+      return "load_psum";
+    case OpKind::Compute:
+      return "compute";
+    case OpKind::SpillPsum:
+      return "spill_psum";
+    case OpKind::StoreOutput:
+      return "store_output";
   }
   return "?";
 }
@@ -152,9 +171,9 @@ std::array<std::pair<const char*, long long>, 19> AccessCounts::fields() const {
            {"output_stores", output_stores}}};
 }
 
-void for_each_fold(const Mapping& m, const TileBox& b,
-                   const std::function<void(long long, long long, long long, long long,
-                                            long long)>& fold) {
+void for_each_fold(
+    const Mapping& m, const TileBox& b,
+    const std::function<void(long long, long long, long long, long long, long long)>& fold) {
   const long long M = b.ext_of(Dim::N) * b.ext_of(Dim::P) * b.ext_of(Dim::Q);
   const long long red = b.ext_of(Dim::C) * b.ext_of(Dim::R) * b.ext_of(Dim::S);
   const long long kc = b.ext_of(Dim::K);

@@ -112,7 +112,8 @@ void walk(const YAML::Node& n, const std::string& where, const std::string& path
                     "YAML tags are not supported (remove '" + n.Tag() + "')");
   if (n.IsSequence()) {
     size_t i = 0;
-    for (const auto& item : n) walk(item, where, path + "[" + std::to_string(i++) + "]", depth + 1, visited);
+    for (const auto& item : n)
+      walk(item, where, path + "[" + std::to_string(i++) + "]", depth + 1, visited);
   } else if (n.IsMap()) {
     std::set<std::string> seen;
     for (const auto& kv : n) {
@@ -262,8 +263,8 @@ std::string scalar_of(const YAML::Node& v, const std::string& where, const std::
   return scalar_as(v, where, key, "a scalar value");
 }
 
-int64_t int_of(const YAML::Node& node, const std::string& where, const std::string& key,
-               int64_t lo, int64_t hi) {
+int64_t int_of(const YAML::Node& node, const std::string& where, const std::string& key, int64_t lo,
+               int64_t hi) {
   const std::string t = scalar_as(node, where, key, "an integer");
   long long x = 0;
   bool overflow = false;

@@ -76,7 +76,7 @@ class Builder {
 Network build_resnet18() {
   Builder b("resnet18", "ResNet-18 (torchvision), ImageNet 224x224, batch 1");
   int64_t hw = b.conv("conv1", 3, 64, 224, 7, 2, 3);  // 112
-  hw = (hw + 2 * 1 - 3) / 2 + 1;                        // 3x3 max pool, stride 2, pad 1 -> 56
+  hw = (hw + 2 * 1 - 3) / 2 + 1;                      // 3x3 max pool, stride 2, pad 1 -> 56
   int64_t in = 64;
   const int64_t widths[] = {64, 128, 256, 512};
   for (int stage = 0; stage < 4; ++stage) {
@@ -99,7 +99,7 @@ Network build_resnet18() {
 Network build_resnet50() {
   Builder b("resnet50", "ResNet-50 v1.5 (torchvision), ImageNet 224x224, batch 1");
   int64_t hw = b.conv("conv1", 3, 64, 224, 7, 2, 3);  // 112
-  hw = (hw + 2 * 1 - 3) / 2 + 1;                        // 3x3 max pool, stride 2, pad 1 -> 56
+  hw = (hw + 2 * 1 - 3) / 2 + 1;                      // 3x3 max pool, stride 2, pad 1 -> 56
   int64_t in = 64;
   const int64_t widths[] = {64, 128, 256, 512};
   const int blocks[] = {3, 4, 6, 3};
@@ -130,8 +130,7 @@ Network build_vgg16() {
   int64_t in = 3;
   for (int stage = 0; stage < 5; ++stage) {
     for (int i = 0; i < convs[stage]; ++i) {
-      const std::string name =
-          "conv" + std::to_string(stage + 1) + "_" + std::to_string(i + 1);
+      const std::string name = "conv" + std::to_string(stage + 1) + "_" + std::to_string(i + 1);
       hw = b.conv(name, in, widths[stage], hw, 3, 1, 1);
       in = widths[stage];
     }
@@ -152,8 +151,8 @@ Network build_mobilenet_v2() {
     int n;
     int64_t s;
   };
-  const Setting settings[] = {{1, 16, 1, 1},  {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
-                              {6, 96, 3, 1},  {6, 160, 3, 2}, {6, 320, 1, 1}};
+  const Setting settings[] = {{1, 16, 1, 1}, {6, 24, 2, 2},  {6, 32, 3, 2}, {6, 64, 4, 2},
+                              {6, 96, 3, 1}, {6, 160, 3, 2}, {6, 320, 1, 1}};
   int index = 1;
   for (const Setting& st : settings) {
     for (int i = 0; i < st.n; ++i, ++index) {

@@ -30,14 +30,19 @@ namespace mapwright::flows {
 namespace {
 
 nlohmann::json layer_json(const Layer& l) {
-  return {{"name", l.name}, {"kind", layer_kind_name(l.kind)}, {"N", l.n}, {"G", l.g},
-          {"K", l.k}, {"C", l.c}, {"H", l.h}, {"W", l.w}, {"R", l.r}, {"S", l.s},
-          {"stride", l.stride}, {"pad", l.pad}, {"P", l.p}, {"Q", l.q}, {"macs", l.macs()}};
+  return {{"name", l.name},     {"kind", layer_kind_name(l.kind)},
+          {"N", l.n},           {"G", l.g},
+          {"K", l.k},           {"C", l.c},
+          {"H", l.h},           {"W", l.w},
+          {"R", l.r},           {"S", l.s},
+          {"stride", l.stride}, {"pad", l.pad},
+          {"P", l.p},           {"Q", l.q},
+          {"macs", l.macs()}};
 }
 
 void print_metrics(const Metrics& m, const Arch& a, std::ostream& out) {
-  out << "  cycles         " << m.cycles << "  (" << si(m.cycles / (a.clock_mhz * 1e6))
-      << "s at " << a.clock_mhz << " MHz)\n";
+  out << "  cycles         " << m.cycles << "  (" << si(m.cycles / (a.clock_mhz * 1e6)) << "s at "
+      << a.clock_mhz << " MHz)\n";
   out << "  compute        " << m.compute_cycles << " cycles of folds\n";
   out << "  dma            " << m.dma_cycles << " cycles of transfers\n";
   out << "  energy         " << si(m.energy_pj * 1e-12) << "J  (mac " << si(m.energy.mac * 1e-12)
@@ -46,13 +51,12 @@ void print_metrics(const Metrics& m, const Arch& a, std::ostream& out) {
       << "J, dram " << si(m.energy.dram * 1e-12) << "J, pe static "
       << si(m.energy.pe_static * 1e-12) << "J)\n";
   out << "  edp            " << std::setprecision(6) << m.edp << " pJ*cycles\n";
-  out << "  utilization    " << std::fixed << std::setprecision(1) << 100 * m.utilization
-      << " %\n" << std::defaultfloat;
+  out << "  utilization    " << std::fixed << std::setprecision(1) << 100 * m.utilization << " %\n"
+      << std::defaultfloat;
   out << "  macs           " << m.counts.macs << "\n";
   out << "  dram bytes     input " << m.counts.dram_input_bytes << ", weight "
-      << m.counts.dram_weight_bytes << ", output " << m.counts.dram_output_bytes
-      << ", psum out " << m.counts.dram_psum_write_bytes << ", psum in "
-      << m.counts.dram_psum_read_bytes << "\n";
+      << m.counts.dram_weight_bytes << ", output " << m.counts.dram_output_bytes << ", psum out "
+      << m.counts.dram_psum_write_bytes << ", psum in " << m.counts.dram_psum_read_bytes << "\n";
   out << "  buffers        input r/w " << m.counts.input_buf_reads << "/"
       << m.counts.input_buf_writes << ", weight r/w " << m.counts.weight_buf_reads << "/"
       << m.counts.weight_buf_writes << ", accum r/w " << m.counts.accum_reads << "/"
@@ -113,7 +117,8 @@ int cmd_space(const SpaceOptions& o, std::ostream& out) {
   j["naive_invalid_rate"] = invalid;
   j["naive_invalid_rate_samples"] = probe;
   for (const auto& p : space.params())
-    j["params"].push_back({{"name", p.name}, {"cardinality", p.cardinality}, {"ordinal", p.ordinal}});
+    j["params"].push_back(
+        {{"name", p.name}, {"cardinality", p.cardinality}, {"ordinal", p.ordinal}});
   model::Surrogate s;
   std::vector<std::string> files;
   for (int i = 0; i < o.sample; ++i) {
@@ -130,7 +135,8 @@ int cmd_space(const SpaceOptions& o, std::ostream& out) {
     e["tries"] = tries;
     e["surrogate"] = r.to_json();
     if (!o.write_dir.empty()) {
-      const std::string f = (fs::path(o.write_dir) / ("sample_" + std::to_string(i) + ".yaml")).string();
+      const std::string f =
+          (fs::path(o.write_dir) / ("sample_" + std::to_string(i) + ".yaml")).string();
       write_atomic(f, "# sampled by: mapwright space --arch " + arch.name + " --layer '" +
                           one_line(layer.name) + "' --sample " + std::to_string(o.sample) +
                           " --seed " + std::to_string(o.seed) + "\n" + mapping_to_yaml(m));
@@ -147,7 +153,8 @@ int cmd_space(const SpaceOptions& o, std::ostream& out) {
   out << "arch    " << arch.name << " (" << arch.rows << "x" << arch.cols << ")\n";
   out << "space   10^" << std::fixed << std::setprecision(2) << space.log10_size()
       << " mappings; naive sampling invalid rate " << std::setprecision(2) << 100 * invalid
-      << " % (" << probe << " samples, seed " << o.seed << ")\n" << std::defaultfloat;
+      << " % (" << probe << " samples, seed " << o.seed << ")\n"
+      << std::defaultfloat;
   out << "parameters\n";
   for (const auto& p : space.params())
     out << "  " << std::left << std::setw(12) << p.name << std::right << std::setw(6)
@@ -169,21 +176,25 @@ int cmd_networks(const NetworksOptions& o, std::ostream& out) {
   if (o.network.empty()) {
     for (const auto& name : zoo_names()) {
       const Network n = zoo_network(name);
-      j.push_back({{"name", n.name}, {"description", n.description}, {"layers", n.layers.size()},
-                   {"unique_layers", n.unique_layers().size()}, {"macs", n.total_macs()}});
+      j.push_back({{"name", n.name},
+                   {"description", n.description},
+                   {"layers", n.layers.size()},
+                   {"unique_layers", n.unique_layers().size()},
+                   {"macs", n.total_macs()}});
     }
     if (o.json) {
       out << j.dump(2) << "\n";
       return 0;
     }
     out << std::left << std::setw(16) << "network" << std::right << std::setw(8) << "layers"
-        << std::setw(8) << "unique" << std::setw(10) << "GMACs" << "  description\n";
+        << std::setw(8) << "unique" << std::setw(10) << "GMACs"
+        << "  description\n";
     for (const auto& e : j)
       out << std::left << std::setw(16) << e["name"].get<std::string>() << std::right
           << std::setw(8) << e["layers"].get<size_t>() << std::setw(8)
-          << e["unique_layers"].get<size_t>() << std::setw(10) << std::fixed
-          << std::setprecision(3) << e["macs"].get<long long>() / 1e9 << std::defaultfloat
-          << "  " << e["description"].get<std::string>() << "\n";
+          << e["unique_layers"].get<size_t>() << std::setw(10) << std::fixed << std::setprecision(3)
+          << e["macs"].get<long long>() / 1e9 << std::defaultfloat << "  "
+          << e["description"].get<std::string>() << "\n";
     return 0;
   }
   const Network n = parse_network_arg(o.network);
@@ -194,7 +205,8 @@ int cmd_networks(const NetworksOptions& o, std::ostream& out) {
   }
   out << n.name << ": " << n.layers.size() << " layers, " << n.unique_layers().size()
       << " unique shapes, " << std::fixed << std::setprecision(3) << n.total_macs() / 1e9
-      << " GMACs\n" << std::defaultfloat;
+      << " GMACs\n"
+      << std::defaultfloat;
   for (const auto& l : n.layers)
     out << "  " << std::left << std::setw(24) << l.name << std::right << " " << l.describe()
         << "\n";
@@ -204,7 +216,8 @@ int cmd_networks(const NetworksOptions& o, std::ostream& out) {
 int cmd_archs(bool json, std::ostream& out) {
   // A configs/arch folder in the working directory wins over the built-in configs without
   // MAPWRIGHT_CONFIGS: say so once, on stderr, so the list is never a silent surprise.
-  if (const char* env = std::getenv("MAPWRIGHT_CONFIGS"); (!env || !*env) && configs_dir() == "configs") {
+  if (const char* env = std::getenv("MAPWRIGHT_CONFIGS");
+      (!env || !*env) && configs_dir() == "configs") {
     const std::string builtin = core::builtin_configs_dir();
     std::error_code ec;
     if (!builtin.empty() && fs::is_directory(fs::path(builtin) / "arch", ec) &&
@@ -215,8 +228,11 @@ int cmd_archs(bool json, std::ostream& out) {
   nlohmann::json j;
   for (const auto& name : arch_names()) {
     const Arch a = load_arch(name);
-    j.push_back({{"name", a.name}, {"rows", a.rows}, {"cols", a.cols},
-                 {"input_kib", a.input_buf_bytes / 1024}, {"weight_kib", a.weight_buf_bytes / 1024},
+    j.push_back({{"name", a.name},
+                 {"rows", a.rows},
+                 {"cols", a.cols},
+                 {"input_kib", a.input_buf_bytes / 1024},
+                 {"weight_kib", a.weight_buf_bytes / 1024},
                  {"accum_kib", a.accum_buf_bytes / 1024},
                  {"dram_bytes_per_cycle", a.dram_bytes_per_cycle},
                  {"dram_latency_cycles", a.dram_latency_cycles}});

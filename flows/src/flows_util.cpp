@@ -32,15 +32,25 @@ namespace mapwright::flows {
 namespace {
 
 /// AccessCounts members in AccessCounts::fields() order.
-constexpr long long AccessCounts::*kCountMembers[] = {
-    &AccessCounts::macs, &AccessCounts::steps, &AccessCounts::folds,
-    &AccessCounts::input_buf_reads, &AccessCounts::input_buf_writes,
-    &AccessCounts::weight_buf_reads, &AccessCounts::weight_buf_writes,
-    &AccessCounts::accum_reads, &AccessCounts::accum_writes, &AccessCounts::dram_input_bytes,
-    &AccessCounts::dram_weight_bytes, &AccessCounts::dram_output_bytes,
-    &AccessCounts::dram_psum_write_bytes, &AccessCounts::dram_psum_read_bytes,
-    &AccessCounts::input_loads, &AccessCounts::weight_loads, &AccessCounts::psum_reloads,
-    &AccessCounts::psum_spills, &AccessCounts::output_stores};
+constexpr long long AccessCounts::*kCountMembers[] = {&AccessCounts::macs,
+                                                      &AccessCounts::steps,
+                                                      &AccessCounts::folds,
+                                                      &AccessCounts::input_buf_reads,
+                                                      &AccessCounts::input_buf_writes,
+                                                      &AccessCounts::weight_buf_reads,
+                                                      &AccessCounts::weight_buf_writes,
+                                                      &AccessCounts::accum_reads,
+                                                      &AccessCounts::accum_writes,
+                                                      &AccessCounts::dram_input_bytes,
+                                                      &AccessCounts::dram_weight_bytes,
+                                                      &AccessCounts::dram_output_bytes,
+                                                      &AccessCounts::dram_psum_write_bytes,
+                                                      &AccessCounts::dram_psum_read_bytes,
+                                                      &AccessCounts::input_loads,
+                                                      &AccessCounts::weight_loads,
+                                                      &AccessCounts::psum_reloads,
+                                                      &AccessCounts::psum_spills,
+                                                      &AccessCounts::output_stores};
 static_assert(sizeof(kCountMembers) / sizeof(kCountMembers[0]) == 19,
               "AccessCounts changed: update kCountMembers");
 
@@ -130,7 +140,9 @@ void make_output_dir(const fs::path& dir) {
 
 namespace {
 volatile std::sig_atomic_t g_signals = 0;
-void on_signal(int) { g_signals = g_signals + 1; }
+void on_signal(int) {
+  g_signals = g_signals + 1;
+}
 }  // namespace
 
 InterruptSignals::InterruptSignals(bool also_term) : term_(also_term) {
@@ -144,14 +156,19 @@ InterruptSignals::~InterruptSignals() {
   if (term_) std::signal(SIGTERM, old_term_);
 }
 
-int InterruptSignals::count() { return g_signals; }
-void InterruptSignals::note() { g_signals = g_signals + 1; }
+int InterruptSignals::count() {
+  return g_signals;
+}
+void InterruptSignals::note() {
+  g_signals = g_signals + 1;
+}
 
 FolderLock::FolderLock(const fs::path& dir, const std::string& flag) {
   std::error_code ec;
   fs::create_directories(dir, ec);
-  if (ec) throw SpecError(flag, flag.substr(flag.find_first_not_of('-')), dir.string(),
-                          "cannot create the folder: " + ec.message());
+  if (ec)
+    throw SpecError(flag, flag.substr(flag.find_first_not_of('-')), dir.string(),
+                    "cannot create the folder: " + ec.message());
   const fs::path file = dir / ".lock";
   fd_ = ::open(file.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd_ < 0)
@@ -243,12 +260,23 @@ std::string html_escape(const std::string& s) {
   o.reserve(s.size());
   for (char c : s) {
     switch (c) {
-      case '&': o += "&amp;"; break;
-      case '<': o += "&lt;"; break;
-      case '>': o += "&gt;"; break;
-      case '"': o += "&quot;"; break;
-      case '\'': o += "&#39;"; break;
-      default: o += c;
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&#39;";
+        break;
+      default:
+        o += c;
     }
   }
   return o;
@@ -262,9 +290,12 @@ std::string gp_quote(const std::string& s) {
   std::string o = "'";
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
-    if (c == '\'') o += "\xe2\x80\x99";
-    else if (u < 0x20 || u == 0x7f) o += ' ';
-    else o += c;
+    if (c == '\'')
+      o += "\xe2\x80\x99";
+    else if (u < 0x20 || u == 0x7f)
+      o += ' ';
+    else
+      o += c;
   }
   return o + "'";
 }
@@ -273,9 +304,12 @@ std::string gp_data_label(const std::string& s) {
   std::string o = "\"";
   for (char c : s) {
     const auto u = static_cast<unsigned char>(c);
-    if (c == '"') o += '\'';
-    else if (u < 0x20 || u == 0x7f) o += ' ';
-    else o += c;
+    if (c == '"')
+      o += '\'';
+    else if (u < 0x20 || u == 0x7f)
+      o += ' ';
+    else
+      o += c;
   }
   return o + "\"";
 }
@@ -305,8 +339,7 @@ int run_program(const std::vector<std::string>& argv, const fs::path& cwd, doubl
   posix_spawn_file_actions_destroy(&fa);
   posix_spawnattr_destroy(&at);
   if (rc != 0) return -1;
-  const auto deadline =
-      std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   int status = 0;
   for (;;) {
     const pid_t w = waitpid(pid, &status, WNOHANG);
@@ -346,10 +379,16 @@ std::string si(double x, int digits) {
   }
   int u = 0;
   if (std::abs(x) >= 1) {
-    while (std::abs(x) >= 1000 && u < 6) { x /= 1000; ++u; }
+    while (std::abs(x) >= 1000 && u < 6) {
+      x /= 1000;
+      ++u;
+    }
     std::snprintf(buf, sizeof buf, "%.*g%s", digits, x, big[u]);
   } else {
-    while (std::abs(x) < 1 && u < 5) { x *= 1000; ++u; }
+    while (std::abs(x) < 1 && u < 5) {
+      x *= 1000;
+      ++u;
+    }
     std::snprintf(buf, sizeof buf, "%.*g%s", digits, x, small[u]);
   }
   return buf;

@@ -49,7 +49,8 @@ std::map<std::string, Golden> load_goldens(const std::string& path) {
   check_keys(root, path, "", {"suite", "cases"});
   const YAML::Node cases = root["cases"];
   if (!cases) return g;
-  if (!cases.IsMap()) throw SpecError(path, "cases", node_text(cases), "expected a map of case name to values");
+  if (!cases.IsMap())
+    throw SpecError(path, "cases", node_text(cases), "expected a map of case name to values");
   for (const auto& kv : cases) {
     const std::string name = kv.first.Scalar();  // load_yaml_file refused non-text keys.
     const YAML::Node n = kv.second;
@@ -60,7 +61,8 @@ std::map<std::string, Golden> load_goldens(const std::string& path) {
     x.surrogate_cycles =
         get_int_in(n, "surrogate_cycles", path, "cases." + name, 0, 0, max_count, true);
     const YAML::Node c = n["counts"];
-    if (!c || !c.IsMap()) throw SpecError(path, "cases." + name + ".counts", node_text(c), "expected a map of counts");
+    if (!c || !c.IsMap())
+      throw SpecError(path, "cases." + name + ".counts", node_text(c), "expected a map of counts");
     nlohmann::json cj = nlohmann::json::object();
     for (const auto& [k, v] : x.counts.fields()) {
       (void)v;
@@ -82,8 +84,8 @@ void write_goldens(const RegressSuite& s, const std::map<std::string, Golden>& g
     auto it = g.find(c.name);
     if (it == g.end()) continue;
     const Golden& x = it->second;
-    o << "  \"" << c.name << "\":\n    rtl_cycles: " << x.rtl_cycles << "\n    surrogate_cycles: "
-      << x.surrogate_cycles << "\n    counts: {";
+    o << "  \"" << c.name << "\":\n    rtl_cycles: " << x.rtl_cycles
+      << "\n    surrogate_cycles: " << x.surrogate_cycles << "\n    counts: {";
     bool first = true;
     for (const auto& [k, v] : x.counts.fields()) {
       o << (first ? "" : ", ") << k << ": " << v;
@@ -95,11 +97,11 @@ void write_goldens(const RegressSuite& s, const std::map<std::string, Golden>& g
 }
 
 struct Outcome {
-  bool ran = false;                 ///< RTL answered.
-  RtlJobResult rtl;                 ///< RTL result.
-  Metrics sur;                      ///< Surrogate.
-  std::vector<std::string> diffs;   ///< Readable drift lines.
-  std::string kind;                 ///< "" pass; "functional", "rtl", "limit", "drift", "golden".
+  bool ran = false;                ///< RTL answered.
+  RtlJobResult rtl;                ///< RTL result.
+  Metrics sur;                     ///< Surrogate.
+  std::vector<std::string> diffs;  ///< Readable drift lines.
+  std::string kind;                ///< "" pass; "functional", "rtl", "limit", "drift", "golden".
 };
 
 std::string pct(double golden, double now) {
@@ -118,7 +120,8 @@ int cmd_regress(const RegressOptions& o, std::ostream& out) {
   std::vector<const RegressCase*> cases;
   for (const auto& c : suite.cases)
     if (o.filter.empty() || c.name.find(o.filter) != std::string::npos) cases.push_back(&c);
-  if (cases.empty()) throw SpecError("--filter", "filter", o.filter, "no case of the suite matches");
+  if (cases.empty())
+    throw SpecError("--filter", "filter", o.filter, "no case of the suite matches");
   for (const auto& n : suite.notes) out << "note: " << n << "\n";
 
   // Surrogate in-process; RTL in workers, submitted grouped by architecture.
@@ -131,8 +134,10 @@ int cmd_regress(const RegressOptions& o, std::ostream& out) {
   }
   std::vector<size_t> order(cases.size());
   for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) { return cases[a]->arch < cases[b]->arch; });
-  const int jobs = o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t b) { return cases[a]->arch < cases[b]->arch; });
+  const int jobs =
+      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const auto t0 = std::chrono::steady_clock::now();
   {
     RtlWorkerPool pool(o.worker_exe.empty() ? worker_executable() : o.worker_exe, jobs);
@@ -154,7 +159,9 @@ int cmd_regress(const RegressOptions& o, std::ostream& out) {
         res[case_of.at(id)].ran = true;
         ++done;
       }
-      if (tty) std::cerr << "\rregress " << suite.name << ": " << done << "/" << cases.size() << " cases" << std::flush;
+      if (tty)
+        std::cerr << "\rregress " << suite.name << ": " << done << "/" << cases.size() << " cases"
+                  << std::flush;
     }
     if (tty) std::cerr << "\r" << std::string(60, ' ') << "\r" << std::flush;
   }
@@ -204,12 +211,16 @@ int cmd_regress(const RegressOptions& o, std::ostream& out) {
     } else if (usable) {
       const Golden& g = it->second;
       auto cyc = [&](const char* what, long long golden, long long now) {
-        const double err = golden ? 100.0 * std::abs(static_cast<double>(now - golden)) / golden : (now ? 100.0 : 0.0);
+        const double err = golden ? 100.0 * std::abs(static_cast<double>(now - golden)) / golden
+                                  : (now ? 100.0 : 0.0);
         if (err > c.cycles_tol_pct || (c.cycles_tol_pct == 0 && now != golden)) {
           std::ostringstream s;
-          s << what << ": golden " << golden << ", now " << now << " (" << std::showpos << (now - golden)
-            << std::noshowpos << ", " << pct(static_cast<double>(golden), static_cast<double>(now))
-            << "; tolerance " << (c.cycles_tol_pct == 0 ? std::string("exact") : std::to_string(c.cycles_tol_pct) + "%") << ")";
+          s << what << ": golden " << golden << ", now " << now << " (" << std::showpos
+            << (now - golden) << std::noshowpos << ", "
+            << pct(static_cast<double>(golden), static_cast<double>(now)) << "; tolerance "
+            << (c.cycles_tol_pct == 0 ? std::string("exact")
+                                      : std::to_string(c.cycles_tol_pct) + "%")
+            << ")";
           x.diffs.push_back(s.str());
         }
       };
@@ -218,11 +229,13 @@ int cmd_regress(const RegressOptions& o, std::ostream& out) {
       const auto gf = g.counts.fields(), rf = r.metrics.counts.fields(), sf = x.sur.counts.fields();
       for (size_t k = 0; k < gf.size(); ++k) {
         if (rf[k].second != gf[k].second)
-          x.diffs.push_back(std::string("rtl ") + gf[k].first + ": golden " + std::to_string(gf[k].second) +
-                            ", now " + std::to_string(rf[k].second) + " (exact)");
+          x.diffs.push_back(std::string("rtl ") + gf[k].first + ": golden " +
+                            std::to_string(gf[k].second) + ", now " + std::to_string(rf[k].second) +
+                            " (exact)");
         if (sf[k].second != gf[k].second)
-          x.diffs.push_back(std::string("surrogate ") + gf[k].first + ": golden " + std::to_string(gf[k].second) +
-                            ", now " + std::to_string(sf[k].second) + " (exact)");
+          x.diffs.push_back(std::string("surrogate ") + gf[k].first + ": golden " +
+                            std::to_string(gf[k].second) + ", now " + std::to_string(sf[k].second) +
+                            " (exact)");
       }
       if (!x.diffs.empty() && !o.update) x.kind = "drift";
       if (o.update) x.diffs.clear();
@@ -231,15 +244,16 @@ int cmd_regress(const RegressOptions& o, std::ostream& out) {
   }
 
   // Report.
-  out << "regress " << suite.name << ": " << cases.size() << " cases on "
-      << archs.size() << " architecture(s), " << jobs << " worker processes, " << std::fixed
-      << std::setprecision(1) << wall << " s" << std::defaultfloat << "\n";
+  out << "regress " << suite.name << ": " << cases.size() << " cases on " << archs.size()
+      << " architecture(s), " << jobs << " worker processes, " << std::fixed << std::setprecision(1)
+      << wall << " s" << std::defaultfloat << "\n";
   for (size_t i = 0; i < cases.size(); ++i) {
     const RegressCase& c = *cases[i];
     const Outcome& x = res[i];
-    out << (x.kind.empty() ? "PASS  " : "FAIL  ") << c.name << "  [" << archs.at(c.arch).name << ", "
-        << dataflow_name(c.mapping.dataflow) << "]";
-    if (x.rtl.failure.empty() && x.ran) out << "  rtl " << x.rtl.metrics.cycles << " cycles, surrogate " << x.sur.cycles;
+    out << (x.kind.empty() ? "PASS  " : "FAIL  ") << c.name << "  [" << archs.at(c.arch).name
+        << ", " << dataflow_name(c.mapping.dataflow) << "]";
+    if (x.rtl.failure.empty() && x.ran)
+      out << "  rtl " << x.rtl.metrics.cycles << " cycles, surrogate " << x.sur.cycles;
     out << "\n";
     for (const auto& d : x.diffs) out << "        " << d << "\n";
     if (!x.kind.empty() && x.kind != "golden")
@@ -247,31 +261,39 @@ int cmd_regress(const RegressOptions& o, std::ostream& out) {
   }
   if (o.update) {
     write_goldens(suite, fresh);
-    out << "goldens: " << updated << " case(s) recorded or changed in " << suite.golden_path << "\n";
+    out << "goldens: " << updated << " case(s) recorded or changed in " << suite.golden_path
+        << "\n";
   }
-  out << (failed ? "FAILED: " : "OK: ") << (cases.size() - failed) << " of " << cases.size() << " cases pass\n";
+  out << (failed ? "FAILED: " : "OK: ") << (cases.size() - failed) << " of " << cases.size()
+      << " cases pass\n";
 
   if (!o.junit.empty()) {
     std::ostringstream j;
-    j << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mapwright regress\" tests=\""
+    j << "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites name=\"mapwright regress\" "
+         "tests=\""
       << cases.size() << "\" failures=\"" << failed << "\" errors=\"0\" time=\"" << wall << "\">\n"
-      << "  <testsuite name=\"" << html_escape(suite.name) << "\" tests=\"" << cases.size() << "\" failures=\""
-      << failed << "\" errors=\"0\" skipped=\"0\" time=\"" << wall << "\" timestamp=\"" << now_iso() << "\">\n";
+      << "  <testsuite name=\"" << html_escape(suite.name) << "\" tests=\"" << cases.size()
+      << "\" failures=\"" << failed << "\" errors=\"0\" skipped=\"0\" time=\"" << wall
+      << "\" timestamp=\"" << now_iso() << "\">\n";
     for (size_t i = 0; i < cases.size(); ++i) {
       const RegressCase& c = *cases[i];
       const Outcome& x = res[i];
-      j << "    <testcase classname=\"regress." << html_escape(suite.name) << "." << html_escape(archs.at(c.arch).name)
-        << "\" name=\"" << html_escape(c.name) << "\" time=\"" << x.rtl.sim_seconds << "\">\n";
+      j << "    <testcase classname=\"regress." << html_escape(suite.name) << "."
+        << html_escape(archs.at(c.arch).name) << "\" name=\"" << html_escape(c.name) << "\" time=\""
+        << x.rtl.sim_seconds << "\">\n";
       if (!x.kind.empty()) {
         std::string text;
         for (const auto& d : x.diffs) text += d + "\n";
-        text += "layer " + c.layer.describe() + ", arch " + archs.at(c.arch).name + ", seed " + std::to_string(c.seed) + "\n";
-        j << "      <failure type=\"" << x.kind << "\" message=\"" << html_escape(x.diffs.empty() ? x.kind : x.diffs[0])
-          << "\">" << html_escape(text) << "</failure>\n";
+        text += "layer " + c.layer.describe() + ", arch " + archs.at(c.arch).name + ", seed " +
+                std::to_string(c.seed) + "\n";
+        j << "      <failure type=\"" << x.kind << "\" message=\""
+          << html_escape(x.diffs.empty() ? x.kind : x.diffs[0]) << "\">" << html_escape(text)
+          << "</failure>\n";
       }
-      j << "      <system-out>" << html_escape("rtl cycles " + std::to_string(x.rtl.metrics.cycles) +
-                                              ", surrogate cycles " + std::to_string(x.sur.cycles) +
-                                              ", mapping:\n" + mapping_to_yaml(c.mapping))
+      j << "      <system-out>"
+        << html_escape("rtl cycles " + std::to_string(x.rtl.metrics.cycles) +
+                       ", surrogate cycles " + std::to_string(x.sur.cycles) + ", mapping:\n" +
+                       mapping_to_yaml(c.mapping))
         << "</system-out>\n    </testcase>\n";
     }
     j << "  </testsuite>\n</testsuites>\n";

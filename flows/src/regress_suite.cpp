@@ -23,22 +23,27 @@ namespace {
 bool valid_case_name(const std::string& s) {
   if (s.empty()) return false;
   for (char c : s)
-    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_' && c != '/')
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_' &&
+        c != '/')
       return false;
   return true;
 }
 
-double tolerance_of(const YAML::Node& n, const std::string& where, const std::string& path, double fallback) {
+double tolerance_of(const YAML::Node& n, const std::string& where, const std::string& path,
+                    double fallback) {
   if (!n) return fallback;
   check_keys(n, where, path, {"cycles_pct"});
   return get_double_in(n, "cycles_pct", where, path, fallback, 0, 100);
 }
 
-std::vector<std::string> string_list(const YAML::Node& n, const std::string& where, const std::string& key) {
+std::vector<std::string> string_list(const YAML::Node& n, const std::string& where,
+                                     const std::string& key) {
   std::vector<std::string> out;
   if (!n || !n.IsSequence() || n.size() == 0)
-    throw SpecError(where, key, n && n.IsNull() ? "null" : node_text(n), "expected a non-empty list");
-  for (size_t i = 0; i < n.size(); ++i) out.push_back(scalar_of(n[i], where, key + "[" + std::to_string(i) + "]"));
+    throw SpecError(where, key, n && n.IsNull() ? "null" : node_text(n),
+                    "expected a non-empty list");
+  for (size_t i = 0; i < n.size(); ++i)
+    out.push_back(scalar_of(n[i], where, key + "[" + std::to_string(i) + "]"));
   return out;
 }
 
@@ -88,17 +93,21 @@ RegressSuite load_regress_suite(const std::string& path) {
   std::set<std::string> names;
   auto add = [&](RegressCase c, const std::string& key) {
     if (!valid_case_name(c.name))
-      throw SpecError(path, key + ".name", c.name, "case names use letters, digits and . - _ / only");
-    if (!names.insert(c.name).second) throw SpecError(path, key + ".name", c.name, "duplicate case name");
+      throw SpecError(path, key + ".name", c.name,
+                      "case names use letters, digits and . - _ / only");
+    if (!names.insert(c.name).second)
+      throw SpecError(path, key + ".name", c.name, "duplicate case name");
     suite.cases.push_back(std::move(c));
   };
   if (const YAML::Node cases = root["cases"]) {
-    if (!cases.IsSequence()) throw SpecError(path, "cases", node_text(cases), "expected a list of cases");
+    if (!cases.IsSequence())
+      throw SpecError(path, "cases", node_text(cases), "expected a list of cases");
     for (size_t i = 0; i < cases.size(); ++i) {
       const std::string key = "cases[" + std::to_string(i) + "]";
       const YAML::Node n = cases[i];
       require_map(n, path, key);
-      check_keys(n, path, key, {"name", "arch", "layer", "mapping", "dataflow", "seed", "tolerance", "note"});
+      check_keys(n, path, key,
+                 {"name", "arch", "layer", "mapping", "dataflow", "seed", "tolerance", "note"});
       RegressCase c;
       c.name = get_string(n, "name", path, key, "", true);
       c.arch = get_string(n, "arch", path, key, "", true);
@@ -125,34 +134,42 @@ RegressSuite load_regress_suite(const std::string& path) {
       } else if (m.IsScalar()) {
         c.mapping = load_mapping_file((p.parent_path() / m.Scalar()).string());
       } else {
-        throw SpecError(path, key + ".mapping", node_text(m), "expected a mapping map, a file name or 'default'");
+        throw SpecError(path, key + ".mapping", node_text(m),
+                        "expected a mapping map, a file name or 'default'");
       }
       if (n["dataflow"]) {
         const std::string df = get_string(n, "dataflow", path, key, "");
-        if (df != "ws" && df != "os") throw SpecError(path, key + ".dataflow", df, "expected ws or os");
+        if (df != "ws" && df != "os")
+          throw SpecError(path, key + ".dataflow", df, "expected ws or os");
         c.mapping.dataflow = df == "ws" ? Dataflow::WS : Dataflow::OS;
       }
       check_mapping(c.mapping, c.layer, arch, where);
       const Validity v = check_capacity(c.layer, arch, c.mapping);
-      if (!v.ok()) throw SpecError(path, key + ".mapping", c.name, "mapping does not fit: " + v.reason());
+      if (!v.ok())
+        throw SpecError(path, key + ".mapping", c.name, "mapping does not fit: " + v.reason());
       add(std::move(c), key);
     }
   }
   if (const YAML::Node sweeps = root["sweeps"]) {
-    if (!sweeps.IsSequence()) throw SpecError(path, "sweeps", node_text(sweeps), "expected a list of sweeps");
+    if (!sweeps.IsSequence())
+      throw SpecError(path, "sweeps", node_text(sweeps), "expected a list of sweeps");
     for (size_t i = 0; i < sweeps.size(); ++i) {
       const std::string key = "sweeps[" + std::to_string(i) + "]";
       const YAML::Node n = sweeps[i];
       require_map(n, path, key);
-      check_keys(n, path, key, {"name", "networks", "archs", "dataflows", "scale", "seed", "tolerance"});
+      check_keys(n, path, key,
+                 {"name", "networks", "archs", "dataflows", "scale", "seed", "tolerance"});
       const std::string sname = get_string(n, "name", path, key, "sweep" + std::to_string(i));
       std::vector<std::string> nets;
-      if (n["networks"] && n["networks"].IsScalar() && n["networks"].Scalar() == "all") nets = zoo_names();
-      else nets = string_list(n["networks"], path, key + ".networks");
+      if (n["networks"] && n["networks"].IsScalar() && n["networks"].Scalar() == "all")
+        nets = zoo_names();
+      else
+        nets = string_list(n["networks"], path, key + ".networks");
       const auto archs = string_list(n["archs"], path, key + ".archs");
       const auto dfs = string_list(n["dataflows"], path, key + ".dataflows");
       for (const auto& d : dfs)
-        if (d != "ws" && d != "os") throw SpecError(path, key + ".dataflows", d, "expected ws or os");
+        if (d != "ws" && d != "os")
+          throw SpecError(path, key + ".dataflows", d, "expected ws or os");
       int64_t mc = 32, mhw = 14, mrows = 64, mg = 4;
       bool scale = false;
       if (const YAML::Node s = n["scale"]) {
@@ -183,7 +200,8 @@ RegressSuite load_regress_suite(const std::string& path) {
             ++shapes;
             for (const auto& df : dfs) {
               RegressCase c;
-              c.name = sname + "/" + arch.name + "/" + df + "/" + net.name + "/" + safe_name(layer.name);
+              c.name =
+                  sname + "/" + arch.name + "/" + df + "/" + net.name + "/" + safe_name(layer.name);
               c.arch = arch_name;
               c.layer = l;
               c.layer.name = net.name + ":" + layer.name + (scale ? " (scaled)" : "");
@@ -200,11 +218,12 @@ RegressSuite load_regress_suite(const std::string& path) {
         }
       }
       std::ostringstream note;
-      note << "sweep '" << sname << "': " << shapes << " distinct layer shapes x dataflows -> " << generated
-           << " cases";
+      note << "sweep '" << sname << "': " << shapes << " distinct layer shapes x dataflows -> "
+           << generated << " cases";
       if (scale)
-        note << "; layers scaled to at most " << mc << " channels, " << mhw << "x" << mhw << " inputs, "
-             << mrows << " GEMM rows, " << mg << " groups (kind, filter, stride and padding kept) so "
+        note << "; layers scaled to at most " << mc << " channels, " << mhw << "x" << mhw
+             << " inputs, " << mrows << " GEMM rows, " << mg
+             << " groups (kind, filter, stride and padding kept) so "
              << "the RTL runs in seconds";
       suite.notes.push_back(note.str());
     }

@@ -76,7 +76,9 @@ double num(const json& j, double fallback = std::numeric_limits<double>::quiet_N
 }
 
 /// Time from cycles at the arch clock, human readable.
-std::string time_of(double cycles, double mhz) { return si(cycles / (mhz * 1e6), 4) + "s"; }
+std::string time_of(double cycles, double mhz) {
+  return si(cycles / (mhz * 1e6), 4) + "s";
+}
 
 std::string page_head(const std::string& title) {
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
@@ -109,7 +111,8 @@ std::vector<std::pair<long long, double>> read_curve(const fs::path& csv, size_t
   return out;
 }
 
-const char* kTerm = "set terminal svg size 1000,430 dynamic font 'DejaVu Sans,11' background '#ffffff'\n";
+const char* kTerm =
+    "set terminal svg size 1000,430 dynamic font 'DejaVu Sans,11' background '#ffffff'\n";
 
 }  // namespace
 
@@ -125,12 +128,13 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
   const auto& layers = res["layers"];
   bool plotted = true;
   std::ostringstream h;
-  const std::string title = "mapwright run: " + res["target"].get<std::string>() + " on " + res["arch"].get<std::string>();
+  const std::string title = "mapwright run: " + res["target"].get<std::string>() + " on " +
+                            res["arch"].get<std::string>();
   h << page_head(title);
-  h << "<h1>" << html_escape(title) << "</h1>\n<div class=\"meta\">"
-    << res["arch_info"]["rows"] << "x" << res["arch_info"]["cols"] << " array, "
-    << res["arch_info"]["input_kib"] << "/" << res["arch_info"]["weight_kib"] << "/"
-    << res["arch_info"]["accum_kib"] << " KiB input/weight/accumulator, " << fmt(mhz, 4) << " MHz"
+  h << "<h1>" << html_escape(title) << "</h1>\n<div class=\"meta\">" << res["arch_info"]["rows"]
+    << "x" << res["arch_info"]["cols"] << " array, " << res["arch_info"]["input_kib"] << "/"
+    << res["arch_info"]["weight_kib"] << "/" << res["arch_info"]["accum_kib"]
+    << " KiB input/weight/accumulator, " << fmt(mhz, 4) << " MHz"
     << " &middot; searcher <b>" << e(res["searcher"]) << "</b>, "
     << (exact_run && res.contains("exact")
             ? (num(res["exact"]["gap"], 0) == 0
@@ -140,7 +144,8 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
             : res["budget_per_layer"].dump() + " surrogate samples per layer")
     << ", objective " << e(res["objective"]) << ", seed " << res["seed"]
     << (rtl ? ", top-" + res["top_k"].dump() + " per layer verified on RTL" : "")
-    << " &middot; run " << e(res["run_id"]) << ", updated " << e(res.value("updated", "")) << "</div>\n";
+    << " &middot; run " << e(res["run_id"]) << ", updated " << e(res.value("updated", ""))
+    << "</div>\n";
 
   // Status banners.
   const size_t failed = vs["failed"].get<size_t>(), done_v = vs["done"].get<size_t>();
@@ -162,65 +167,93 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
     h << "<div class=\"banner warn\">Run " << e(res["status"]) << ": " << t["layers_done"] << " of "
       << t["layers_total"] << " layers finished";
     if (rtl) h << ", " << vs["pending"] << " RTL verifications not run";
-    h << ". Continue with <code>mapwright run --resume --out " << e(res["run_dir"]) << "</code>.</div>\n";
+    h << ". Continue with <code>mapwright run --resume --out " << e(res["run_dir"])
+      << "</code>.</div>\n";
   }
 
   // Summary cards.
   const std::string src = t["source"].get<std::string>();
-  const std::string src_note = src == "rtl" ? "RTL-verified" : src == "mixed" ? "RTL where verified, else surrogate" : "surrogate";
+  const std::string src_note = src == "rtl"     ? "RTL-verified"
+                               : src == "mixed" ? "RTL where verified, else surrogate"
+                                                : "surrogate";
   h << "<div class=\"cards\">"
     << "<div class=\"card\"><div class=\"k\">Network latency</div><div class=\"v\">"
-    << time_of(num(t["cycles"], 0), mhz) << "</div><div class=\"s\">" << commas(static_cast<long long>(num(t["cycles"], 0)))
-    << " cycles &middot; " << src_note << "</div></div>"
-    << "<div class=\"card\"><div class=\"k\">Energy</div><div class=\"v\">" << si(num(t["energy_pj"], 0) * 1e-12)
-    << "J</div><div class=\"s\">" << si(num(t["macs"], 0)) << " MACs</div></div>"
+    << time_of(num(t["cycles"], 0), mhz) << "</div><div class=\"s\">"
+    << commas(static_cast<long long>(num(t["cycles"], 0))) << " cycles &middot; " << src_note
+    << "</div></div>"
+    << "<div class=\"card\"><div class=\"k\">Energy</div><div class=\"v\">"
+    << si(num(t["energy_pj"], 0) * 1e-12) << "J</div><div class=\"s\">" << si(num(t["macs"], 0))
+    << " MACs</div></div>"
     << "<div class=\"card\"><div class=\"k\">EDP</div><div class=\"v\">" << fmt(num(t["edp"], 0), 4)
     << "</div><div class=\"s\">pJ &times; cycles</div></div>"
     << "<div class=\"card\"><div class=\"k\">Utilization</div><div class=\"v\">"
-    << fixed(100 * num(t["utilization"], 0), 1) << " %</div><div class=\"s\">MACs / (cycles &times; PEs)</div></div>"
-    << "</div>\n<div class=\"note\">Totals count each unique layer as many times as it occurs in the network ("
+    << fixed(100 * num(t["utilization"], 0), 1)
+    << " %</div><div class=\"s\">MACs / (cycles &times; PEs)</div></div>"
+    << "</div>\n<div class=\"note\">Totals count each unique layer as many times as it occurs in "
+       "the network ("
     << t["layers_done"] << " of " << t["layers_total"] << " unique layers done).</div>\n";
 
   // Per-layer table.
-  h << "<h2>Layers</h2>\n<table><tr><th class=\"l\">#</th><th class=\"l\">layer</th><th class=\"l\">shape</th>"
+  h << "<h2>Layers</h2>\n<table><tr><th class=\"l\">#</th><th class=\"l\">layer</th><th "
+       "class=\"l\">shape</th>"
        "<th>count</th><th>cycles</th><th>energy</th><th>EDP</th><th>util %</th>"
        "<th>surrogate cycles</th><th>err %</th><th>chosen by</th>";
   if (rtl) h << "<th>RTL checks</th>";
-  if (exact_run) h << "<th>proven gap %</th><th>nodes</th><th>mappings scored</th><th>search s</th></tr>\n";
-  else h << "<th>valid %</th><th>dup.</th><th>search s</th></tr>\n";
+  if (exact_run)
+    h << "<th>proven gap %</th><th>nodes</th><th>mappings scored</th><th>search s</th></tr>\n";
+  else
+    h << "<th>valid %</th><th>dup.</th><th>search s</th></tr>\n";
   for (const auto& L : layers) {
     int ver = 0, pass = 0;
     for (const auto& c : L["candidates"])
-      if (!c["verification"].is_null()) { ++ver; pass += c["verification"]["passed"].get<bool>(); }
+      if (!c["verification"].is_null()) {
+        ++ver;
+        pass += c["verification"]["passed"].get<bool>();
+      }
     const bool bad = ver > pass;
-    h << "<tr" << (bad ? " class=\"fail\"" : "") << "><td class=\"l\">" << L["index"] << "</td><td class=\"l\">"
-      << e(L["name"]) << "</td><td class=\"shape\">" << e(L["shape"]) << "</td><td>" << L["count"] << "</td>";
+    h << "<tr" << (bad ? " class=\"fail\"" : "") << "><td class=\"l\">" << L["index"]
+      << "</td><td class=\"l\">" << e(L["name"]) << "</td><td class=\"shape\">" << e(L["shape"])
+      << "</td><td>" << L["count"] << "</td>";
     const auto& b = L["best"];
     if (!b.is_null()) {
       const auto& chosen = L["candidates"][b["rank"].get<size_t>()];
       const double sc = num(chosen["surrogate"]["cycles"], 0), rc = num(b["cycles"], 0);
       h << "<td>" << commas(static_cast<long long>(rc)) << "</td><td>"
-        << si(num(b["energy_pj"], 0) * 1e-12) << "J</td><td>" << fmt(num(b["edp"], 0), 3) << "</td><td>"
-        << fixed(100 * num(b["utilization"], 0), 1) << "</td><td>" << commas(static_cast<long long>(sc))
-        << "</td><td>" << (b["chosen_by"] == "rtl" && rc > 0 ? fixed(100 * (sc - rc) / rc, 2) : "&ndash;")
-        << "</td><td>" << e(b["chosen_by"]) << (b["chosen_by"] == "rtl" ? " #" + b["rank"].dump() : "") << "</td>";
+        << si(num(b["energy_pj"], 0) * 1e-12) << "J</td><td>" << fmt(num(b["edp"], 0), 3)
+        << "</td><td>" << fixed(100 * num(b["utilization"], 0), 1) << "</td><td>"
+        << commas(static_cast<long long>(sc)) << "</td><td>"
+        << (b["chosen_by"] == "rtl" && rc > 0 ? fixed(100 * (sc - rc) / rc, 2) : "&ndash;")
+        << "</td><td>" << e(b["chosen_by"])
+        << (b["chosen_by"] == "rtl" ? " #" + b["rank"].dump() : "") << "</td>";
     } else {
       h << "<td colspan=\"7\" class=\"l\">"
-        << (L["status"] == "pending" ? "not searched yet" : L["status"] == "searched" ? "RTL verification pending" : "no valid mapping found")
+        << (L["status"] == "pending"    ? "not searched yet"
+            : L["status"] == "searched" ? "RTL verification pending"
+                                        : "no valid mapping found")
         << "</td>";
     }
-    if (rtl) h << "<td class=\"" << (bad ? "fail" : ver ? "pass" : "") << "\">" << pass << "/" << ver
-               << (L["candidates"].size() > static_cast<size_t>(ver) ? " (" + std::to_string(L["candidates"].size() - ver) + " pending)" : "") << "</td>";
+    if (rtl)
+      h << "<td class=\""
+        << (bad   ? "fail"
+            : ver ? "pass"
+                  : "")
+        << "\">" << pass << "/" << ver
+        << (L["candidates"].size() > static_cast<size_t>(ver)
+                ? " (" + std::to_string(L["candidates"].size() - ver) + " pending)"
+                : "")
+        << "</td>";
     if (L.contains("search") && exact_run && L["search"].contains("exact")) {
       const auto& x = L["search"]["exact"];
-      h << "<td>" << (x["gap"].is_null() ? std::string("&ndash;") : fixed(100 * x["gap"].get<double>(), 3))
+      h << "<td>"
+        << (x["gap"].is_null() ? std::string("&ndash;") : fixed(100 * x["gap"].get<double>(), 3))
         << (x.value("optimal", false) ? " (optimal)" : "") << "</td><td>"
         << commas(x.value("nodes", 0LL)) << "</td><td>" << commas(x.value("evaluations", 0LL))
         << "</td><td>" << fixed(num(L["search"]["seconds"], 0), 3) << "</td>";
     } else if (L.contains("search")) {
       const auto& s = L["search"];
-      h << "<td>" << fixed(100.0 * num(s["valid"], 0) / std::max(1.0, num(s["samples"], 1)), 1) << "</td><td>"
-        << commas(s.value("duplicates", 0LL)) << "</td><td>" << fixed(num(s["seconds"], 0), 1) << "</td>";
+      h << "<td>" << fixed(100.0 * num(s["valid"], 0) / std::max(1.0, num(s["samples"], 1)), 1)
+        << "</td><td>" << commas(s.value("duplicates", 0LL)) << "</td><td>"
+        << fixed(num(s["seconds"], 0), 1) << "</td>";
     } else {
       h << (exact_run ? "<td></td><td></td><td></td><td></td>" : "<td></td><td></td><td></td>");
     }
@@ -242,8 +275,7 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
       if (!L["best"].is_null() && tc > 0 && te > 0) {
         const std::string name = L["name"].get<std::string>();
         d << gp_data_label(name + (L["count"].get<int>() > 1 ? " x" + L["count"].dump() : ""))
-          << " "
-          << 100 * L["count"].get<double>() * num(L["best"]["cycles"], 0) / tc << " "
+          << " " << 100 * L["count"].get<double>() * num(L["best"]["cycles"], 0) / tc << " "
           << 100 * L["count"].get<double>() * num(L["best"]["energy_pj"], 0) / te << "\n";
         ++rows;
       }
@@ -251,24 +283,33 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
     if (rows > 0) {
       std::ostringstream g;
       g << kTerm << "set output " << gp_quote("breakdown.svg") << "\n"
-        << "set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
-        << "set boxwidth 0.9\nset xtics rotate by -35 noenhanced font ',9'\nset ylabel '% of network total'\n"
-        << "set grid ytics\nset key top right\nset title 'Where the time and energy go (each layer times its count)'\n"
+        << "set style data histogram\nset style histogram clustered gap 1\nset style fill solid "
+           "0.85 border -1\n"
+        << "set boxwidth 0.9\nset xtics rotate by -35 noenhanced font ',9'\nset ylabel '% of "
+           "network total'\n"
+        << "set grid ytics\nset key top right\nset title 'Where the time and energy go (each layer "
+           "times its count)'\n"
         << "set bmargin 6\nplot " << gp_quote("breakdown.dat")
-        << " using 2:xtic(1) title 'latency' lc rgb '#3b6fb6', '' using 3 title 'energy' lc rgb '#e08a2c'\n";
+        << " using 2:xtic(1) title 'latency' lc rgb '#3b6fb6', '' using 3 title 'energy' lc rgb "
+           "'#e08a2c'\n";
       write_atomic(plots / "breakdown.gp", g.str());
       const std::string svg = gnuplot_svg(plots / "breakdown.gp", plots / "breakdown.svg");
-      if (svg.empty()) plotted = false;
-      else h << "<div class=\"plot\">" << svg << "</div>\n";
+      if (svg.empty())
+        plotted = false;
+      else
+        h << "<div class=\"plot\">" << svg << "</div>\n";
     }
   }
 
   // Best-so-far curves (sampling searchers) or the exact mapper's proof.
   if (exact_run) {
     const auto& xo = res.contains("exact") ? res["exact"] : json();
-    h << "<h2>Search: exact</h2>\n<div class=\"note\">Each layer was solved by branch-and-bound over "
-         "the whole map space (compact encoding that loses no optimum), with admissible lower bounds "
-         "on cycles and energy: the chosen surrogate mapping is optimal up to the proven gap shown in "
+    h << "<h2>Search: exact</h2>\n<div class=\"note\">Each layer was solved by branch-and-bound "
+         "over "
+         "the whole map space (compact encoding that loses no optimum), with admissible lower "
+         "bounds "
+         "on cycles and energy: the chosen surrogate mapping is optimal up to the proven gap shown "
+         "in "
          "the table (target gap "
       << (xo.is_null() ? std::string("?") : fixed(100 * num(xo["gap"], 0), 3)) << " %, time limit "
       << (xo.is_null() ? std::string("?") : fixed(num(xo["time_limit_s"], 0), 0))
@@ -281,15 +322,18 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
       << "set key outside right top font ',9' noenhanced\nset datafile separator ' '\n";
     std::vector<std::string> series;
     for (const auto& L : layers) {
-      if (!L.contains("curve_csv") || !L.contains("search") || !L["search"].value("found", false)) continue;
+      if (!L.contains("curve_csv") || !L.contains("search") || !L["search"].value("found", false))
+        continue;
       const auto pts = read_curve(dir / L["curve_csv"].get<std::string>());
       if (pts.empty()) continue;
       const double final_best = pts.back().second;
       const fs::path dat = plots / ("curve_" + std::to_string(L["index"].get<int>()) + ".dat");
       std::ostringstream d;
-      for (const auto& [s, c] : pts) d << s << " " << std::setprecision(10) << c / final_best << "\n";
+      for (const auto& [s, c] : pts)
+        d << s << " " << std::setprecision(10) << c / final_best << "\n";
       write_atomic(dat, d.str());
-      series.push_back(gp_quote(dat.filename().string()) + " using 1:2 with steps lw 2 title " + gp_quote(L["name"].get<std::string>()));
+      series.push_back(gp_quote(dat.filename().string()) + " using 1:2 with steps lw 2 title " +
+                       gp_quote(L["name"].get<std::string>()));
     }
     if (!series.empty()) {
       g << "plot ";
@@ -297,8 +341,10 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
       g << "\n";
       write_atomic(plots / "curves.gp", g.str());
       const std::string svg = gnuplot_svg(plots / "curves.gp", plots / "curves.svg");
-      if (svg.empty()) plotted = false;
-      else h << "<div class=\"plot\">" << svg << "</div>\n";
+      if (svg.empty())
+        plotted = false;
+      else
+        h << "<div class=\"plot\">" << svg << "</div>\n";
     } else {
       h << "<p class=\"note\">No finished search yet.</p>\n";
     }
@@ -312,9 +358,11 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
     const auto& p = res["parity"];
     h << "<div class=\"stats\"><span>verified candidates <b>" << p["n"] << "</b></span>";
     if (p["n"].get<size_t>() > 0)
-      h << "<span>cycle MAPE <b>" << fixed(num(p["mape_pct"]), 2) << " %</b></span><span>max |error| <b>"
-        << fixed(num(p["max_error_pct"]), 2) << " %</b></span><span>Spearman &rho; <b>"
-        << (p["spearman"].is_null() ? "n/a" : fixed(p["spearman"].get<double>(), 3)) << "</b></span>";
+      h << "<span>cycle MAPE <b>" << fixed(num(p["mape_pct"]), 2)
+        << " %</b></span><span>max |error| <b>" << fixed(num(p["max_error_pct"]), 2)
+        << " %</b></span><span>Spearman &rho; <b>"
+        << (p["spearman"].is_null() ? "n/a" : fixed(p["spearman"].get<double>(), 3))
+        << "</b></span>";
     h << "</div>\n";
     std::ostringstream dp, df;
     double lo = std::numeric_limits<double>::infinity(), hi = 0;
@@ -337,82 +385,111 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
       const double a = logs ? lo / 1.5 : lo * 0.9, b = logs ? hi * 1.5 : hi * 1.1 + 1;
       g << "set terminal svg size 640,520 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
         << "set output " << gp_quote("parity.svg") << "\n"
-        << (logs ? "set logscale xy\n" : "") << "set xrange [" << a << ":" << b << "]\nset yrange [" << a << ":" << b << "]\n"
-        << "set xlabel 'RTL cycles'\nset ylabel 'surrogate cycles'\nset grid\nset key top left\nset size square\n"
-        << "set title 'Cycles of every verified candidate'\nplot x with lines lc rgb '#888888' dt 2 title 'y = x'";
-      if (np) g << ", " << gp_quote("parity_pass.dat") << " using 1:2 with points pt 7 ps 0.9 lc rgb '#3b6fb6' title 'passed'";
-      if (nf) g << ", " << gp_quote("parity_fail.dat") << " using 1:2 with points pt 2 ps 1.4 lw 2 lc rgb '#d01c1c' title 'FAILED'";
+        << (logs ? "set logscale xy\n" : "") << "set xrange [" << a << ":" << b << "]\nset yrange ["
+        << a << ":" << b << "]\n"
+        << "set xlabel 'RTL cycles'\nset ylabel 'surrogate cycles'\nset grid\nset key top "
+           "left\nset size square\n"
+        << "set title 'Cycles of every verified candidate'\nplot x with lines lc rgb '#888888' dt "
+           "2 title 'y = x'";
+      if (np)
+        g << ", " << gp_quote("parity_pass.dat")
+          << " using 1:2 with points pt 7 ps 0.9 lc rgb '#3b6fb6' title 'passed'";
+      if (nf)
+        g << ", " << gp_quote("parity_fail.dat")
+          << " using 1:2 with points pt 2 ps 1.4 lw 2 lc rgb '#d01c1c' title 'FAILED'";
       g << "\n";
       write_atomic(plots / "parity.gp", g.str());
       const std::string svg = gnuplot_svg(plots / "parity.gp", plots / "parity.svg");
-      if (svg.empty()) plotted = false;
-      else h << "<div class=\"plot\" style=\"max-width:640px\">" << svg << "</div>\n";
+      if (svg.empty())
+        plotted = false;
+      else
+        h << "<div class=\"plot\" style=\"max-width:640px\">" << svg << "</div>\n";
     }
   }
 
   // Every functional check.
   if (rtl) {
     h << "<h2 id=\"checks\">Functional checks (every RTL verification)</h2>\n"
-         "<div class=\"note\">Each candidate runs on the Verilated RTL with random int8 tensors (seed shown); "
-         "outputs are compared bit for bit with a C++ reference, and every hardware counter with the "
-         "surrogate's count.</div>\n<table><tr><th class=\"l\">layer</th><th>cand.</th><th>seed</th>"
-         "<th>surrogate cycles</th><th>RTL cycles</th><th>err %</th><th>outputs</th><th>counters</th>"
+         "<div class=\"note\">Each candidate runs on the Verilated RTL with random int8 tensors "
+         "(seed shown); "
+         "outputs are compared bit for bit with a C++ reference, and every hardware counter with "
+         "the "
+         "surrogate's count.</div>\n<table><tr><th "
+         "class=\"l\">layer</th><th>cand.</th><th>seed</th>"
+         "<th>surrogate cycles</th><th>RTL cycles</th><th>err "
+         "%</th><th>outputs</th><th>counters</th>"
          "<th>sim s</th><th class=\"l\">result</th></tr>\n";
     for (const auto& L : layers)
       for (const auto& c : L["candidates"]) {
         const auto& v = c["verification"];
         if (v.is_null()) {
           h << "<tr><td class=\"l\">" << e(L["name"]) << "</td><td>#" << c["rank"]
-            << "</td><td></td><td>" << commas(static_cast<long long>(num(c["surrogate"]["cycles"], 0)))
+            << "</td><td></td><td>"
+            << commas(static_cast<long long>(num(c["surrogate"]["cycles"], 0)))
             << "</td><td colspan=\"5\"></td><td class=\"l\">not run (interrupted)</td></tr>\n";
           continue;
         }
         const bool passed = v["passed"].get<bool>();
         std::string why;
-        if (!v["failure"].get<std::string>().empty()) why = v["failure"].get<std::string>();
-        else if (!v["functional_ok"].get<bool>()) why = "functional MISMATCH: " + v["mismatches"].dump() + " output bytes differ";
+        if (!v["failure"].get<std::string>().empty())
+          why = v["failure"].get<std::string>();
+        else if (!v["functional_ok"].get<bool>())
+          why = "functional MISMATCH: " + v["mismatches"].dump() + " output bytes differ";
         else if (!v["counts_equal"].get<bool>()) {
           why = "counter mismatch:";
           for (const auto& [k, d] : v["count_diffs"].items())
-            why += " " + k + " rtl " + d["rtl"].dump() + " vs surrogate " + d["surrogate"].dump() + ";";
+            why += " " + k + " rtl " + d["rtl"].dump() + " vs surrogate " + d["surrogate"].dump() +
+                   ";";
         }
-        h << "<tr" << (passed ? "" : " class=\"fail\"") << "><td class=\"l\">" << e(L["name"]) << "</td><td>#"
-          << c["rank"] << "</td><td>" << v["seed"] << "</td><td>"
+        h << "<tr" << (passed ? "" : " class=\"fail\"") << "><td class=\"l\">" << e(L["name"])
+          << "</td><td>#" << c["rank"] << "</td><td>" << v["seed"] << "</td><td>"
           << commas(static_cast<long long>(num(c["surrogate"]["cycles"], 0))) << "</td><td>"
-          << (v.contains("cycles") ? commas(v["cycles"].get<long long>()) : "&ndash;") << "</td><td>"
-          << (v.contains("cycle_error_pct") ? fixed(v["cycle_error_pct"].get<double>(), 2) : "&ndash;") << "</td>"
-          << "<td class=\"" << (v["functional_ok"].get<bool>() ? "pass\">bit-exact" : "fail\">MISMATCH") << "</td>"
-          << "<td class=\"" << (v["counts_equal"].get<bool>() ? "pass\">equal" : "fail\">DIFFER") << "</td><td>"
-          << fixed(num(v["sim_seconds"], 0), 2) << "</td><td class=\"wrap\">"
-          << (passed ? "<span class=\"pass\">passed</span>" : "<span class=\"fail\">FAILED</span> " + html_escape(why))
+          << (v.contains("cycles") ? commas(v["cycles"].get<long long>()) : "&ndash;")
+          << "</td><td>"
+          << (v.contains("cycle_error_pct") ? fixed(v["cycle_error_pct"].get<double>(), 2)
+                                            : "&ndash;")
+          << "</td>"
+          << "<td class=\""
+          << (v["functional_ok"].get<bool>() ? "pass\">bit-exact" : "fail\">MISMATCH") << "</td>"
+          << "<td class=\"" << (v["counts_equal"].get<bool>() ? "pass\">equal" : "fail\">DIFFER")
+          << "</td><td>" << fixed(num(v["sim_seconds"], 0), 2) << "</td><td class=\"wrap\">"
+          << (passed ? "<span class=\"pass\">passed</span>"
+                     : "<span class=\"fail\">FAILED</span> " + html_escape(why))
           << "</td></tr>\n";
       }
     h << "</table>\n";
   }
 
   // Chosen mappings.
-  h << "<h2>Chosen mappings</h2>\n<div class=\"note\">Also in mappings/ of the run folder, one YAML file per layer.</div>\n";
+  h << "<h2>Chosen mappings</h2>\n<div class=\"note\">Also in mappings/ of the run folder, one "
+       "YAML file per layer.</div>\n";
   for (const auto& L : layers) {
     if (L["best"].is_null()) continue;
     h << "<details><summary>" << e(L["name"]) << " &mdash; " << e(L["shape"]) << " (chosen by "
-      << e(L["best"]["chosen_by"]) << ")</summary><pre>" << e(L["best"]["mapping"]) << "</pre></details>\n";
+      << e(L["best"]["chosen_by"]) << ")</summary><pre>" << e(L["best"]["mapping"])
+      << "</pre></details>\n";
   }
 
   // Settings.
   h << "<h2>Run settings</h2>\n<table>";
   auto row = [&](const std::string& k, const std::string& v) {
-    h << "<tr><td class=\"l\">" << html_escape(k) << "</td><td class=\"wrap\">" << v << "</td></tr>";
+    h << "<tr><td class=\"l\">" << html_escape(k) << "</td><td class=\"wrap\">" << v
+      << "</td></tr>";
   };
   row("target", e(res["target"]));
   row("architecture", e(res["arch"]) + " (" + e(res["arch_arg"]) + ")");
   row("searcher options", e(res["options_file"]));
   row("RTL", e(res["rtl_note"]));
-  row("seeds", "layer i searches with seed &times; 1000003 + i; RTL candidate r of layer i uses seed &times; 7919 + 101 i + r");
+  row("seeds",
+      "layer i searches with seed &times; 1000003 + i; RTL candidate r of layer i uses seed "
+      "&times; 7919 + 101 i + r");
   row("results store", e(res["db"]));
   row("status", e(res["status"]));
   h << "</table>\n";
-  if (!plotted) h << "<p class=\"note\">gnuplot was not available or failed: plots are missing.</p>\n";
-  h << "<p class=\"note\">Written by mapwright " << e(res.value("mapwright", "")) << ".</p>\n</main></body></html>\n";
+  if (!plotted)
+    h << "<p class=\"note\">gnuplot was not available or failed: plots are missing.</p>\n";
+  h << "<p class=\"note\">Written by mapwright " << e(res.value("mapwright", ""))
+    << ".</p>\n</main></body></html>\n";
   write_atomic(out_html, h.str());
   return plotted;
 }
@@ -420,7 +497,7 @@ bool render_run_report(const json& res, const fs::path& dir, const fs::path& out
 json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& dirs,
                     const fs::path& out_html) {
   struct Metric {
-    const char* key;     // key in best/totals
+    const char* key;  // key in best/totals
     const char* label;
     bool higher_better;
   };
@@ -445,8 +522,12 @@ json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& 
   json cmp;
   cmp["runs"] = json::array();
   for (size_t i = 0; i < runs.size(); ++i)
-    cmp["runs"].push_back({{"label", labels[i]}, {"dir", dirs[i].string()}, {"target", runs[i]["target"]},
-                           {"arch", runs[i]["arch"]}, {"rtl", runs[i]["rtl"]}, {"status", runs[i]["status"]},
+    cmp["runs"].push_back({{"label", labels[i]},
+                           {"dir", dirs[i].string()},
+                           {"target", runs[i]["target"]},
+                           {"arch", runs[i]["arch"]},
+                           {"rtl", runs[i]["rtl"]},
+                           {"status", runs[i]["status"]},
                            {"source", runs[i]["totals"]["source"]}});
   // Layer names in first-seen order over all runs.
   std::vector<std::string> names;
@@ -462,24 +543,32 @@ json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& 
 
   std::ostringstream h;
   h << page_head("mapwright compare") << "<h1>Comparison of " << runs.size() << " runs</h1>\n";
-  h << "<table><tr><th class=\"l\">run</th><th class=\"l\">target</th><th class=\"l\">architecture</th>"
-       "<th class=\"l\">searcher</th><th>budget</th><th class=\"l\">numbers from</th><th class=\"l\">status</th></tr>\n";
+  h << "<table><tr><th class=\"l\">run</th><th class=\"l\">target</th><th "
+       "class=\"l\">architecture</th>"
+       "<th class=\"l\">searcher</th><th>budget</th><th class=\"l\">numbers from</th><th "
+       "class=\"l\">status</th></tr>\n";
   bool any_sur = false;
   for (size_t i = 0; i < runs.size(); ++i) {
     const auto& r = runs[i];
     const std::string src = r["totals"]["source"];
     any_sur = any_sur || src != "rtl";
-    h << "<tr><td class=\"l\"><b>" << html_escape(labels[i]) << "</b></td><td class=\"l\">" << e(r["target"])
-      << "</td><td class=\"l\">" << e(r["arch"]) << " (" << r["arch_info"]["rows"] << "x" << r["arch_info"]["cols"]
-      << ", " << r["arch_info"]["input_kib"] << "/" << r["arch_info"]["weight_kib"] << "/" << r["arch_info"]["accum_kib"]
-      << " KiB)</td><td class=\"l\">" << e(r["searcher"]) << "</td><td>" << r["budget_per_layer"] << "</td><td class=\"l\">"
-      << (src == "rtl" ? "RTL-verified" : r["rtl"].get<bool>() ? html_escape(src) : "surrogate only (--no-rtl)")
+    h << "<tr><td class=\"l\"><b>" << html_escape(labels[i]) << "</b></td><td class=\"l\">"
+      << e(r["target"]) << "</td><td class=\"l\">" << e(r["arch"]) << " (" << r["arch_info"]["rows"]
+      << "x" << r["arch_info"]["cols"] << ", " << r["arch_info"]["input_kib"] << "/"
+      << r["arch_info"]["weight_kib"] << "/" << r["arch_info"]["accum_kib"]
+      << " KiB)</td><td class=\"l\">" << e(r["searcher"]) << "</td><td>" << r["budget_per_layer"]
+      << "</td><td class=\"l\">"
+      << (src == "rtl"           ? "RTL-verified"
+          : r["rtl"].get<bool>() ? html_escape(src)
+                                 : "surrogate only (--no-rtl)")
       << "</td><td class=\"l\">" << e(r["status"]) << "</td></tr>\n";
   }
   h << "</table>\n";
   if (any_sur)
-    h << "<div class=\"banner info\">Some runs are not RTL-verified (surrogate numbers); the surrogate's "
-         "counts equal the RTL's and its cycles are within a few percent (see each run's report).</div>\n";
+    h << "<div class=\"banner info\">Some runs are not RTL-verified (surrogate numbers); the "
+         "surrogate's "
+         "counts equal the RTL's and its cycles are within a few percent (see each run's "
+         "report).</div>\n";
 
   h << "<h2>Network totals</h2>\n<table><tr><th class=\"l\">metric</th>";
   for (const auto& l : labels) h << "<th>" << html_escape(l) << "</th>";
@@ -491,7 +580,8 @@ json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& 
     const int w = winner(v, m.higher_better);
     h << "<tr><td class=\"l\">" << m.label << (m.higher_better ? " &uarr;" : " &darr;") << "</td>";
     for (size_t i = 0; i < v.size(); ++i) {
-      const std::string shown = std::string(m.key) == "utilization" ? fixed(100 * v[i], 1) + " %" : fmt(v[i], 5);
+      const std::string shown =
+          std::string(m.key) == "utilization" ? fixed(100 * v[i], 1) + " %" : fmt(v[i], 5);
       std::string rel;
       if (w >= 0 && static_cast<int>(i) != w && std::isfinite(v[i]) && v[w] != 0)
         rel = " <span class=\"note\">(" + fixed(v[i] / v[w], 2) + "&times;)</span>";
@@ -525,8 +615,10 @@ json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& 
     std::ostringstream g;
     g << "set terminal svg size 900,380 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
       << "set output " << gp_quote("totals.svg") << "\n"
-      << "set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.85 border -1\n"
-      << "set key outside right noenhanced\nset grid ytics\nset ylabel 'relative to the best run (1 = best, lower is better)'\n"
+      << "set style data histogram\nset style histogram clustered gap 1\nset style fill solid 0.85 "
+         "border -1\n"
+      << "set key outside right noenhanced\nset grid ytics\nset ylabel 'relative to the best run "
+         "(1 = best, lower is better)'\n"
       << "set yrange [0:*]\nset title 'Network totals'\nplot for [i=2:" << runs.size() + 1 << "] "
       << gp_quote("totals.dat") << " using i:xtic(1) title columnhead\n";
     write_atomic(base / "totals.gp", g.str());
@@ -545,9 +637,9 @@ json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& 
       const int w = winner(v, m.higher_better);
       h << "<tr><td class=\"l\">" << html_escape(name) << "</td>";
       for (size_t i = 0; i < v.size(); ++i) {
-        std::string shown = !std::isfinite(v[i]) ? "&ndash;"
+        std::string shown = !std::isfinite(v[i])                  ? "&ndash;"
                             : std::string(m.key) == "utilization" ? fixed(100 * v[i], 1) + " %"
-                                                                   : fmt(v[i], 5);
+                                                                  : fmt(v[i], 5);
         h << "<td" << (static_cast<int>(i) == w ? " class=\"win\"" : "") << ">" << shown
           << (static_cast<int>(i) == w && runs.size() > 1 ? " &#9733;" : "") << "</td>";
       }
@@ -556,8 +648,10 @@ json render_compare(const std::vector<json>& runs, const std::vector<fs::path>& 
     }
     h << "</table>\n";
   }
-  h << "<p class=\"note\">&#9733; marks the winner: lowest latency, energy and EDP; highest utilization. "
-       "Per-layer values count one occurrence of the layer; totals count every occurrence.</p>\n</main></body></html>\n";
+  h << "<p class=\"note\">&#9733; marks the winner: lowest latency, energy and EDP; highest "
+       "utilization. "
+       "Per-layer values count one occurrence of the layer; totals count every "
+       "occurrence.</p>\n</main></body></html>\n";
   write_atomic(out_html, h.str());
   return cmp;
 }
@@ -569,7 +663,8 @@ namespace {
 json load_run(const fs::path& dir) {
   const fs::path f = dir / "results.json";
   if (!fs::exists(f))
-    throw core::SpecError(dir.string(), "run-dir", dir.string(), "no results.json: not a `mapwright run` folder");
+    throw core::SpecError(dir.string(), "run-dir", dir.string(),
+                          "no results.json: not a `mapwright run` folder");
   json r;
   try {
     r = json::parse(read_text(f));
@@ -597,13 +692,15 @@ int cmd_report(const ReportOptions& o, std::ostream& out) {
   const json r = load_run(dir);
   const fs::path html = o.out.empty() ? dir / "report.html" : fs::path(o.out);
   const bool plotted = render_run_report(r, dir, html);
-  out << "wrote " << html.string() << (plotted ? "" : " (gnuplot missing or failed: no plots)") << "\n";
+  out << "wrote " << html.string() << (plotted ? "" : " (gnuplot missing or failed: no plots)")
+      << "\n";
   return 0;
 }
 
 int cmd_compare(const CompareOptions& o, std::ostream& out) {
   if (o.runs.size() < 2)
-    throw core::SpecError("run-dirs", "runs", std::to_string(o.runs.size()), "give at least two run folders");
+    throw core::SpecError("run-dirs", "runs", std::to_string(o.runs.size()),
+                          "give at least two run folders");
   std::vector<json> runs;
   std::vector<fs::path> dirs;
   for (const auto& d : o.runs) {
@@ -617,11 +714,13 @@ int cmd_compare(const CompareOptions& o, std::ostream& out) {
     return 0;
   }
   out << std::left << std::setw(20) << "metric";
-  for (const auto& r : cmp["runs"]) out << std::right << std::setw(22) << r["label"].get<std::string>().substr(0, 21);
+  for (const auto& r : cmp["runs"])
+    out << std::right << std::setw(22) << r["label"].get<std::string>().substr(0, 21);
   out << "  winner\n";
   for (const auto& [k, v] : cmp["totals"].items()) {
     out << std::left << std::setw(20) << k << std::right;
-    for (const auto& x : v["values"]) out << std::setw(22) << std::setprecision(6) << (x.is_number() ? x.get<double>() : 0.0);
+    for (const auto& x : v["values"])
+      out << std::setw(22) << std::setprecision(6) << (x.is_number() ? x.get<double>() : 0.0);
     out << "  " << (v["winner"].is_null() ? "" : v["winner"].get<std::string>()) << "\n";
   }
   out << "wrote " << o.out << "\n";

@@ -52,7 +52,9 @@ std::string os_reason(sqlite3* db) {
     return std::string(" (") + std::strerror(e) + ")";
   return "";
 }
-std::string why(sqlite3* db) { return sqlite3_errmsg(db) + os_reason(db); }
+std::string why(sqlite3* db) {
+  return sqlite3_errmsg(db) + os_reason(db);
+}
 
 /// A prepared statement with positional binding of JSON values.
 class Stmt {
@@ -64,26 +66,31 @@ class Stmt {
   ~Stmt() { sqlite3_finalize(st_); }
   Stmt& bind(const nlohmann::json& v) {
     ++i_;
-    if (v.is_null()) sqlite3_bind_null(st_, i_);
-    else if (v.is_boolean()) sqlite3_bind_int64(st_, i_, v.get<bool>() ? 1 : 0);
-    else if (v.is_number_integer()) sqlite3_bind_int64(st_, i_, v.get<long long>());
-    else if (v.is_number()) sqlite3_bind_double(st_, i_, v.get<double>());
-    else if (v.is_string()) sqlite3_bind_text(st_, i_, v.get_ref<const std::string&>().c_str(), -1, SQLITE_TRANSIENT);
-    else sqlite3_bind_text(st_, i_, v.dump().c_str(), -1, SQLITE_TRANSIENT);
+    if (v.is_null())
+      sqlite3_bind_null(st_, i_);
+    else if (v.is_boolean())
+      sqlite3_bind_int64(st_, i_, v.get<bool>() ? 1 : 0);
+    else if (v.is_number_integer())
+      sqlite3_bind_int64(st_, i_, v.get<long long>());
+    else if (v.is_number())
+      sqlite3_bind_double(st_, i_, v.get<double>());
+    else if (v.is_string())
+      sqlite3_bind_text(st_, i_, v.get_ref<const std::string&>().c_str(), -1, SQLITE_TRANSIENT);
+    else
+      sqlite3_bind_text(st_, i_, v.dump().c_str(), -1, SQLITE_TRANSIENT);
     return *this;
   }
   void run(const std::string& path) {
-    if (sqlite3_step(st_) != SQLITE_DONE)
-      throw core::SpecError(path, "(sqlite)", "", why(db_));
+    if (sqlite3_step(st_) != SQLITE_DONE) throw core::SpecError(path, "(sqlite)", "", why(db_));
     sqlite3_reset(st_);
     sqlite3_clear_bindings(st_);
     i_ = 0;
   }
 
  private:
-  sqlite3* db_;                ///< Connection.
-  sqlite3_stmt* st_ = nullptr; ///< Statement.
-  int i_ = 0;                  ///< Last bound index.
+  sqlite3* db_;                 ///< Connection.
+  sqlite3_stmt* st_ = nullptr;  ///< Statement.
+  int i_ = 0;                   ///< Last bound index.
 };
 
 nlohmann::json at(const nlohmann::json& j, const char* key) {
@@ -103,7 +110,9 @@ ResultsDb::ResultsDb(const std::string& path) : path_(path) {
   exec(kSchema);
 }
 
-ResultsDb::~ResultsDb() { sqlite3_close(db_); }
+ResultsDb::~ResultsDb() {
+  sqlite3_close(db_);
+}
 
 void ResultsDb::exec(const std::string& sql) {
   char* err = nullptr;
@@ -116,14 +125,23 @@ void ResultsDb::exec(const std::string& sql) {
 }
 
 void ResultsDb::put_run(const nlohmann::json& r) {
-  Stmt s(db_,
-         "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)", path_);
+  Stmt s(db_, "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+         path_);
   const auto t = at(r, "totals");
   const auto v = at(r, "verification_summary");
-  s.bind(r["run_id"]).bind(at(r, "created")).bind(at(r, "updated")).bind(at(r, "run_dir"))
-      .bind(at(r, "target")).bind(at(r, "arch")).bind(at(r, "searcher"))
-      .bind(at(r, "budget_per_layer")).bind(at(r, "seed")).bind(at(r, "objective"))
-      .bind(at(r, "top_k")).bind(at(r, "rtl")).bind(at(r, "status"))
+  s.bind(r["run_id"])
+      .bind(at(r, "created"))
+      .bind(at(r, "updated"))
+      .bind(at(r, "run_dir"))
+      .bind(at(r, "target"))
+      .bind(at(r, "arch"))
+      .bind(at(r, "searcher"))
+      .bind(at(r, "budget_per_layer"))
+      .bind(at(r, "seed"))
+      .bind(at(r, "objective"))
+      .bind(at(r, "top_k"))
+      .bind(at(r, "rtl"))
+      .bind(at(r, "status"))
       .bind(t.is_null() ? nlohmann::json() : at(t, "layers_total"))
       .bind(t.is_null() ? nlohmann::json() : at(t, "layers_done"))
       .bind(t.is_null() ? nlohmann::json() : at(t, "cycles"))
@@ -142,19 +160,40 @@ void ResultsDb::put_layer(const std::string& run_id, const nlohmann::json& l) {
   const auto best = at(l, "best");
   auto b = [&](const char* k) { return best.is_null() ? nlohmann::json() : at(best, k); };
   auto se = [&](const char* k) { return search.is_null() ? nlohmann::json() : at(search, k); };
-  s.bind(run_id).bind(l["index"]).bind(l["name"]).bind(l["shape"]).bind(l["count"])
-      .bind(l["macs"]).bind(l["seed"]).bind(l["status"]).bind(se("samples")).bind(se("valid"))
-      .bind(se("seconds")).bind(se("best_cost")).bind(b("rank")).bind(b("chosen_by"))
-      .bind(b("cycles")).bind(b("energy_pj")).bind(b("edp")).bind(b("utilization"))
+  s.bind(run_id)
+      .bind(l["index"])
+      .bind(l["name"])
+      .bind(l["shape"])
+      .bind(l["count"])
+      .bind(l["macs"])
+      .bind(l["seed"])
+      .bind(l["status"])
+      .bind(se("samples"))
+      .bind(se("valid"))
+      .bind(se("seconds"))
+      .bind(se("best_cost"))
+      .bind(b("rank"))
+      .bind(b("chosen_by"))
+      .bind(b("cycles"))
+      .bind(b("energy_pj"))
+      .bind(b("edp"))
+      .bind(b("utilization"))
       .bind(b("mapping"));
   s.run(path_);
   // The exact mapper's proof record (bound, gap, effort), when the layer was solved by it.
   if (!search.is_null() && search.contains("exact")) {
     const auto& e = search["exact"];
     Stmt x(db_, "INSERT OR REPLACE INTO exact_searches VALUES (?,?,?,?,?,?,?,?,?,?,?)", path_);
-    x.bind(run_id).bind(l["index"]).bind(at(e, "lower_bound")).bind(at(e, "gap"))
-        .bind(at(e, "optimal")).bind(at(e, "stop")).bind(at(e, "nodes"))
-        .bind(at(e, "evaluations")).bind(at(e, "pruned_bound")).bind(at(e, "pruned_capacity"))
+    x.bind(run_id)
+        .bind(l["index"])
+        .bind(at(e, "lower_bound"))
+        .bind(at(e, "gap"))
+        .bind(at(e, "optimal"))
+        .bind(at(e, "stop"))
+        .bind(at(e, "nodes"))
+        .bind(at(e, "evaluations"))
+        .bind(at(e, "pruned_bound"))
+        .bind(at(e, "pruned_capacity"))
         .bind(at(e, "seconds"));
     x.run(path_);
   }
@@ -166,11 +205,15 @@ void ResultsDb::put_evaluations(const std::string& run_id, int layer_index,
   try {
     Stmt s(db_, "INSERT OR REPLACE INTO evaluations VALUES (?,?,?,?,?,?,?,?,?)", path_);
     for (const auto& r : rows) {
-      s.bind(run_id).bind(layer_index).bind(r.sample).bind(r.valid)
+      s.bind(run_id)
+          .bind(layer_index)
+          .bind(r.sample)
+          .bind(r.valid)
           .bind(r.valid ? nlohmann::json(r.cost) : nlohmann::json())
           .bind(r.valid ? nlohmann::json(r.cycles) : nlohmann::json())
           .bind(r.valid ? nlohmann::json(r.energy_pj) : nlohmann::json())
-          .bind(r.reason.empty() ? nlohmann::json() : nlohmann::json(r.reason)).bind(r.point);
+          .bind(r.reason.empty() ? nlohmann::json() : nlohmann::json(r.reason))
+          .bind(r.point);
       s.run(path_);
       if (core::kill_point_reached("sqlite")) core::kill_self();  // test hook: mid-transaction
     }
@@ -186,11 +229,22 @@ void ResultsDb::put_verification(const std::string& run_id, int layer_index,
   const auto v = c["verification"];
   Stmt s(db_, "INSERT OR REPLACE INTO verifications VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
          path_);
-  s.bind(run_id).bind(layer_index).bind(c["rank"]).bind(at(v, "seed")).bind(c["mapping"])
-      .bind(c["cost"]).bind(c["surrogate"]["cycles"]).bind(at(v, "cycles"))
-      .bind(at(v, "energy_pj")).bind(at(v, "cycle_error_pct")).bind(at(v, "functional_ok"))
-      .bind(at(v, "mismatches")).bind(at(v, "counts_equal")).bind(at(v, "failure"))
-      .bind(at(v, "passed")).bind(at(v, "sim_seconds"));
+  s.bind(run_id)
+      .bind(layer_index)
+      .bind(c["rank"])
+      .bind(at(v, "seed"))
+      .bind(c["mapping"])
+      .bind(c["cost"])
+      .bind(c["surrogate"]["cycles"])
+      .bind(at(v, "cycles"))
+      .bind(at(v, "energy_pj"))
+      .bind(at(v, "cycle_error_pct"))
+      .bind(at(v, "functional_ok"))
+      .bind(at(v, "mismatches"))
+      .bind(at(v, "counts_equal"))
+      .bind(at(v, "failure"))
+      .bind(at(v, "passed"))
+      .bind(at(v, "sim_seconds"));
   s.run(path_);
 }
 

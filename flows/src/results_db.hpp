@@ -18,13 +18,13 @@ namespace mapwright::flows {
 
 /// One surrogate evaluation seen during a search.
 struct EvaluationRow {
-  int64_t sample = 0;      ///< 0-based sample index.
-  bool valid = false;      ///< Valid mapping.
-  double cost = 0;         ///< Objective (valid only).
-  long long cycles = 0;    ///< Surrogate cycles (valid only).
-  double energy_pj = 0;    ///< Surrogate energy (valid only).
-  std::string reason;      ///< Why invalid.
-  std::string point;       ///< The parameter vector as JSON text.
+  int64_t sample = 0;    ///< 0-based sample index.
+  bool valid = false;    ///< Valid mapping.
+  double cost = 0;       ///< Objective (valid only).
+  long long cycles = 0;  ///< Surrogate cycles (valid only).
+  double energy_pj = 0;  ///< Surrogate energy (valid only).
+  std::string reason;    ///< Why invalid.
+  std::string point;     ///< The parameter vector as JSON text.
 };
 
 class ResultsDb {

@@ -71,22 +71,25 @@ std::string wall_clock_failure(double max_seconds) {
 
 void check_sim_limits(const SimLimits& l) {
   if (l.max_cycles <= 0 || l.max_cycles > kMaxSimCycles)
-    throw SpecError("--sim-max-cycles", "sim-max-cycles", std::to_string(l.max_cycles),
-                    "must be a positive number of cycles, at most " +
-                        std::to_string(kMaxSimCycles));
+    throw SpecError(
+        "--sim-max-cycles", "sim-max-cycles", std::to_string(l.max_cycles),
+        "must be a positive number of cycles, at most " + std::to_string(kMaxSimCycles));
   if (!(l.max_seconds > 0) || !(l.max_seconds <= kMaxSimSeconds))
     throw SpecError("--sim-max-seconds", "sim-max-seconds", number_text(l.max_seconds),
-                    "must be a positive number of seconds, at most " +
-                        number_text(kMaxSimSeconds) + " (a week)");
+                    "must be a positive number of seconds, at most " + number_text(kMaxSimSeconds) +
+                        " (a week)");
   if (l.max_memory_mb <= 0 || l.max_memory_mb > kMaxSimMemoryMb)
     throw SpecError("--sim-max-memory-mb", "sim-max-memory-mb", std::to_string(l.max_memory_mb),
-                    "must be a positive number of MiB, at most " +
-                        std::to_string(kMaxSimMemoryMb) + " (1 TiB)");
+                    "must be a positive number of MiB, at most " + std::to_string(kMaxSimMemoryMb) +
+                        " (1 TiB)");
 }
 
 nlohmann::json layer_to_json(const Layer& l) {
-  return {{"name", l.name}, {"kind", static_cast<int>(l.kind)}, {"n", l.n}, {"g", l.g},
-          {"k", l.k}, {"c", l.c}, {"h", l.h}, {"w", l.w}, {"r", l.r}, {"s", l.s},
+  return {{"name", l.name},     {"kind", static_cast<int>(l.kind)},
+          {"n", l.n},           {"g", l.g},
+          {"k", l.k},           {"c", l.c},
+          {"h", l.h},           {"w", l.w},
+          {"r", l.r},           {"s", l.s},
           {"stride", l.stride}, {"pad", l.pad}};
 }
 
@@ -95,9 +98,16 @@ Layer layer_from_json(const nlohmann::json& j, const std::string& where) {
   try {
     l.name = j.at("name").get<std::string>();
     l.kind = static_cast<LayerKind>(j.at("kind").get<int>());
-    l.n = j.at("n"); l.g = j.at("g"); l.k = j.at("k"); l.c = j.at("c");
-    l.h = j.at("h"); l.w = j.at("w"); l.r = j.at("r"); l.s = j.at("s");
-    l.stride = j.at("stride"); l.pad = j.at("pad");
+    l.n = j.at("n");
+    l.g = j.at("g");
+    l.k = j.at("k");
+    l.c = j.at("c");
+    l.h = j.at("h");
+    l.w = j.at("w");
+    l.r = j.at("r");
+    l.s = j.at("s");
+    l.stride = j.at("stride");
+    l.pad = j.at("pad");
   } catch (const nlohmann::json::exception& e) {
     throw SpecError(where, "layer", j.dump(), std::string("malformed layer record: ") + e.what());
   }
@@ -116,7 +126,8 @@ std::string worker_executable() {
   const std::string self = self_executable();
   const size_t slash = self.rfind('/');
   const std::string sibling =
-      (slash == std::string::npos ? std::string() : self.substr(0, slash + 1)) + "mapwright-rtl-worker";
+      (slash == std::string::npos ? std::string() : self.substr(0, slash + 1)) +
+      "mapwright-rtl-worker";
   return access(sibling.c_str(), X_OK) == 0 ? sibling : self;
 }
 
@@ -268,28 +279,29 @@ int cmd_rtl_worker(std::istream& in, int out_fd) {
 namespace {
 
 struct Worker {
-  pid_t pid = -1;          ///< Child process.
-  int to_fd = -1;          ///< Its stdin (we write requests).
-  int from_fd = -1;        ///< Its stdout (we read results).
-  std::string arch;        ///< Architecture it serves.
-  bool busy = false;       ///< A job is in flight.
-  size_t job = 0;          ///< Id of the job in flight.
-  std::string buffer;      ///< Partial line read so far.
+  pid_t pid = -1;                              ///< Child process.
+  int to_fd = -1;                              ///< Its stdin (we write requests).
+  int from_fd = -1;                            ///< Its stdout (we read results).
+  std::string arch;                            ///< Architecture it serves.
+  bool busy = false;                           ///< A job is in flight.
+  size_t job = 0;                              ///< Id of the job in flight.
+  std::string buffer;                          ///< Partial line read so far.
   std::chrono::steady_clock::time_point sent;  ///< When the job in flight was sent.
-  double max_seconds = 0;  ///< Its wall-clock limit (0 = none, e.g. a probe).
+  double max_seconds = 0;                      ///< Its wall-clock limit (0 = none, e.g. a probe).
 };
 
 using Clock = std::chrono::steady_clock;
 
 /// When a busy worker's job runs out of time.
 Clock::time_point deadline_of(const Worker& w) {
-  return w.sent + std::chrono::duration_cast<Clock::duration>(
-                      std::chrono::duration<double>(w.max_seconds));
+  return w.sent +
+         std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(w.max_seconds));
 }
 
 std::string describe_status(int status) {
-  if (WIFSIGNALED(status)) return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-                                  strsignal(WTERMSIG(status)) + ")";
+  if (WIFSIGNALED(status))
+    return "killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
+           strsignal(WTERMSIG(status)) + ")";
   if (WIFEXITED(status)) return "exited with status " + std::to_string(WEXITSTATUS(status));
   return "ended";
 }
@@ -325,7 +337,8 @@ struct RtlWorkerPool::Impl {
     posix_spawnattr_setpgroup(&at, 0);
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
     // The small worker binary takes no argument; mapwright itself needs the subcommand.
-    const bool dedicated = exe.size() >= 20 && exe.substr(exe.size() - 20) == "mapwright-rtl-worker";
+    const bool dedicated =
+        exe.size() >= 20 && exe.substr(exe.size() - 20) == "mapwright-rtl-worker";
     std::string a0 = exe, a1 = "rtl-worker";
     char* argv[] = {a0.data(), dedicated ? nullptr : a1.data(), nullptr};
     // The worker's environment names its parent, so a worker whose parent died before it
@@ -434,7 +447,10 @@ struct RtlWorkerPool::Impl {
       const std::string& arch = it->second.arch;
       Worker* target = nullptr;
       for (auto& w : workers)
-        if (!w.busy && w.arch == arch) { target = &w; break; }
+        if (!w.busy && w.arch == arch) {
+          target = &w;
+          break;
+        }
       if (!target && static_cast<int>(workers.size()) >= max_workers) {
         // Replace an idle worker of another architecture.
         for (size_t i = 0; i < workers.size(); ++i)
@@ -448,7 +464,10 @@ struct RtlWorkerPool::Impl {
         workers.push_back(spawn(arch));
         target = &workers.back();
       }
-      if (!target) { ++it; continue; }
+      if (!target) {
+        ++it;
+        continue;
+      }
       if (!send(*target, it->first, it->second)) {
         // The worker died before taking the job: retire it and retry the job later.
         target->busy = false;
@@ -478,8 +497,12 @@ size_t RtlWorkerPool::submit(RtlJob job) {
   return id;
 }
 
-size_t RtlWorkerPool::queued() const { return impl_->queue.size(); }
-size_t RtlWorkerPool::running() const { return impl_->in_flight.size(); }
+size_t RtlWorkerPool::queued() const {
+  return impl_->queue.size();
+}
+size_t RtlWorkerPool::running() const {
+  return impl_->in_flight.size();
+}
 
 size_t RtlWorkerPool::drop_queued() {
   const size_t n = impl_->queue.size();
@@ -511,13 +534,15 @@ std::vector<std::pair<size_t, RtlJobResult>> RtlWorkerPool::poll(int timeout_ms)
     int wait = timeout_ms;
     if (timeout_ms > 0) {
       const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::steady_clock::now() - t0).count();
+                             std::chrono::steady_clock::now() - t0)
+                             .count();
       wait = std::max<int>(0, timeout_ms - static_cast<int>(spent));
     }
     if (const int to_deadline = im.ms_to_deadline(); to_deadline >= 0)
       wait = wait < 0 ? to_deadline : std::min(wait, to_deadline);
     const int n = ::poll(fds.data(), fds.size(), wait);
-    if (n < 0 && errno != EINTR) throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
+    if (n < 0 && errno != EINTR)
+      throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
     if (n < 0) break;  // a signal (Ctrl-C): let the caller look
     std::vector<size_t> dead;
     for (size_t f = 0; f < fds.size(); ++f) {
@@ -586,7 +611,8 @@ std::vector<std::pair<size_t, RtlJobResult>> RtlWorkerPool::poll(int timeout_ms)
     im.expire(done);
     im.dispatch();
     if (!done.empty() || timeout_ms == 0) break;
-    if (timeout_ms > 0 && std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(timeout_ms))
+    if (timeout_ms > 0 &&
+        std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(timeout_ms))
       break;
   }
   return done;

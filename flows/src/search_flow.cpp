@@ -40,7 +40,6 @@ namespace mapwright::flows {
 
 namespace {
 
-
 /// The searchers' view of a space (MapSpace or SearchSpace): its parameters and domains.
 template <class Space>
 search::Problem problem_of(const Space& space) {
@@ -56,7 +55,7 @@ struct LayerRun {
   Mapping best;
   Metrics metrics;
   nlohmann::json searcher;
-  nlohmann::json exact;  ///< The exact mapper's bound, gap and effort (null otherwise).
+  nlohmann::json exact;    ///< The exact mapper's bound, gap and effort (null otherwise).
   nlohmann::json optimum;  ///< Sampling searchers: the exact mapper's answer to compare with.
   nlohmann::json reward;   ///< Where the samples' costs came from (see LayerSearch::reward).
 };
@@ -104,9 +103,12 @@ LayerSearch exact_layer(const Layer& layer, const Arch& arch, uint64_t seed,
     ls.best = r.best;
     ls.metrics = r.metrics;
   }
-  ls.searcher = {{"kind", "exact"},           {"seed", seed},
-                 {"time_limit_s", exact.time_limit_s}, {"target_gap", exact.gap},
-                 {"threads", exact.threads}, {"objective", objective.name}};
+  ls.searcher = {{"kind", "exact"},
+                 {"seed", seed},
+                 {"time_limit_s", exact.time_limit_s},
+                 {"target_gap", exact.gap},
+                 {"threads", exact.threads},
+                 {"objective", objective.name}};
   ls.exact = {{"lower_bound", r.lower_bound},
               {"gap", r.found ? nlohmann::json(r.gap) : nlohmann::json()},
               {"optimal", r.optimal},
@@ -162,7 +164,8 @@ search::Outcome rtl_outcome(const RtlJobResult& r, const Objective& objective) {
 /// compiled model (else a SpecError naming --arch: a usage error, not a result).
 std::unique_ptr<RtlWorkerPool> rtl_pool_for(const std::string& arch_arg, const std::string& exe,
                                             int jobs) {
-  const int n = jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int n =
+      jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto pool = std::make_unique<RtlWorkerPool>(exe.empty() ? worker_executable() : exe, n);
   RtlJob probe;
   probe.arch = arch_arg;
@@ -195,26 +198,37 @@ Objective parse_objective(const std::string& text, const std::string& where) {
   Objective o;
   o.name = text;
   if (text == "edp") return o;
-  if (text == "latency") { o.energy = 0; return o; }
-  if (text == "energy") { o.latency = 0; return o; }
+  if (text == "latency") {
+    o.energy = 0;
+    return o;
+  }
+  if (text == "energy") {
+    o.latency = 0;
+    return o;
+  }
   if (text.rfind("mix:", 0) == 0) {
     o.latency = o.energy = 0;
     std::string rest = text.substr(4);
     size_t pos = 0;
     while (pos < rest.size()) {
       const size_t comma = rest.find(',', pos);
-      const std::string item = rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+      const std::string item =
+          rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
       const size_t eq = item.find('=');
-      if (eq == std::string::npos) throw SpecError(where, "objective", item, "expected NAME=WEIGHT");
+      if (eq == std::string::npos)
+        throw SpecError(where, "objective", item, "expected NAME=WEIGHT");
       const std::string k = item.substr(0, eq), v = item.substr(eq + 1);
       char* end = nullptr;
       errno = 0;
       const double w = std::strtod(v.c_str(), &end);
       if (v.empty() || *end || errno || !(w >= 0) || w > 16)
         throw SpecError(where, k, v, "weight must be a number between 0 and 16");
-      if (k == "latency") o.latency = w;
-      else if (k == "energy") o.energy = w;
-      else throw SpecError(where, k, v, "unknown objective term (known: latency, energy)");
+      if (k == "latency")
+        o.latency = w;
+      else if (k == "energy")
+        o.energy = w;
+      else
+        throw SpecError(where, k, v, "unknown objective term (known: latency, energy)");
       if (comma == std::string::npos) break;
       pos = comma + 1;
     }
@@ -258,7 +272,9 @@ search::SearchOptions load_options_or_default(const std::string& file) {
   return search::load_search_options(f);
 }
 
-const char* encoding_name(Encoding e) { return e == Encoding::Raw ? "raw" : "compact"; }
+const char* encoding_name(Encoding e) {
+  return e == Encoding::Raw ? "raw" : "compact";
+}
 
 LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string& kind,
                          const search::SearchOptions& options, uint64_t seed, int64_t budget,
@@ -288,8 +304,10 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
   const bool compact = encoding == Encoding::Compact;
   std::unique_ptr<MapSpace> raw;
   std::unique_ptr<SearchSpace> cspace;
-  if (compact) cspace = std::make_unique<SearchSpace>(layer, arch);
-  else raw = std::make_unique<MapSpace>(layer, arch);
+  if (compact)
+    cspace = std::make_unique<SearchSpace>(layer, arch);
+  else
+    raw = std::make_unique<MapSpace>(layer, arch);
   int64_t repaired = 0;
   auto decode = [&](const search::Point& p, bool* rep) {
     const ParamVector v(p.begin(), p.end());
@@ -298,8 +316,8 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
     return raw->decode(v);
   };
   model::Surrogate surrogate;
-  auto searcher = search::make_searcher(
-      kind, compact ? problem_of(*cspace) : problem_of(*raw), options, seed);
+  auto searcher =
+      search::make_searcher(kind, compact ? problem_of(*cspace) : problem_of(*raw), options, seed);
   int64_t sample = 0;
   // Outcomes by decoded mapping: two points that decode to one mapping (the compact encoding's
   // repair can map several points onto one) are evaluated once; the second is a repeat, which
@@ -316,10 +334,10 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
     std::vector<search::Outcome> outs(n);
     std::vector<Mapping> maps(n);
     std::vector<Metrics> sur(n), rtl_met(n);
-    std::vector<int64_t> sample_of(n, -1);       // Fresh mappings: their sample index.
-    std::vector<size_t> same_as(n, SIZE_MAX);    // Repeats inside the batch: the first item.
+    std::vector<int64_t> sample_of(n, -1);     // Fresh mappings: their sample index.
+    std::vector<size_t> same_as(n, SIZE_MAX);  // Repeats inside the batch: the first item.
     std::vector<char> on_rtl(n, 0);
-    std::vector<nlohmann::json> run_of(n);       // RTL-scored items: the run's record.
+    std::vector<nlohmann::json> run_of(n);  // RTL-scored items: the run's record.
     std::map<MappingKey, size_t> in_batch;
     std::map<size_t, size_t> item_of_job;
     for (size_t i = 0; i < n; ++i) {
@@ -388,7 +406,9 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
         run_of[i] = std::move(e);
       }
     }
-    if (pool) rtl_wall_seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (pool)
+      rtl_wall_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     // Third: record and report in sample order.
     for (size_t i = 0; i < n; ++i) {
       if (sample_of[i] >= 0) {
@@ -485,7 +505,8 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   } else {
     const Network net = parse_network_arg(o.network);
     target = net.name;
-    for (const auto& [l, n] : net.unique_layers()) runs.push_back({l, n, {}, {}, {}, {}, {}, {}, {}});
+    for (const auto& [l, n] : net.unique_layers())
+      runs.push_back({l, n, {}, {}, {}, {}, {}, {}, {}});
   }
   const fs::path dir = o.out_dir.empty()
                            ? fs::path("runs") / ("search-" + safe_name(target) + "-" + o.searcher +
@@ -504,9 +525,9 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
     const uint64_t layer_seed = o.seed * 1000003ULL + li;
     auto progress = [&](const search::SearchProgress& p) {
       if (tty) {
-        std::cerr << "\r[" << (li + 1) << "/" << runs.size() << "] " << std::left
-                  << std::setw(22) << r.layer.name.substr(0, 22) << std::right << " "
-                  << std::setw(6) << p.samples << "/" << p.budget << " samples, best "
+        std::cerr << "\r[" << (li + 1) << "/" << runs.size() << "] " << std::left << std::setw(22)
+                  << r.layer.name.substr(0, 22) << std::right << " " << std::setw(6) << p.samples
+                  << "/" << p.budget << " samples, best "
                   << (p.found ? std::to_string(p.best_cost) : std::string("-")) << "   "
                   << std::flush;
       }
@@ -515,8 +536,8 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
     if (tty && exact)
       std::cerr << "\r[" << (li + 1) << "/" << runs.size() << "] " << r.layer.name.substr(0, 40)
                 << ": exact search (at most " << o.exact.time_limit_s << " s)   " << std::flush;
-    LayerSearch ls = search_layer(r.layer, arch, o.searcher, sopts, layer_seed, o.budget,
-                                  objective, progress, {}, o.exact, Encoding::Compact, reward);
+    LayerSearch ls = search_layer(r.layer, arch, o.searcher, sopts, layer_seed, o.budget, objective,
+                                  progress, {}, o.exact, Encoding::Compact, reward);
     r.exact = std::move(ls.exact);
     r.reward = std::move(ls.reward);
     if (!exact) {
@@ -535,16 +556,17 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
     if (r.result.found) {
       std::ostringstream y;
       y << "# " << one_line(r.layer.name) << ": " << r.layer.describe() << "\n# searcher "
-          << o.searcher << ", seed " << layer_seed << ", objective " << objective.name
-          << (exact ? ", proven gap " + (r.exact["gap"].is_null()
-                                             ? std::string("n/a")
-                                             : std::to_string(r.exact["gap"].get<double>()))
-                    : ", budget " + std::to_string(o.budget))
-          << (rtl_reward ? ", reward rtl after " + std::to_string(o.surrogate_warmup) +
-                               " surrogate samples, best cost from the " +
-                               (best_from_rtl(r.reward) ? "RTL" : "surrogate")
-                         : std::string())
-          << "\n" << mapping_to_yaml(r.best);
+        << o.searcher << ", seed " << layer_seed << ", objective " << objective.name
+        << (exact ? ", proven gap " + (r.exact["gap"].is_null()
+                                           ? std::string("n/a")
+                                           : std::to_string(r.exact["gap"].get<double>()))
+                  : ", budget " + std::to_string(o.budget))
+        << (rtl_reward ? ", reward rtl after " + std::to_string(o.surrogate_warmup) +
+                             " surrogate samples, best cost from the " +
+                             (best_from_rtl(r.reward) ? "RTL" : "surrogate")
+                       : std::string())
+        << "\n"
+        << mapping_to_yaml(r.best);
       write_atomic(dir / "mappings" / (stem + ".yaml"), y.str());
     }
     std::ostringstream curve;
@@ -580,9 +602,11 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
       if (r.result.found && r.optimum.contains("cost") && !rtl_best)
         j["gap_to_optimum"] = r.result.best_cost / r.optimum["cost"].get<double>() - 1;
     }
-    j["curve_csv"] = (dir / "curves" / (std::to_string(li) + "_" + safe_name(r.layer.name) + ".csv")).string();
+    j["curve_csv"] =
+        (dir / "curves" / (std::to_string(li) + "_" + safe_name(r.layer.name) + ".csv")).string();
     if (r.result.found) {
-      j["best"] = {{"mapping", mapping_to_yaml(r.best)}, {"metrics", r.metrics.to_json()},
+      j["best"] = {{"mapping", mapping_to_yaml(r.best)},
+                   {"metrics", r.metrics.to_json()},
                    {"cost", r.result.best_cost},
                    {"cost_source", rtl_best ? "rtl" : "surrogate"}};
       cycles += r.count * static_cast<double>(r.metrics.cycles);
@@ -610,9 +634,12 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   if (exact) res["exact_options"] = runs.empty() ? nlohmann::json() : runs[0].searcher;
   res["interrupted"] = interrupted;
   res["layers"] = layers;
-  res["totals"] = {{"cycles", cycles}, {"energy_pj", energy}, {"edp", cycles * energy},
+  res["totals"] = {{"cycles", cycles},
+                   {"energy_pj", energy},
+                   {"edp", cycles * energy},
                    {"utilization", cycles > 0 ? macs / (cycles * arch.rows * arch.cols) : 0.0},
-                   {"layers_searched", done_layers}, {"layers_total", runs.size()}};
+                   {"layers_searched", done_layers},
+                   {"layers_total", runs.size()}};
   if (runs.size() == 1 && runs[0].result.found) {
     res["best"] = layers[0]["best"];
     res["curve"] = layers[0]["curve_csv"];
@@ -634,9 +661,9 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
                         " within at most " + fmt_g(o.exact.time_limit_s) + " s"
                   : std::to_string(o.budget) + " samples")
         << " per layer, objective " << objective.name << ", seed " << o.seed
-        << (rtl_reward ? ", reward rtl after " + std::to_string(o.surrogate_warmup) +
-                             " surrogate samples"
-                       : std::string())
+        << (rtl_reward
+                ? ", reward rtl after " + std::to_string(o.surrogate_warmup) + " surrogate samples"
+                : std::string())
         << "\n";
     out << std::left << std::setw(24) << "layer" << std::right << std::setw(6) << "count"
         << std::setw(14) << "cycles" << std::setw(14) << "energy_uJ" << std::setw(8) << "util%";
@@ -659,8 +686,10 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
       if (exact) {
         const auto& e = r.exact;
         std::ostringstream g;
-        if (e["gap"].is_null()) g << "-";
-        else g << std::fixed << std::setprecision(3) << 100 * e["gap"].get<double>();
+        if (e["gap"].is_null())
+          g << "-";
+        else
+          g << std::fixed << std::setprecision(3) << 100 * e["gap"].get<double>();
         out << std::setw(10) << g.str() << std::setw(9) << std::fixed << std::setprecision(2)
             << e["seconds"].get<double>() << std::defaultfloat << std::setw(12)
             << e["nodes"].get<long long>() << std::setw(12) << e["evaluations"].get<long long>()
@@ -673,9 +702,8 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
         else
           g << "-";
         out << std::setw(9) << std::fixed << std::setprecision(1)
-            << 100.0 * r.result.valid / std::max<int64_t>(1, r.result.samples)
-            << std::defaultfloat << std::setw(7) << r.result.duplicates << std::setw(12) << g.str()
-            << "\n";
+            << 100.0 * r.result.valid / std::max<int64_t>(1, r.result.samples) << std::defaultfloat
+            << std::setw(7) << r.result.duplicates << std::setw(12) << g.str() << "\n";
       }
     }
     if (rtl_reward)
@@ -687,19 +715,20 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
             << w["rtl_failures"].get<long long>() << " failed), " << std::fixed
             << std::setprecision(1) << w["rtl_sim_seconds"].get<double>() << " s simulated, "
             << w["rtl_wall_seconds"].get<double>() << " s waited" << std::defaultfloat
-            << "; best cost from the "
-            << (w["best_from_rtl"].get<bool>() ? "RTL" : "surrogate") << "\n";
+            << "; best cost from the " << (w["best_from_rtl"].get<bool>() ? "RTL" : "surrogate")
+            << "\n";
       }
     out << "total: " << static_cast<long long>(cycles) << " cycles, " << std::fixed
         << std::setprecision(2) << energy * 1e-6 << " uJ, EDP " << std::scientific
         << std::setprecision(4) << cycles * energy << " pJ*cycles" << std::defaultfloat << "\n";
-    if (runs.size() == 1 && runs[0].result.found) out << "best mapping:\n" << mapping_to_yaml(runs[0].best);
+    if (runs.size() == 1 && runs[0].result.found)
+      out << "best mapping:\n" << mapping_to_yaml(runs[0].best);
     out << "written to " << dir.string() << " (results.json, mappings/, curves/)\n";
-    if (interrupted) out << "interrupted: " << done_layers << " of " << runs.size() << " layers finished\n";
+    if (interrupted)
+      out << "interrupted: " << done_layers << " of " << runs.size() << " layers finished\n";
   }
   if (interrupted) return 130;
   return all_found ? 0 : 3;
 }
 
 }  // namespace mapwright::flows
-

@@ -39,8 +39,6 @@ namespace {
 
 using core::median;
 
-
-
 /// One searcher run of the study: what it is, and once finished (`done`), what it found.
 struct Job : Trial {
   bool done = false;  ///< Finished (not interrupted), here or in an earlier session.
@@ -61,8 +59,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   const fs::path dir = o.out_dir.empty() ? fs::path("runs") / ("study-" + safe_name(suite.name))
                                          : fs::path(o.out_dir);
   const FolderLock folder_lock(dir, "--out");  // one process per study folder
-  remove_stale_temporaries(dir);        // left by a process killed in the middle of a write
-  make_output_dir(dir / "curves");      // fails here, before any work, when unwritable
+  remove_stale_temporaries(dir);               // left by a process killed in the middle of a write
+  make_output_dir(dir / "curves");             // fails here, before any work, when unwritable
   make_output_dir(dir / "plots");
   // What makes the study: the suite file, the options and the architecture. A resumed study
   // must have the same.
@@ -84,7 +82,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
       throw SpecError(state_file.string(), "fingerprint",
                       state.is_object() ? state.value("fingerprint", "") : "",
                       "the suite, its options or its architecture changed since this study "
-                      "started (now " + print + "); start it in another --out");
+                      "started (now " +
+                          print + "); start it in another --out");
   } else if (fs::exists(dir / "trials.jsonl")) {
     throw SpecError("--out", "out", dir.string(),
                     "has trials.jsonl but no study-state.json: not a study folder this "
@@ -95,9 +94,9 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   // The reference of every layer: its optimum, proven by the exact mapper (or, if the time
   // limit stops it, the best mapping found with the lower bound it has proven).
   struct Optimum {
-    bool found = false;       ///< A valid mapping exists.
-    double cost = 0;          ///< Best cost found by the exact mapper.
-    nlohmann::json record;    ///< Bound, gap, optimal, effort.
+    bool found = false;     ///< A valid mapping exists.
+    double cost = 0;        ///< Best cost found by the exact mapper.
+    nlohmann::json record;  ///< Bound, gap, optimal, effort.
   };
   std::vector<Optimum> optimum(layers.size());
   const auto t_exact = std::chrono::steady_clock::now();
@@ -127,8 +126,11 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
     }
     exact_seconds =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t_exact).count();
-    state = {{"format", 1}, {"fingerprint", print}, {"suite_file", o.suite},
-             {"exact_seconds", exact_seconds}, {"optimum", nlohmann::json::array()}};
+    state = {{"format", 1},
+             {"fingerprint", print},
+             {"suite_file", o.suite},
+             {"exact_seconds", exact_seconds},
+             {"optimum", nlohmann::json::array()}};
     for (const auto& op : optimum)
       state["optimum"].push_back({{"found", op.found}, {"cost", op.cost}, {"record", op.record}});
     write_atomic(state_file, state.dump(2) + "\n");
@@ -136,8 +138,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
 
   std::vector<Job> jobs;
   for (size_t li = 0; li < layers.size(); ++li) {
-    for (const auto& k : suite.reference_multiplier > 0 ? suite.reference_searchers
-                                                         : std::vector<std::string>{}) {
+    for (const auto& k :
+         suite.reference_multiplier > 0 ? suite.reference_searchers : std::vector<std::string>{}) {
       Job r;
       r.layer = li;
       r.searcher = k;
@@ -200,8 +202,9 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
         // Each run gets a seed derived from (seed, layer, searcher) so runs are independent.
         const uint64_t seed = j.seed * 1000003ULL + j.layer * 101ULL +
                               static_cast<uint64_t>(std::hash<std::string>{}(j.searcher) % 97);
-        LayerSearch ls = search_layer(layers[j.layer], arch, j.searcher, sopts, seed, j.budget,
-                                      objective, [&](const search::SearchProgress&) { return !stopping(); });
+        LayerSearch ls =
+            search_layer(layers[j.layer], arch, j.searcher, sopts, seed, j.budget, objective,
+                         [&](const search::SearchProgress&) { return !stopping(); });
         j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
         j.curve = std::move(ls.result.best_so_far);
         // A run that used up what its searcher can propose keeps its best for the rest of the
@@ -237,11 +240,11 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   signals.reset();
   if (!write_error.empty())
     throw SpecError(dir.string(), "(trials)", "",
-                    "cannot record a finished run (" + write_error + "); the runs recorded so far "
-                    "are kept: free space and continue with `mapwright study --resume`");
+                    "cannot record a finished run (" + write_error +
+                        "); the runs recorded so far "
+                        "are kept: free space and continue with `mapwright study --resume`");
   if (tty) std::cerr << "\r" << std::string(60, ' ') << "\r";
-  const double wall =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
 
   // Reference per layer: the exact mapper's answer. A finished sampled run that beat it would
   // mean the exact mapper is wrong (or stopped at its time limit with a gap): it is counted,
@@ -280,9 +283,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
     f << "\n";
     for (const auto& j : jobs) {
       f << layers[j.layer].name << "," << j.searcher << "," << j.seed << "," << j.reference << ","
-        << j.budget << "," << j.done << "," << j.seconds << "," << j.invalid << ","
-        << j.duplicates << "," << j.best << ","
-        << j.best / ref[j.layer];
+        << j.budget << "," << j.done << "," << j.seconds << "," << j.invalid << "," << j.duplicates
+        << "," << j.best << "," << j.best / ref[j.layer];
       for (double t : suite.targets_pct) {
         bool reached = false;
         const double s = samples_to(j, t, reached);
@@ -298,7 +300,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   nlohmann::json summary;
   std::ostringstream sf;
   sf << "layer,searcher,seeds";
-  for (double t : suite.targets_pct) sf << ",median_samples_to_" << t << "pct,reached_" << t << "pct";
+  for (double t : suite.targets_pct)
+    sf << ",median_samples_to_" << t << "pct,reached_" << t << "pct";
   for (auto b : suite.iso_budgets) sf << ",median_cost_ratio_at_" << b;
   sf << "\n";
   // med[layer][searcher] -> values
@@ -344,7 +347,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
         e["samples_to_" + std::to_string(static_cast<int>(t)) + "pct"] = m;
         e["reached_" + std::to_string(static_cast<int>(t)) + "pct"] = reached;
         e["median_reached_" + std::to_string(static_cast<int>(t)) + "pct"] = ok;
-        sf << "," << (ok ? std::to_string(static_cast<long long>(m)) : ">" + std::to_string(suite.budget))
+        sf << ","
+           << (ok ? std::to_string(static_cast<long long>(m)) : ">" + std::to_string(suite.budget))
            << "," << reached;
       }
       for (auto b : suite.iso_budgets) {
@@ -364,8 +368,11 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
     gp << "set terminal svg size 720,420 dynamic font 'sans,12'\n"
        << "set output " << gp_quote(stem + ".svg") << "\n"
        << "set datafile separator ','\nset logscale x\nset logscale y\nset key top right\n"
-       << "set xlabel 'samples'\nset ylabel " << gp_quote("best cost / optimum (median of " + std::to_string(suite.seeds.size()) + " seeds)")
-       << "\nset title " << gp_quote(layers[li].name + " (" + suite.objective + ", " + arch.name + ")")
+       << "set xlabel 'samples'\nset ylabel "
+       << gp_quote("best cost / optimum (median of " + std::to_string(suite.seeds.size()) +
+                   " seeds)")
+       << "\nset title "
+       << gp_quote(layers[li].name + " (" + suite.objective + ", " + arch.name + ")")
        << " noenhanced\nset grid\n";
     gp << "plot ";
     for (size_t k = 0; k < suite.searchers.size(); ++k)
@@ -378,12 +385,16 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   bool plotted = true;
   for (size_t li = 0; li < layers.size(); ++li) {
     const std::string stem = std::to_string(li) + "_" + safe_name(layers[li].name);
-    plotted = !gnuplot_svg(dir / "plots" / (std::to_string(li) + ".gp"), dir / "plots" / (stem + ".svg")).empty() && plotted;
+    plotted =
+        !gnuplot_svg(dir / "plots" / (std::to_string(li) + ".gp"), dir / "plots" / (stem + ".svg"))
+             .empty() &&
+        plotted;
   }
 
   // Headline ratios against MARL.
   nlohmann::json head;
-  const bool have_marl = std::find(suite.searchers.begin(), suite.searchers.end(), "marl") != suite.searchers.end();
+  const bool have_marl =
+      std::find(suite.searchers.begin(), suite.searchers.end(), "marl") != suite.searchers.end();
   if (have_marl) {
     for (const auto& k : suite.searchers) {
       if (k == "marl") continue;
@@ -397,7 +408,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
         lower_bounds += !b["median_reached_5pct"].get<bool>();
       }
       nlohmann::json e;
-      e["median_samples_to_5pct_ratio"] = s2t.empty() ? nlohmann::json() : nlohmann::json(median(s2t));
+      e["median_samples_to_5pct_ratio"] =
+          s2t.empty() ? nlohmann::json() : nlohmann::json(median(s2t));
       e["layers_with_ratio"] = s2t.size();
       e["ratios_that_are_lower_bounds"] = lower_bounds;
       for (auto b : suite.iso_budgets) {
@@ -465,12 +477,14 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   summary["interrupted"] = stopped;
   summary["layers"] = med;
   summary["reference_cost"] = nlohmann::json::object();
-  for (size_t li = 0; li < layers.size(); ++li) summary["reference_cost"][layers[li].name] = ref[li];
+  for (size_t li = 0; li < layers.size(); ++li)
+    summary["reference_cost"][layers[li].name] = ref[li];
   summary["vs_marl"] = head;
   summary["note"] =
       "The reference of every layer is its optimum (exact mapper); cost ratios are best / optimum "
       "(1 = optimal). median_samples_to_5pct_ratio = median over layers of (searcher's median "
-      "samples to reach within 5% of the optimum) / (MARL's); a searcher that did not reach the target counts as "
+      "samples to reach within 5% of the optimum) / (MARL's); a searcher that did not reach the "
+      "target counts as "
       "budget+1 (the ratio is then a lower bound). geomean_cost_ratio_vs_marl_at_B > 1 means MARL "
       "found the lower cost at B samples.";
   summary["runs_from_earlier_sessions"] = from_log;
@@ -483,7 +497,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
         << " searchers x " << suite.seeds.size() << " seeds, budget " << suite.budget
         << ", measured against each layer's optimum (exact mapper, " << std::fixed
         << std::setprecision(1) << exact_seconds << " s for all layers), " << std::setprecision(0)
-        << wall << " s of sampling on " << threads << " threads\n" << std::defaultfloat;
+        << wall << " s of sampling on " << threads << " threads\n"
+        << std::defaultfloat;
     out << std::left << std::setw(24) << "layer" << std::right;
     for (const auto& k : suite.searchers) out << std::setw(12) << k;
     out << "   (median samples to within 5% of the optimum; >B = not reached)\n";
@@ -500,8 +515,9 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
     }
     for (const auto& [k, e] : head.items()) {
       out << k << " vs marl: median samples-to-5% ratio "
-          << (e["median_samples_to_5pct_ratio"].is_null() ? std::string("n/a")
-                                                          : std::to_string(e["median_samples_to_5pct_ratio"].get<double>()))
+          << (e["median_samples_to_5pct_ratio"].is_null()
+                  ? std::string("n/a")
+                  : std::to_string(e["median_samples_to_5pct_ratio"].get<double>()))
           << " (" << e["ratios_that_are_lower_bounds"].get<int>() << " of "
           << e["layers_with_ratio"].get<size_t>() << " are lower bounds)";
       for (auto b : suite.iso_budgets)
@@ -516,7 +532,8 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
       for (auto b : suite.iso_budgets) {
         const auto& g = gaps[k]["gap_to_optimum_at_" + std::to_string(b)];
         out << "  @" << b << " "
-            << (g.is_null() ? std::string("n/a") : fmt_g(std::round(1000 * 100 * g.get<double>()) / 1000) + " %");
+            << (g.is_null() ? std::string("n/a")
+                            : fmt_g(std::round(1000 * 100 * g.get<double>()) / 1000) + " %");
       }
       out << "\n";
     }

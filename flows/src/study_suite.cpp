@@ -49,8 +49,8 @@ std::vector<T> get_list(const YAML::Node& root, const std::string& key, const st
 StudySuite load_study_suite(const std::string& path) {
   const YAML::Node root = load_yaml_file(path);
   check_keys(root, path, "",
-             {"name", "description", "arch", "objective", "options", "searchers", "seeds",
-              "budget", "iso_budgets", "targets_pct", "reference", "layers"});
+             {"name", "description", "arch", "objective", "options", "searchers", "seeds", "budget",
+              "iso_budgets", "targets_pct", "reference", "layers"});
   // Ranges: seeds and reference.seed 0 .. 2^62, budget 1 .. 1e8 samples, iso_budgets
   // 1 .. budget, targets_pct (0, 1000), reference.budget_multiplier 0 .. 1000 (0: no sampled
   // reference runs), reference.time_limit_s 0.001 .. 1e6, reference.gap 0 .. 0.5.

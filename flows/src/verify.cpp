@@ -62,16 +62,19 @@ void require_model(systemc::RtlEvaluator& rtl, const Arch& arch) {
 int report_over_limit(const VerifyOptions& o, const Layer& layer, const Arch& arch,
                       const systemc::RtlRunResult& r, std::ostream& out) {
   if (o.json) {
-    out << nlohmann::json{{"arch", arch.name}, {"layer", layer.describe()}, {"seed", o.seed},
-                          {"over_limit", true}, {"failure", r.failure},
+    out << nlohmann::json{{"arch", arch.name},
+                          {"layer", layer.describe()},
+                          {"seed", o.seed},
+                          {"over_limit", true},
+                          {"failure", r.failure},
                           {"predicted_cycles", r.predicted_cycles},
                           {"estimated_memory_mb", r.estimated_memory_mb}}
-                .dump(2)
+               .dump(2)
         << "\n";
   } else {
     out << "layer    " << layer.name << ": " << layer.describe() << "\n"
-        << "arch     " << arch.name << " (" << arch.rows << "x" << arch.cols << "), seed "
-        << o.seed << "\n"
+        << "arch     " << arch.name << " (" << arch.rows << "x" << arch.cols << "), seed " << o.seed
+        << "\n"
         << "RTL NOT RUN: " << r.failure << "\n";
   }
   return 4;
@@ -112,16 +115,16 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   // Over a limit: not simulated (or stopped by the wall clock), so no table of counts.
   if (r.over_limit) return report_over_limit(o, layer, arch, r, out);
   std::error_code tec;
-  if (!o.trace.empty() && (!std::filesystem::exists(o.trace, tec) ||
-                           std::filesystem::file_size(o.trace, tec) == 0))
+  if (!o.trace.empty() &&
+      (!std::filesystem::exists(o.trace, tec) || std::filesystem::file_size(o.trace, tec) == 0))
     throw SpecError("--trace", "trace", o.trace, "the simulation wrote no waveform there");
   const double err = cycle_error_pct(r.metrics.cycles, s.cycles);
   int mismatched_counts = 0;
   nlohmann::json diffs = nlohmann::json::object();
   const auto rf = r.counts.fields(), sf = s.counts.fields();
   for (size_t i = 0; i < rf.size(); ++i) {
-    diffs[rf[i].first] = {{"rtl", rf[i].second}, {"surrogate", sf[i].second},
-                          {"diff", sf[i].second - rf[i].second}};
+    diffs[rf[i].first] = {
+        {"rtl", rf[i].second}, {"surrogate", sf[i].second}, {"diff", sf[i].second - rf[i].second}};
     mismatched_counts += rf[i].second != sf[i].second;
   }
   const bool ok = r.ok() && mismatched_counts == 0;
@@ -153,12 +156,15 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
                           : "MISMATCH (" + std::to_string(r.mismatches) + " output bytes differ)")
       << "\n";
   out << std::left << std::setw(24) << "" << std::right << std::setw(16) << "rtl" << std::setw(16)
-      << "surrogate" << std::setw(12) << "diff" << "\n";
+      << "surrogate" << std::setw(12) << "diff"
+      << "\n";
   auto row = [&](const std::string& name, double a, double b, bool pct) {
-    out << std::left << std::setw(24) << name << std::right << std::setw(16) << std::setprecision(10)
-        << a << std::setw(16) << b << std::setw(12);
-    if (pct) out << (a != 0 ? std::to_string(100.0 * (b - a) / a).substr(0, 6) + "%" : "-");
-    else out << b - a;
+    out << std::left << std::setw(24) << name << std::right << std::setw(16)
+        << std::setprecision(10) << a << std::setw(16) << b << std::setw(12);
+    if (pct)
+      out << (a != 0 ? std::to_string(100.0 * (b - a) / a).substr(0, 6) + "%" : "-");
+    else
+      out << b - a;
     out << "\n";
   };
   row("cycles", r.metrics.cycles, s.cycles, true);
@@ -207,8 +213,8 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       l_fail += !r.failure.empty();
       l_cm += r.failure.empty() && !counts_equal;
       nlohmann::json e{{"mapping", mapping_to_yaml(m)}, {"rtl_cycles", r.metrics.cycles},
-                       {"surrogate_cycles", s.cycles}, {"functional_ok", r.functional_ok},
-                       {"counts_equal", counts_equal}, {"failure", r.failure}};
+                       {"surrogate_cycles", s.cycles},  {"functional_ok", r.functional_ok},
+                       {"counts_equal", counts_equal},  {"failure", r.failure}};
       if (r.failure.empty()) {
         const double err = cycle_error_pct(r.metrics.cycles, s.cycles);
         errs.push_back(std::abs(err));
@@ -218,14 +224,21 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       }
       runs.push_back(e);
       if (!o.json)
-        out << "\r" << layer.name << ": " << (i + 1) << "/" << o.samples << " mappings" << std::flush;
+        out << "\r" << layer.name << ": " << (i + 1) << "/" << o.samples << " mappings"
+            << std::flush;
     }
-    const double mape = errs.empty() ? 0 : std::accumulate(errs.begin(), errs.end(), 0.0) / errs.size();
+    const double mape =
+        errs.empty() ? 0 : std::accumulate(errs.begin(), errs.end(), 0.0) / errs.size();
     const double maxe = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
     const double rho = spearman(rc, sc);
-    per_layer.push_back({{"layer", layer.name}, {"shape", layer.describe()}, {"samples", o.samples},
-                         {"functional_ok", l_ok}, {"failures", l_fail},
-                         {"count_mismatches", l_cm}, {"mape_pct", mape}, {"max_error_pct", maxe},
+    per_layer.push_back({{"layer", layer.name},
+                         {"shape", layer.describe()},
+                         {"samples", o.samples},
+                         {"functional_ok", l_ok},
+                         {"failures", l_fail},
+                         {"count_mismatches", l_cm},
+                         {"mape_pct", mape},
+                         {"max_error_pct", maxe},
                          {"spearman", std::isnan(rho) ? nlohmann::json() : nlohmann::json(rho)},
                          {"runs", runs}});
     functional_ok += l_ok;
@@ -236,29 +249,30 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
     all_rc.insert(all_rc.end(), rc.begin(), rc.end());
     all_sc.insert(all_sc.end(), sc.begin(), sc.end());
     if (!o.json)
-      out << "\r" << std::left << std::setw(28) << layer.name << std::right << " bit-exact "
-          << l_ok << "/" << o.samples << ", count mismatches " << l_cm << ", failures " << l_fail
+      out << "\r" << std::left << std::setw(28) << layer.name << std::right << " bit-exact " << l_ok
+          << "/" << o.samples << ", count mismatches " << l_cm << ", failures " << l_fail
           << ", cycle error mean " << std::setprecision(3) << mape << " % max " << maxe
           << " %, spearman " << rho << "\n";
   }
   const double mape =
-      all_errs.empty() ? 0 : std::accumulate(all_errs.begin(), all_errs.end(), 0.0) / all_errs.size();
+      all_errs.empty() ? 0
+                       : std::accumulate(all_errs.begin(), all_errs.end(), 0.0) / all_errs.size();
   const double maxe = all_errs.empty() ? 0 : *std::max_element(all_errs.begin(), all_errs.end());
   // Over all mappings of all layers (per layer in "layers").
   const double rho_all = spearman(all_rc, all_sc);
   const nlohmann::json rho1 = std::isnan(rho_all) ? nlohmann::json() : nlohmann::json(rho_all);
-  nlohmann::json j{{"arch", arch.name}, {"seed", o.seed}, {"samples", total},
-                   {"functional_ok", functional_ok}, {"failures", failures},
-                   {"count_mismatches", count_mismatches}, {"mape_pct", mape},
-                   {"max_error_pct", maxe}, {"spearman", rho1}, {"layers", per_layer}};
+  nlohmann::json j{{"arch", arch.name},    {"seed", o.seed},
+                   {"samples", total},     {"functional_ok", functional_ok},
+                   {"failures", failures}, {"count_mismatches", count_mismatches},
+                   {"mape_pct", mape},     {"max_error_pct", maxe},
+                   {"spearman", rho1},     {"layers", per_layer}};
   if (o.json) {
     out << j.dump(2) << "\n";
   } else {
     out << "all: " << total << " random valid mappings on " << arch.name << " (seed " << o.seed
         << "): bit-exact " << functional_ok << "/" << total << ", RTL failures " << failures
         << ", count mismatches " << count_mismatches << ", cycle error mean "
-        << std::setprecision(3) << mape << " %, max " << maxe << " %, spearman " << rho_all
-        << "\n";
+        << std::setprecision(3) << mape << " %, max " << maxe << " %, spearman " << rho_all << "\n";
   }
   return (functional_ok == total && count_mismatches == 0) ? 0 : 4;
 }

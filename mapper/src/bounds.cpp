@@ -21,8 +21,12 @@ using namespace mapwright::core;
 
 namespace {
 
-constexpr int I(Dim d) { return static_cast<int>(d); }
-inline long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
+constexpr int I(Dim d) {
+  return static_cast<int>(d);
+}
+inline long long cdiv(long long a, long long b) {
+  return (a + b - 1) / b;
+}
 
 /// Tile-size classes of one loop (as in the surrogate): full tiles and at most one remainder.
 struct Cls {

@@ -67,7 +67,9 @@ const char* stop_reason_name(StopReason r) {
 
 namespace {
 
-constexpr int I(Dim d) { return static_cast<int>(d); }
+constexpr int I(Dim d) {
+  return static_cast<int>(d);
+}
 constexpr double kInf = std::numeric_limits<double>::infinity();
 using Clock = std::chrono::steady_clock;
 
@@ -103,7 +105,9 @@ struct TopList {
     double cost;  ///< Objective.
     Key key;      ///< Canonical key (also the identity of the mapping).
     Mapping m;    ///< The mapping.
-    bool operator<(const Entry& o) const { return cost < o.cost || (cost == o.cost && key < o.key); }
+    bool operator<(const Entry& o) const {
+      return cost < o.cost || (cost == o.cost && key < o.key);
+    }
   };
   size_t k = 1;                ///< Capacity.
   std::vector<Entry> entries;  ///< Sorted, distinct keys, at most k.

@@ -14,9 +14,9 @@ ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Map
   long long in_free[2] = {0, 0}, wt_free[2] = {0, 0};  // last compute end per half
   long long in_ready = 0, wt_ready = 0;                // load end of the resident tile
   int in_half = 0, wt_half = 0;
-  long long acc_free[2] = {0, 0};       // store/spill end of the tile that left each half
-  long long acc_last_cmp[2] = {0, 0};   // last compute end per accumulator half
-  long long acc_ready = 0;              // when the resident output tile may be computed on
+  long long acc_free[2] = {0, 0};      // store/spill end of the tile that left each half
+  long long acc_last_cmp[2] = {0, 0};  // last compute end per accumulator half
+  long long acc_ready = 0;             // when the resident output tile may be computed on
   long long end = 0;
   auto dma = [&](long long dep, long long bytes) {
     const long long start = std::max(dma_free, dep);

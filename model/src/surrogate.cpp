@@ -17,15 +17,19 @@ using namespace mapwright::core;
 
 namespace {
 
-constexpr int I(Dim d) { return static_cast<int>(d); }
-inline long long cdiv(long long a, long long b) { return (a + b - 1) / b; }
+constexpr int I(Dim d) {
+  return static_cast<int>(d);
+}
+inline long long cdiv(long long a, long long b) {
+  return (a + b - 1) / b;
+}
 
 /// Tile-size classes of one loop: `full` tiles of size t and at most one remainder.
 struct Classes {
-  long long size[2];  ///< Tile sizes.
-  long long count[2]; ///< How many tiles of each size.
-  int n;              ///< 1 or 2.
-  long long trips;    ///< Number of tiles.
+  long long size[2];   ///< Tile sizes.
+  long long count[2];  ///< How many tiles of each size.
+  int n;               ///< 1 or 2.
+  long long trips;     ///< Number of tiles.
 };
 
 inline Classes classes(long long bound, long long t) {
@@ -134,8 +138,8 @@ AccessCounts closed_form_counts(const Layer& l, const Arch& arch, const Mapping&
   a.input_loads = sh.steps / sh.in.period;
   a.dram_weight_bytes = sh.wt.mult * G * K * C * R * S;
   a.weight_loads = sh.steps / sh.wt.period;
-  const long long distinct_out = T[I(Dim::G)] * T[I(Dim::N)] * T[I(Dim::K)] * T[I(Dim::P)] *
-                                 T[I(Dim::Q)];
+  const long long distinct_out =
+      T[I(Dim::G)] * T[I(Dim::N)] * T[I(Dim::K)] * T[I(Dim::P)] * T[I(Dim::Q)];
   const long long V = sh.out.mult;  // visits per output tile
   a.output_stores = distinct_out;
   a.dram_output_bytes = OUT;
@@ -176,17 +180,19 @@ CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping
   const long long n_out = a.output_stores + a.psum_spills;  // output tile changes (+ last)
   const double d_in = lat + a.dram_input_bytes / bw / std::max(1LL, a.input_loads);
   const double d_wt = lat + a.dram_weight_bytes / bw / std::max(1LL, a.weight_loads);
-  const double d_out = lat + (a.dram_output_bytes + a.dram_psum_write_bytes) / bw /
-                                 std::max(1LL, n_out);
+  const double d_out =
+      lat + (a.dram_output_bytes + a.dram_psum_write_bytes) / bw / std::max(1LL, n_out);
   const double d_rl = a.psum_reloads ? (lat + a.dram_psum_read_bytes / bw / a.psum_reloads) *
                                            a.psum_reloads / std::max(1LL, n_out)
                                      : 0.0;
-  e.dma_cycles = a.input_loads * static_cast<long long>(lat) + a.weight_loads * static_cast<long long>(lat) +
+  e.dma_cycles = a.input_loads * static_cast<long long>(lat) +
+                 a.weight_loads * static_cast<long long>(lat) +
                  (n_out + a.psum_reloads) * static_cast<long long>(lat);
-  e.dma_cycles += static_cast<long long>(std::ceil(a.dram_input_bytes / bw)) +
-                  static_cast<long long>(std::ceil(a.dram_weight_bytes / bw)) +
-                  static_cast<long long>(std::ceil((a.dram_output_bytes + a.dram_psum_write_bytes +
-                                                    a.dram_psum_read_bytes) / bw));
+  e.dma_cycles +=
+      static_cast<long long>(std::ceil(a.dram_input_bytes / bw)) +
+      static_cast<long long>(std::ceil(a.dram_weight_bytes / bw)) +
+      static_cast<long long>(
+          std::ceil((a.dram_output_bytes + a.dram_psum_write_bytes + a.dram_psum_read_bytes) / bw));
 
   // Step classes. An event kind (input load, weight load, output change) happens every
   // `period` steps; periods are suffix products of the trip counts, hence nested, so the
@@ -199,7 +205,11 @@ CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping
   const double rl_avg = d_rl;
   const long long periods[3] = {sh.in.period, sh.wt.period, sh.out.period};
   auto step_cost = [&](long long q, double& ov_prefix, double& tail, double& leftover) {
-    struct Op { double d; bool blocking; bool required; };
+    struct Op {
+      double d;
+      bool blocking;
+      bool required;
+    };
     Op ops[4];
     int n = 0;
     if (periods[0] <= q) ops[n++] = {d_in, !m.db_input, true};
@@ -215,9 +225,12 @@ CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping
     }
     ov_prefix = tail = leftover = 0;
     for (int i = 0; i < n; ++i) {
-      if (i < first_block) ov_prefix += ops[i].d;
-      else if (i <= last_req) tail += ops[i].d;
-      else leftover += ops[i].d;
+      if (i < first_block)
+        ov_prefix += ops[i].d;
+      else if (i <= last_req)
+        tail += ops[i].d;
+      else
+        leftover += ops[i].d;
     }
   };
   const double c_avg = static_cast<double>(e.compute_cycles) / sh.steps;

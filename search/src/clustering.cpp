@@ -166,10 +166,11 @@ Matrix response_interactions(const Problem& problem, const std::vector<Point>& p
   // fit leaves at least about three quarters of the samples' degrees of freedom for the noise.
   int64_t varying = 0;
   for (const auto& prm : problem.params) varying += prm.cardinality >= 2 ? 1 : 0;
-  const int64_t main_bins = std::clamp<int64_t>(
-      static_cast<int64_t>(n) / (4 * std::max<int64_t>(1, varying)), 2, 32);
+  const int64_t main_bins =
+      std::clamp<int64_t>(static_cast<int64_t>(n) / (4 * std::max<int64_t>(1, varying)), 2, 32);
   std::vector<int64_t> nb(p), nm(p);
-  std::vector<std::vector<int64_t>> bin(p, std::vector<int64_t>(n)), mbin(p, std::vector<int64_t>(n));
+  std::vector<std::vector<int64_t>> bin(p, std::vector<int64_t>(n)),
+      mbin(p, std::vector<int64_t>(n));
   for (size_t k = 0; k < p; ++k) {
     const int64_t card = problem.params[k].cardinality;
     nb[k] = std::min(card, bins);
@@ -187,7 +188,8 @@ Matrix response_interactions(const Problem& problem, const std::vector<Point>& p
   for (size_t s = 0; s < n; ++s) e[s] = y[s] - mean;
   for (int sweep = 0; sweep < 5; ++sweep) {
     for (size_t k = 0; k < p; ++k) {
-      std::vector<double> sum(static_cast<size_t>(nm[k]), 0.0), cnt(static_cast<size_t>(nm[k]), 0.0);
+      std::vector<double> sum(static_cast<size_t>(nm[k]), 0.0),
+          cnt(static_cast<size_t>(nm[k]), 0.0);
       for (size_t s = 0; s < n; ++s) {
         const size_t b = static_cast<size_t>(mbin[k][s]);
         sum[b] += e[s] + effect[k][b];  // Partial residual without parameter k.
@@ -207,7 +209,8 @@ Matrix response_interactions(const Problem& problem, const std::vector<Point>& p
   for (size_t k = 0; k < p; ++k) df_add += nm[k] - 1;
   double ss_e = 0;
   for (double v : e) ss_e += v * v;
-  const double sigma2 = ss_e / static_cast<double>(std::max<int64_t>(1, static_cast<int64_t>(n) - 1 - df_add));
+  const double sigma2 =
+      ss_e / static_cast<double>(std::max<int64_t>(1, static_cast<int64_t>(n) - 1 - df_add));
   if (sigma2 <= 0) return assoc;
 
   // Pair tests, refined: pass 1 judges every pair against the additive residual; later
@@ -229,7 +232,8 @@ Matrix response_interactions(const Problem& problem, const std::vector<Point>& p
         const PairFit& f = fits[ij];
         double a = 0;
         bool significant = false;
-        if (f.df > 0 && f.ss_table / noise > chi2_quantile(static_cast<double>(f.df), options.significance)) {
+        if (f.df > 0 &&
+            f.ss_table / noise > chi2_quantile(static_cast<double>(f.df), options.significance)) {
           significant = true;
           a = std::max(a, (f.ss_table - static_cast<double>(f.df) * noise) / ss_y);
         }
@@ -302,7 +306,8 @@ Matrix interaction_matrix(const Problem& problem, const std::vector<Point>& poin
   for (size_t s = 0; s < n; ++s) {
     if (outcomes[s].valid) continue;
     cls[s] = outcomes[s].reason.substr(0, outcomes[s].reason.find(':'));
-    if (std::find(classes.begin(), classes.end(), cls[s]) == classes.end()) classes.push_back(cls[s]);
+    if (std::find(classes.begin(), classes.end(), cls[s]) == classes.end())
+      classes.push_back(cls[s]);
   }
   std::sort(classes.begin(), classes.end());
   for (const auto& c : classes) {
@@ -396,8 +401,8 @@ Clustering cluster_parameters(const Problem& problem, const std::vector<Point>& 
     throw std::invalid_argument("cluster_parameters: unknown mode '" + mode +
                                 "' (known: correlation, per-param, random, single)");
   c.association = interaction_matrix(problem, points, outcomes, options);
-  c.clusters = agglomerate(c.association, options.linkage, options.agents,
-                           options.merge_threshold, &c.merge_values);
+  c.clusters = agglomerate(c.association, options.linkage, options.agents, options.merge_threshold,
+                           &c.merge_values);
   if (mode == "random") {
     std::vector<size_t> sizes;
     for (const auto& cl : c.clusters) sizes.push_back(cl.size());
@@ -406,7 +411,8 @@ Clustering cluster_parameters(const Problem& problem, const std::vector<Point>& 
     std::vector<int64_t> perm(static_cast<size_t>(p));
     for (int64_t i = 0; i < p; ++i) perm[static_cast<size_t>(i)] = i;
     for (int64_t i = p - 1; i > 0; --i)
-      std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(detail::uniform_index(rng, i + 1))]);
+      std::swap(perm[static_cast<size_t>(i)],
+                perm[static_cast<size_t>(detail::uniform_index(rng, i + 1))]);
     c.clusters.clear();
     size_t at = 0;
     for (size_t sz : sizes) {

@@ -33,8 +33,8 @@ int64_t mutate_value(const ParamSpec& spec, int64_t v, double radius, std::mt199
   const int64_t card = spec.cardinality;
   if (card <= 1) return v;
   if (spec.ordinal && uniform01(rng) < 0.8) {
-    const int64_t max_step = std::max<int64_t>(1, static_cast<int64_t>(std::llround(
-                                                      radius * static_cast<double>(card))));
+    const int64_t max_step = std::max<int64_t>(
+        1, static_cast<int64_t>(std::llround(radius * static_cast<double>(card))));
     const int64_t step = 1 + uniform_index(rng, max_step);
     int64_t w = uniform01(rng) < 0.5 ? v - step : v + step;
     // Reflect at the ends; a step larger than the range falls back to the far end.

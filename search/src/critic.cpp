@@ -9,8 +9,7 @@
 
 namespace mapwright::search::detail {
 
-AdditiveCritic::AdditiveCritic(const Problem& problem, int64_t bins, double ridge)
-    : ridge_(ridge) {
+AdditiveCritic::AdditiveCritic(const Problem& problem, int64_t bins, double ridge) : ridge_(ridge) {
   for (const auto& p : problem.params) {
     cards_.push_back(p.cardinality);
     bins_.push_back(std::max<int64_t>(1, std::min<int64_t>(p.cardinality, bins)));

@@ -97,9 +97,11 @@ class GaSearcher final : public Searcher {
     brood_.clear();
     next_ = 0;
     if (pop_.empty()) {
-      for (int64_t i = 0; i < options_.population; ++i) brood_.push_back(fresh(random_point(problem_, rng_)));
+      for (int64_t i = 0; i < options_.population; ++i)
+        brood_.push_back(fresh(random_point(problem_, rng_)));
     } else {
-      for (int64_t i = options_.elitism; i < options_.population; ++i) brood_.push_back(fresh(make_child()));
+      for (int64_t i = options_.elitism; i < options_.population; ++i)
+        brood_.push_back(fresh(make_child()));
     }
     brood_fit_.assign(brood_.size(), kInvalid);
   }
@@ -114,23 +116,22 @@ class GaSearcher final : public Searcher {
     return p;
   }
 
-  Problem problem_;               ///< The space.
-  GaOptions options_;             ///< Hyper-parameters.
-  uint64_t seed_;                 ///< Seed, for the record.
-  std::mt19937_64 rng_;           ///< All randomness.
-  std::vector<Point> pop_;        ///< Current population.
-  std::vector<double> fit_;       ///< Log-cost of pop_ (infinity = invalid).
-  std::vector<Point> brood_;      ///< Points of the generation being evaluated.
-  std::vector<double> brood_fit_; ///< Their log-costs as they are told.
-  size_t next_ = 0;               ///< brood_[0..next_) have been told.
-  int64_t generation_ = 0;        ///< Completed generations.
-  std::set<Point> seen_;          ///< Every point proposed so far.
+  Problem problem_;                ///< The space.
+  GaOptions options_;              ///< Hyper-parameters.
+  uint64_t seed_;                  ///< Seed, for the record.
+  std::mt19937_64 rng_;            ///< All randomness.
+  std::vector<Point> pop_;         ///< Current population.
+  std::vector<double> fit_;        ///< Log-cost of pop_ (infinity = invalid).
+  std::vector<Point> brood_;       ///< Points of the generation being evaluated.
+  std::vector<double> brood_fit_;  ///< Their log-costs as they are told.
+  size_t next_ = 0;                ///< brood_[0..next_) have been told.
+  int64_t generation_ = 0;         ///< Completed generations.
+  std::set<Point> seen_;           ///< Every point proposed so far.
 };
 
 }  // namespace
 
-std::unique_ptr<Searcher> make_ga(const Problem& problem, const GaOptions& options,
-                                  uint64_t seed) {
+std::unique_ptr<Searcher> make_ga(const Problem& problem, const GaOptions& options, uint64_t seed) {
   return std::make_unique<GaSearcher>(problem, options, seed);
 }
 

@@ -16,10 +16,8 @@ namespace mapwright::search::detail {
 
 std::unique_ptr<Searcher> make_random(const Problem& problem, const RandomOptions& options,
                                       uint64_t seed);
-std::unique_ptr<Searcher> make_ga(const Problem& problem, const GaOptions& options,
-                                  uint64_t seed);
-std::unique_ptr<Searcher> make_sa(const Problem& problem, const SaOptions& options,
-                                  uint64_t seed);
+std::unique_ptr<Searcher> make_ga(const Problem& problem, const GaOptions& options, uint64_t seed);
+std::unique_ptr<Searcher> make_sa(const Problem& problem, const SaOptions& options, uint64_t seed);
 std::unique_ptr<Searcher> make_ppo(const Problem& problem, const PpoOptions& options,
                                    uint64_t seed);
 std::unique_ptr<Searcher> make_ppo_box(const Problem& problem, const PpoBoxOptions& options,
@@ -57,11 +55,11 @@ class RewardNormalizer {
   double reference() const { return ref_; }        ///< ref (cost units).
 
  private:
-  double penalty_;          ///< Invalid penalty in log units.
-  bool has_ref_ = false;    ///< Reference set.
-  double ref_ = 1.0;        ///< Reference cost.
-  double worst_ = 0.0;      ///< Lowest valid reward seen (0 before any).
-  bool seen_valid_ = false; ///< A valid reward has been seen.
+  double penalty_;           ///< Invalid penalty in log units.
+  bool has_ref_ = false;     ///< Reference set.
+  double ref_ = 1.0;         ///< Reference cost.
+  double worst_ = 0.0;       ///< Lowest valid reward seen (0 before any).
+  bool seen_valid_ = false;  ///< A valid reward has been seen.
 };
 
 /// Additive model of a reward over binned parameter values, r ~ bias + sum_k t_k[bin(a_k)]
@@ -72,15 +70,15 @@ class AdditiveCritic {
   AdditiveCritic(const Problem& problem, int64_t bins, double ridge);
   /// Refits from scratch on these samples (sweeps of backfitting).
   void fit(const std::vector<Point>& points, const std::vector<double>& rewards, int sweeps = 6);
-  double bias() const { return bias_; }              ///< Mean reward of the fitted samples.
-  double part(size_t k, int64_t value) const;        ///< t_k of value's bin.
+  double bias() const { return bias_; }        ///< Mean reward of the fitted samples.
+  double part(size_t k, int64_t value) const;  ///< t_k of value's bin.
 
  private:
-  int64_t bin(size_t k, int64_t value) const;        ///< Bin of a value of parameter k.
-  double ridge_;                                     ///< Shrinkage per bin.
-  std::vector<int64_t> cards_, bins_;                ///< Cardinality and bin count per parameter.
-  std::vector<std::vector<double>> tables_;          ///< t_k per bin.
-  double bias_ = 0;                                  ///< Intercept.
+  int64_t bin(size_t k, int64_t value) const;  ///< Bin of a value of parameter k.
+  double ridge_;                               ///< Shrinkage per bin.
+  std::vector<int64_t> cards_, bins_;          ///< Cardinality and bin count per parameter.
+  std::vector<std::vector<double>> tables_;    ///< t_k per bin.
+  double bias_ = 0;                            ///< Intercept.
 };
 
 using core::median;  ///< (core/stats.hpp)

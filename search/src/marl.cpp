@@ -25,7 +25,10 @@ namespace {
 class MarlSearcher final : public Searcher {
  public:
   MarlSearcher(const Problem& problem, const MarlOptions& options, uint64_t seed)
-      : problem_(problem), options_(options), seed_(seed), rng_(seed),
+      : problem_(problem),
+        options_(options),
+        seed_(seed),
+        rng_(seed),
         rewards_(options.learner.invalid_penalty),
         critic_(problem, options.critic_bins, options.critic_ridge) {}
 
@@ -33,7 +36,8 @@ class MarlSearcher final : public Searcher {
     if (agents_.empty()) {
       const int64_t left = options_.initial_samples - static_cast<int64_t>(all_points_.size());
       std::vector<Point> pts;
-      for (int64_t i = 0; i < std::min<int64_t>(n, left); ++i) pts.push_back(random_point(problem_, rng_));
+      for (int64_t i = 0; i < std::min<int64_t>(n, left); ++i)
+        pts.push_back(random_point(problem_, rng_));
       return pts;
     }
     const int64_t count = std::min<int64_t>(n, options_.learner.batch);
@@ -42,7 +46,8 @@ class MarlSearcher final : public Searcher {
       const auto local = agents_[a]->sample(count, rng_);
       const auto& params = clustering_.clusters[a];
       for (size_t i = 0; i < pts.size(); ++i)
-        for (size_t k = 0; k < params.size(); ++k) pts[i][static_cast<size_t>(params[k])] = local[i][k];
+        for (size_t k = 0; k < params.size(); ++k)
+          pts[i][static_cast<size_t>(params[k])] = local[i][k];
     }
     return pts;
   }
@@ -70,16 +75,18 @@ class MarlSearcher final : public Searcher {
     nlohmann::json agents = nlohmann::json::array();
     for (size_t a = 0; a < agents_.size(); ++a)
       agents.push_back({{"torch_seed", torch_seeds_[a]}, {"learner", agents_[a]->stats()}});
-    return {{"kind", name()},
-            {"seed", seed_},
-            {"options", to_json(SearchOptions{{}, {}, {}, {}, options_, {}})["marl"]},
-            {"clustering", agents_.empty() ? nlohmann::json(nullptr) : clustering_.to_json(problem_)},
-            {"reclustered_at", reclustered_at_ > 0 ? nlohmann::json(reclustered_at_) : nlohmann::json(nullptr)},
-            {"reclustering_changed_agents", reclusterings_ > 0},
-            {"reference_cost", rewards_.has_reference() ? nlohmann::json(rewards_.reference())
-                                                        : nlohmann::json(nullptr)},
-            {"agents", agents},
-            {"problem", problem_json(problem_)}};
+    return {
+        {"kind", name()},
+        {"seed", seed_},
+        {"options", to_json(SearchOptions{{}, {}, {}, {}, options_, {}})["marl"]},
+        {"clustering", agents_.empty() ? nlohmann::json(nullptr) : clustering_.to_json(problem_)},
+        {"reclustered_at",
+         reclustered_at_ > 0 ? nlohmann::json(reclustered_at_) : nlohmann::json(nullptr)},
+        {"reclustering_changed_agents", reclusterings_ > 0},
+        {"reference_cost",
+         rewards_.has_reference() ? nlohmann::json(rewards_.reference()) : nlohmann::json(nullptr)},
+        {"agents", agents},
+        {"problem", problem_json(problem_)}};
   }
 
  private:
@@ -88,7 +95,8 @@ class MarlSearcher final : public Searcher {
                                                    const std::vector<int64_t>& params) {
     std::vector<std::vector<int64_t>> local(pts.size(), std::vector<int64_t>(params.size()));
     for (size_t i = 0; i < pts.size(); ++i)
-      for (size_t k = 0; k < params.size(); ++k) local[i][k] = pts[i][static_cast<size_t>(params[k])];
+      for (size_t k = 0; k < params.size(); ++k)
+        local[i][k] = pts[i][static_cast<size_t>(params[k])];
     return local;
   }
 
@@ -144,7 +152,8 @@ class MarlSearcher final : public Searcher {
     std::vector<std::vector<double>> parts;  // [agent][sample]: critic part of the agent.
     if (counterfactual) {
       const size_t from = earlier - std::min(earlier, static_cast<size_t>(options_.critic_window));
-      const auto d_from = static_cast<std::ptrdiff_t>(from), d_to = static_cast<std::ptrdiff_t>(earlier);
+      const auto d_from = static_cast<std::ptrdiff_t>(from),
+                 d_to = static_cast<std::ptrdiff_t>(earlier);
       critic_.fit(std::vector<Point>(all_points_.begin() + d_from, all_points_.begin() + d_to),
                   std::vector<double>(all_rewards_.begin() + d_from, all_rewards_.begin() + d_to));
       parts.assign(agents_.size(), std::vector<double>(pts.size(), 0.0));
@@ -173,20 +182,20 @@ class MarlSearcher final : public Searcher {
     }
   }
 
-  Problem problem_;                                ///< The space.
-  MarlOptions options_;                            ///< Hyper-parameters.
-  uint64_t seed_;                                  ///< Seed of the run.
-  std::mt19937_64 rng_;                            ///< Initial sample and action sampling.
-  RewardNormalizer rewards_;                       ///< Cost -> team reward.
-  std::vector<Point> all_points_;                  ///< Every sample told so far.
-  std::vector<Outcome> all_outcomes_;              ///< Their outcomes.
-  std::vector<double> all_rewards_;                ///< Their team rewards (as given).
-  int64_t reclustered_at_ = 0;                     ///< Samples when re-clustered (0 = not yet).
-  int reclusterings_ = 0;                          ///< 1 if re-clustering changed the agents.
-  Clustering clustering_;                          ///< Parameter -> agent assignment.
-  std::vector<std::unique_ptr<Learner>> agents_;   ///< One learner per cluster.
-  std::vector<uint64_t> torch_seeds_;              ///< Torch seed of each agent.
-  AdditiveCritic critic_;                          ///< Factored critic (counterfactual credit).
+  Problem problem_;                               ///< The space.
+  MarlOptions options_;                           ///< Hyper-parameters.
+  uint64_t seed_;                                 ///< Seed of the run.
+  std::mt19937_64 rng_;                           ///< Initial sample and action sampling.
+  RewardNormalizer rewards_;                      ///< Cost -> team reward.
+  std::vector<Point> all_points_;                 ///< Every sample told so far.
+  std::vector<Outcome> all_outcomes_;             ///< Their outcomes.
+  std::vector<double> all_rewards_;               ///< Their team rewards (as given).
+  int64_t reclustered_at_ = 0;                    ///< Samples when re-clustered (0 = not yet).
+  int reclusterings_ = 0;                         ///< 1 if re-clustering changed the agents.
+  Clustering clustering_;                         ///< Parameter -> agent assignment.
+  std::vector<std::unique_ptr<Learner>> agents_;  ///< One learner per cluster.
+  std::vector<uint64_t> torch_seeds_;             ///< Torch seed of each agent.
+  AdditiveCritic critic_;                         ///< Factored critic (counterfactual credit).
 };
 
 }  // namespace

@@ -68,8 +68,8 @@ void read_learner(const YAML::Node& n, const std::string& where, const std::stri
                   LearnerOptions& o) {
   MapReader r(n, where, prefix,
               {"algorithm", "lr", "batch", "epochs", "clip", "entropy_coef", "value_coef",
-               "max_grad_norm", "hidden", "layers", "ordinal_basis", "autoregressive",
-               "advantage", "invalid_penalty", "elite", "imitation_coef"});
+               "max_grad_norm", "hidden", "layers", "ordinal_basis", "autoregressive", "advantage",
+               "invalid_penalty", "elite", "imitation_coef"});
   r.get("algorithm", o.algorithm);
   r.get("lr", o.lr);
   r.get("batch", o.batch);
@@ -109,9 +109,9 @@ SearchOptions read_top(const YAML::Node& root, const std::string& where) {
     r.get("batch", o.random.batch);
   }
   if (auto n = top.sub("ga")) {
-    MapReader r(n, where, "ga",
-                {"population", "mutation_prob", "crossover_prob", "tournament", "elitism",
-                 "radius"});
+    MapReader r(
+        n, where, "ga",
+        {"population", "mutation_prob", "crossover_prob", "tournament", "elitism", "radius"});
     r.get("population", o.ga.population);
     r.get("mutation_prob", o.ga.mutation_prob);
     r.get("crossover_prob", o.ga.crossover_prob);
@@ -154,9 +154,9 @@ SearchOptions read_top(const YAML::Node& root, const std::string& where) {
     r.get("invalid_penalty", b.invalid_penalty);
   }
   if (auto n = top.sub("marl")) {
-    MapReader r(n, where, "marl", {"initial_samples", "mode", "learner", "clustering", "credit",
-                                           "critic_bins", "critic_window", "critic_ridge",
-                                           "recluster_at"});
+    MapReader r(n, where, "marl",
+                {"initial_samples", "mode", "learner", "clustering", "credit", "critic_bins",
+                 "critic_window", "critic_ridge", "recluster_at"});
     r.get("initial_samples", o.marl.initial_samples);
     r.get("mode", o.marl.mode);
     r.get("credit", o.marl.credit);
@@ -165,7 +165,8 @@ SearchOptions read_top(const YAML::Node& root, const std::string& where) {
     r.get("critic_window", o.marl.critic_window);
     r.get("critic_ridge", o.marl.critic_ridge);
     if (auto l = r.sub("learner")) read_learner(l, where, "marl.learner", o.marl.learner);
-    if (auto c = r.sub("clustering")) read_clustering(c, where, "marl.clustering", o.marl.clustering);
+    if (auto c = r.sub("clustering"))
+      read_clustering(c, where, "marl.clustering", o.marl.clustering);
   }
   return o;
 }
@@ -191,7 +192,8 @@ void check_range(const std::string& where, const std::string& key, double v, dou
   const bool bad = !std::isfinite(v) || (lo_open ? v <= lo : v < lo) || v > hi;
   if (bad)
     fail(where, key, text(v),
-         std::string("expected a number in ") + (lo_open ? "(" : "[") + text(lo) + ", " + text(hi) + "]");
+         std::string("expected a number in ") + (lo_open ? "(" : "[") + text(lo) + ", " + text(hi) +
+             "]");
 }
 void check_positive(const std::string& where, const std::string& key, double v) {
   if (!std::isfinite(v) || v <= 0) fail(where, key, text(v), "expected a number > 0");
@@ -307,14 +309,22 @@ SearchOptions load_search_options(const std::string& yaml_file) {
 }
 
 nlohmann::json to_json(const LearnerOptions& o) {
-  return {{"algorithm", o.algorithm},       {"lr", o.lr},
-          {"batch", o.batch},               {"epochs", o.epochs},
-          {"clip", o.clip},                 {"entropy_coef", o.entropy_coef},
-          {"value_coef", o.value_coef},     {"max_grad_norm", o.max_grad_norm},
-          {"hidden", o.hidden},             {"layers", o.layers},
-          {"ordinal_basis", o.ordinal_basis}, {"autoregressive", o.autoregressive},
-          {"advantage", o.advantage},       {"invalid_penalty", o.invalid_penalty},
-          {"elite", o.elite},               {"imitation_coef", o.imitation_coef}};
+  return {{"algorithm", o.algorithm},
+          {"lr", o.lr},
+          {"batch", o.batch},
+          {"epochs", o.epochs},
+          {"clip", o.clip},
+          {"entropy_coef", o.entropy_coef},
+          {"value_coef", o.value_coef},
+          {"max_grad_norm", o.max_grad_norm},
+          {"hidden", o.hidden},
+          {"layers", o.layers},
+          {"ordinal_basis", o.ordinal_basis},
+          {"autoregressive", o.autoregressive},
+          {"advantage", o.advantage},
+          {"invalid_penalty", o.invalid_penalty},
+          {"elite", o.elite},
+          {"imitation_coef", o.imitation_coef}};
 }
 
 nlohmann::json to_json(const PpoBoxOptions& o) {

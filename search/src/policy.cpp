@@ -85,8 +85,9 @@ class PolicyNetImpl : public torch::nn::Module {
       const int64_t card = heads[k].cardinality;
       bias_.push_back(register_parameter("bias" + std::to_string(k), torch::zeros({1, card})));
       if (autoregressive_ && k > 0) {  // Head 0 sees only the constant trunk: bias suffices.
-        auto fine = register_module("fine" + std::to_string(k),
-                                    torch::nn::Linear(torch::nn::LinearOptions(h, card).bias(false)));
+        auto fine =
+            register_module("fine" + std::to_string(k),
+                            torch::nn::Linear(torch::nn::LinearOptions(h, card).bias(false)));
         torch::nn::init::zeros_(fine->weight);
         fine_.push_back(fine);
       } else {
@@ -94,8 +95,9 @@ class PolicyNetImpl : public torch::nn::Module {
       }
       const int64_t nb = std::min(o.ordinal_basis, card);
       if (heads[k].ordinal && nb >= 2 && card >= 3) {
-        auto coarse = register_module("coarse" + std::to_string(k),
-                                      torch::nn::Linear(torch::nn::LinearOptions(h, nb).bias(false)));
+        auto coarse =
+            register_module("coarse" + std::to_string(k),
+                            torch::nn::Linear(torch::nn::LinearOptions(h, nb).bias(false)));
         torch::nn::init::zeros_(coarse->weight);
         coarse_.push_back(coarse);
         basis_.push_back(register_buffer("basis" + std::to_string(k), ordinal_basis(nb, card)));
@@ -156,7 +158,8 @@ class PolicyNetImpl : public torch::nn::Module {
   /// n actions drawn with rng: [n][m].
   std::vector<std::vector<int64_t>> sample(int64_t n, std::mt19937_64& rng) {
     torch::NoGradGuard no_grad;
-    std::vector<std::vector<int64_t>> out(static_cast<size_t>(n), std::vector<int64_t>(heads_.size()));
+    std::vector<std::vector<int64_t>> out(static_cast<size_t>(n),
+                                          std::vector<int64_t>(heads_.size()));
     const torch::Tensor h = trunk();
     torch::Tensor ctx = h.expand({n, h.size(1)});
     for (size_t k = 0; k < heads_.size(); ++k) {
@@ -184,17 +187,17 @@ class PolicyNetImpl : public torch::nn::Module {
   torch::Tensor value() { return value_(trunk()).squeeze(); }
 
  private:
-  std::vector<HeadSpec> heads_;                ///< Value ranges.
-  bool autoregressive_;                        ///< Heads condition on earlier choices.
-  torch::Tensor input_;                        ///< Learned constant input [1, hidden].
-  std::vector<torch::nn::Linear> trunk_;       ///< Hidden layers.
-  std::vector<torch::Tensor> bias_;            ///< Per-value logits per head [1, card].
-  std::vector<torch::nn::Linear> fine_;        ///< Context -> per-value logits (autoregressive
-                                               ///< heads after the first; else null).
-  std::vector<torch::nn::Linear> coarse_;      ///< Basis weights per ordinal head (or null).
-  std::vector<torch::Tensor> basis_;           ///< Fixed bump matrices [basis, card].
-  std::vector<torch::nn::Embedding> embed_;    ///< Value embeddings (autoregressive).
-  torch::nn::Linear value_{nullptr};           ///< Baseline head.
+  std::vector<HeadSpec> heads_;              ///< Value ranges.
+  bool autoregressive_;                      ///< Heads condition on earlier choices.
+  torch::Tensor input_;                      ///< Learned constant input [1, hidden].
+  std::vector<torch::nn::Linear> trunk_;     ///< Hidden layers.
+  std::vector<torch::Tensor> bias_;          ///< Per-value logits per head [1, card].
+  std::vector<torch::nn::Linear> fine_;      ///< Context -> per-value logits (autoregressive
+                                             ///< heads after the first; else null).
+  std::vector<torch::nn::Linear> coarse_;    ///< Basis weights per ordinal head (or null).
+  std::vector<torch::Tensor> basis_;         ///< Fixed bump matrices [basis, card].
+  std::vector<torch::nn::Embedding> embed_;  ///< Value embeddings (autoregressive).
+  torch::nn::Linear value_{nullptr};         ///< Baseline head.
 };
 TORCH_MODULE(PolicyNet);
 
@@ -208,20 +211,21 @@ uint64_t mix_seed(uint64_t x) {
 }
 
 struct Learner::Impl {
-  LearnerOptions options;                       ///< Hyper-parameters.
-  std::vector<HeadSpec> heads;                  ///< Value ranges.
-  PolicyNet net{nullptr};                       ///< Policy and baseline.
-  std::unique_ptr<torch::optim::Adam> optim;    ///< Adam over all network parameters.
-  int64_t updates = 0;                          ///< Updates done.
-  double last_loss = 0;                         ///< Actor loss of the last epoch.
-  double last_entropy = 0;                      ///< Mean summed entropy of the last epoch.
-  double last_value = 0;                        ///< Baseline value after the last update.
+  LearnerOptions options;                     ///< Hyper-parameters.
+  std::vector<HeadSpec> heads;                ///< Value ranges.
+  PolicyNet net{nullptr};                     ///< Policy and baseline.
+  std::unique_ptr<torch::optim::Adam> optim;  ///< Adam over all network parameters.
+  int64_t updates = 0;                        ///< Updates done.
+  double last_loss = 0;                       ///< Actor loss of the last epoch.
+  double last_entropy = 0;                    ///< Mean summed entropy of the last epoch.
+  double last_value = 0;                      ///< Baseline value after the last update.
   /// Self-imitation archive: the best (action, reward) pairs seen, best first.
   std::vector<std::pair<std::vector<int64_t>, double>> archive;
 
   /// Adds a batch to the archive (an action already there keeps its best reward), keeps the
   /// best `options.elite`. Ties keep the earlier entry (stable), so results are deterministic.
-  void remember(const std::vector<std::vector<int64_t>>& actions, const std::vector<double>& rewards) {
+  void remember(const std::vector<std::vector<int64_t>>& actions,
+                const std::vector<double>& rewards) {
     if (options.elite <= 0) return;
     for (size_t i = 0; i < actions.size(); ++i) {
       if (!std::isfinite(rewards[i])) continue;
@@ -269,7 +273,8 @@ void Learner::update(const std::vector<std::vector<int64_t>>& actions,
   torch::Tensor act = torch::empty({n, m}, torch::kLong);
   auto acc = act.accessor<int64_t, 2>();
   for (int64_t i = 0; i < n; ++i)
-    for (int64_t k = 0; k < m; ++k) acc[i][k] = actions[static_cast<size_t>(i)][static_cast<size_t>(k)];
+    for (int64_t k = 0; k < m; ++k)
+      acc[i][k] = actions[static_cast<size_t>(i)][static_cast<size_t>(k)];
   std::vector<float> rf(rewards.begin(), rewards.end());
   const torch::Tensor r = torch::tensor(rf);
 
@@ -292,7 +297,8 @@ void Learner::update(const std::vector<std::vector<int64_t>>& actions,
   } else {
     torch::NoGradGuard no_grad;
     const double centre = o.advantage == "critic" ? impl_->net->value().item<double>() : mean;
-    for (size_t i = 0; i < af.size(); ++i) af[i] = static_cast<float>((rewards[i] - centre) * scale);
+    for (size_t i = 0; i < af.size(); ++i)
+      af[i] = static_cast<float>((rewards[i] - centre) * scale);
   }
   const torch::Tensor adv = torch::tensor(af);
   torch::Tensor old_lp;
@@ -383,8 +389,9 @@ nlohmann::json Learner::stats() const {
           {"last_entropy", impl_->last_entropy},
           {"baseline_value", impl_->last_value},
           {"elite_archive", impl_->archive.size()},
-          {"best_archived_reward",
-           impl_->archive.empty() ? nlohmann::json(nullptr) : nlohmann::json(impl_->archive.front().second)}};
+          {"best_archived_reward", impl_->archive.empty()
+                                       ? nlohmann::json(nullptr)
+                                       : nlohmann::json(impl_->archive.front().second)}};
 }
 
 }  // namespace mapwright::search::detail

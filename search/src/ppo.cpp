@@ -10,8 +10,12 @@ namespace {
 class PpoSearcher final : public Searcher {
  public:
   PpoSearcher(const Problem& problem, const PpoOptions& options, uint64_t seed)
-      : problem_(problem), options_(options), seed_(seed), torch_seed_(mix_seed(seed)),
-        rng_(seed), rewards_(options.invalid_penalty),
+      : problem_(problem),
+        options_(options),
+        seed_(seed),
+        torch_seed_(mix_seed(seed)),
+        rng_(seed),
+        rewards_(options.invalid_penalty),
         learner_(heads(problem), options, torch_seed_) {}
 
   std::vector<Point> ask(int n) override {

@@ -37,7 +37,9 @@ double normal01(std::mt19937_64& rng) {
 }
 
 /// inverse of softplus: log(exp(y) - 1), for y > 0.
-double inv_softplus(double y) { return y > 20 ? y : std::log(std::expm1(y)); }
+double inv_softplus(double y) {
+  return y > 20 ? y : std::log(std::expm1(y));
+}
 
 /// log(1 - tanh(x)^2), numerically stable: 2 (log 2 - x - softplus(-2x)).
 torch::Tensor log1m_tanh2(const torch::Tensor& x) {
@@ -59,8 +61,8 @@ class BoxPolicyImpl : public torch::nn::Module {
     mean_w_ = register_parameter("mean_w", torch::zeros({h, n}));
     mean_b_ = register_parameter("mean_b", torch::zeros({n}));
     scale_w_ = register_parameter("scale_w", torch::zeros({h, n}));
-    scale_b_ = register_parameter("scale_b",
-                                  torch::full({n}, inv_softplus(o.init_std - o.min_std)));
+    scale_b_ =
+        register_parameter("scale_b", torch::full({n}, inv_softplus(o.init_std - o.min_std)));
     value_w_ = register_parameter("value_w", torch::zeros({h, 1}));
     value_b_ = register_parameter("value_b", torch::zeros({1}));
     min_std_ = o.min_std;
@@ -114,8 +116,13 @@ torch::Tensor gaussian_log_prob(const torch::Tensor& u, const torch::Tensor& mu,
 class PpoBoxSearcher final : public Searcher {
  public:
   PpoBoxSearcher(const Problem& problem, const PpoBoxOptions& options, uint64_t seed)
-      : problem_(problem), options_(options), seed_(seed), torch_seed_(mix_seed(seed)),
-        rng_(seed), init_rng_(torch_seed_), rewards_(options.invalid_penalty) {
+      : problem_(problem),
+        options_(options),
+        seed_(seed),
+        torch_seed_(mix_seed(seed)),
+        rng_(seed),
+        init_rng_(torch_seed_),
+        rewards_(options.invalid_penalty) {
     torch::set_num_threads(1);
     net_ = BoxPolicy(static_cast<int64_t>(problem.params.size()), options, init_rng_);
     optim_ = std::make_unique<torch::optim::Adam>(
@@ -212,8 +219,7 @@ class PpoBoxSearcher final : public Searcher {
     const double sdev = std::sqrt(var);
     const double scale = !options_.normalize_advantage ? 1.0 : sdev > 1e-9 ? 1.0 / sdev : 0.0;
     std::vector<float> af(rewards.size());
-    for (size_t i = 0; i < af.size(); ++i)
-      af[i] = static_cast<float>((rewards[i] - value) * scale);
+    for (size_t i = 0; i < af.size(); ++i) af[i] = static_cast<float>((rewards[i] - value) * scale);
     const torch::Tensor adv = torch::tensor(af);
 
     std::vector<int64_t> order(static_cast<size_t>(b));
@@ -227,21 +233,26 @@ class PpoBoxSearcher final : public Searcher {
       for (int64_t m = 0; m < mbs; ++m) {
         const int64_t lo = m * b / mbs, hi = (m + 1) * b / mbs;
         if (hi <= lo) continue;
-        const torch::Tensor idx =
-            torch::tensor(std::vector<int64_t>(order.begin() + lo, order.begin() + hi), torch::kLong);
+        const torch::Tensor idx = torch::tensor(
+            std::vector<int64_t>(order.begin() + lo, order.begin() + hi), torch::kLong);
         auto [mu, sd, v] = net_->forward();
         const torch::Tensor ui = u.index_select(0, idx), ai = adv.index_select(0, idx);
-        const torch::Tensor ratio = torch::exp(gaussian_log_prob(ui, mu, sd) - old_lp.index_select(0, idx));
+        const torch::Tensor ratio =
+            torch::exp(gaussian_log_prob(ui, mu, sd) - old_lp.index_select(0, idx));
         const torch::Tensor actor =
-            -torch::min(ratio * ai, torch::clamp(ratio, 1.0 - options_.clip, 1.0 + options_.clip) * ai)
+            -torch::min(ratio * ai,
+                        torch::clamp(ratio, 1.0 - options_.clip, 1.0 + options_.clip) * ai)
                  .mean();
         const torch::Tensor critic = (v - r.index_select(0, idx)).pow(2).mean();
         // Entropy of the squashed Gaussian: -log p(tanh(u')) at u' = mu + sd * eps.
         const torch::Tensor ei = eps.index_select(0, idx);
         const torch::Tensor up = mu + sd * ei;
         const torch::Tensor ent =
-            (0.5 * ei.pow(2) + torch::log(sd) + 0.5 * std::log(2.0 * kPi) + log1m_tanh2(up)).sum(1).mean();
-        const torch::Tensor loss = actor + options_.value_coef * critic - options_.entropy_coef * ent;
+            (0.5 * ei.pow(2) + torch::log(sd) + 0.5 * std::log(2.0 * kPi) + log1m_tanh2(up))
+                .sum(1)
+                .mean();
+        const torch::Tensor loss =
+            actor + options_.value_coef * critic - options_.entropy_coef * ent;
         optim_->zero_grad();
         loss.backward();
         torch::nn::utils::clip_grad_norm_(net_->parameters(), options_.max_grad_norm);
@@ -257,21 +268,21 @@ class PpoBoxSearcher final : public Searcher {
     ++updates_;
   }
 
-  Problem problem_;                             ///< The space.
-  PpoBoxOptions options_;                       ///< Hyper-parameters.
-  uint64_t seed_;                               ///< Seed of the run.
-  uint64_t torch_seed_;                         ///< Seed of the weight initialization.
-  std::mt19937_64 rng_;                         ///< Action noise and minibatch shuffles.
-  std::mt19937_64 init_rng_;                    ///< Initial weights.
-  RewardNormalizer rewards_;                    ///< Cost -> reward (as ppo).
-  mutable BoxPolicy net_{nullptr};              ///< Policy and value (forward is non-const).
-  std::unique_ptr<torch::optim::Adam> optim_;   ///< Adam over all parameters.
-  std::vector<float> raw_;                      ///< Pre-tanh actions of the last ask [b * n].
-  std::vector<Point> asked_;                    ///< Points of the last ask.
-  int64_t updates_ = 0;                         ///< Updates done.
-  double last_actor_loss_ = 0;                  ///< Clipped surrogate of the last step.
-  double last_entropy_ = 0;                     ///< Estimated entropy of the last step.
-  double last_value_ = 0;                       ///< Value after the last update.
+  Problem problem_;                            ///< The space.
+  PpoBoxOptions options_;                      ///< Hyper-parameters.
+  uint64_t seed_;                              ///< Seed of the run.
+  uint64_t torch_seed_;                        ///< Seed of the weight initialization.
+  std::mt19937_64 rng_;                        ///< Action noise and minibatch shuffles.
+  std::mt19937_64 init_rng_;                   ///< Initial weights.
+  RewardNormalizer rewards_;                   ///< Cost -> reward (as ppo).
+  mutable BoxPolicy net_{nullptr};             ///< Policy and value (forward is non-const).
+  std::unique_ptr<torch::optim::Adam> optim_;  ///< Adam over all parameters.
+  std::vector<float> raw_;                     ///< Pre-tanh actions of the last ask [b * n].
+  std::vector<Point> asked_;                   ///< Points of the last ask.
+  int64_t updates_ = 0;                        ///< Updates done.
+  double last_actor_loss_ = 0;                 ///< Clipped surrogate of the last step.
+  double last_entropy_ = 0;                    ///< Estimated entropy of the last step.
+  double last_value_ = 0;                      ///< Value after the last update.
 };
 
 }  // namespace

@@ -29,7 +29,9 @@ class RandomSearcher final : public Searcher {
   std::string name() const override { return "random"; }
 
   nlohmann::json describe() const override {
-    return {{"kind", name()}, {"seed", seed_}, {"options", {{"batch", options_.batch}}},
+    return {{"kind", name()},
+            {"seed", seed_},
+            {"options", {{"batch", options_.batch}}},
             {"problem", problem_json(problem_)}};
   }
 

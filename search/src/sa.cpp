@@ -16,7 +16,10 @@ namespace {
 class SaSearcher final : public Searcher {
  public:
   SaSearcher(const Problem& problem, const SaOptions& options, uint64_t seed)
-      : problem_(problem), options_(options), seed_(seed), rng_(seed),
+      : problem_(problem),
+        options_(options),
+        seed_(seed),
+        rng_(seed),
         temperature_(options.initial_temperature) {}
 
   std::vector<Point> ask(int) override {
@@ -107,26 +110,25 @@ class SaSearcher final : public Searcher {
     }
   }
 
-  Problem problem_;                 ///< The space.
-  SaOptions options_;               ///< Hyper-parameters.
-  uint64_t seed_;                   ///< Seed, for the record.
-  std::mt19937_64 rng_;             ///< All randomness.
-  double temperature_;              ///< Current T (log-cost units).
-  bool has_current_ = false;        ///< A valid current point exists.
-  Point current_;                   ///< Current point of the walk.
-  double current_cost_ = 0;         ///< Its log-cost.
-  Point best_;                      ///< Best valid point seen.
-  double best_cost_ = kInvalid;     ///< Its log-cost.
-  int64_t samples_ = 0;             ///< Points told so far.
-  int64_t last_improvement_ = 0;    ///< samples_ when best_ last improved (or restarted).
-  int64_t restarts_ = 0;            ///< Jumps back to best_.
-  std::map<Point, double> known_;   ///< Log-cost of every evaluated point.
+  Problem problem_;                ///< The space.
+  SaOptions options_;              ///< Hyper-parameters.
+  uint64_t seed_;                  ///< Seed, for the record.
+  std::mt19937_64 rng_;            ///< All randomness.
+  double temperature_;             ///< Current T (log-cost units).
+  bool has_current_ = false;       ///< A valid current point exists.
+  Point current_;                  ///< Current point of the walk.
+  double current_cost_ = 0;        ///< Its log-cost.
+  Point best_;                     ///< Best valid point seen.
+  double best_cost_ = kInvalid;    ///< Its log-cost.
+  int64_t samples_ = 0;            ///< Points told so far.
+  int64_t last_improvement_ = 0;   ///< samples_ when best_ last improved (or restarted).
+  int64_t restarts_ = 0;           ///< Jumps back to best_.
+  std::map<Point, double> known_;  ///< Log-cost of every evaluated point.
 };
 
 }  // namespace
 
-std::unique_ptr<Searcher> make_sa(const Problem& problem, const SaOptions& options,
-                                  uint64_t seed) {
+std::unique_ptr<Searcher> make_sa(const Problem& problem, const SaOptions& options, uint64_t seed) {
   return std::make_unique<SaSearcher>(problem, options, seed);
 }
 

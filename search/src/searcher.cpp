@@ -16,8 +16,7 @@
 namespace mapwright::search {
 
 void validate_problem(const Problem& problem) {
-  if (problem.params.empty())
-    throw std::invalid_argument("search problem: no parameters");
+  if (problem.params.empty()) throw std::invalid_argument("search problem: no parameters");
   std::set<std::string> names;
   for (size_t i = 0; i < problem.params.size(); ++i) {
     const auto& p = problem.params[i];
@@ -55,8 +54,9 @@ std::unique_ptr<Searcher> make_searcher(const std::string& kind, const Problem& 
 nlohmann::json SearchResult::to_json() const {
   nlohmann::json curve = nlohmann::json::array();
   for (double c : best_so_far) curve.push_back(std::isfinite(c) ? nlohmann::json(c) : nullptr);
-  nlohmann::json j = {{"found", found},     {"samples", samples},  {"valid", valid},
-                      {"invalid", invalid}, {"failures", failures}, {"duplicates", duplicates},
+  nlohmann::json j = {{"found", found},         {"samples", samples},
+                      {"valid", valid},         {"invalid", invalid},
+                      {"failures", failures},   {"duplicates", duplicates},
                       {"exhausted", exhausted}, {"stopped_early", stopped_early},
                       {"best_so_far", curve}};
   if (found) {
@@ -86,7 +86,9 @@ struct PointHash {
 // A learner whose policy has collapsed proposes the same points again and again; each round
 // still costs an update, so a run that has seen more repeats than fresh points (plus a margin
 // for small budgets) has converged or used up its space.
-int64_t duplicate_limit(int64_t budget) { return budget + 1000; }
+int64_t duplicate_limit(int64_t budget) {
+  return budget + 1000;
+}
 
 SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t budget,
                         ProgressFn progress) {

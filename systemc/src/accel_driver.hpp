@@ -27,12 +27,46 @@ namespace mapwright::systemc::detail {
 
 /// Register map of mw_accel (rtl/README.md).
 enum Csr : unsigned {
-  kCsrRows = 0, kCsrCols, kCsrInBytes, kCsrWtBytes, kCsrAccWords, kCsrBeatBytes, kCsrMagic,
-  kCsrStatus, kCsrMacs, kCsrSteps, kCsrFolds, kCsrInRd, kCsrInWr, kCsrWtRd, kCsrWtWr,
-  kCsrAccRd, kCsrAccWr, kCsrDramIn, kCsrDramWt, kCsrDramOut, kCsrDramPsumWr, kCsrDramPsumRd,
-  kCsrLoadIn, kCsrLoadWt, kCsrReload, kCsrSpill, kCsrStore, kCsrArrayBusy, kCsrArrayStall,
-  kCsrDmaBusy, kCsrDramStall, kCsrCycle, kCsrFirst, kCsrLast, kCsrDmaDone, kCsrCmpDone,
-  kCsrDmaQueue, kCsrCmpQueue, kCsrDecoder, kNumCsr
+  kCsrRows = 0,
+  kCsrCols,
+  kCsrInBytes,
+  kCsrWtBytes,
+  kCsrAccWords,
+  kCsrBeatBytes,
+  kCsrMagic,
+  kCsrStatus,
+  kCsrMacs,
+  kCsrSteps,
+  kCsrFolds,
+  kCsrInRd,
+  kCsrInWr,
+  kCsrWtRd,
+  kCsrWtWr,
+  kCsrAccRd,
+  kCsrAccWr,
+  kCsrDramIn,
+  kCsrDramWt,
+  kCsrDramOut,
+  kCsrDramPsumWr,
+  kCsrDramPsumRd,
+  kCsrLoadIn,
+  kCsrLoadWt,
+  kCsrReload,
+  kCsrSpill,
+  kCsrStore,
+  kCsrArrayBusy,
+  kCsrArrayStall,
+  kCsrDmaBusy,
+  kCsrDramStall,
+  kCsrCycle,
+  kCsrFirst,
+  kCsrLast,
+  kCsrDmaDone,
+  kCsrCmpDone,
+  kCsrDmaQueue,
+  kCsrCmpQueue,
+  kCsrDecoder,
+  kNumCsr
 };
 
 /// Widest DRAM beat (mw_accel allows BeatBytes up to 64), in 32-bit words.
@@ -46,10 +80,10 @@ struct TbJob {
   double stall_prob = 0;                 ///< Chance a beat is withheld in a cycle.
   uint64_t seed = 1;                     ///< Stall seed.
   bool drop = false;                     ///< Never answer DRAM requests (stuck-design test).
-  bool done = false;                     ///< The driver saw the accelerator idle after the last word.
-  long long edges = 0;                   ///< Rising edges from the job's start to its end.
-  std::string failure;                   ///< DRAM-side protocol failure ("" = none).
-  std::array<uint64_t, kNumCsr> csr{};   ///< Registers read at the end.
+  bool done = false;    ///< The driver saw the accelerator idle after the last word.
+  long long edges = 0;  ///< Rising edges from the job's start to its end.
+  std::string failure;  ///< DRAM-side protocol failure ("" = none).
+  std::array<uint64_t, kNumCsr> csr{};  ///< Registers read at the end.
 };
 
 /// DUT outputs sampled in a cycle (before its rising edge).
@@ -72,17 +106,16 @@ struct DutIn {
   bool rd_valid = false, rd_last = false;
   std::array<uint32_t, kMaxBeatWords> rd_data{};
   bool wr_ready = true, wr_done = false;
-  bool cmd_dirty = true, csr_dirty = true, rd_dirty = true, rd_data_dirty = true,
-       wr_dirty = true;
+  bool cmd_dirty = true, csr_dirty = true, rd_dirty = true, rd_data_dirty = true, wr_dirty = true;
 };
 
 /// What a state machine waits for when it has no edge due.
 enum class Wake : uint8_t {
-  Edge,         ///< the edge at cycle `due`
-  CmdReady,     ///< cmd_ready rising (or the edge at `due`)
-  Idle,         ///< idle rising
-  ReqValid,     ///< dram_req_valid rising
-  Never         ///< nothing (job over)
+  Edge,      ///< the edge at cycle `due`
+  CmdReady,  ///< cmd_ready rising (or the edge at `due`)
+  Idle,      ///< idle rising
+  ReqValid,  ///< dram_req_valid rising
+  Never      ///< nothing (job over)
 };
 
 constexpr uint64_t kNoDue = ~0ull;
@@ -128,8 +161,8 @@ class SegmentCursor {
     }
   }
   const std::vector<DramSegment>* segs_ = nullptr;  ///< The segments.
-  size_t seg_ = 0;                                   ///< Current segment.
-  uint64_t off_ = 0;                                 ///< Offset inside it.
+  size_t seg_ = 0;                                  ///< Current segment.
+  uint64_t off_ = 0;                                ///< Offset inside it.
 };
 
 /// Pushes the command words, waits for idle, reads the registers.
@@ -220,8 +253,8 @@ class CmdDriver {
 
   TbJob* job_ = nullptr;
   Phase phase_ = Phase::Off;
-  size_t i_ = 0;     ///< Next word to be taken.
-  unsigned csr_ = 0; ///< Register being read.
+  size_t i_ = 0;      ///< Next word to be taken.
+  unsigned csr_ = 0;  ///< Register being read.
 
  public:
   uint64_t due = kNoDue;  ///< Next cycle whose edge it must see.
@@ -312,8 +345,8 @@ class DramModel {
     }
   }
 
-  uint64_t due = kNoDue;     ///< Next cycle whose edge it must see.
-  Wake wake = Wake::Never;   ///< Otherwise waits for this.
+  uint64_t due = kNoDue;    ///< Next cycle whose edge it must see.
+  Wake wake = Wake::Never;  ///< Otherwise waits for this.
 
  private:
   enum class St : uint8_t { Idle, ReadWait, ReadEmpty, ReadBeats, Write, WriteAck, WriteDone };
@@ -414,14 +447,14 @@ class DramModel {
     in.rd_dirty = true;
   }
 
-  int bb_;                       ///< DRAM bytes per beat.
+  int bb_;  ///< DRAM bytes per beat.
   TbJob* job_ = nullptr;
   St st_ = St::Idle;
-  size_t served_ = 0;            ///< DMA requests served in this job.
-  const DmaJob* d_ = nullptr;    ///< Request being served.
+  size_t served_ = 0;          ///< DMA requests served in this job.
+  const DmaJob* d_ = nullptr;  ///< Request being served.
   uint64_t nbeats_ = 0, beat_ = 0, left_ = 0;
   SegmentCursor cur_;
-  std::mt19937_64 rng_;          ///< Stall decisions.
+  std::mt19937_64 rng_;  ///< Stall decisions.
 };
 
 }  // namespace mapwright::systemc::detail

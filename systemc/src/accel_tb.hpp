@@ -40,8 +40,11 @@ class AccelTb : public sc_core::sc_module {
 
   SC_HAS_PROCESS(AccelTb);
   AccelTb(sc_core::sc_module_name nm, int beat_bytes)
-      : sc_module(nm), clk("clk", 10, sc_core::SC_NS, 0.5, 0, sc_core::SC_NS, true),
-        dut("dut"), beat_words_(beat_bytes / 4), dram_(beat_bytes) {
+      : sc_module(nm),
+        clk("clk", 10, sc_core::SC_NS, 0.5, 0, sc_core::SC_NS, true),
+        dut("dut"),
+        beat_words_(beat_bytes / 4),
+        dram_(beat_bytes) {
     dut.clk_i(clk);
     dut.rst_ni(rst_n);
     dut.cmd_valid_i(cmd_valid);
@@ -71,9 +74,9 @@ class AccelTb : public sc_core::sc_module {
     dont_initialize();
   }
 
-  sc_core::sc_clock clk;                 ///< The clock (10 ns; only cycles matter).
-  sc_core::sc_signal<bool> rst_n;        ///< Active-low reset, driven by the host.
-  sc_core::sc_signal<bool> go;           ///< Toggled by the host to start a job.
+  sc_core::sc_clock clk;           ///< The clock (10 ns; only cycles matter).
+  sc_core::sc_signal<bool> rst_n;  ///< Active-low reset, driven by the host.
+  sc_core::sc_signal<bool> go;     ///< Toggled by the host to start a job.
   sc_core::sc_signal<bool> cmd_valid, cmd_ready, cmd_last;
   sc_core::sc_signal<uint64_t> cmd_data;
   sc_core::sc_signal<bool> req_valid, req_write;
@@ -85,7 +88,7 @@ class AccelTb : public sc_core::sc_module {
   sc_core::sc_signal<uint32_t> csr_addr;
   sc_core::sc_signal<uint64_t> csr_rdata;
   sc_core::sc_signal<bool> idle;
-  V dut;                                 ///< The Verilated accelerator.
+  V dut;  ///< The Verilated accelerator.
 
   /// Drops any job and drives idle inputs (host, between sc_start calls).
   void stop() {
@@ -188,11 +191,11 @@ class AccelTb : public sc_core::sc_module {
     }
   }
 
-  int beat_words_;                    ///< DRAM beat in 32-bit words.
-  TbJob* job_ = nullptr;              ///< Current job.
-  bool starting_ = false;             ///< The job begins at the next edge.
-  uint64_t begin_ = 0;                ///< Edge it began at.
-  DutIn in_;                          ///< Inputs driven for the next cycle.
+  int beat_words_;         ///< DRAM beat in 32-bit words.
+  TbJob* job_ = nullptr;   ///< Current job.
+  bool starting_ = false;  ///< The job begins at the next edge.
+  uint64_t begin_ = 0;     ///< Edge it began at.
+  DutIn in_;               ///< Inputs driven for the next cycle.
   CmdDriver drv_;
   DramModel dram_;
   uint32_t wr_words_[kMaxBeatWords] = {};

@@ -19,8 +19,8 @@ constexpr uint64_t kMaxBase = (1u << 20) - 1;
 constexpr uint64_t kMaxFence = (1u << 28) - 1;
 
 uint64_t header(Opcode op, unsigned flags, uint64_t wait_dma, uint64_t wait_cmp) {
-  return static_cast<uint64_t>(op) | (static_cast<uint64_t>(flags & 0xf) << 4) |
-         (wait_dma << 8) | (wait_cmp << 36);
+  return static_cast<uint64_t>(op) | (static_cast<uint64_t>(flags & 0xf) << 4) | (wait_dma << 8) |
+         (wait_cmp << 36);
 }
 
 /// Appends segment [addr, addr+len), merging with the previous one when contiguous.
@@ -59,12 +59,12 @@ int default_shift(const core::Layer& l) {
   return std::min(31, 6 + static_cast<int>(std::ceil(0.5 * std::log2(std::max(1.0, red)))));
 }
 
-bool build_program(const core::Layer& l, const core::Arch& arch, const core::Mapping& m,
-                   int shift, CommandProgram& p, std::string& error) {
+bool build_program(const core::Layer& l, const core::Arch& arch, const core::Mapping& m, int shift,
+                   CommandProgram& p, std::string& error) {
   p = CommandProgram{};
   p.shift = shift;
-  const uint64_t G = l.g, N = l.n, K = l.k, C = l.c, H = l.h, W = l.w, R = l.r, S = l.s,
-                 P = l.p, Q = l.q;
+  const uint64_t G = l.g, N = l.n, K = l.k, C = l.c, H = l.h, W = l.w, R = l.r, S = l.s, P = l.p,
+                 Q = l.q;
   p.input_addr = 0;
   p.weight_addr = p.input_addr + N * H * W * G * C;
   p.output_addr = p.weight_addr + G * R * S * C * K;
@@ -201,8 +201,7 @@ bool build_program(const core::Layer& l, const core::Arch& arch, const core::Map
     for (const auto& s : job.segments) job.bytes += s.len;
     if (job.bytes != static_cast<uint64_t>(op.bytes))
       fail("internal: DMA segments of " + std::string(core::op_kind_name(op.kind)) + " hold " +
-           std::to_string(job.bytes) + " bytes, the tile program says " +
-           std::to_string(op.bytes));
+           std::to_string(job.bytes) + " bytes, the tile program says " + std::to_string(op.bytes));
     if (base > kMaxBase || wait_cmp > kMaxFence || job.bytes > 0xffffffffull)
       fail("command format: DMA base, size or fence out of range");
     emit({header(opc, 0, 0, wait_cmp), job.bytes | (base << 32)});
@@ -216,8 +215,12 @@ bool build_program(const core::Layer& l, const core::Arch& arch, const core::Map
         wt_need = n_dma;
         wt_half_now = op.half;
         break;
-      case OpKind::LoadPsum: reload_need = n_dma; break;
-      default: acc_free_dma[op.half] = n_dma; break;
+      case OpKind::LoadPsum:
+        reload_need = n_dma;
+        break;
+      default:
+        acc_free_dma[op.half] = n_dma;
+        break;
     }
     p.dma.push_back(std::move(job));
   });
@@ -235,8 +238,8 @@ std::vector<int8_t> random_tensor(uint64_t seed, uint64_t elems) {
 
 std::vector<int8_t> reference_output(const core::Layer& l, const std::vector<int8_t>& in,
                                      const std::vector<int8_t>& wt, int shift) {
-  const long long G = l.g, N = l.n, K = l.k, C = l.c, H = l.h, W = l.w, R = l.r, S = l.s,
-                  P = l.p, Q = l.q;
+  const long long G = l.g, N = l.n, K = l.k, C = l.c, H = l.h, W = l.w, R = l.r, S = l.s, P = l.p,
+                  Q = l.q;
   std::vector<int8_t> out(static_cast<size_t>(N * P * Q * G * K));
   for (long long n = 0; n < N; ++n)
     for (long long p = 0; p < P; ++p)
@@ -251,8 +254,10 @@ std::vector<int8_t> reference_output(const core::Layer& l, const std::vector<int
                 const long long w = q * l.stride + s - l.pad;
                 if (w < 0 || w >= W) continue;
                 for (long long c = 0; c < C; ++c) {
-                  const int32_t a = in[static_cast<size_t>(((n * H + h) * W + w) * G * C + g * C + c)];
-                  const int32_t b = wt[static_cast<size_t>((((g * R + r) * S + s) * C + c) * K + k)];
+                  const int32_t a =
+                      in[static_cast<size_t>(((n * H + h) * W + w) * G * C + g * C + c)];
+                  const int32_t b =
+                      wt[static_cast<size_t>((((g * R + r) * S + s) * C + c) * K + k)];
                   acc += static_cast<uint32_t>(a * b);
                 }
               }

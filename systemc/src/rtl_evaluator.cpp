@@ -58,12 +58,12 @@ class SimHost {
   virtual ~SimHost() = default;
   /// Runs a job to completion, for at most `limit` cycles or (if `max_seconds` > 0) about that
   /// many seconds of wall clock, whichever comes first.
-  virtual RunEnd run(TbJob& job, long long limit, double max_seconds,
-                     const std::string& trace_file, std::string& trace_error) = 0;
+  virtual RunEnd run(TbJob& job, long long limit, double max_seconds, const std::string& trace_file,
+                     std::string& trace_error) = 0;
   /// Reads one register between runs.
   virtual uint64_t read_csr(unsigned addr) = 0;
-  std::string arch;         ///< Name of the architecture it was elaborated for.
-  RtlParams params;         ///< Compiled parameters.
+  std::string arch;  ///< Name of the architecture it was elaborated for.
+  RtlParams params;  ///< Compiled parameters.
 };
 
 template <class V>
@@ -168,8 +168,8 @@ std::unique_ptr<SimHost>& host() {
 std::string describe(const RtlParams& p) {
   std::ostringstream os;
   os << p.rows << "x" << p.cols << ", input " << p.input_buf_bytes << " B, weight "
-     << p.weight_buf_bytes << " B, accumulator " << p.accum_buf_words << " words, "
-     << p.beat_bytes << " B/cycle";
+     << p.weight_buf_bytes << " B, accumulator " << p.accum_buf_words << " words, " << p.beat_bytes
+     << " B/cycle";
   return os.str();
 }
 
@@ -219,8 +219,8 @@ SimHost* host_for(const core::Arch& arch, std::string& failure) {
   MW_FOR_EACH_MODEL(MW_TRY_MODEL)
 #undef MW_TRY_MODEL
   if (!h) {
-    failure = "arch: no Verilated model for '" + arch.name + "' (" + describe(want) +
-              "); compiled: ";
+    failure =
+        "arch: no Verilated model for '" + arch.name + "' (" + describe(want) + "); compiled: ";
     for (const auto& n : RtlEvaluator::compiled_archs()) failure += n + " ";
     return nullptr;
   }
@@ -298,15 +298,17 @@ RunMemoryEstimate estimate_run_memory(const core::Layer& l, const core::Arch& ar
   const double rows = std::min<double>(l.h, (t(Dim::P) - 1) * l.stride + t(Dim::R));
   const double cols = std::min<double>(l.w, (t(Dim::Q) - 1) * l.stride + t(Dim::S));
   const bool cols_run = t(Dim::S) >= l.stride || t(Dim::Q) == 1;  // held columns adjacent
-  const double in_per = l.g == 1 && full(Dim::C) && cols_run
-                            ? t(Dim::N) * rows
-                            : t(Dim::G) * t(Dim::N) * rows * cols;
-  const double wt_per = merged_segments({{t(Dim::K), full(Dim::K)}, {t(Dim::C), full(Dim::C)},
-                                         {t(Dim::S), full(Dim::S)}, {t(Dim::R), full(Dim::R)},
+  const double in_per =
+      l.g == 1 && full(Dim::C) && cols_run ? t(Dim::N) * rows : t(Dim::G) * t(Dim::N) * rows * cols;
+  const double wt_per = merged_segments({{t(Dim::K), full(Dim::K)},
+                                         {t(Dim::C), full(Dim::C)},
+                                         {t(Dim::S), full(Dim::S)},
+                                         {t(Dim::R), full(Dim::R)},
                                          {t(Dim::G), full(Dim::G)}});
-  const double out_per =
-      t(Dim::G) * merged_segments({{1, l.g == 1 && full(Dim::K)}, {t(Dim::Q), full(Dim::Q)},
-                                   {t(Dim::P), full(Dim::P)}, {t(Dim::N), full(Dim::N)}});
+  const double out_per = t(Dim::G) * merged_segments({{1, l.g == 1 && full(Dim::K)},
+                                                      {t(Dim::Q), full(Dim::Q)},
+                                                      {t(Dim::P), full(Dim::P)},
+                                                      {t(Dim::N), full(Dim::N)}});
   const double out_cmds = static_cast<double>(c.psum_reloads + c.psum_spills + c.output_stores);
   auto d = [](long long v) { return static_cast<double>(v); };
   const double out_bytes =
@@ -365,9 +367,8 @@ std::string watchdog_failure(SimHost& h, const CommandProgram& prog, const TbJob
   os << "watchdog: no completion after " << limit << " cycles; DMA commands done "
      << h.read_csr(detail::kCsrDmaDone) << "/" << prog.dma_commands << ", compute commands done "
      << h.read_csr(detail::kCsrCmpDone) << "/" << prog.compute_commands << ", DMA queue "
-     << h.read_csr(detail::kCsrDmaQueue) << ", compute queue "
-     << h.read_csr(detail::kCsrCmpQueue) << ", status 0x" << std::hex
-     << h.read_csr(detail::kCsrStatus);
+     << h.read_csr(detail::kCsrDmaQueue) << ", compute queue " << h.read_csr(detail::kCsrCmpQueue)
+     << ", status 0x" << std::hex << h.read_csr(detail::kCsrStatus);
   if (!job.failure.empty()) os << "; " << job.failure;
   return os.str();
 }
@@ -494,8 +495,7 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   const auto t0 = std::chrono::steady_clock::now();
   const double c0 = thread_cpu_seconds();
   const RunEnd end = h->run(job, limit, opt.limits.max_seconds, opt.trace_file, trace_error);
-  res.sim_seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  res.sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.sim_cpu_seconds = thread_cpu_seconds() - c0;
   res.sim_cycles = job.edges;
   if (end == RunEnd::WallClock) {
@@ -555,4 +555,6 @@ core::Metrics RtlEvaluator::evaluate(const core::Layer& layer, const core::Arch&
 
 // libsystemc's own main() references sc_main(); mapwright's executables have their own main and
 // run the simulation through RtlEvaluator, so this sc_main only satisfies that reference.
-int sc_main(int /*argc*/, char* /*argv*/[]) { return 0; }
+int sc_main(int /*argc*/, char* /*argv*/[]) {
+  return 0;
+}

@@ -55,15 +55,17 @@ TEST(LayerSpec, InlineForms) {
 }
 
 TEST(LayerSpec, YamlLayerAndNetworkFiles) {
-  const std::string lf = write_temp("l.yaml", "layer: {type: conv, K: 8, C: 4, H: 10, W: 10, R: 3, pad: 1}\n");
+  const std::string lf =
+      write_temp("l.yaml", "layer: {type: conv, K: 8, C: 4, H: 10, W: 10, R: 3, pad: 1}\n");
   const Layer l = parse_layer_arg(lf);
   EXPECT_EQ(l.k, 8);
   EXPECT_EQ(l.p, 10);
-  const std::string nf = write_temp("n.yaml",
-                                    "name: tiny\nlayers:\n"
-                                    "  - {name: a, type: conv, K: 8, C: 3, H: 16, W: 16, R: 3, pad: 1}\n"
-                                    "  - {name: b, type: dwconv, C: 8, H: 16, W: 16, R: 3, stride: 2, pad: 1}\n"
-                                    "  - {name: c, type: fc, IN: 512, OUT: 10}\n");
+  const std::string nf =
+      write_temp("n.yaml",
+                 "name: tiny\nlayers:\n"
+                 "  - {name: a, type: conv, K: 8, C: 3, H: 16, W: 16, R: 3, pad: 1}\n"
+                 "  - {name: b, type: dwconv, C: 8, H: 16, W: 16, R: 3, stride: 2, pad: 1}\n"
+                 "  - {name: c, type: fc, IN: 512, OUT: 10}\n");
   const Network n = parse_network_arg(nf);
   EXPECT_EQ(n.name, "tiny");
   ASSERT_EQ(n.layers.size(), 3u);
@@ -72,14 +74,21 @@ TEST(LayerSpec, YamlLayerAndNetworkFiles) {
 }
 
 TEST(LayerSpecBad, InlineRejections) {
-  EXPECT_NE(error_of([] { parse_layer_arg("conv:K=0,C=3,H=8,W=8"); }).find("--layer: key 'K' = '0'"),
+  EXPECT_NE(
+      error_of([] { parse_layer_arg("conv:K=0,C=3,H=8,W=8"); }).find("--layer: key 'K' = '0'"),
+      std::string::npos);
+  EXPECT_NE(error_of([] {
+              parse_layer_arg("conv:K=4,C=3,H=8,W=8,Z=1");
+            }).find("key 'Z' = '1': unknown key"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_layer_arg("conv:K=4,C=3,H=8,W=8,Z=1"); }).find("key 'Z' = '1': unknown key"),
+  EXPECT_NE(error_of([] {
+              parse_layer_arg("conv:K=4x,C=3,H=8,W=8");
+            }).find("key 'K' = '4x': expected an integer"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_layer_arg("conv:K=4x,C=3,H=8,W=8"); }).find("key 'K' = '4x': expected an integer"),
+  EXPECT_NE(error_of([] { parse_layer_arg("pool:K=4"); }).find("key 'type' = 'pool'"),
             std::string::npos);
-  EXPECT_NE(error_of([] { parse_layer_arg("pool:K=4"); }).find("key 'type' = 'pool'"), std::string::npos);
-  EXPECT_NE(error_of([] { parse_layer_arg("conv:K=4,C=3,W=8"); }).find("key 'H'"), std::string::npos);
+  EXPECT_NE(error_of([] { parse_layer_arg("conv:K=4,C=3,W=8"); }).find("key 'H'"),
+            std::string::npos);
   EXPECT_NE(error_of([] { parse_layer_arg("gconv:G=3,K=64,C=32,H=8,W=8"); }).find("multiple of G"),
             std::string::npos);
   EXPECT_NE(error_of([] { parse_layer_arg("conv:K=4,K=5,C=3,H=8,W=8"); }).find("given twice"),
@@ -95,7 +104,8 @@ TEST(LayerSpecBad, FileRejections) {
   const std::string e1 = error_of([&] { parse_layer_arg(bad); });
   EXPECT_NE(e1.find(bad), std::string::npos) << e1;
   EXPECT_NE(e1.find("key 'layer.K' = '-1'"), std::string::npos) << e1;
-  const std::string net = write_temp("badnet.yaml", "name: x\nlayers:\n  - {type: conv, K: 4, C: 3, H: 8, W: 8, colour: 3}\n");
+  const std::string net = write_temp(
+      "badnet.yaml", "name: x\nlayers:\n  - {type: conv, K: 4, C: 3, H: 8, W: 8, colour: 3}\n");
   const std::string e2 = error_of([&] { parse_network_arg(net); });
   EXPECT_NE(e2.find("key 'layers[0].colour' = '3'"), std::string::npos) << e2;
   const std::string empty = write_temp("empty.yaml", "name: x\nlayers: []\n");
@@ -111,7 +121,8 @@ TEST(LayerSpecBad, ZeroSizeNamesTheKeyTheUserTyped) {
   const std::string fc = error_of([] { parse_layer_arg("fc:N=0,IN=8,OUT=4"); });
   EXPECT_NE(fc.find("--layer: key 'N' = '0': must be a positive integer"), std::string::npos) << fc;
   const std::string gemm = error_of([] { parse_layer_arg("gemm:M=4,N=0,K=8"); });
-  EXPECT_NE(gemm.find("--layer: key 'N' = '0': must be a positive integer"), std::string::npos) << gemm;
+  EXPECT_NE(gemm.find("--layer: key 'N' = '0': must be a positive integer"), std::string::npos)
+      << gemm;
   const std::string dw = error_of([] { parse_layer_arg("dwconv:C=0,H=8,W=8,R=3"); });
   EXPECT_NE(dw.find("--layer: key 'C' = '0': must be a positive integer"), std::string::npos) << dw;
   const std::string gemm_b = error_of([] { parse_layer_arg("gemm:B=0,M=4,N=4,K=8"); });

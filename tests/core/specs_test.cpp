@@ -48,7 +48,14 @@ dram: {bytes_per_cycle: 8, latency_cycles: 40}
 
 Layer conv_layer() {
   Layer l;
-  l.k = 64; l.c = 32; l.h = 28; l.w = 28; l.r = 3; l.s = 3; l.stride = 1; l.pad = 1;
+  l.k = 64;
+  l.c = 32;
+  l.h = 28;
+  l.w = 28;
+  l.r = 3;
+  l.s = 3;
+  l.stride = 1;
+  l.pad = 1;
   return make_layer(l, "test");
 }
 
@@ -56,7 +63,14 @@ Layer conv_layer() {
 
 TEST(Layer, DerivesOutputSize) {
   Layer l;
-  l.k = 64; l.c = 3; l.h = 224; l.w = 224; l.r = 7; l.s = 7; l.stride = 2; l.pad = 3;
+  l.k = 64;
+  l.c = 3;
+  l.h = 224;
+  l.w = 224;
+  l.r = 7;
+  l.s = 7;
+  l.stride = 2;
+  l.pad = 3;
   const Layer x = make_layer(l, "t");
   EXPECT_EQ(x.p, 112);
   EXPECT_EQ(x.q, 112);
@@ -71,10 +85,17 @@ TEST(LayerBad, RejectsZeroAndNegativeSizes) {
   m.c = -3;
   expect_spec_error([&] { make_layer(m, "net.yaml"); }, {"net.yaml", "'C'", "'-3'"});
   Layer p;
-  p.r = 3; p.s = 3; p.h = 8; p.w = 8; p.pad = 3;
+  p.r = 3;
+  p.s = 3;
+  p.h = 8;
+  p.w = 8;
+  p.pad = 3;
   expect_spec_error([&] { make_layer(p, "x"); }, {"'pad'", "'3'"});
   Layer f;
-  f.r = 5; f.h = 3; f.w = 9; f.s = 1;
+  f.r = 5;
+  f.h = 3;
+  f.w = 9;
+  f.s = 1;
   expect_spec_error([&] { make_layer(f, "x"); }, {"'R'", "'5'", "taller"});
 }
 
@@ -102,7 +123,8 @@ TEST(ArchBad, RejectsEachBadField) {
   t = kGoodArch;
   t.replace(t.find("input_kib: 32"), 13, "input_kib: big");
   const std::string type = write_temp("a3.yaml", t);
-  expect_spec_error([&] { load_arch_file(type); }, {type, "'buffers.input_kib'", "'big'", "integer"});
+  expect_spec_error([&] { load_arch_file(type); },
+                    {type, "'buffers.input_kib'", "'big'", "integer"});
   const std::string malformed = write_temp("a4.yaml", "array: {rows: 8, cols: [\n");
   expect_spec_error([&] { load_arch_file(malformed); }, {malformed, "malformed YAML"});
   t = kGoodArch;
@@ -228,7 +250,13 @@ TEST(MapSpace, InvalidReasonNamesBufferAndBytes) {
 TEST(TileProgram, InputTileIsUniqueInBoundsBytes) {
   // 1x1 conv, stride 2: only every other row and column is ever loaded.
   Layer l;
-  l.k = 8; l.c = 4; l.h = 8; l.w = 8; l.r = 1; l.s = 1; l.stride = 2;
+  l.k = 8;
+  l.c = 4;
+  l.h = 8;
+  l.w = 8;
+  l.r = 1;
+  l.s = 1;
+  l.stride = 2;
   const Layer x = make_layer(l, "t");
   Mapping m = default_mapping(x, load_arch("default"));
   const AccessCounts c = count_by_walk(x, load_arch("default"), m);

@@ -55,7 +55,9 @@ std::string arch_error(const std::string& extra, const std::string& base = kArch
   return error_of([&] { load_arch_file(p); });
 }
 
-std::string arch_file() { return temp_path("arch.yaml").string(); }
+std::string arch_file() {
+  return temp_path("arch.yaml").string();
+}
 
 }  // namespace
 
@@ -67,8 +69,9 @@ TEST(StrictYaml, GoodArchStillLoads) {
 
 TEST(StrictYamlBad, DuplicateKey) {
   EXPECT_EQ(arch_error("clock_mhz: 100\nclock_mhz: 200\n"),
-            arch_file() + ": key 'clock_mhz' = '200': duplicate key (given more than once in "
-                          "the same map)");
+            arch_file() +
+                ": key 'clock_mhz' = '200': duplicate key (given more than once in "
+                "the same map)");
   // Nested, and a quoted spelling of the same key.
   EXPECT_EQ(error_of([] { mapping_from_yaml("tiles: {K: 1, 'K': 2}\n", "m.yaml"); }),
             "m.yaml: key 'tiles.K' = '2': duplicate key (given more than once in the same map)");
@@ -77,23 +80,27 @@ TEST(StrictYamlBad, DuplicateKey) {
 TEST(StrictYamlBad, NullMapListAndTagWhereAScalarBelongs) {
   EXPECT_EQ(arch_error("clock_mhz: ~\n"),
             arch_file() + ": key 'clock_mhz' = 'null': expected a number, got null");
-  EXPECT_EQ(arch_error("name:\n"), arch_file() + ": key 'name' = 'null': expected a scalar value, got null");
+  EXPECT_EQ(arch_error("name:\n"),
+            arch_file() + ": key 'name' = 'null': expected a scalar value, got null");
   EXPECT_EQ(arch_error("name: {first: a}\n"),
             arch_file() + ": key 'name' = '{first: a}': expected a scalar value, got a map");
   EXPECT_EQ(arch_error("", "array: {rows: [8], cols: 8}\n"),
             arch_file() + ": key 'array.rows' = '[8]': expected an integer, got a list");
   EXPECT_EQ(arch_error("name: !!binary aGVsbG8=\n"),
-            arch_file() + ": key 'name' = 'tag:yaml.org,2002:binary aGVsbG8=': YAML tags are not "
-                          "supported (remove 'tag:yaml.org,2002:binary')");
+            arch_file() +
+                ": key 'name' = 'tag:yaml.org,2002:binary aGVsbG8=': YAML tags are not "
+                "supported (remove 'tag:yaml.org,2002:binary')");
   EXPECT_EQ(arch_error("dataflows: [ws, ~]\n"),
             arch_file() + ": key 'dataflows[1]' = 'null': expected a scalar value, got null");
-  EXPECT_EQ(arch_error("array: ~\n", ""), arch_file() + ": key 'array' = 'null': expected a mapping");
+  EXPECT_EQ(arch_error("array: ~\n", ""),
+            arch_file() + ": key 'array' = 'null': expected a mapping");
 }
 
 TEST(StrictYamlBad, KeysMustBePlainText) {
   EXPECT_EQ(arch_error("? [a, b]\n: 1\n"),
             arch_file() + ": key '[a, b]' = '1': a key must be plain text, not a map or a list");
-  EXPECT_EQ(arch_error("~: 1\n"), arch_file() + ": key '' = '1': a key must be plain text, not null");
+  EXPECT_EQ(arch_error("~: 1\n"),
+            arch_file() + ": key '' = '1': a key must be plain text, not null");
 }
 
 TEST(StrictYamlBad, IntegersNeverWrap) {
@@ -124,18 +131,21 @@ TEST(StrictYamlBad, NonFiniteAndAbsurdNumbers) {
 
 TEST(StrictYamlBad, UnknownKeyWithTrailingSpaceIsQuoted) {
   EXPECT_EQ(arch_error("\"clock_mhz \": 100\n"),
-            arch_file() + ": key 'clock_mhz ' = '100': unknown key (known: name, description, "
-                          "array, buffers, dram, clock_mhz, dataflows, precision, energy); did "
-                          "you mean 'clock_mhz' without the spaces?");
+            arch_file() +
+                ": key 'clock_mhz ' = '100': unknown key (known: name, description, "
+                "array, buffers, dram, clock_mhz, dataflows, precision, energy); did "
+                "you mean 'clock_mhz' without the spaces?");
 }
 
 TEST(StrictYamlBad, ControlCharactersAreEscaped) {
-  EXPECT_EQ(arch_error("dataflows: [\"w\\x07s\\nx\\e[31m\"]\n"),
-            arch_file() + ": key 'dataflows' = 'w\\x07s\\nx\\x1b[31m': unknown dataflow (known: ws, os)");
+  EXPECT_EQ(
+      arch_error("dataflows: [\"w\\x07s\\nx\\e[31m\"]\n"),
+      arch_file() + ": key 'dataflows' = 'w\\x07s\\nx\\x1b[31m': unknown dataflow (known: ws, os)");
   EXPECT_EQ(error_of([] { parse_layer_arg("conv:K\t=1,C=3,H=8,W=8"); }),
             "--layer: key 'K\\t' = '1': unknown key for conv (known: C, H, K, N, R, S, W, pad, "
             "stride)");
-  const std::string msg = error_of([] { mapping_from_yaml("dataflow: \"\\x1b]0;owned\\x07\"\n", "m.yaml"); });
+  const std::string msg =
+      error_of([] { mapping_from_yaml("dataflow: \"\\x1b]0;owned\\x07\"\n", "m.yaml"); });
   EXPECT_EQ(msg.find('\x1b'), std::string::npos) << msg;
   EXPECT_EQ(msg.find('\x07'), std::string::npos) << msg;
 }
@@ -150,7 +160,8 @@ TEST(StrictYamlBad, DeepNestingAndAliasBombs) {
   std::string bomb = "a: &a [x, x, x, x, x, x, x, x, x, x]\n";
   for (char c = 'b'; c <= 'g'; ++c) {
     bomb += std::string(1, c) + ": &" + c + " [";
-    for (int i = 0; i < 10; ++i) bomb += std::string(i ? ", " : "") + "*" + static_cast<char>(c - 1);
+    for (int i = 0; i < 10; ++i)
+      bomb += std::string(i ? ", " : "") + "*" + static_cast<char>(c - 1);
     bomb += "]\n";
   }
   const std::string msg = error_of([&] { load_yaml_text(bomb, "b.yaml"); });
@@ -161,8 +172,9 @@ TEST(StrictYamlBad, DeepNestingAndAliasBombs) {
 TEST(StrictYamlBad, NetworkAndLayerFiles) {
   const std::string net =
       write_temp("net.yaml", "layers:\n  - {type: conv, K: 8, K: 9, C: 3, H: 8, W: 8}\n");
-  EXPECT_EQ(error_of([&] { parse_network_arg(net); }),
-            net + ": key 'layers[0].K' = '9': duplicate key (given more than once in the same map)");
+  EXPECT_EQ(
+      error_of([&] { parse_network_arg(net); }),
+      net + ": key 'layers[0].K' = '9': duplicate key (given more than once in the same map)");
   const std::string layer = write_temp("layer.yaml", "type: conv\nK: [8]\nC: 3\nH: 8\nW: 8\n");
   EXPECT_EQ(error_of([&] { parse_layer_arg(layer); }),
             layer + ": key 'K' = '[8]': expected a scalar value, got a list");

@@ -200,9 +200,9 @@ TEST(Zoo, UniqueLayers) {
 TEST(Zoo, BertMacsFromFormulas) {
   for (int64_t seq : {int64_t{128}, int64_t{512}}) {
     const int64_t d = 768, heads = 12, dh = 64, ffn = 3072;
-    const int64_t projections = 4 * seq * d * d;        // q, k, v, out
+    const int64_t projections = 4 * seq * d * d;           // q, k, v, out
     const int64_t attention = 2 * heads * seq * seq * dh;  // scores and context
-    const int64_t feed_forward = 2 * seq * d * ffn;     // ffn1 and ffn2
+    const int64_t feed_forward = 2 * seq * d * ffn;        // ffn1 and ffn2
     const mc::Network net = mc::zoo_network("bert_base_s" + std::to_string(seq));
     EXPECT_EQ(net.total_macs(), projections + attention + feed_forward) << seq;
 

@@ -79,8 +79,8 @@ TEST(GoldenRun, TinyRunRecordsExactlyTheGolden) {
     std::string la, lb;
     int line = 0;
     while (std::getline(a, la) && std::getline(b, lb) && la == lb) ++line;
-    ADD_FAILURE() << "results.json differs from the golden at line " << line + 1 << ":\n  got:  "
-                  << la << "\n  want: " << lb;
+    ADD_FAILURE() << "results.json differs from the golden at line " << line + 1
+                  << ":\n  got:  " << la << "\n  want: " << lb;
   }
   fs::remove_all(dir);
 }

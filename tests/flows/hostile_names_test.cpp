@@ -40,10 +40,14 @@ std::vector<std::string> hostile_names(const fs::path& dir) {
 std::string yaml_quoted(const std::string& s) {
   std::string o = "\"";
   for (char c : s) {
-    if (c == '\n') o += "\\n";
-    else if (c == '\r') o += "\\r";
-    else if (c == '"' || c == '\\') o += std::string("\\") + c;
-    else o += c;
+    if (c == '\n')
+      o += "\\n";
+    else if (c == '\r')
+      o += "\\r";
+    else if (c == '"' || c == '\\')
+      o += std::string("\\") + c;
+    else
+      o += c;
   }
   return o + "\"";
 }
@@ -53,7 +57,8 @@ std::string yaml_quoted(const std::string& s) {
 std::vector<fs::path> markers(const fs::path& dir) {
   std::vector<fs::path> found;
   for (int i = 0; i <= 12; ++i)
-    if (fs::exists(dir / ("marker_" + std::to_string(i)))) found.push_back(dir / ("marker_" + std::to_string(i)));
+    if (fs::exists(dir / ("marker_" + std::to_string(i))))
+      found.push_back(dir / ("marker_" + std::to_string(i)));
   return found;
 }
 

@@ -86,7 +86,8 @@ TEST(Regress, WrongGoldenFailsWithDiffAndJUnitThenUpdateFixesIt) {
   std::smatch m;
   ASSERT_TRUE(std::regex_search(g, m, cyc));
   const long long golden = std::stoll(m[2]);
-  g.replace(static_cast<size_t>(m.position(2)), static_cast<size_t>(m.length(2)), std::to_string(golden + 7));
+  g.replace(static_cast<size_t>(m.position(2)), static_cast<size_t>(m.length(2)),
+            std::to_string(golden + 7));
   const std::regex wt("dram_weight_bytes: ([0-9]+)");
   ASSERT_TRUE(std::regex_search(g, m, wt));
   g.replace(static_cast<size_t>(m.position(1)), static_cast<size_t>(m.length(1)), "1");
@@ -98,8 +99,10 @@ TEST(Regress, WrongGoldenFailsWithDiffAndJUnitThenUpdateFixesIt) {
   EXPECT_EQ(flows::cmd_regress(bad, out3), 1);
   const std::string text = out3.str();
   EXPECT_NE(text.find("FAIL  ws-conv"), std::string::npos) << text;
-  EXPECT_NE(text.find("rtl cycles: golden " + std::to_string(golden + 7) + ", now " + std::to_string(golden)),
-            std::string::npos) << text;
+  EXPECT_NE(text.find("rtl cycles: golden " + std::to_string(golden + 7) + ", now " +
+                      std::to_string(golden)),
+            std::string::npos)
+      << text;
   EXPECT_NE(text.find("rtl dram_weight_bytes: golden 1, now"), std::string::npos) << text;
   EXPECT_NE(text.find("PASS  os-fc"), std::string::npos) << text;
   const std::string xml = read_file(d / "bad.xml");
@@ -132,20 +135,27 @@ TEST(Regress, BadSuitesNameFileKeyAndValue) {
   };
   expect_error("name: x\ncases: []\n", "no cases");
   expect_error("name: x\ncasez: []\n", "casez");
-  expect_error("cases:\n  - {name: a, arch: small4, layer: 'fc:IN=8,OUT=8', mapping: default, dataflow: xs}\n",
-               "dataflow");
-  expect_error("cases:\n  - {name: a, arch: nope, layer: 'fc:IN=8,OUT=8', mapping: default}\n", "nope");
-  expect_error("cases:\n  - {name: a, arch: small4, layer: 'fc:IN=8,OUT=8', mapping: default}\n"
-               "  - {name: a, arch: small4, layer: 'fc:IN=8,OUT=8', mapping: default}\n",
-               "duplicate");
-  expect_error("tolerance: {cycles_pct: -1}\ncases:\n  - {name: a, arch: small4, layer: 'fc:IN=8,OUT=8', mapping: default}\n",
-               "cycles_pct");
+  expect_error(
+      "cases:\n  - {name: a, arch: small4, layer: 'fc:IN=8,OUT=8', mapping: default, dataflow: "
+      "xs}\n",
+      "dataflow");
+  expect_error("cases:\n  - {name: a, arch: nope, layer: 'fc:IN=8,OUT=8', mapping: default}\n",
+               "nope");
+  expect_error(
+      "cases:\n  - {name: a, arch: small4, layer: 'fc:IN=8,OUT=8', mapping: default}\n"
+      "  - {name: a, arch: small4, layer: 'fc:IN=8,OUT=8', mapping: default}\n",
+      "duplicate");
+  expect_error(
+      "tolerance: {cycles_pct: -1}\ncases:\n  - {name: a, arch: small4, layer: 'fc:IN=8,OUT=8', "
+      "mapping: default}\n",
+      "cycles_pct");
   fs::remove_all(d);
 }
 
 TEST(Regress, ShippedSuitesLoad) {
   for (const char* name : {"smoke", "nightly"}) {
-    const auto s = flows::load_regress_suite(std::string(MAPWRIGHT_SOURCE_DIR) + "/configs/regress/" + name + ".yaml");
+    const auto s = flows::load_regress_suite(std::string(MAPWRIGHT_SOURCE_DIR) +
+                                             "/configs/regress/" + name + ".yaml");
     EXPECT_FALSE(s.cases.empty()) << name;
     EXPECT_TRUE(fs::exists(s.golden_path)) << s.golden_path;
   }

@@ -19,13 +19,16 @@ using namespace mapwright;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) { return mapwright::test_files::fresh_path("report_" + name); }
+fs::path fresh_dir(const std::string& name) {
+  return mapwright::test_files::fresh_path("report_" + name);
+}
 using mapwright::test_files::read_file;
 
 }  // namespace
 
 TEST(Report, HtmlEscapeCoversEveryUnsafeCharacter) {
-  EXPECT_EQ(flows::html_escape("<a href=\"x\">&'</a>"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
+  EXPECT_EQ(flows::html_escape("<a href=\"x\">&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&amp;&#39;&lt;/a&gt;");
   // gnuplot strings: a quote is drawn as U+2019 (gnuplot 5.4 misparses '' runs at the end of a
   // string), control characters (a newline would end the command) become spaces.
   EXPECT_EQ(flows::gp_quote("it's"), "'it\xe2\x80\x99s'");

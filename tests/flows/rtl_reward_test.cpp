@@ -65,9 +65,9 @@ TEST(RtlReward, GaOnSmall4ScoresSamplesAfterTheWarmupOnTheRtl) {
                     s.metrics->valid ? obj.cost(*s.metrics) : 0.0, s.rtl != nullptr,
                     s.rtl ? obj.cost(*s.rtl) : 0.0});
   };
-  const flows::LayerSearch ls = flows::search_layer(
-      layer, arch, "ga", opts, seed, 24, obj, {}, observe, {}, flows::Encoding::Compact,
-      rtl_reward(8));
+  const flows::LayerSearch ls =
+      flows::search_layer(layer, arch, "ga", opts, seed, 24, obj, {}, observe, {},
+                          flows::Encoding::Compact, rtl_reward(8));
   ASSERT_EQ(ls.result.samples, 24);
   ASSERT_EQ(seen.size(), 24u);
   const json& w = ls.reward;
@@ -174,8 +174,8 @@ TEST(RtlReward, RefusesAnArchWithoutAModelAndTheExactMapper) {
     EXPECT_NE(std::string(e.what()).find("large32"), std::string::npos) << e.what();
   }
   try {
-    flows::search_layer(layer, arch, "exact", opts, 1, 4, obj, {}, {}, {},
-                        flows::Encoding::Compact, r);
+    flows::search_layer(layer, arch, "exact", opts, 1, 4, obj, {}, {}, {}, flows::Encoding::Compact,
+                        r);
     FAIL() << "no error";
   } catch (const core::SpecError& e) {
     EXPECT_NE(std::string(e.what()).find("the exact mapper optimizes the surrogate"),

@@ -115,10 +115,12 @@ TEST(RtlWorkers, DieWithTheirParentOnSigkill) {
   const std::string exe = MAPWRIGHT_CLI_EXE;
   // Three random mappings of a mid-size layer: their RTL runs take seconds, so a worker is
   // busy in a simulation (not waiting on its pipe) when the parent is killed.
-  std::vector<std::string> args = {exe, "run", "--layer", "conv:K=64,C=64,H=28,W=28,R=3,S=3,pad=1",
-                                   "--arch", "small4", "--searcher", "random", "--budget", "3",
-                                   "--top-k", "3", "--jobs", "2", "--seed", "5",
-                                   "--out", dir.string()};
+  std::vector<std::string> args = {
+      exe,        "run",       "--layer",    "conv:K=64,C=64,H=28,W=28,R=3,S=3,pad=1",
+      "--arch",   "small4",    "--searcher", "random",
+      "--budget", "3",         "--top-k",    "3",
+      "--jobs",   "2",         "--seed",     "5",
+      "--out",    dir.string()};
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -147,7 +149,8 @@ TEST(RtlWorkers, DieWithTheirParentOnSigkill) {
   const auto gone_by = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
   std::set<pid_t> left = workers;
   while (!left.empty() && std::chrono::steady_clock::now() < gone_by) {
-    for (auto it = left.begin(); it != left.end();) it = alive(*it) ? std::next(it) : left.erase(it);
+    for (auto it = left.begin(); it != left.end();)
+      it = alive(*it) ? std::next(it) : left.erase(it);
     std::this_thread::sleep_for(std::chrono::milliseconds(10));
   }
   EXPECT_TRUE(left.empty()) << left.size() << " RTL worker(s) survived their parent";

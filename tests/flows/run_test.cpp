@@ -24,7 +24,9 @@ using nlohmann::json;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) { return mapwright::test_files::fresh_path("flows_" + name); }
+fs::path fresh_dir(const std::string& name) {
+  return mapwright::test_files::fresh_path("flows_" + name);
+}
 using mapwright::test_files::read_file;
 
 using mapwright::test_files::load;
@@ -34,7 +36,8 @@ long long count_rows(const fs::path& db, const std::string& table) {
   sqlite3* h = nullptr;
   EXPECT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
   sqlite3_stmt* st = nullptr;
-  EXPECT_EQ(sqlite3_prepare_v2(h, ("SELECT COUNT(*) FROM " + table).c_str(), -1, &st, nullptr), SQLITE_OK);
+  EXPECT_EQ(sqlite3_prepare_v2(h, ("SELECT COUNT(*) FROM " + table).c_str(), -1, &st, nullptr),
+            SQLITE_OK);
   long long n = -1;
   if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
   sqlite3_finalize(st);
@@ -65,7 +68,8 @@ TEST(Run, TinyNetworkOnSmall4VerifiedOnRtl) {
     }
     EXPECT_EQ(L["best"]["chosen_by"], "rtl");
     // The chosen mapping is written and loads back.
-    const core::Mapping m = core::load_mapping_file((dir / L["mapping_file"].get<std::string>()).string());
+    const core::Mapping m =
+        core::load_mapping_file((dir / L["mapping_file"].get<std::string>()).string());
     EXPECT_EQ(core::mapping_to_yaml(m), L["best"]["mapping"].get<std::string>());
   }
   EXPECT_EQ(r["verification_summary"]["passed"], 6);
@@ -132,8 +136,10 @@ TEST(Run, ResumeAfterInterruptionLosesNothing) {
     ASSERT_EQ(a["candidates"].size(), b["candidates"].size());
     for (size_t c = 0; c < a["candidates"].size(); ++c) {
       EXPECT_EQ(a["candidates"][c]["mapping"], b["candidates"][c]["mapping"]);
-      EXPECT_EQ(a["candidates"][c]["verification"]["cycles"], b["candidates"][c]["verification"]["cycles"]);
-      EXPECT_EQ(a["candidates"][c]["verification"]["seed"], b["candidates"][c]["verification"]["seed"]);
+      EXPECT_EQ(a["candidates"][c]["verification"]["cycles"],
+                b["candidates"][c]["verification"]["cycles"]);
+      EXPECT_EQ(a["candidates"][c]["verification"]["seed"],
+                b["candidates"][c]["verification"]["seed"]);
     }
   }
   EXPECT_EQ(r["totals"]["cycles"], f["totals"]["cycles"]);
@@ -190,7 +196,8 @@ TEST(Run, FailedRtlVerificationIsReportedInRedAndExitsNonZero) {
   const json r = load(dir);
   EXPECT_EQ(r["verification_summary"]["failed"], 2);
   for (const auto& c : r["layers"][0]["candidates"])
-    EXPECT_EQ(c["verification"]["failure"].get<std::string>().rfind("watchdog:", 0), 0u) << c.dump();
+    EXPECT_EQ(c["verification"]["failure"].get<std::string>().rfind("watchdog:", 0), 0u)
+        << c.dump();
   EXPECT_EQ(r["layers"][0]["best"]["chosen_by"], "surrogate");
   const std::string html = read_file(dir / "report.html");
   EXPECT_NE(html.find("banner bad"), std::string::npos);

@@ -31,7 +31,9 @@ using mapwright::test_files::tiny_run;
 /// Sets the crash hook for the workers spawned while it lives (they inherit the environment).
 class CrashHook {
  public:
-  explicit CrashHook(const std::string& value) { setenv("MAPWRIGHT_TEST_CRASH_FIRST_JOB", value.c_str(), 1); }
+  explicit CrashHook(const std::string& value) {
+    setenv("MAPWRIGHT_TEST_CRASH_FIRST_JOB", value.c_str(), 1);
+  }
   ~CrashHook() { unsetenv("MAPWRIGHT_TEST_CRASH_FIRST_JOB"); }
   CrashHook(const CrashHook&) = delete;
   CrashHook& operator=(const CrashHook&) = delete;
@@ -93,7 +95,8 @@ TEST(RunWorkerCrash, CrashOnEveryTryIsAnInfrastructureFailureThatResumeRunsAgain
   std::ostringstream out;
   {
     // One job, 1 + kMaxCrashRetries crashes: it crashes on every try.
-    const CrashHook hook(marker.string() + ":" + std::to_string(1 + flows::RtlWorkerPool::kMaxCrashRetries));
+    const CrashHook hook(marker.string() + ":" +
+                         std::to_string(1 + flows::RtlWorkerPool::kMaxCrashRetries));
     EXPECT_EQ(flows::cmd_run(o, out), 4) << out.str();
   }
   EXPECT_NE(out.str().find("--resume"), std::string::npos) << out.str();
@@ -102,7 +105,9 @@ TEST(RunWorkerCrash, CrashOnEveryTryIsAnInfrastructureFailureThatResumeRunsAgain
   EXPECT_FALSE(v["passed"].get<bool>());
   EXPECT_EQ(v["kind"], "infrastructure");
   EXPECT_EQ(v["retries"], flows::RtlWorkerPool::kMaxCrashRetries);
-  EXPECT_EQ(v["failure"].get<std::string>().rfind("worker: the RTL process killed by signal", 0), 0u) << v.dump();
+  EXPECT_EQ(v["failure"].get<std::string>().rfind("worker: the RTL process killed by signal", 0),
+            0u)
+      << v.dump();
   EXPECT_EQ(r["verification_summary"]["infrastructure_failed"], 1);
   EXPECT_EQ(r["verification_summary"]["failures"][0]["kind"], "infrastructure");
 
@@ -110,7 +115,8 @@ TEST(RunWorkerCrash, CrashOnEveryTryIsAnInfrastructureFailureThatResumeRunsAgain
   flows::RunOptions again = tiny_run(dir);
   again.resume = true;
   {
-    const CrashHook hook(marker.string() + ":" + std::to_string(1 + flows::RtlWorkerPool::kMaxCrashRetries));
+    const CrashHook hook(marker.string() + ":" +
+                         std::to_string(1 + flows::RtlWorkerPool::kMaxCrashRetries));
     ASSERT_EQ(flows::cmd_run(again, out), 0) << out.str();
   }
   r = load(dir);

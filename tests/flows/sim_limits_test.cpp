@@ -42,8 +42,7 @@ std::set<pid_t> my_children() {
     if (close == std::string::npos) continue;
     char state = 0;
     long ppid = 0;
-    if (std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) == 2 &&
-        ppid == getpid())
+    if (std::sscanf(stat.c_str() + close + 1, " %c %ld", &state, &ppid) == 2 && ppid == getpid())
       kids.insert(static_cast<pid_t>(std::stol(name)));
   }
   return kids;
@@ -177,8 +176,7 @@ TEST(SimLimitsCli, VerifyOverMaxCyclesPrintsTheLimitAndFails_bad) {
   EXPECT_EQ(run_cli(with("1"), log), 4) << test_files::read_file(log);
   std::string text = test_files::read_file(log);
   EXPECT_NE(text.find("limit: predicted "), std::string::npos) << text;
-  EXPECT_NE(text.find(" cycles > max_cycles 1 (raise it with --sim-max-cycles)"),
-            std::string::npos)
+  EXPECT_NE(text.find(" cycles > max_cycles 1 (raise it with --sim-max-cycles)"), std::string::npos)
       << text;
   for (const std::string bad : {"0", "-5"}) {
     EXPECT_EQ(run_cli(with(bad), log), 2) << test_files::read_file(log);

@@ -62,7 +62,9 @@ TEST(Mapper, EqualsBruteForceStride2) {
 TEST(Mapper, EqualsBruteForceDepthwise) {
   expect_exact(conv(1, 1, 8, 3, 1, 1, 6), small(4, 4, 100, 30, 200));
 }
-TEST(Mapper, EqualsBruteForceGemm) { expect_exact(gemm(12, 20, 9), small(4, 4, 128, 96, 256)); }
+TEST(Mapper, EqualsBruteForceGemm) {
+  expect_exact(gemm(12, 20, 9), small(4, 4, 128, 96, 256));
+}
 
 TEST(Mapper, DeterministicAcrossRunsAndThreads) {
   const Arch small8 = load_arch("small8"), def = load_arch("default");

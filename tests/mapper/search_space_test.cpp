@@ -29,8 +29,8 @@ using test_layers::small;
 
 std::vector<Layer> zoo_layers() {
   return {zoo_layer("resnet18", "layer2.0.conv1", "test"),
-          zoo_layer("mobilenet_v2", "features.2.dw", "test"),
-          zoo_layer("vgg16", "conv3_2", "test"), zoo_layer("bert_base_s128", "ffn1", "test"),
+          zoo_layer("mobilenet_v2", "features.2.dw", "test"), zoo_layer("vgg16", "conv3_2", "test"),
+          zoo_layer("bert_base_s128", "ffn1", "test"),
           zoo_layer("resnet50", "layer4.0.conv3", "test")};
 }
 
@@ -148,8 +148,8 @@ TEST(SearchSpace, ExactOptimaOfZooLayersAreReachable) {
         EXPECT_FALSE(rep) << l.name << " " << name;
         const Metrics met = sur.evaluate(l, a, back);
         EXPECT_TRUE(same_metrics(met, r.metrics))
-            << l.name << " on " << a.name << " " << name << ": " << o.objective.cost(met)
-            << " vs " << r.best_cost << "\n"
+            << l.name << " on " << a.name << " " << name << ": " << o.objective.cost(met) << " vs "
+            << r.best_cost << "\n"
             << mapping_to_yaml(r.best) << "decoded:\n"
             << mapping_to_yaml(back);
       }

@@ -82,7 +82,8 @@ TEST(SurrogateCounts, ClosedFormEqualsWalkOnRandomLayersAndMappings) {
     const auto wf = walk.fields(), cf = closed.fields();
     for (size_t i = 0; i < wf.size(); ++i)
       ASSERT_EQ(wf[i].second, cf[i].second)
-          << wf[i].first << " differs for " << layer.describe() << "\n" << mapping_to_yaml(m);
+          << wf[i].first << " differs for " << layer.describe() << "\n"
+          << mapping_to_yaml(m);
     ASSERT_EQ(walk.macs, layer.macs());
     ++checked;
     with_spills += walk.psum_spills > 0;
@@ -140,14 +141,20 @@ TEST(SurrogateCycles, TracksReferenceScheduleOnRealLayers) {
   }
   ASSERT_GT(n, 250);
   const double mape = 100 * sum_err / n;
-  std::printf("closed-form vs reference schedule: MAPE %.2f%%, max %.1f%% over %d mappings\n",
-              mape, 100 * max_err, n);
+  std::printf("closed-form vs reference schedule: MAPE %.2f%%, max %.1f%% over %d mappings\n", mape,
+              100 * max_err, n);
   EXPECT_LT(mape, 2.0) << "closed-form cycles drifted from the reference schedule";
 }
 
 TEST(Surrogate, InvalidMappingIsTypedResult) {
   Layer l;
-  l.k = 64; l.c = 64; l.h = 56; l.w = 56; l.r = 3; l.s = 3; l.pad = 1;
+  l.k = 64;
+  l.c = 64;
+  l.h = 56;
+  l.w = 56;
+  l.r = 3;
+  l.s = 3;
+  l.pad = 1;
   const Layer layer = make_layer(l, "test");
   Arch arch;
   arch.accum_buf_bytes = 1024;

@@ -25,7 +25,8 @@ std::pair<std::vector<Point>, std::vector<Outcome>> sample(const Problem& p, F f
   std::vector<Outcome> out;
   for (int i = 0; i < n; ++i) {
     Point x;
-    for (const auto& q : p.params) x.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(q.cardinality)));
+    for (const auto& q : p.params)
+      x.push_back(static_cast<int64_t>(rng() % static_cast<uint64_t>(q.cardinality)));
     out.push_back(f(x));
     pts.push_back(std::move(x));
   }
@@ -68,8 +69,12 @@ TEST(Clustering, ParametersOfEachFailureClassAreGrouped) {
   // Log-cost is additive over six parameters; two different capacity limits couple
   // (x0, x1) and (x2, x3). Each failure class gets its own interaction test, so both pairs
   // are found although the log-cost response lumps the two kinds of failure together.
-  const Problem p{{{"a", 8, true}, {"b", 8, true}, {"c", 8, true}, {"d", 8, true},
-                   {"e", 8, true}, {"f", 8, true}}};
+  const Problem p{{{"a", 8, true},
+                   {"b", 8, true},
+                   {"c", 8, true},
+                   {"d", 8, true},
+                   {"e", 8, true},
+                   {"f", 8, true}}};
   auto cost = [](const Point& x) {
     if (x[0] * x[1] > 20) return Outcome{false, 0.0, "left_overflow: needs more"};
     if (x[2] * x[3] > 20) return Outcome{false, 0.0, "right_overflow: needs more"};
@@ -97,7 +102,7 @@ TEST(Clustering, AgentCountOverride) {
   Clustering c = cluster_parameters(p, pts, out, o, "correlation", 1);
   ASSERT_EQ(c.clusters.size(), 2u);
   EXPECT_EQ(c.merge_values.size(), 5u);  // The full dendrogram is recorded.
-  o.agents = 99;  // More than the parameters: one each.
+  o.agents = 99;                         // More than the parameters: one each.
   c = cluster_parameters(p, pts, out, o, "correlation", 1);
   EXPECT_EQ(c.clusters.size(), 6u);
 }
@@ -108,8 +113,7 @@ TEST(Clustering, AblationModes) {
   const ClusteringOptions o;
   EXPECT_EQ(cluster_parameters(p, pts, out, o, "per-param", 1).clusters,
             (Groups{{0}, {1}, {2}, {3}, {4}, {5}}));
-  EXPECT_EQ(cluster_parameters(p, pts, out, o, "single", 1).clusters,
-            (Groups{{0, 1, 2, 3, 4, 5}}));
+  EXPECT_EQ(cluster_parameters(p, pts, out, o, "single", 1).clusters, (Groups{{0, 1, 2, 3, 4, 5}}));
   // Random: the same cluster sizes as the correlation mode, different members for some seed,
   // and deterministic for a seed.
   bool differs = false;
@@ -155,7 +159,8 @@ TEST(AgglomerateBad, UnknownLinkageAndMode) {
     agglomerate({{0}}, "ward", 0, 0.2);
     ADD_FAILURE();
   } catch (const std::invalid_argument& e) {
-    EXPECT_STREQ(e.what(), "agglomerate: unknown linkage 'ward' (known: average, single, complete)");
+    EXPECT_STREQ(e.what(),
+                 "agglomerate: unknown linkage 'ward' (known: average, single, complete)");
   }
   try {
     cluster_parameters(testing::grouped_problem(), {}, {}, {}, "kmeans", 1);

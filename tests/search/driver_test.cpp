@@ -34,13 +34,16 @@ TEST(SearcherBad, UnknownKindListsKnownKinds) {
 }
 
 TEST(SearcherBad, BadProblems) {
-  EXPECT_EQ(error_of<std::invalid_argument>([] { make_searcher("random", Problem{}, kDefaults, 1); }),
-            "search problem: no parameters");
-  EXPECT_EQ(error_of<std::invalid_argument>(
-                [] { make_searcher("ga", Problem{{{"a", 4, true}, {"a", 3, false}}}, kDefaults, 1); }),
+  EXPECT_EQ(
+      error_of<std::invalid_argument>([] { make_searcher("random", Problem{}, kDefaults, 1); }),
+      "search problem: no parameters");
+  EXPECT_EQ(error_of<std::invalid_argument>([] {
+              make_searcher("ga", Problem{{{"a", 4, true}, {"a", 3, false}}}, kDefaults, 1);
+            }),
             "search problem: duplicate parameter name 'a'");
-  EXPECT_EQ(error_of<std::invalid_argument>(
-                [] { make_searcher("sa", Problem{{{"a", 0, true}}}, kDefaults, 1); }),
+  EXPECT_EQ(error_of<std::invalid_argument>([] {
+              make_searcher("sa", Problem{{{"a", 0, true}}}, kDefaults, 1);
+            }),
             "search problem: parameter 'a' has cardinality 0, expected >= 1");
 }
 
@@ -122,12 +125,12 @@ TEST(RunSearch, CurveIsInfiniteBeforeTheFirstValidPointAndNullInJson) {
 TEST(RunSearch, ProgressCanStopEarly) {
   auto s = make_searcher("random", testing::separable_problem(), kDefaults, 1);
   int64_t last = 0;
-  const SearchResult r = run_search(*s, batch_of(testing::separable_cost), 1000,
-                                    [&](const SearchProgress& p) {
-                                      last = p.samples;
-                                      EXPECT_EQ(p.budget, 1000);
-                                      return p.samples < 64;
-                                    });
+  const SearchResult r =
+      run_search(*s, batch_of(testing::separable_cost), 1000, [&](const SearchProgress& p) {
+        last = p.samples;
+        EXPECT_EQ(p.budget, 1000);
+        return p.samples < 64;
+      });
   EXPECT_TRUE(r.stopped_early);
   EXPECT_EQ(r.samples, 64);  // Two batches of 32.
   EXPECT_EQ(last, 64);
@@ -181,8 +184,9 @@ TEST(RunSearch, RepeatedPointsAreAnsweredFromTheCacheAndNotCharged) {
       std::vector<Outcome> out;
       for (const auto& x : pts) {
         ++calls[x];
-        out.push_back(x[0] == 4 ? Outcome{false, 0, "does not fit: a=4"}
-                                : Outcome{true, 1.0 + static_cast<double>(x[0] + x[1] + x[2] + x[3]), ""});
+        out.push_back(
+            x[0] == 4 ? Outcome{false, 0, "does not fit: a=4"}
+                      : Outcome{true, 1.0 + static_cast<double>(x[0] + x[1] + x[2] + x[3]), ""});
       }
       return out;
     };

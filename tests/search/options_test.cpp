@@ -24,7 +24,9 @@ std::string error_of(F f) {
   return "";
 }
 
-TEST(SearchOptions, DefaultsAreValid) { EXPECT_NO_THROW(validate_options(testing::kDefaults)); }
+TEST(SearchOptions, DefaultsAreValid) {
+  EXPECT_NO_THROW(validate_options(testing::kDefaults));
+}
 
 TEST(SearchOptions, ShippedDefaultFileEqualsBuiltInDefaults) {
   const SearchOptions o =
@@ -66,8 +68,8 @@ TEST(SearchOptionsBad, UnknownTopLevelKey) {
 }
 
 TEST(SearchOptionsBad, UnknownNestedKeyNamesDottedPathAndValue) {
-  const std::string msg = error_of(
-      [] { parse_search_options("marl:\n  learner:\n    lr_rate: 0.1\n", "o.yaml"); });
+  const std::string msg =
+      error_of([] { parse_search_options("marl:\n  learner:\n    lr_rate: 0.1\n", "o.yaml"); });
   EXPECT_NE(msg.find("o.yaml: key 'marl.learner.lr_rate' = '0.1': unknown key"), std::string::npos)
       << msg;
 }
@@ -95,9 +97,8 @@ TEST(SearchOptionsBad, OutOfRangeAndBadEnumerations) {
   EXPECT_EQ(error_of([] { parse_search_options("marl: {mode: clusters}\n", "o.yaml"); }),
             "o.yaml: key 'marl.mode' = 'clusters': expected one of: correlation, per-param, "
             "random, single");
-  EXPECT_EQ(
-      error_of([] { parse_search_options("marl: {learner: {algorithm: a2c}}\n", "o.yaml"); }),
-      "o.yaml: key 'marl.learner.algorithm' = 'a2c': expected one of: ppo, reinforce");
+  EXPECT_EQ(error_of([] { parse_search_options("marl: {learner: {algorithm: a2c}}\n", "o.yaml"); }),
+            "o.yaml: key 'marl.learner.algorithm' = 'a2c': expected one of: ppo, reinforce");
 }
 
 TEST(SearchOptionsBad, StrictLayerDefectClasses) {
@@ -144,8 +145,9 @@ TEST(SearchOptions, ReadsThePpoBoxSection) {
 }
 
 TEST(SearchOptionsBad, PpoBoxRejections) {
-  EXPECT_EQ(error_of([] { parse_search_options("ppo_box: {std: 1}\n", "o.yaml"); }).rfind(
-                "o.yaml: key 'ppo_box.std' = '1': unknown key", 0),
+  EXPECT_EQ(error_of([] {
+              parse_search_options("ppo_box: {std: 1}\n", "o.yaml");
+            }).rfind("o.yaml: key 'ppo_box.std' = '1': unknown key", 0),
             0u);
   EXPECT_EQ(error_of([] { parse_search_options("ppo_box: {minibatches: 40}\n", "o.yaml"); }),
             "o.yaml: key 'ppo_box.minibatches' = '40': expected at most ppo_box.batch (32)");

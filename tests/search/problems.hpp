@@ -14,8 +14,12 @@ namespace mapwright::search::testing {
 /// Six independent parameters (four ordinal, two categorical); optimum cost 1.0 at
 /// kSeparableOptimum.
 inline Problem separable_problem() {
-  return Problem{{{"o8", 8, true}, {"o16", 16, true}, {"o32", 32, true}, {"o64", 64, true},
-                  {"c6", 6, false}, {"c12", 12, false}}};
+  return Problem{{{"o8", 8, true},
+                  {"o16", 16, true},
+                  {"o32", 32, true},
+                  {"o64", 64, true},
+                  {"c6", 6, false},
+                  {"c12", 12, false}}};
 }
 inline const Point kSeparableOptimum = {5, 3, 20, 41, 2, 7};
 
@@ -61,8 +65,11 @@ inline Outcome grouped_cost(const Point& x) {
 /// dataflow choice and a PE count. Invalid points report "does not fit: ...". The best cost
 /// is about 1.04 (52 of the 5040 orders are best).
 inline Problem mapping_problem() {
-  return Problem{{{"order", 5040, false}, {"tile_a", 4096, true}, {"tile_b", 1024, true},
-                  {"dataflow", 3, false}, {"pes", 16, true}}};
+  return Problem{{{"order", 5040, false},
+                  {"tile_a", 4096, true},
+                  {"tile_b", 1024, true},
+                  {"dataflow", 3, false},
+                  {"pes", 16, true}}};
 }
 
 inline Outcome mapping_cost(const Point& x) {

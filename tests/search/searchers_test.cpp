@@ -72,8 +72,8 @@ TEST(Marl, FindsTheGroupedOptimumWithItsClusters) {
   o.marl.initial_samples = 192;
   int found = 0;
   for (uint64_t seed = 1; seed <= 10; ++seed) {
-    const SearchResult r = run("marl", testing::grouped_problem(),
-                               batch_of(testing::grouped_cost), 1000, seed, o);
+    const SearchResult r =
+        run("marl", testing::grouped_problem(), batch_of(testing::grouped_cost), 1000, seed, o);
     found += r.best_point == testing::kGroupedOptimum;
   }
   EXPECT_GE(found, 3);
@@ -97,7 +97,8 @@ double separable12_log_best(const std::string& credit, int64_t budget) {
   o.marl.learner.batch = 32;
   o.marl.learner.imitation_coef = 0;
   double sum = 0;
-  for (uint64_t seed = 1; seed <= 5; ++seed) sum += std::log(run("marl", p, ev, budget, seed, o).best_cost);
+  for (uint64_t seed = 1; seed <= 5; ++seed)
+    sum += std::log(run("marl", p, ev, budget, seed, o).best_cost);
   return sum / 5;
 }
 
@@ -143,7 +144,9 @@ void expect_rewarded_action_rises(const std::string& kind, SearchOptions o, int 
   EXPECT_GT(after, 0.7) << kind << " after " << updates << " updates";
 }
 
-TEST(Ppo, RewardedActionProbabilityRises) { expect_rewarded_action_rises("ppo", testing::kDefaults, 30); }
+TEST(Ppo, RewardedActionProbabilityRises) {
+  expect_rewarded_action_rises("ppo", testing::kDefaults, 30);
+}
 
 TEST(Ppo, ReinforceRewardedActionProbabilityRises) {
   SearchOptions o;
@@ -152,7 +155,9 @@ TEST(Ppo, ReinforceRewardedActionProbabilityRises) {
   expect_rewarded_action_rises("ppo", o, 30);
 }
 
-TEST(Marl, RewardedActionProbabilityRises) { expect_rewarded_action_rises("marl", testing::kDefaults, 30); }
+TEST(Marl, RewardedActionProbabilityRises) {
+  expect_rewarded_action_rises("marl", testing::kDefaults, 30);
+}
 
 TEST(Marl, ReinforceRewardedActionProbabilityRises) {
   SearchOptions o;
@@ -239,7 +244,7 @@ TEST(LargeDomains, AllSearchersWorkAndLearnersAreFast) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_TRUE(r.found) << kind;
     EXPECT_LT(r.best_cost, 1.2) << kind;  // Best is about 1.04; typical random points ~5.
-    EXPECT_LT(seconds, 5.0) << kind;       // ~19 policy updates with heads of 5040 values.
+    EXPECT_LT(seconds, 5.0) << kind;      // ~19 policy updates with heads of 5040 values.
   }
   EXPECT_TRUE(random.found);
 }
@@ -288,7 +293,9 @@ TEST(Describe, RecordsSeedsAndOptions) {
     EXPECT_TRUE(d.contains("options")) << kind;
     EXPECT_EQ(d["problem"].size(), 6u);
   }
-  EXPECT_TRUE(make_searcher("ppo", testing::separable_problem(), testing::kDefaults, 42)->describe().contains("torch_seed"));
+  EXPECT_TRUE(make_searcher("ppo", testing::separable_problem(), testing::kDefaults, 42)
+                  ->describe()
+                  .contains("torch_seed"));
 }
 
 // ppo-box: the paper's single-agent baseline (one tanh-Gaussian box action over all
@@ -326,7 +333,8 @@ TEST(PpoBox, MeanActionMovesTowardTheRewardedValues) {
   auto distance = [&](const nlohmann::json& mean_index) {
     double d = 0;
     for (size_t k = 0; k < 4; ++k)
-      d += std::abs(mean_index[k].get<double>() - static_cast<double>(testing::kSeparableOptimum[k])) /
+      d += std::abs(mean_index[k].get<double>() -
+                    static_cast<double>(testing::kSeparableOptimum[k])) /
            static_cast<double>(p.params[k].cardinality);
     return d;
   };

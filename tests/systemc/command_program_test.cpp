@@ -36,8 +36,8 @@ TEST(InputRows, BufferRowFormulaMatchesInputExtent) {
                       const bool in = abs >= 0 && abs < h;
                       const bool held = row >= 0 && row < static_cast<long long>(m.rows.size());
                       ASSERT_EQ(in, held) << "stride " << stride << " pad " << pad << " h " << h
-                                          << " p0 " << p0 << " pt " << pt << " r0 " << r0
-                                          << " rt " << rt << " pl " << pl << " rl " << rl;
+                                          << " p0 " << p0 << " pt " << pt << " r0 " << r0 << " rt "
+                                          << rt << " pl " << pl << " rl " << rl;
                       if (in) {
                         ASSERT_EQ(m.rows[static_cast<size_t>(row)], abs);
                       }
@@ -51,9 +51,17 @@ TEST(InputRows, BufferRowFormulaMatchesInputExtent) {
 // The program's DMA commands carry exactly the tile program's bytes, and the fences only point
 // backwards.
 TEST(CommandProgram, DmaBytesAndFencesFollowTheTileProgram) {
-  const core::Arch arch = core::load_arch(std::string(MAPWRIGHT_SOURCE_DIR) + "/configs/arch/small4.yaml");
+  const core::Arch arch =
+      core::load_arch(std::string(MAPWRIGHT_SOURCE_DIR) + "/configs/arch/small4.yaml");
   core::Layer raw;
-  raw.n = 2; raw.k = 5; raw.c = 3; raw.h = 7; raw.w = 6; raw.r = 3; raw.s = 3; raw.stride = 2;
+  raw.n = 2;
+  raw.k = 5;
+  raw.c = 3;
+  raw.h = 7;
+  raw.w = 6;
+  raw.r = 3;
+  raw.s = 3;
+  raw.stride = 2;
   raw.pad = 1;
   const core::Layer l = core::make_layer(raw, "test");
   core::MapSpace space(l, arch);
@@ -77,7 +85,10 @@ TEST(CommandProgram, DmaBytesAndFencesFollowTheTileProgram) {
 
 TEST(CommandProgram, ReferenceOfA1x1ConvIsAMatrixProduct) {
   core::Layer raw;
-  raw.k = 3; raw.c = 4; raw.h = 2; raw.w = 2;
+  raw.k = 3;
+  raw.c = 4;
+  raw.h = 2;
+  raw.w = 2;
   const core::Layer l = core::make_layer(raw, "test");
   const auto in = random_tensor(1, 16), wt = random_tensor(2, 12);
   const auto out = reference_output(l, in, wt, 0);

@@ -32,8 +32,16 @@ Arch arch_named(const std::string& name) {
 Layer conv(long long n, long long g, long long k, long long c, long long h, long long w,
            long long r, long long s, long long stride, long long pad) {
   Layer l;
-  l.n = n; l.g = g; l.k = k; l.c = c; l.h = h; l.w = w; l.r = r; l.s = s;
-  l.stride = stride; l.pad = pad;
+  l.n = n;
+  l.g = g;
+  l.k = k;
+  l.c = c;
+  l.h = h;
+  l.w = w;
+  l.r = r;
+  l.s = s;
+  l.stride = stride;
+  l.pad = pad;
   return make_layer(l, "test");
 }
 
@@ -141,12 +149,12 @@ void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max
     db += m.db_input || m.db_weight || m.db_accum;
     if (::testing::Test::HasFailure()) return;
   }
-  std::printf("[%s] %d runs (WS %lld, OS %lld, with spills %lld, double-buffered %lld): cycles "
-              "vs reference schedule: %lld exact, mean err %.4f%%, max %.4f%%; vs surrogate: "
-              "mean err %.2f%%, max %.2f%%; %.0f simulated cycles/s\n",
-              arch_name.c_str(), runs, ws, os, spills, db, exact, 100 * vs_sched.mean(),
-              100 * vs_sched.max, 100 * vs_surr.mean(), 100 * vs_surr.max,
-              secs > 0 ? static_cast<double>(cycles) / secs : 0.0);
+  std::printf(
+      "[%s] %d runs (WS %lld, OS %lld, with spills %lld, double-buffered %lld): cycles "
+      "vs reference schedule: %lld exact, mean err %.4f%%, max %.4f%%; vs surrogate: "
+      "mean err %.2f%%, max %.2f%%; %.0f simulated cycles/s\n",
+      arch_name.c_str(), runs, ws, os, spills, db, exact, 100 * vs_sched.mean(), 100 * vs_sched.max,
+      100 * vs_surr.mean(), 100 * vs_surr.max, secs > 0 ? static_cast<double>(cycles) / secs : 0.0);
 }
 
 }  // namespace
@@ -168,7 +176,9 @@ TEST(RtlSmall4, DefaultMappingOfASmallConvIsExact) {
   EXPECT_GT(e.energy_pj, 0);
 }
 
-TEST(RtlSmall4, RandomLayersAndMappingsAreExact) { random_sweep("small4", 11, 400, 9); }
+TEST(RtlSmall4, RandomLayersAndMappingsAreExact) {
+  random_sweep("small4", 11, 400, 9);
+}
 
 TEST(RtlSmall4, RandomDramStallsChangeCyclesButNotResultsOrCounts) {
   random_sweep("small4", 12, 100, 8, 0.3);
@@ -198,9 +208,13 @@ TEST(RtlSmall4, StallsOnOneMappingKeepResultsAndCounts) {
   EXPECT_GT(b.dram_stall_cycles, 0);
 }
 
-TEST(RtlSmall8, RandomLayersAndMappingsAreExact) { random_sweep("small8", 21, 150, 12); }
+TEST(RtlSmall8, RandomLayersAndMappingsAreExact) {
+  random_sweep("small8", 21, 150, 12);
+}
 
-TEST(RtlDefault, RandomLayersAndMappingsAreExact) { random_sweep("default", 31, 30, 14); }
+TEST(RtlDefault, RandomLayersAndMappingsAreExact) {
+  random_sweep("default", 31, 30, 14);
+}
 
 TEST(RtlDefault, ReportsTheParametersItsSpecAskedFor) {
   const Arch arch = arch_named("default");

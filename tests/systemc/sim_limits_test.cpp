@@ -17,9 +17,9 @@
 
 using namespace mapwright;
 using namespace mapwright::core;
+using systemc::CommandProgram;
 using systemc::RtlEvaluator;
 using systemc::RtlRunOptions;
-using systemc::CommandProgram;
 using systemc::RtlRunResult;
 
 namespace {
@@ -31,14 +31,21 @@ Arch arch_named(const std::string& name) {
 Layer conv(long long g, long long k, long long c, long long hw, long long rs, long long stride,
            long long pad) {
   Layer l;
-  l.g = g; l.k = k; l.c = c; l.h = l.w = hw; l.r = l.s = rs;
-  l.stride = stride; l.pad = pad;
+  l.g = g;
+  l.k = k;
+  l.c = c;
+  l.h = l.w = hw;
+  l.r = l.s = rs;
+  l.stride = stride;
+  l.pad = pad;
   if (g > 1) l.kind = LayerKind::Grouped;
   return make_layer(l, "test");
 }
 
 /// Every tile 1, one PE: the most commands a layer can have.
-Mapping all_ones() { return Mapping{}; }
+Mapping all_ones() {
+  return Mapping{};
+}
 
 /// What the run really allocates for its program, DRAM image, operands and reference (vector
 /// capacities, as the heap sees them).
@@ -89,9 +96,9 @@ TEST(SimLimits, MemoryEstimateBoundsTheActualAllocation) {
   double lo = 1e9, hi = 0;  // range of estimate / actual
   for (const std::string arch_name : {"small4", "small8"}) {
     const Arch arch = arch_named(arch_name);
-    for (const Layer& l : {conv(1, 8, 4, 8, 3, 1, 1), conv(1, 5, 3, 9, 3, 2, 1),
-                           conv(2, 3, 4, 7, 3, 1, 1), conv(1, 16, 16, 6, 1, 1, 0),
-                           conv(4, 1, 1, 10, 3, 2, 1)}) {
+    for (const Layer& l :
+         {conv(1, 8, 4, 8, 3, 1, 1), conv(1, 5, 3, 9, 3, 2, 1), conv(2, 3, 4, 7, 3, 1, 1),
+          conv(1, 16, 16, 6, 1, 1, 0), conv(4, 1, 1, 10, 3, 2, 1)}) {
       std::vector<Mapping> maps = {all_ones(), default_mapping(l, arch)};
       const MapSpace space(l, arch);
       for (int i = 0; i < 12; ++i) {

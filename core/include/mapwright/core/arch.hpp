@@ -15,30 +15,30 @@ const char* dataflow_name(Dataflow d);
 
 /// Energy per event, in picojoules. Defaults cite their source in `source`.
 struct EnergyTable {
-  double mac_pj = 0.3;               ///< One int8 x int8 MAC with int32 add.
-  double input_buf_pj = 2.5;         ///< One byte read or written in the input buffer.
-  double weight_buf_pj = 2.5;        ///< One byte read or written in the weight buffer.
-  double accum_buf_pj = 10.0;        ///< One int32 word read or written in the accumulator.
-  double dram_pj_per_byte = 160.0;   ///< One byte moved to or from DRAM.
-  double pe_static_pj = 0.02;        ///< Clock/leakage of one enabled PE for one cycle.
-  std::string source;                ///< Where the numbers come from.
+  double mac_pj = 0.3;              ///< One int8 x int8 MAC with int32 add.
+  double input_buf_pj = 2.5;        ///< One byte read or written in the input buffer.
+  double weight_buf_pj = 2.5;       ///< One byte read or written in the weight buffer.
+  double accum_buf_pj = 10.0;       ///< One int32 word read or written in the accumulator.
+  double dram_pj_per_byte = 160.0;  ///< One byte moved to or from DRAM.
+  double pe_static_pj = 0.02;       ///< Clock/leakage of one enabled PE for one cycle.
+  std::string source;               ///< Where the numbers come from.
 };
 
 /// One accelerator, immutable after `load_arch` validated it.
 struct Arch {
-  std::string name;                     ///< Config name (file stem).
-  int rows = 16;                        ///< Array rows.
-  int cols = 16;                        ///< Array columns.
+  std::string name;                                             ///< Config name (file stem).
+  int rows = 16;                                                ///< Array rows.
+  int cols = 16;                                                ///< Array columns.
   std::vector<Dataflow> dataflows{Dataflow::WS, Dataflow::OS};  ///< Supported at run time.
-  long long input_buf_bytes = 256 * 1024;   ///< Input (activation) buffer.
-  long long weight_buf_bytes = 256 * 1024;  ///< Weight buffer.
-  long long accum_buf_bytes = 64 * 1024;    ///< Accumulator buffer (int32 words x 4).
-  double dram_bytes_per_cycle = 16;     ///< DRAM bandwidth.
-  int dram_latency_cycles = 100;        ///< Latency of one DRAM transfer.
-  double clock_mhz = 1000;              ///< Clock, for seconds and power in reports.
-  int operand_bits = 8;                 ///< Operand width (the RTL supports 8).
-  int acc_bits = 32;                    ///< Accumulator width (the RTL supports 32).
-  EnergyTable energy;                   ///< Energy per event.
+  long long input_buf_bytes = 256 * 1024;                       ///< Input (activation) buffer.
+  long long weight_buf_bytes = 256 * 1024;                      ///< Weight buffer.
+  long long accum_buf_bytes = 64 * 1024;  ///< Accumulator buffer (int32 words x 4).
+  double dram_bytes_per_cycle = 16;       ///< DRAM bandwidth.
+  int dram_latency_cycles = 100;          ///< Latency of one DRAM transfer.
+  double clock_mhz = 1000;                ///< Clock, for seconds and power in reports.
+  int operand_bits = 8;                   ///< Operand width (the RTL supports 8).
+  int acc_bits = 32;                      ///< Accumulator width (the RTL supports 32).
+  EnergyTable energy;                     ///< Energy per event.
 
   bool supports(Dataflow d) const;
 };

@@ -19,9 +19,12 @@ inline std::string escape_text(const std::string& s, size_t max_len = 0) {
       break;
     }
     const unsigned char c = static_cast<unsigned char>(s[i]);
-    if (c == '\n') out += "\\n";
-    else if (c == '\t') out += "\\t";
-    else if (c == '\r') out += "\\r";
+    if (c == '\n')
+      out += "\\n";
+    else if (c == '\t')
+      out += "\\t";
+    else if (c == '\r')
+      out += "\\r";
     else if (c < 0x20 || c == 0x7f) {
       char buf[8];
       std::snprintf(buf, sizeof buf, "\\x%02x", c);
@@ -39,7 +42,10 @@ class SpecError : public std::runtime_error {
             const std::string& why)
       : std::runtime_error(escape_text(where) + ": key '" + escape_text(key) + "' = '" +
                            escape_text(value, 240) + "': " + escape_text(why)),
-        where_(where), key_(key), value_(value), why_(why) {}
+        where_(where),
+        key_(key),
+        value_(value),
+        why_(why) {}
   const std::string& where() const { return where_; }  ///< File or flag.
   const std::string& key() const { return key_; }      ///< Offending key (dotted path).
   const std::string& value() const { return value_; }  ///< Offending value as text.

@@ -27,20 +27,20 @@ const char* layer_kind_name(LayerKind k);
 
 /// One layer, immutable after `make_layer` validated it.
 struct Layer {
-  std::string name;      ///< Human-readable name (zoo name or "inline").
+  std::string name;                  ///< Human-readable name (zoo name or "inline").
   LayerKind kind = LayerKind::Conv;  ///< Original kind, for reports.
-  int64_t n = 1;         ///< Batch.
-  int64_t g = 1;         ///< Groups.
-  int64_t k = 1;         ///< Output channels per group.
-  int64_t c = 1;         ///< Input channels per group.
-  int64_t h = 1;         ///< Input height (unpadded).
-  int64_t w = 1;         ///< Input width (unpadded).
-  int64_t r = 1;         ///< Filter height.
-  int64_t s = 1;         ///< Filter width.
-  int64_t stride = 1;    ///< Stride (both axes).
-  int64_t pad = 0;       ///< Zero padding (both axes, both sides).
-  int64_t p = 1;         ///< Output height, derived.
-  int64_t q = 1;         ///< Output width, derived.
+  int64_t n = 1;                     ///< Batch.
+  int64_t g = 1;                     ///< Groups.
+  int64_t k = 1;                     ///< Output channels per group.
+  int64_t c = 1;                     ///< Input channels per group.
+  int64_t h = 1;                     ///< Input height (unpadded).
+  int64_t w = 1;                     ///< Input width (unpadded).
+  int64_t r = 1;                     ///< Filter height.
+  int64_t s = 1;                     ///< Filter width.
+  int64_t stride = 1;                ///< Stride (both axes).
+  int64_t pad = 0;                   ///< Zero padding (both axes, both sides).
+  int64_t p = 1;                     ///< Output height, derived.
+  int64_t q = 1;                     ///< Output width, derived.
 
   /// Loop bound of dimension d.
   int64_t dim(Dim d) const;

@@ -28,11 +28,11 @@ struct Mapping {
   /// Level-2 loop order over N K C P Q R S, outermost first.
   std::array<Dim, kNumOrderedDims> order{Dim::N, Dim::K, Dim::C, Dim::P, Dim::Q, Dim::R, Dim::S};
   FoldOrder fold_order = FoldOrder::RowsOuter;  ///< Level-1 fold order.
-  int pe_rows = 1;          ///< PE rows a fold may use (1..arch rows).
-  int pe_cols = 1;          ///< PE columns a fold may use (1..arch cols).
-  bool db_input = false;    ///< Double-buffer the input buffer.
-  bool db_weight = false;   ///< Double-buffer the weight buffer.
-  bool db_accum = false;    ///< Double-buffer the accumulator.
+  int pe_rows = 1;                              ///< PE rows a fold may use (1..arch rows).
+  int pe_cols = 1;                              ///< PE columns a fold may use (1..arch cols).
+  bool db_input = false;                        ///< Double-buffer the input buffer.
+  bool db_weight = false;                       ///< Double-buffer the weight buffer.
+  bool db_accum = false;                        ///< Double-buffer the accumulator.
   std::string layer_shape;  ///< Shape key of the layer it was made for ("" = unchecked).
 
   long long tile_of(Dim d) const { return tile[static_cast<int>(d)]; }

@@ -23,9 +23,9 @@ namespace mapwright::core {
 
 /// One parameter of the space.
 struct ParamInfo {
-  std::string name;          ///< e.g. "tile_K".
-  long long cardinality = 1; ///< Domain size; values are indices 0..cardinality-1.
-  bool ordinal = false;      ///< Neighbouring indices are similar (tile sizes, PE counts).
+  std::string name;           ///< e.g. "tile_K".
+  long long cardinality = 1;  ///< Domain size; values are indices 0..cardinality-1.
+  bool ordinal = false;       ///< Neighbouring indices are similar (tile sizes, PE counts).
 };
 
 /// A point of the space: one index per parameter.

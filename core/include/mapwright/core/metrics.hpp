@@ -29,14 +29,14 @@ struct Metrics {
   bool valid = false;                       ///< False: see `invalid` and `reason`.
   InvalidKind invalid = InvalidKind::None;  ///< Typed reason.
   std::string reason;                       ///< Human-readable reason.
-  long long cycles = 0;          ///< End-to-end latency in cycles.
-  long long compute_cycles = 0;  ///< Sum of fold times (array busy).
-  long long dma_cycles = 0;      ///< Sum of DMA transfer times.
-  double energy_pj = 0;          ///< Total energy.
-  EnergyBreakdown energy;        ///< Energy by component.
-  double edp = 0;                ///< energy_pj * cycles (pJ x cycles).
-  double utilization = 0;        ///< MACs / (cycles * rows * cols).
-  AccessCounts counts;           ///< Exact access counts.
+  long long cycles = 0;                     ///< End-to-end latency in cycles.
+  long long compute_cycles = 0;             ///< Sum of fold times (array busy).
+  long long dma_cycles = 0;                 ///< Sum of DMA transfer times.
+  double energy_pj = 0;                     ///< Total energy.
+  EnergyBreakdown energy;                   ///< Energy by component.
+  double edp = 0;                           ///< energy_pj * cycles (pJ x cycles).
+  double utilization = 0;                   ///< MACs / (cycles * rows * cols).
+  AccessCounts counts;                      ///< Exact access counts.
 
   /// JSON with at least valid, reason, cycles, energy_pj, edp, utilization, macs, dram_bytes
   /// (per tensor), and the full counts and energy breakdown.

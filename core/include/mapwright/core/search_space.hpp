@@ -53,9 +53,7 @@ class SearchSpace {
   /// The architecture.
   const Arch& arch() const { return arch_; }
   /// The static, ascending tile list of loop `d` (a single value: no parameter).
-  const std::vector<long long>& tile_sizes(Dim d) const {
-    return tiles_[static_cast<int>(d)];
-  }
+  const std::vector<long long>& tile_sizes(Dim d) const { return tiles_[static_cast<int>(d)]; }
 
   /// Vector -> mapping that fits the buffers whenever any mapping fits. Indices are clamped
   /// into their domains. Steps, each deterministic:
@@ -89,17 +87,17 @@ class SearchSpace {
     Dim dim = Dim::N;        ///< The loop, for Kind::Tile.
   };
 
-  Layer layer_;                                     ///< The layer.
-  Arch arch_;                                       ///< The architecture.
-  std::vector<ParamInfo> params_;                   ///< Parameters in vector order.
-  std::vector<Slot> slots_;                         ///< Role of each parameter.
+  Layer layer_;                                         ///< The layer.
+  Arch arch_;                                           ///< The architecture.
+  std::vector<ParamInfo> params_;                       ///< Parameters in vector order.
+  std::vector<Slot> slots_;                             ///< Role of each parameter.
   std::array<std::vector<long long>, kNumDims> tiles_;  ///< Static tile list per Dim.
-  std::array<int, kNumDims> tile_param_{};          ///< Parameter index per Dim (-1: none).
-  int df_param_ = -1;      ///< Index of the dataflow parameter (-1: one dataflow).
-  int order_param_ = -1;   ///< Index of the order parameter.
-  int rows_param_ = -1;    ///< Index of pe_rows.
-  int cols_param_ = -1;    ///< Index of pe_cols.
-  int db_param_ = -1;      ///< Index of db_input (db_weight, db_accum follow).
+  std::array<int, kNumDims> tile_param_{};              ///< Parameter index per Dim (-1: none).
+  int df_param_ = -1;     ///< Index of the dataflow parameter (-1: one dataflow).
+  int order_param_ = -1;  ///< Index of the order parameter.
+  int rows_param_ = -1;   ///< Index of pe_rows.
+  int cols_param_ = -1;   ///< Index of pe_cols.
+  int db_param_ = -1;     ///< Index of db_input (db_weight, db_accum follow).
 };
 
 }  // namespace mapwright::core

@@ -45,8 +45,7 @@ inline double spearman(const std::vector<double>& a, const std::vector<double>& 
     saa += (ra[i] - ma) * (ra[i] - ma);
     sbb += (rb[i] - mb) * (rb[i] - mb);
   }
-  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb)
-                            : std::numeric_limits<double>::quiet_NaN();
+  return saa > 0 && sbb > 0 ? sab / std::sqrt(saa * sbb) : std::numeric_limits<double>::quiet_NaN();
 }
 
 }  // namespace mapwright::core

@@ -55,25 +55,25 @@ Validity check_capacity(const Layer& layer, const Arch& arch, const Mapping& m);
 /// Exact access counts of one layer under one mapping. Buffer counts are element accesses
 /// (bytes for input/weight, int32 words for the accumulator).
 struct AccessCounts {
-  long long macs = 0;               ///< Useful multiply-accumulates.
-  long long steps = 0;              ///< Level-2 tile steps.
-  long long folds = 0;              ///< Level-1 folds over all steps and groups.
-  long long input_buf_reads = 0;    ///< Activations streamed into the array (padding included).
-  long long input_buf_writes = 0;   ///< Bytes written by input loads.
-  long long weight_buf_reads = 0;   ///< Weights read into the array.
-  long long weight_buf_writes = 0;  ///< Bytes written by weight loads.
-  long long accum_reads = 0;        ///< Words read: compute read-modify-write, stores, spills.
-  long long accum_writes = 0;       ///< Words written: compute, psum reloads.
-  long long dram_input_bytes = 0;   ///< Input bytes read from DRAM.
-  long long dram_weight_bytes = 0;  ///< Weight bytes read from DRAM.
-  long long dram_output_bytes = 0;  ///< Final int8 outputs written to DRAM.
+  long long macs = 0;                   ///< Useful multiply-accumulates.
+  long long steps = 0;                  ///< Level-2 tile steps.
+  long long folds = 0;                  ///< Level-1 folds over all steps and groups.
+  long long input_buf_reads = 0;        ///< Activations streamed into the array (padding included).
+  long long input_buf_writes = 0;       ///< Bytes written by input loads.
+  long long weight_buf_reads = 0;       ///< Weights read into the array.
+  long long weight_buf_writes = 0;      ///< Bytes written by weight loads.
+  long long accum_reads = 0;            ///< Words read: compute read-modify-write, stores, spills.
+  long long accum_writes = 0;           ///< Words written: compute, psum reloads.
+  long long dram_input_bytes = 0;       ///< Input bytes read from DRAM.
+  long long dram_weight_bytes = 0;      ///< Weight bytes read from DRAM.
+  long long dram_output_bytes = 0;      ///< Final int8 outputs written to DRAM.
   long long dram_psum_write_bytes = 0;  ///< int32 partial sums spilled to DRAM.
   long long dram_psum_read_bytes = 0;   ///< int32 partial sums reloaded from DRAM.
-  long long input_loads = 0;        ///< DMA commands: input tile loads.
-  long long weight_loads = 0;       ///< DMA commands: weight tile loads.
-  long long psum_reloads = 0;       ///< DMA commands: partial-sum reloads.
-  long long psum_spills = 0;        ///< DMA commands: partial-sum spills.
-  long long output_stores = 0;      ///< DMA commands: final output stores.
+  long long input_loads = 0;            ///< DMA commands: input tile loads.
+  long long weight_loads = 0;           ///< DMA commands: weight tile loads.
+  long long psum_reloads = 0;           ///< DMA commands: partial-sum reloads.
+  long long psum_spills = 0;            ///< DMA commands: partial-sum spills.
+  long long output_stores = 0;          ///< DMA commands: final output stores.
 
   long long dram_bytes() const {
     return dram_input_bytes + dram_weight_bytes + dram_output_bytes + dram_psum_write_bytes +

@@ -46,13 +46,12 @@ double get_double_in(const YAML::Node& map, const std::string& key, const std::s
 bool get_bool(const YAML::Node& map, const std::string& key, const std::string& where,
               const std::string& path, bool fallback);
 std::string get_string(const YAML::Node& map, const std::string& key, const std::string& where,
-                       const std::string& path, const std::string& fallback,
-                       bool required = false);
+                       const std::string& path, const std::string& fallback, bool required = false);
 /// The text of scalar `node` found at dotted `key`; null, a map or a list is refused.
 std::string scalar_of(const YAML::Node& node, const std::string& where, const std::string& key);
 /// Integer in [lo, hi] from scalar `node` at dotted `key` (for list items).
-int64_t int_of(const YAML::Node& node, const std::string& where, const std::string& key,
-               int64_t lo, int64_t hi);
+int64_t int_of(const YAML::Node& node, const std::string& where, const std::string& key, int64_t lo,
+               int64_t hi);
 /// Finite number in [lo, hi] from scalar `node` at dotted `key` (for list items).
 double double_of(const YAML::Node& node, const std::string& where, const std::string& key,
                  double lo, double hi);

@@ -20,8 +20,8 @@ namespace mapwright::core {
 /// A network: an ordered list of layers (every conv and FC layer; pooling/activation are not
 /// mapped).
 struct Network {
-  std::string name;         ///< Zoo name, e.g. "resnet50".
-  std::string description;  ///< One-line description.
+  std::string name;           ///< Zoo name, e.g. "resnet50".
+  std::string description;    ///< One-line description.
   std::vector<Layer> layers;  ///< Every mapped layer, in execution order.
 
   /// Sum of the MACs of all layers.

@@ -37,13 +37,13 @@ namespace mapwright::flows {
 
 /// One regression case after loading (sweeps expanded).
 struct RegressCase {
-  std::string name;            ///< Unique within the suite.
-  std::string arch;            ///< Architecture name or file.
-  std::string layer_text;      ///< The layer as written (or generated).
-  core::Layer layer;           ///< The layer.
-  core::Mapping mapping;       ///< The fixed mapping.
-  uint64_t seed = 1;           ///< Seed of the RTL operands.
-  double cycles_tol_pct = 0;   ///< Allowed cycle drift in percent (0 = exact).
+  std::string name;           ///< Unique within the suite.
+  std::string arch;           ///< Architecture name or file.
+  std::string layer_text;     ///< The layer as written (or generated).
+  core::Layer layer;          ///< The layer.
+  core::Mapping mapping;      ///< The fixed mapping.
+  uint64_t seed = 1;          ///< Seed of the RTL operands.
+  double cycles_tol_pct = 0;  ///< Allowed cycle drift in percent (0 = exact).
 };
 
 /// A parsed suite; errors name the file, key and value.
@@ -57,14 +57,14 @@ struct RegressSuite {
 RegressSuite load_regress_suite(const std::string& path);
 
 struct RegressOptions {
-  std::string suite;        ///< Suite YAML.
-  std::string junit;        ///< JUnit XML output ("" = none).
-  bool update = false;      ///< Rewrite the goldens from this run.
-  int jobs = 0;             ///< Worker processes (0 = number of cores).
-  std::string filter;       ///< Run only cases whose name contains this.
-  bool progress = true;     ///< Progress on stderr when it is a terminal.
-  std::string worker_exe;   ///< mapwright binary for RTL workers ("" = this one).
-  SimLimits limits;         ///< Per-case simulation limits (--sim-max-*).
+  std::string suite;       ///< Suite YAML.
+  std::string junit;       ///< JUnit XML output ("" = none).
+  bool update = false;     ///< Rewrite the goldens from this run.
+  int jobs = 0;            ///< Worker processes (0 = number of cores).
+  std::string filter;      ///< Run only cases whose name contains this.
+  bool progress = true;    ///< Progress on stderr when it is a terminal.
+  std::string worker_exe;  ///< mapwright binary for RTL workers ("" = this one).
+  SimLimits limits;        ///< Per-case simulation limits (--sim-max-*).
 };
 /// Exit codes: 0 every case matches (or goldens updated); 1 drift or failure (with a diff on
 /// `out`; a case over a simulation limit fails as kind "limit"); 2 bad suite or bad limit.

@@ -16,9 +16,9 @@ struct ReportOptions {
 int cmd_report(const ReportOptions& o, std::ostream& out);
 
 struct CompareOptions {
-  std::vector<std::string> runs;       ///< Two or more run folders.
-  std::string out = "compare.html";    ///< HTML file.
-  bool json = false;                   ///< Print the comparison as JSON.
+  std::vector<std::string> runs;     ///< Two or more run folders.
+  std::string out = "compare.html";  ///< HTML file.
+  bool json = false;                 ///< Print the comparison as JSON.
 };
 /// Compares runs layer by layer and in total (latency, energy, EDP, utilization), marking the
 /// winner of each; writes a self-contained HTML page.

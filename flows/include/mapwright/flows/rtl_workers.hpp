@@ -49,13 +49,13 @@ void check_sim_limits(const SimLimits& limits);
 
 /// One RTL run (or, with `probe`, only a check that the architecture has a compiled model).
 struct RtlJob {
-  std::string arch;            ///< Named architecture or YAML file (as load_arch takes it).
-  core::Layer layer;           ///< The layer.
-  core::Mapping mapping;       ///< The mapping (must pass check_mapping).
-  uint64_t seed = 1;           ///< Seed of the random operands.
+  std::string arch;               ///< Named architecture or YAML file (as load_arch takes it).
+  core::Layer layer;              ///< The layer.
+  core::Mapping mapping;          ///< The mapping (must pass check_mapping).
+  uint64_t seed = 1;              ///< Seed of the random operands.
   long long watchdog_cycles = 0;  ///< 0 = the evaluator's automatic bound.
-  SimLimits limits;            ///< Cycles and memory (checked in the worker), wall clock (pool).
-  bool probe = false;          ///< Only elaborate the model and read its parameters.
+  SimLimits limits;               ///< Cycles and memory (checked in the worker), wall clock (pool).
+  bool probe = false;             ///< Only elaborate the model and read its parameters.
 };
 
 /// What came back from a worker.

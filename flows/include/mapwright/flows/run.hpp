@@ -33,19 +33,19 @@ struct RunOptions {
   std::string options_file;          ///< Search options YAML ("" = configs/search/default.yaml).
   int top_k = 3;                     ///< Distinct candidates per layer verified on RTL.
   int jobs = 0;                      ///< RTL worker processes (0 = number of cores).
-  std::string out_dir;               ///< Run folder ("" = runs/run-<target>-<arch>-<searcher>-s<seed>).
-  std::string db;                    ///< SQLite file ("" = <out_dir>/results.sqlite).
-  bool resume = false;               ///< Continue the run in out_dir (start it if absent).
-  bool no_rtl = false;               ///< Surrogate only.
-  bool progress = true;              ///< Progress on stderr when it is a terminal.
-  bool json = false;                 ///< Print results.json instead of the summary table.
+  std::string out_dir;   ///< Run folder ("" = runs/run-<target>-<arch>-<searcher>-s<seed>).
+  std::string db;        ///< SQLite file ("" = <out_dir>/results.sqlite).
+  bool resume = false;   ///< Continue the run in out_dir (start it if absent).
+  bool no_rtl = false;   ///< Surrogate only.
+  bool progress = true;  ///< Progress on stderr when it is a terminal.
+  bool json = false;     ///< Print results.json instead of the summary table.
   /// Options the user gave explicitly (names without dashes); with --resume, any of these
   /// that differs from the stored run is refused.
   std::set<std::string> given;
-  int stop_after_layers = -1;        ///< Testing: behave as if Ctrl-C came after N searches.
-  std::string worker_exe;            ///< mapwright binary for RTL workers ("" = this one).
-  long long rtl_watchdog_cycles = 0; ///< RTL watchdog bound per run (0 = automatic).
-  SimLimits sim_limits;              ///< --sim-max-*: per-verification limits.
+  int stop_after_layers = -1;         ///< Testing: behave as if Ctrl-C came after N searches.
+  std::string worker_exe;             ///< mapwright binary for RTL workers ("" = this one).
+  long long rtl_watchdog_cycles = 0;  ///< RTL watchdog bound per run (0 = automatic).
+  SimLimits sim_limits;               ///< --sim-max-*: per-verification limits.
 };
 /// Exit codes: 0 all good; 2 bad input; 3 a layer has no valid mapping; 4 an RTL verification
 /// failed (reported, never dropped); 130 interrupted (what finished is kept).

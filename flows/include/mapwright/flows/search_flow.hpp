@@ -20,8 +20,8 @@ namespace mapwright::flows {
 /// The objective as exponents of a product: cost = cycles^latency * energy^energy.
 /// edp = {1, 1}; latency = {1, 0}; energy = {0, 1}; a weighted mix sets both.
 struct Objective {
-  double latency = 1;    ///< Exponent of cycles.
-  double energy = 1;     ///< Exponent of energy (pJ).
+  double latency = 1;        ///< Exponent of cycles.
+  double energy = 1;         ///< Exponent of energy (pJ).
   std::string name = "edp";  ///< As given by the user.
   double cost(const core::Metrics& m) const;
 };
@@ -63,12 +63,12 @@ struct LayerSearch {
 };
 /// What `observe` receives for one sample.
 struct SampleSeen {
-  int64_t sample = 0;                ///< 0-based sample index.
-  const search::Point* point = nullptr;     ///< The searcher's point.
-  const core::Mapping* mapping = nullptr;   ///< Its decoded mapping.
-  const core::Metrics* metrics = nullptr;   ///< Surrogate metrics (valid or a typed failure).
-  const search::Outcome* outcome = nullptr; ///< What the searcher was told.
-  const core::Metrics* rtl = nullptr;       ///< RTL metrics when the sample was RTL-scored.
+  int64_t sample = 0;                        ///< 0-based sample index.
+  const search::Point* point = nullptr;      ///< The searcher's point.
+  const core::Mapping* mapping = nullptr;    ///< Its decoded mapping.
+  const core::Metrics* metrics = nullptr;    ///< Surrogate metrics (valid or a typed failure).
+  const search::Outcome* outcome = nullptr;  ///< What the searcher was told.
+  const core::Metrics* rtl = nullptr;        ///< RTL metrics when the sample was RTL-scored.
 };
 /// Where the sampling searchers' reward comes from. Surrogate: every sample is scored by the
 /// analytical model. Rtl: the first `surrogate_warmup` distinct samples are scored by the
@@ -98,13 +98,13 @@ enum class Encoding {
 const char* encoding_name(Encoding e);
 /// `reward` chooses the samples' scorer (see RewardOptions; Rtl probes the architecture first
 /// and throws a core::SpecError naming --arch when it has no compiled model, or naming --reward
-/// for "exact"). `encoding` chooses the space the sampling searchers search (ignored by "exact"). The
-/// searcher record gets "encoding", "space_log10" (log10 of the number of points) and
+/// for "exact"). `encoding` chooses the space the sampling searchers search (ignored by "exact").
+/// The searcher record gets "encoding", "space_log10" (log10 of the number of points) and
 /// "repaired": distinct samples whose decode was repaired (read it next to the result's
 /// "invalid" and "duplicates").
-LayerSearch search_layer(const core::Layer& layer, const core::Arch& arch,
-                         const std::string& kind, const search::SearchOptions& options,
-                         uint64_t seed, int64_t budget, const Objective& objective,
+LayerSearch search_layer(const core::Layer& layer, const core::Arch& arch, const std::string& kind,
+                         const search::SearchOptions& options, uint64_t seed, int64_t budget,
+                         const Objective& objective,
                          const std::function<bool(const search::SearchProgress&)>& keep_going = {},
                          const std::function<void(const SampleSeen&)>& observe = {},
                          const ExactOptions& exact = {}, Encoding encoding = Encoding::Compact,
@@ -115,23 +115,23 @@ void require_searcher_kind(const std::string& kind, const std::string& where);
 search::SearchOptions load_options_or_default(const std::string& file);
 
 struct SearchCliOptions {
-  std::string arch = "default";   ///< Named arch or YAML file.
-  std::string layer;              ///< --layer (one of layer/network).
-  std::string network;            ///< --network.
-  std::string searcher = "marl";  ///< exact | random | ga | sa | ppo | marl.
-  int64_t budget = 1000;          ///< Samples per layer (sampling searchers).
-  ExactOptions exact;             ///< Time limit, gap and threads of the exact mapper.
-  uint64_t seed = 1;              ///< Seed (recorded).
-  std::string objective = "edp";  ///< See parse_objective.
-  std::string options_file;       ///< Search options YAML (default configs/search/default.yaml).
-  std::string out_dir;            ///< Output folder (default runs/search-<searcher>-<seed>).
-  bool json = false;              ///< One JSON object on stdout.
-  bool progress = true;           ///< Progress on stderr when it is a terminal.
+  std::string arch = "default";      ///< Named arch or YAML file.
+  std::string layer;                 ///< --layer (one of layer/network).
+  std::string network;               ///< --network.
+  std::string searcher = "marl";     ///< exact | random | ga | sa | ppo | marl.
+  int64_t budget = 1000;             ///< Samples per layer (sampling searchers).
+  ExactOptions exact;                ///< Time limit, gap and threads of the exact mapper.
+  uint64_t seed = 1;                 ///< Seed (recorded).
+  std::string objective = "edp";     ///< See parse_objective.
+  std::string options_file;          ///< Search options YAML (default configs/search/default.yaml).
+  std::string out_dir;               ///< Output folder (default runs/search-<searcher>-<seed>).
+  bool json = false;                 ///< One JSON object on stdout.
+  bool progress = true;              ///< Progress on stderr when it is a terminal.
   std::string reward = "surrogate";  ///< --reward: surrogate | rtl.
-  int64_t surrogate_warmup = 0;   ///< --surrogate-warmup: surrogate-scored samples before RTL.
-  SimLimits sim_limits;           ///< --sim-max-*: per-simulation limits with --reward rtl.
-  int jobs = 0;                   ///< --jobs: RTL worker processes (0 = number of cores).
-  std::string worker_exe;         ///< RTL worker binary ("" = worker_executable()).
+  int64_t surrogate_warmup = 0;      ///< --surrogate-warmup: surrogate-scored samples before RTL.
+  SimLimits sim_limits;              ///< --sim-max-*: per-simulation limits with --reward rtl.
+  int jobs = 0;                      ///< --jobs: RTL worker processes (0 = number of cores).
+  std::string worker_exe;            ///< RTL worker binary ("" = worker_executable()).
 };
 int cmd_search(const SearchCliOptions& o, std::ostream& out);
 

@@ -31,8 +31,8 @@ struct FidelityOptions {
   std::string arch = "default";     ///< Named arch.
   std::vector<std::string> layers;  ///< --layer, repeatable: statistics per layer and overall.
   int samples = 20;                 ///< Random valid mappings per layer.
-  uint64_t seed = 1;             ///< Seed of sampling and tensors.
-  bool json = false;             ///< One JSON object.
+  uint64_t seed = 1;                ///< Seed of sampling and tensors.
+  bool json = false;                ///< One JSON object.
 };
 int cmd_fidelity(const FidelityOptions& o, std::ostream& out);
 

@@ -20,22 +20,22 @@ using Point = std::vector<int64_t>;
 
 /// Knobs of the association measure and of the cut.
 struct ClusteringOptions {
-  int64_t agents = 0;                 ///< Number of clusters k; 0 = automatic (threshold rule).
-  std::string linkage = "average";    ///< "average", "single" or "complete".
-  int64_t bins = 0;                   ///< Bins per parameter for the interaction tables;
-                                      ///< 0 = automatic, clamp(round(sqrt(n / 12)), 2, 6).
-  double significance = 3.09;         ///< One-sided z of the chi-square test that gates a
-                                      ///< pair's interaction (3.09 ~ p = 0.001).
-  double merge_threshold = 0.2;       ///< Automatic k: merge while the linkage value is above
-                                      ///< this fraction of the largest association, (0, 1].
-  double invalid_penalty = 1.0;       ///< Log-cost of an invalid point: worst valid + this.
+  int64_t agents = 0;               ///< Number of clusters k; 0 = automatic (threshold rule).
+  std::string linkage = "average";  ///< "average", "single" or "complete".
+  int64_t bins = 0;                 ///< Bins per parameter for the interaction tables;
+                                    ///< 0 = automatic, clamp(round(sqrt(n / 12)), 2, 6).
+  double significance = 3.09;       ///< One-sided z of the chi-square test that gates a
+                                    ///< pair's interaction (3.09 ~ p = 0.001).
+  double merge_threshold = 0.2;     ///< Automatic k: merge while the linkage value is above
+                                    ///< this fraction of the largest association, (0, 1].
+  double invalid_penalty = 1.0;     ///< Log-cost of an invalid point: worst valid + this.
 };
 
 /// A parameter-to-agent assignment and how it was found.
 struct Clustering {
-  std::string mode;  ///< correlation, per-param, random or single.
-  std::vector<std::vector<int64_t>> clusters;  ///< Parameter indices per agent; each sorted,
-                                               ///< clusters ordered by their first index.
+  std::string mode;                              ///< correlation, per-param, random or single.
+  std::vector<std::vector<int64_t>> clusters;    ///< Parameter indices per agent; each sorted,
+                                                 ///< clusters ordered by their first index.
   std::vector<std::vector<double>> association;  ///< Symmetric p x p interaction strengths
                                                  ///< (zero diagonal); empty if not computed.
   std::vector<double> merge_values;  ///< Linkage value of each merge of the full dendrogram,

@@ -43,30 +43,30 @@ struct SaOptions {
 
 /// One policy-gradient learner (used by ppo, and by each marl agent).
 struct LearnerOptions {
-  std::string algorithm = "ppo";  ///< "ppo" (clipped surrogate, several epochs) or
-                                  ///< "reinforce" (REINFORCE with a learned baseline).
-  double lr = 0.02;               ///< Adam learning rate.
-  int64_t batch = 32;             ///< Points sampled per policy update.
-  int64_t epochs = 4;             ///< Gradient steps per batch (ppo; reinforce uses 1).
-  double clip = 0.2;              ///< PPO ratio clip epsilon (> 0).
-  double entropy_coef = 0.1;      ///< Entropy bonus weight (>= 0), per parameter head.
-  double value_coef = 0.5;        ///< Critic (baseline) loss weight (>= 0).
-  double max_grad_norm = 1.0;     ///< Gradient norm clip (> 0).
-  int64_t hidden = 32;            ///< Hidden width of the policy network (>= 1).
-  int64_t layers = 1;             ///< Hidden layers after the learned input (>= 0).
-  int64_t ordinal_basis = 8;      ///< Smooth basis functions added to each ordinal head so
-                                  ///< that neighbouring values share credit (0 = off).
-  bool autoregressive = false;    ///< Heads of one policy condition on the values already
-                                  ///< chosen by the heads before them (joint distribution
-                                  ///< inside a policy) instead of being independent.
+  std::string algorithm = "ppo";     ///< "ppo" (clipped surrogate, several epochs) or
+                                     ///< "reinforce" (REINFORCE with a learned baseline).
+  double lr = 0.02;                  ///< Adam learning rate.
+  int64_t batch = 32;                ///< Points sampled per policy update.
+  int64_t epochs = 4;                ///< Gradient steps per batch (ppo; reinforce uses 1).
+  double clip = 0.2;                 ///< PPO ratio clip epsilon (> 0).
+  double entropy_coef = 0.1;         ///< Entropy bonus weight (>= 0), per parameter head.
+  double value_coef = 0.5;           ///< Critic (baseline) loss weight (>= 0).
+  double max_grad_norm = 1.0;        ///< Gradient norm clip (> 0).
+  int64_t hidden = 32;               ///< Hidden width of the policy network (>= 1).
+  int64_t layers = 1;                ///< Hidden layers after the learned input (>= 0).
+  int64_t ordinal_basis = 8;         ///< Smooth basis functions added to each ordinal head so
+                                     ///< that neighbouring values share credit (0 = off).
+  bool autoregressive = false;       ///< Heads of one policy condition on the values already
+                                     ///< chosen by the heads before them (joint distribution
+                                     ///< inside a policy) instead of being independent.
   std::string advantage = "critic";  ///< "batch": reward minus the batch mean; "critic":
-                                    ///< reward minus the learned value. Both divided by the
-                                    ///< batch standard deviation.
-  double invalid_penalty = 1.0;     ///< Reward of an invalid point: the worst valid reward
-                                    ///< seen so far minus this (log-cost units, > 0).
-  int64_t elite = 8;                ///< Self-imitation: size of the archive of the best
-                                    ///< (action, reward) pairs seen so far (0 = off).
-  double imitation_coef = 0.3;      ///< Weight of the self-imitation loss (>= 0).
+                                     ///< reward minus the learned value. Both divided by the
+                                     ///< batch standard deviation.
+  double invalid_penalty = 1.0;      ///< Reward of an invalid point: the worst valid reward
+                                     ///< seen so far minus this (log-cost units, > 0).
+  int64_t elite = 8;                 ///< Self-imitation: size of the archive of the best
+                                     ///< (action, reward) pairs seen so far (0 = off).
+  double imitation_coef = 0.3;       ///< Weight of the self-imitation loss (>= 0).
 };
 
 /// Single-agent PPO over all parameters: one LearnerOptions.
@@ -79,27 +79,27 @@ using PpoOptions = LearnerOptions;
 /// train_single_agent_maestro.py (research notes on the paper, "Most likely setup") unless the
 /// comment says "ours"; search/README.md ("ppo-box") lists every default with its source.
 struct PpoBoxOptions {
-  double lr = 3e-3;               ///< Adam learning rate. ArchGym: 2e-5, which barely moves the
-                                  ///< policy in ~30 updates of a 1000-sample run; 3e-3 is ours.
-  int64_t batch = 32;             ///< Points per update (Acme: 256 x unroll 8; ours, like ppo).
-  int64_t epochs = 4;             ///< Passes over the batch per update (Acme num_epochs 2,
-                                  ///< x 8 minibatches = 16 steps; ours 4, as ppo).
-  int64_t minibatches = 1;        ///< Minibatches per pass (Acme 8 of a 2048 batch; ours 1).
-  double clip = 0.2;              ///< PPO ratio clip epsilon (ArchGym ppo_clipping_epsilon).
-  double entropy_coef = 0.1;      ///< Entropy bonus weight (ArchGym entropy_cost), per update
-                                  ///< on the summed (estimated) entropy of the squashed policy.
-  double value_coef = 1.0;        ///< Value loss weight (Acme value_cost).
-  double max_grad_norm = 0.5;     ///< Gradient norm clip (Acme max_gradient_norm).
-  double adam_epsilon = 1e-7;     ///< Adam epsilon (Acme adam_epsilon).
-  int64_t hidden = 32;            ///< Hidden width (ArchGym layer_sizes 32).
-  int64_t layers = 3;             ///< Hidden tanh layers (ArchGym layer_sizes (32,32,32)).
-  double init_std = 0.7;          ///< Initial pre-tanh standard deviation: softplus(0) + 1e-3,
-                                  ///< Acme's NormalTanhDistribution scale at a zero input.
-  double min_std = 1e-3;          ///< Floor of the standard deviation (Acme min_scale).
+  double lr = 3e-3;                 ///< Adam learning rate. ArchGym: 2e-5, which barely moves the
+                                    ///< policy in ~30 updates of a 1000-sample run; 3e-3 is ours.
+  int64_t batch = 32;               ///< Points per update (Acme: 256 x unroll 8; ours, like ppo).
+  int64_t epochs = 4;               ///< Passes over the batch per update (Acme num_epochs 2,
+                                    ///< x 8 minibatches = 16 steps; ours 4, as ppo).
+  int64_t minibatches = 1;          ///< Minibatches per pass (Acme 8 of a 2048 batch; ours 1).
+  double clip = 0.2;                ///< PPO ratio clip epsilon (ArchGym ppo_clipping_epsilon).
+  double entropy_coef = 0.1;        ///< Entropy bonus weight (ArchGym entropy_cost), per update
+                                    ///< on the summed (estimated) entropy of the squashed policy.
+  double value_coef = 1.0;          ///< Value loss weight (Acme value_cost).
+  double max_grad_norm = 0.5;       ///< Gradient norm clip (Acme max_gradient_norm).
+  double adam_epsilon = 1e-7;       ///< Adam epsilon (Acme adam_epsilon).
+  int64_t hidden = 32;              ///< Hidden width (ArchGym layer_sizes 32).
+  int64_t layers = 3;               ///< Hidden tanh layers (ArchGym layer_sizes (32,32,32)).
+  double init_std = 0.7;            ///< Initial pre-tanh standard deviation: softplus(0) + 1e-3,
+                                    ///< Acme's NormalTanhDistribution scale at a zero input.
+  double min_std = 1e-3;            ///< Floor of the standard deviation (Acme min_scale).
   bool normalize_advantage = true;  ///< Divide (reward - value) by the batch reward std
                                     ///< (Acme PPOConfig.normalize_advantage, from Acme's
                                     ///< source, not the research notes; no centring, as ppo).
-  double invalid_penalty = 1.0;   ///< Reward of an invalid point, as in ppo (log-cost units).
+  double invalid_penalty = 1.0;     ///< Reward of an invalid point, as in ppo (log-cost units).
 };
 
 /// The default learner of a marl agent: autoregressive heads, so that an agent can coordinate
@@ -116,32 +116,32 @@ inline LearnerOptions default_marl_learner() {
 /// Decentralized multi-agent RL with correlation-based agent clustering.
 struct MarlOptions {
   LearnerOptions learner = default_marl_learner();  ///< Knobs of every agent's learner.
-  int64_t initial_samples = 32;    ///< Uniform random points evaluated before clustering
-                                   ///< (counted against the budget; also the first update).
-  std::string mode = "correlation";  ///< Agent assignment: "correlation" (clustering),
-                                     ///< "per-param", "random" (random clusters of the
-                                     ///< correlation sizes) or "single" (ablations).
-  ClusteringOptions clustering;    ///< Association measure and cut rule.
-  int64_t recluster_at = 0;        ///< "correlation" mode: cluster again once this many
-                                   ///< samples are known, on all of them (0 = never).
+  int64_t initial_samples = 32;           ///< Uniform random points evaluated before clustering
+                                          ///< (counted against the budget; also the first update).
+  std::string mode = "correlation";       ///< Agent assignment: "correlation" (clustering),
+                                          ///< "per-param", "random" (random clusters of the
+                                          ///< correlation sizes) or "single" (ablations).
+  ClusteringOptions clustering;           ///< Association measure and cut rule.
+  int64_t recluster_at = 0;               ///< "correlation" mode: cluster again once this many
+                                          ///< samples are known, on all of them (0 = never).
   std::string credit = "counterfactual";  ///< "team": every agent's advantage is the team
-                                   ///< reward minus its own baseline; "counterfactual": the
-                                   ///< team reward minus a factored critic's estimate of the
-                                   ///< other agents' contribution (search/README.md).
-  int64_t critic_bins = 16;        ///< Counterfactual critic: value bins per parameter (>= 1).
-  int64_t critic_window = 1024;    ///< Counterfactual critic: fitted on the last N samples.
-  double critic_ridge = 1.0;       ///< Counterfactual critic: ridge weight per bin (>= 0).
+                                          ///< reward minus its own baseline; "counterfactual": the
+                                          ///< team reward minus a factored critic's estimate of the
+                                          ///< other agents' contribution (search/README.md).
+  int64_t critic_bins = 16;      ///< Counterfactual critic: value bins per parameter (>= 1).
+  int64_t critic_window = 1024;  ///< Counterfactual critic: fitted on the last N samples.
+  double critic_ridge = 1.0;     ///< Counterfactual critic: ridge weight per bin (>= 0).
 };
 
 /// Options of every searcher; make_searcher picks the struct of the requested kind.
 struct SearchOptions {
-  RandomOptions random;  ///< Key "random".
-  GaOptions ga;          ///< Key "ga".
-  SaOptions sa;          ///< Key "sa".
-  PpoOptions ppo;        ///< Key "ppo".
-  MarlOptions marl;      ///< Key "marl".
-  PpoBoxOptions ppo_box; ///< Key "ppo_box" (searcher kind "ppo-box"); last, so that the
-                         ///< positional initializers of the other members keep their meaning.
+  RandomOptions random;   ///< Key "random".
+  GaOptions ga;           ///< Key "ga".
+  SaOptions sa;           ///< Key "sa".
+  PpoOptions ppo;         ///< Key "ppo".
+  MarlOptions marl;       ///< Key "marl".
+  PpoBoxOptions ppo_box;  ///< Key "ppo_box" (searcher kind "ppo-box"); last, so that the
+                          ///< positional initializers of the other members keep their meaning.
 };
 
 /// Load options from a YAML file. Missing keys keep their defaults. Throws
@@ -157,8 +157,8 @@ void validate_options(const SearchOptions& options, const std::string& where = "
 
 /// Options as JSON, with the same keys as the YAML file.
 nlohmann::json to_json(const SearchOptions& options);
-nlohmann::json to_json(const LearnerOptions& options);    ///< One learner.
-nlohmann::json to_json(const PpoBoxOptions& options);     ///< The ppo-box baseline.
-nlohmann::json to_json(const ClusteringOptions& options); ///< Clustering knobs.
+nlohmann::json to_json(const LearnerOptions& options);     ///< One learner.
+nlohmann::json to_json(const PpoBoxOptions& options);      ///< The ppo-box baseline.
+nlohmann::json to_json(const ClusteringOptions& options);  ///< Clustering knobs.
 
 }  // namespace mapwright::search

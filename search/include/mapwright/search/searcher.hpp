@@ -76,12 +76,12 @@ const std::vector<std::string>& searcher_kinds();
 
 /// State of a run, given to the progress callback after every evaluated batch.
 struct SearchProgress {
-  int64_t samples = 0;    ///< Distinct points evaluated so far (valid or not).
-  int64_t budget = 0;     ///< Total budget of the run.
-  int64_t valid = 0;      ///< Valid outcomes so far.
-  int64_t invalid = 0;    ///< Invalid outcomes so far.
-  bool found = false;     ///< True once a valid point was seen.
-  double best_cost = 0;   ///< Best valid cost so far (meaningful when found).
+  int64_t samples = 0;   ///< Distinct points evaluated so far (valid or not).
+  int64_t budget = 0;    ///< Total budget of the run.
+  int64_t valid = 0;     ///< Valid outcomes so far.
+  int64_t invalid = 0;   ///< Invalid outcomes so far.
+  bool found = false;    ///< True once a valid point was seen.
+  double best_cost = 0;  ///< Best valid cost so far (meaningful when found).
 };
 
 /// Called after each batch; return false to stop the run early (e.g. on Ctrl-C). The batch
@@ -105,13 +105,13 @@ struct SearchResult {
   int64_t invalid = 0;              ///< Invalid outcomes.
   std::map<std::string, int64_t> failures;  ///< Invalid outcomes per reason class (the reason
                                             ///< text before its first ':').
-  int64_t duplicates = 0;           ///< Proposals of already evaluated points: answered from
-                                    ///< the cache, told to the searcher, not counted in samples.
-  bool exhausted = false;           ///< True if the run ended before the budget because the
-                                    ///< searcher kept proposing evaluated points (more than
-                                    ///< duplicate_limit(budget) of them): a small space, or a
-                                    ///< searcher that has converged.
-  bool stopped_early = false;       ///< True if the progress callback asked to stop.
+  int64_t duplicates = 0;      ///< Proposals of already evaluated points: answered from
+                               ///< the cache, told to the searcher, not counted in samples.
+  bool exhausted = false;      ///< True if the run ended before the budget because the
+                               ///< searcher kept proposing evaluated points (more than
+                               ///< duplicate_limit(budget) of them): a small space, or a
+                               ///< searcher that has converged.
+  bool stopped_early = false;  ///< True if the progress callback asked to stop.
   /// JSON for the run record; infinite curve entries become null.
   nlohmann::json to_json() const;
 };
@@ -123,9 +123,10 @@ int64_t duplicate_limit(int64_t budget);
 /// counts, valid or not). A point proposed again is answered from a cache of every outcome so
 /// far: the searcher is told its outcome, the evaluator is not called and the budget is not
 /// charged (SearchResult::duplicates counts them); so is a point the evaluator marks as a
-/// repeat (Outcome::repeat). Asks for at most the remaining budget each round. Throws std::invalid_argument if
-/// budget <= 0, std::runtime_error if the evaluator returns the wrong number of outcomes or a
-/// valid outcome with a non-finite or non-positive cost, or if the searcher proposes no point.
+/// repeat (Outcome::repeat). Asks for at most the remaining budget each round. Throws
+/// std::invalid_argument if budget <= 0, std::runtime_error if the evaluator returns the wrong
+/// number of outcomes or a valid outcome with a non-finite or non-positive cost, or if the searcher
+/// proposes no point.
 SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t budget,
                         ProgressFn progress = {});
 

@@ -48,17 +48,17 @@ struct DmaJob {
 
 /// Everything the harness needs to run one layer.
 struct CommandProgram {
-  std::vector<uint64_t> words;  ///< Command words in push order.
-  std::vector<uint8_t> last;    ///< 1 on the last word of each command.
-  std::vector<DmaJob> dma;      ///< DMA commands in DMA-queue order.
-  long long dma_commands = 0;   ///< Number of DMA commands.
+  std::vector<uint64_t> words;     ///< Command words in push order.
+  std::vector<uint8_t> last;       ///< 1 on the last word of each command.
+  std::vector<DmaJob> dma;         ///< DMA commands in DMA-queue order.
+  long long dma_commands = 0;      ///< Number of DMA commands.
   long long compute_commands = 0;  ///< Number of compute commands (tile steps).
-  int shift = 0;                ///< Requantizing shift of the stores.
-  uint64_t input_addr = 0;      ///< DRAM base of the input tensor.
-  uint64_t weight_addr = 0;     ///< DRAM base of the weights.
-  uint64_t output_addr = 0;     ///< DRAM base of the int8 output.
-  uint64_t psum_addr = 0;       ///< DRAM base of the int32 partial-sum spill area.
-  uint64_t dram_bytes = 0;      ///< DRAM size needed.
+  int shift = 0;                   ///< Requantizing shift of the stores.
+  uint64_t input_addr = 0;         ///< DRAM base of the input tensor.
+  uint64_t weight_addr = 0;        ///< DRAM base of the weights.
+  uint64_t output_addr = 0;        ///< DRAM base of the int8 output.
+  uint64_t psum_addr = 0;          ///< DRAM base of the int32 partial-sum spill area.
+  uint64_t dram_bytes = 0;         ///< DRAM size needed.
 };
 
 /// Distinct in-bounds input rows of output rows [p0, p0+pt) and filter rows [r0, r0+rt), in
@@ -66,8 +66,8 @@ struct CommandProgram {
 /// pl * a + rl - clip, valid iff it lies in [0, rows.size()).
 struct RowMap {
   std::vector<long long> rows;  ///< Absolute input rows held, ascending (buffer row i = rows[i]).
-  long long a = 1;              ///< Row step per output row: stride if rt >= stride or pt == 1, else rt.
-  long long clip = 0;           ///< Positions (pl, rl) below row 0, all before the first held row.
+  long long a = 1;     ///< Row step per output row: stride if rt >= stride or pt == 1, else rt.
+  long long clip = 0;  ///< Positions (pl, rl) below row 0, all before the first held row.
 };
 RowMap input_rows(long long p0, long long pt, long long r0, long long rt, long long stride,
                   long long pad, long long h);
@@ -84,7 +84,8 @@ bool build_program(const core::Layer& layer, const core::Arch& arch, const core:
 /// Random int8 tensors in DRAM layout, from a seed.
 std::vector<int8_t> random_tensor(uint64_t seed, uint64_t elems);
 
-/// Plain C++ reference: int8 output [n][p][q][G*K] = saturate((sum in*w, int32 wrapping) >>> shift).
+/// Plain C++ reference: int8 output [n][p][q][G*K] = saturate((sum in*w, int32 wrapping) >>>
+/// shift).
 std::vector<int8_t> reference_output(const core::Layer& layer, const std::vector<int8_t>& input,
                                      const std::vector<int8_t>& weights, int shift);
 

@@ -51,11 +51,11 @@ RunMemoryEstimate estimate_run_memory(const core::Layer& layer, const core::Arch
 
 /// Options of one RTL run.
 struct RtlRunOptions {
-  uint64_t seed = 1;               ///< Seed of the random int8 operands and of the DRAM stalls.
-  std::string trace_file;          ///< FST waveform of the run ("" = none).
-  long long watchdog_cycles = 0;   ///< Give up after this many cycles (0 = automatic bound).
-  double stall_prob = 0.0;         ///< Chance the DRAM withholds a data beat in a cycle.
-  int shift = -1;                  ///< Requantizing shift (-1 = default_shift(layer)).
+  uint64_t seed = 1;                 ///< Seed of the random int8 operands and of the DRAM stalls.
+  std::string trace_file;            ///< FST waveform of the run ("" = none).
+  long long watchdog_cycles = 0;     ///< Give up after this many cycles (0 = automatic bound).
+  double stall_prob = 0.0;           ///< Chance the DRAM withholds a data beat in a cycle.
+  int shift = -1;                    ///< Requantizing shift (-1 = default_shift(layer)).
   bool drop_dram_responses = false;  ///< Test hook: the DRAM never answers (a stuck design).
   /// Run on the plain C++ Verilator harness (same RTL, driver and DRAM model, no SystemC)
   /// instead of the SystemC testbench; needs a plain model of the architecture
@@ -66,36 +66,36 @@ struct RtlRunOptions {
 
 /// Result of one RTL run.
 struct RtlRunResult {
-  core::Metrics metrics;        ///< Cycles, counts and energy from the RTL (valid = ran to the end).
-  bool functional_ok = false;   ///< Outputs equal the C++ reference bit for bit.
-  long long mismatches = 0;     ///< Output bytes that differ.
+  core::Metrics metrics;       ///< Cycles, counts and energy from the RTL (valid = ran to the end).
+  bool functional_ok = false;  ///< Outputs equal the C++ reference bit for bit.
+  long long mismatches = 0;    ///< Output bytes that differ.
   /// "" on success, else a typed failure: "invalid: ...", "mapping: ...", "arch: ...",
   /// "command format: ...", "watchdog: ...", "rtl error: ...", "dram: ...", "limit: ...".
   std::string failure;
   /// The run was not started (or stopped) because it is over a SimLimits bound; `failure`
   /// names the limit, the estimate and the bound. Not a verdict on the design.
   bool over_limit = false;
-  long long predicted_cycles = 0;  ///< model::simulate_schedule cycles (0 if not computed).
-  double estimated_memory_mb = 0;  ///< estimate_run_memory total in MiB (0 if not computed).
-  core::AccessCounts counts;    ///< The hardware counters.
-  long long cycles = 0;         ///< First DMA start to last completion, inclusive.
+  long long predicted_cycles = 0;    ///< model::simulate_schedule cycles (0 if not computed).
+  double estimated_memory_mb = 0;    ///< estimate_run_memory total in MiB (0 if not computed).
+  core::AccessCounts counts;         ///< The hardware counters.
+  long long cycles = 0;              ///< First DMA start to last completion, inclusive.
   long long array_busy_cycles = 0;   ///< Cycles the fold engine was busy.
   long long array_stall_cycles = 0;  ///< Busy cycles the fold engine did not advance.
   long long dma_busy_cycles = 0;     ///< Cycles the DMA engine had a command in flight.
   long long dram_stall_cycles = 0;   ///< DMA data-phase cycles without a beat.
-  double sim_seconds = 0;       ///< Wall time of the simulation.
-  double sim_cpu_seconds = 0;   ///< CPU time of the simulation (its thread).
-  long long sim_cycles = 0;     ///< Clock cycles the harness simulated for the job (start to end).
+  double sim_seconds = 0;            ///< Wall time of the simulation.
+  double sim_cpu_seconds = 0;        ///< CPU time of the simulation (its thread).
+  long long sim_cycles = 0;  ///< Clock cycles the harness simulated for the job (start to end).
   bool ok() const { return failure.empty() && functional_ok; }
 };
 
 /// RTL parameters a Verilated model was built with, as reported by its registers.
 struct RtlParams {
-  long long rows = 0, cols = 0;           ///< Array size.
-  long long input_buf_bytes = 0;          ///< Input buffer.
-  long long weight_buf_bytes = 0;         ///< Weight buffer.
-  long long accum_buf_words = 0;          ///< Accumulator (int32 words).
-  long long beat_bytes = 0;               ///< DRAM bytes per cycle.
+  long long rows = 0, cols = 0;    ///< Array size.
+  long long input_buf_bytes = 0;   ///< Input buffer.
+  long long weight_buf_bytes = 0;  ///< Weight buffer.
+  long long accum_buf_words = 0;   ///< Accumulator (int32 words).
+  long long beat_bytes = 0;        ///< DRAM bytes per cycle.
 };
 
 class RtlEvaluator final : public core::Evaluator {
@@ -107,8 +107,8 @@ class RtlEvaluator final : public core::Evaluator {
   std::string name() const override { return "rtl"; }
 
   /// One full run with options.
-  RtlRunResult run(const core::Layer& layer, const core::Arch& arch,
-                   const core::Mapping& mapping, const RtlRunOptions& options = {});
+  RtlRunResult run(const core::Layer& layer, const core::Arch& arch, const core::Mapping& mapping,
+                   const RtlRunOptions& options = {});
 
   /// Elaborates (if needed) the model for `arch` and reads its parameter registers. Returns
   /// false with `failure` set when no model matches or another arch was elaborated.
