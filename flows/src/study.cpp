@@ -16,6 +16,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <mutex>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -55,7 +56,15 @@ int cmd_study(const StudyOptions& o, std::ostream& out) {
   const Objective objective = parse_objective(suite.objective, o.suite);
   const search::SearchOptions sopts = load_options_or_default(suite.options_file);
   std::vector<Layer> layers;
-  for (const auto& l : suite.layers) layers.push_back(parse_layer_arg(l, o.suite));
+  // Every layer needs its own name: the summaries are keyed by it. An inline layer is named
+  // after its spec (file-name safe: no commas for the CSVs); a name given twice gets #index.
+  std::map<std::string, int> seen;
+  for (size_t li = 0; li < suite.layers.size(); ++li) {
+    Layer l = parse_layer_arg(suite.layers[li], o.suite);
+    if (l.name == "inline") l.name = safe_name(suite.layers[li]);
+    if (seen[l.name]++ > 0) l.name += "#" + std::to_string(li);
+    layers.push_back(l);
+  }
   const fs::path dir = o.out_dir.empty() ? fs::path("runs") / ("study-" + safe_name(suite.name))
                                          : fs::path(o.out_dir);
   const FolderLock folder_lock(dir, "--out");  // one process per study folder

@@ -301,13 +301,11 @@ TEST(Faults, RunKilledAnywhereResumesToTheUninterruptedResult) {
 
 namespace {
 
-/// A small study: two layers, three searchers, two seeds, 120 samples.
+/// A copy of tests/flows/data/tiny_study.yaml in `dir` (a test edits it).
 fs::path write_tiny_suite(const fs::path& dir) {
   const fs::path f = dir / "tiny_study.yaml";
-  std::ofstream(f) << "name: tiny\narch: small4\nobjective: edp\nsearchers: [ga, sa, random]\n"
-                      "seeds: [1, 2]\nbudget: 120\niso_budgets: [40, 120]\ntargets_pct: [5, 10]\n"
-                      "reference: {time_limit_s: 30, gap: 0}\n"
-                      "layers: ['conv:K=8,C=8,H=8,W=8,R=3,S=3,pad=1', 'gemm:M=16,N=8,K=24']\n";
+  fs::copy_file(fs::path(MAPWRIGHT_SOURCE_DIR) / "tests/flows/data/tiny_study.yaml", f,
+                fs::copy_options::overwrite_existing);
   return f;
 }
 
