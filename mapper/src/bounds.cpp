@@ -14,6 +14,7 @@
 
 #include "mapwright/core/compact_space.hpp"
 #include "mapwright/core/tile_program.hpp"
+#include "mapwright/model/tile_classes.hpp"
 
 namespace mapwright::mapper {
 
@@ -24,60 +25,15 @@ namespace {
 constexpr int I(Dim d) {
   return static_cast<int>(d);
 }
-inline long long cdiv(long long a, long long b) {
-  return (a + b - 1) / b;
-}
+using model::cdiv;
+using model::extent_sum;
+using model::sum_ceil1;
+using model::sum_ceil3;
 
-/// Tile-size classes of one loop (as in the surrogate): full tiles and at most one remainder.
-struct Cls {
-  long long size[2];   ///< Tile sizes.
-  long long count[2];  ///< Tiles of each size.
-  int n;               ///< 1 or 2.
-};
-
-inline Cls cls(long long bound, long long t, bool fixed) {
-  Cls c;
-  if (!fixed || t >= bound) {
-    c.size[0] = bound;
-    c.count[0] = 1;
-    c.n = 1;
-    return c;
-  }
-  c.size[0] = t;
-  c.count[0] = bound / t;
-  c.n = 1;
-  if (bound % t) {
-    c.size[1] = bound % t;
-    c.count[1] = 1;
-    c.n = 2;
-  }
-  return c;
-}
-
-inline long long sum_ceil3(const Cls& a, const Cls& b, const Cls& c, long long p) {
-  long long s = 0;
-  for (int i = 0; i < a.n; ++i)
-    for (int j = 0; j < b.n; ++j)
-      for (int k = 0; k < c.n; ++k)
-        s += a.count[i] * b.count[j] * c.count[k] * cdiv(a.size[i] * b.size[j] * c.size[k], p);
-  return s;
-}
-
-inline long long sum_ceil1(const Cls& a, long long p) {
-  long long s = 0;
-  for (int i = 0; i < a.n; ++i) s += a.count[i] * cdiv(a.size[i], p);
-  return s;
-}
-
-long long extent_sum(long long bound, long long t, long long fbound, long long ft, long long stride,
-                     long long pad, long long in) {
-  long long s = 0;
-  for (long long p0 = 0; p0 < bound; p0 += t) {
-    const long long pt = std::min(t, bound - p0);
-    for (long long r0 = 0; r0 < fbound; r0 += ft)
-      s += input_extent(p0, pt, r0, std::min(ft, fbound - r0), stride, pad, in);
-  }
-  return s;
+/// Tile-size classes of one loop (as in the surrogate); a loop whose tile is not fixed yet is
+/// relaxed to one tile of the whole loop.
+inline model::TileClasses cls(long long bound, long long t, bool fixed) {
+  return model::tile_classes(bound, fixed ? t : bound);
 }
 
 constexpr double kSafety = 1 - 1e-12;  // absorbs floating-point reassociation

@@ -7,6 +7,7 @@
 #include "mapwright/model/surrogate.hpp"
 
 #include "mapwright/core/compact_space.hpp"
+#include "mapwright/model/tile_classes.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -20,64 +21,9 @@ namespace {
 constexpr int I(Dim d) {
   return static_cast<int>(d);
 }
-inline long long cdiv(long long a, long long b) {
-  return (a + b - 1) / b;
-}
-
-/// Tile-size classes of one loop: `full` tiles of size t and at most one remainder.
-struct Classes {
-  long long size[2];   ///< Tile sizes.
-  long long count[2];  ///< How many tiles of each size.
-  int n;               ///< 1 or 2.
-  long long trips;     ///< Number of tiles.
-};
-
+using Classes = TileClasses;
 inline Classes classes(long long bound, long long t) {
-  Classes c;
-  c.size[0] = t;
-  c.count[0] = bound / t;
-  c.n = 1;
-  const long long rem = bound % t;
-  if (rem) {
-    c.size[c.n] = rem;
-    c.count[c.n] = 1;
-    ++c.n;
-  }
-  if (c.count[0] == 0) {  // t == bound handled above; t > bound is refused earlier
-    c.size[0] = c.size[1];
-    c.count[0] = 1;
-    c.n = 1;
-  }
-  c.trips = cdiv(bound, t);
-  return c;
-}
-
-/// Sum over the tiles of three loops of ceil(a*b*c / p).
-inline long long sum_ceil3(const Classes& a, const Classes& b, const Classes& c, long long p) {
-  long long s = 0;
-  for (int i = 0; i < a.n; ++i)
-    for (int j = 0; j < b.n; ++j)
-      for (int k = 0; k < c.n; ++k)
-        s += a.count[i] * b.count[j] * c.count[k] * cdiv(a.size[i] * b.size[j] * c.size[k], p);
-  return s;
-}
-
-inline long long sum_ceil1(const Classes& a, long long p) {
-  long long s = 0;
-  for (int i = 0; i < a.n; ++i) s += a.count[i] * cdiv(a.size[i], p);
-  return s;
-}
-
-/// Sum over output tiles (rows) and filter tiles of the distinct in-bounds input extent.
-long long extent_sum(long long P, long long tp, long long R, long long tr, long long stride,
-                     long long pad, long long H) {
-  long long s = 0;
-  for (long long p0 = 0; p0 < P; p0 += tp) {
-    const long long pt = std::min(tp, P - p0);
-    for (long long r0 = 0; r0 < R; r0 += tr)
-      s += input_extent(p0, pt, r0, std::min(tr, R - r0), stride, pad, H);
-  }
-  return s;
+  return tile_classes(bound, t);
 }
 
 /// What every count shares: the trips per loop, the number of steps and each tensor's reuse

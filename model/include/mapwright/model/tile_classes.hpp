@@ -1,0 +1,79 @@
+#pragma once
+/// \file tile_classes.hpp
+/// The per-loop sums the surrogate's closed form is made of, shared with the exact mapper's
+/// lower bounds (mapper/src/bounds.cpp), which evaluate the same terms on relaxed tilings.
+/// Tiling a loop of `bound` iterations by `t` gives at most two tile sizes (full tiles and one
+/// remainder), so a sum over tiles is a sum over at most two size classes per loop.
+
+#include <algorithm>
+
+#include "mapwright/core/tile_program.hpp"
+
+namespace mapwright::model {
+
+inline long long cdiv(long long a, long long b) {
+  return (a + b - 1) / b;
+}
+
+/// Tile-size classes of one loop: `count[i]` tiles of size `size[i]`.
+struct TileClasses {
+  long long size[2];   ///< Tile sizes.
+  long long count[2];  ///< How many tiles of each size.
+  int n;               ///< 1 or 2.
+  long long trips;     ///< Number of tiles.
+};
+
+/// The classes of a loop of `bound` iterations tiled by `t` (t >= 1; t >= bound is one tile).
+inline TileClasses tile_classes(long long bound, long long t) {
+  TileClasses c;
+  if (t >= bound) {
+    c.size[0] = bound;
+    c.count[0] = 1;
+    c.n = 1;
+    c.trips = 1;
+    return c;
+  }
+  c.size[0] = t;
+  c.count[0] = bound / t;
+  c.n = 1;
+  if (bound % t) {
+    c.size[1] = bound % t;
+    c.count[1] = 1;
+    c.n = 2;
+  }
+  c.trips = cdiv(bound, t);
+  return c;
+}
+
+/// Sum over the tiles of three loops of ceil(a*b*c / p).
+inline long long sum_ceil3(const TileClasses& a, const TileClasses& b, const TileClasses& c,
+                           long long p) {
+  long long s = 0;
+  for (int i = 0; i < a.n; ++i)
+    for (int j = 0; j < b.n; ++j)
+      for (int k = 0; k < c.n; ++k)
+        s += a.count[i] * b.count[j] * c.count[k] * cdiv(a.size[i] * b.size[j] * c.size[k], p);
+  return s;
+}
+
+/// Sum over the tiles of one loop of ceil(size / p).
+inline long long sum_ceil1(const TileClasses& a, long long p) {
+  long long s = 0;
+  for (int i = 0; i < a.n; ++i) s += a.count[i] * cdiv(a.size[i], p);
+  return s;
+}
+
+/// Sum over output tiles (rows: P by tp) and filter tiles (R by tr) of the distinct in-bounds
+/// input extent (core::input_extent).
+inline long long extent_sum(long long P, long long tp, long long R, long long tr, long long stride,
+                            long long pad, long long H) {
+  long long s = 0;
+  for (long long p0 = 0; p0 < P; p0 += tp) {
+    const long long pt = std::min(tp, P - p0);
+    for (long long r0 = 0; r0 < R; r0 += tr)
+      s += core::input_extent(p0, pt, r0, std::min(tr, R - r0), stride, pad, H);
+  }
+  return s;
+}
+
+}  // namespace mapwright::model
