@@ -103,8 +103,8 @@ class Checker {
                                               : v.dump();
     throw core::SpecError(file_, path, value,
                           why +
-                              " (the file is not as `mapwright run` writes it; re-run, or "
-                              "restore it from the SQLite store)");
+                              " (not as `mapwright run` writes it: undo the edit, or start "
+                              "the run again in another --out)");
   }
 
  private:
