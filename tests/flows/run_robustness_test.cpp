@@ -1,5 +1,6 @@
-// A run folder is owned by one process (a second one is refused, naming the holder), and RTL
-// workers die with their parent: after a SIGKILL of `mapwright run` no worker survives.
+// A run or study folder is owned by one process (a second one is refused, naming the holder),
+// and RTL workers die with their parent: after a SIGKILL of `mapwright run` or `mapwright
+// regress` no worker survives.
 #include <gtest/gtest.h>
 #include <signal.h>
 #include <spawn.h>
@@ -20,6 +21,7 @@
 #include "files.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/run.hpp"
+#include "mapwright/flows/study.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright;
@@ -110,17 +112,15 @@ TEST(RunLock, ASecondProcessOnTheSameFolderIsRefusedNamingTheHolder_bad) {
 }
 
 #ifdef MAPWRIGHT_HAVE_RTL
-TEST(RtlWorkers, DieWithTheirParentOnSigkill) {
-  const fs::path dir = mapwright::test_files::fresh_path("orphans");
+namespace {
+
+/// Starts the CLI with `args` (output to /dev/null), waits until one of its RTL workers has
+/// been simulating for a while (0.3 s of CPU), SIGKILLs the parent, and expects every worker to
+/// be gone within a second (not left running as an orphan: the simulations alone would take
+/// several seconds more).
+void expect_no_orphans_after_sigkill(std::vector<std::string> args) {
   const std::string exe = MAPWRIGHT_CLI_EXE;
-  // Three random mappings of a mid-size layer: their RTL runs take seconds, so a worker is
-  // busy in a simulation (not waiting on its pipe) when the parent is killed.
-  std::vector<std::string> args = {
-      exe,        "run",       "--layer",    "conv:K=64,C=64,H=28,W=28,R=3,S=3,pad=1",
-      "--arch",   "small4",    "--searcher", "random",
-      "--budget", "3",         "--top-k",    "3",
-      "--jobs",   "2",         "--seed",     "5",
-      "--out",    dir.string()};
+  args.insert(args.begin(), exe);
   std::vector<char*> argv;
   for (auto& a : args) argv.push_back(a.data());
   argv.push_back(nullptr);
@@ -128,24 +128,25 @@ TEST(RtlWorkers, DieWithTheirParentOnSigkill) {
   posix_spawn_file_actions_init(&fa);
   posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
   posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  pid_t run = 0;
-  ASSERT_EQ(posix_spawn(&run, exe.c_str(), &fa, nullptr, argv.data(), environ), 0);
+  pid_t parent = 0;
+  ASSERT_EQ(posix_spawn(&parent, exe.c_str(), &fa, nullptr, argv.data(), environ), 0);
   posix_spawn_file_actions_destroy(&fa);
-  // Wait until a worker has been simulating for a while (0.3 s of CPU).
   std::set<pid_t> workers;
   bool busy = false;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (!busy && std::chrono::steady_clock::now() < deadline) {
-    workers = children_of(run);
+    workers = children_of(parent);
     for (pid_t w : workers) busy = busy || cpu_ticks(w) >= sysconf(_SC_CLK_TCK) * 3 / 10;
     if (!busy) std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
-  ASSERT_TRUE(busy) << "no RTL worker was busy in a simulation";
-  kill(run, SIGKILL);
+  if (!busy) {
+    kill(parent, SIGKILL);
+    waitpid(parent, nullptr, 0);
+    FAIL() << "no RTL worker was busy in a simulation";
+  }
+  kill(parent, SIGKILL);
   int status = 0;
-  waitpid(run, &status, 0);
-  // Within a second every worker is gone (not left running as an orphan; its simulation
-  // alone would take several seconds more).
+  waitpid(parent, &status, 0);
   const auto gone_by = std::chrono::steady_clock::now() + std::chrono::milliseconds(1000);
   std::set<pid_t> left = workers;
   while (!left.empty() && std::chrono::steady_clock::now() < gone_by) {
@@ -155,6 +156,58 @@ TEST(RtlWorkers, DieWithTheirParentOnSigkill) {
   }
   EXPECT_TRUE(left.empty()) << left.size() << " RTL worker(s) survived their parent";
   for (pid_t p : left) kill(p, SIGKILL);
+}
+
+}  // namespace
+
+TEST(RtlWorkers, DieWithTheirParentOnSigkill) {
+  const fs::path dir = mapwright::test_files::fresh_path("orphans");
+  // Three random mappings of a mid-size layer: their RTL runs take seconds, so a worker is
+  // busy in a simulation (not waiting on its pipe) when the parent is killed.
+  expect_no_orphans_after_sigkill({"run", "--layer", "conv:K=64,C=64,H=28,W=28,R=3,S=3,pad=1",
+                                   "--arch", "small4", "--searcher", "random", "--budget", "3",
+                                   "--top-k", "3", "--jobs", "2", "--seed", "5", "--out",
+                                   dir.string()});
+  fs::remove_all(dir);
+}
+
+TEST(RtlWorkers, DieWithRegressOnSigkill) {
+  const fs::path dir = mapwright::test_files::fresh_path("orphans_regress");
+  fs::create_directories(dir);
+  // Two cases whose fixed mapping takes about 4 M cycles each (seconds of simulation).
+  std::ofstream(dir / "slow.yaml")
+      << "name: slow\ncases:\n"
+      << "  - {name: a, arch: small4, layer: 'conv:K=64,C=64,H=28,W=28,R=3,S=3,pad=1',\n"
+      << "     mapping: {dataflow: ws, tiles: {N: 1, K: 4, C: 4, P: 4, Q: 4, R: 3, S: 3},\n"
+      << "               order: [N, K, P, Q, C, R, S], pe: {rows: 4, cols: 4}}}\n"
+      << "  - {name: b, arch: small4, layer: 'conv:K=64,C=64,H=28,W=28,R=3,S=3,pad=1',\n"
+      << "     mapping: {dataflow: os, tiles: {N: 1, K: 4, C: 4, P: 4, Q: 4, R: 3, S: 3},\n"
+      << "               order: [N, K, P, Q, C, R, S], pe: {rows: 4, cols: 4}}}\n";
+  expect_no_orphans_after_sigkill(
+      {"regress", "--suite", (dir / "slow.yaml").string(), "--jobs", "2"});
   fs::remove_all(dir);
 }
 #endif
+
+TEST(FolderLock, ASecondStudyOnTheSameFolderIsRefusedNamingTheHolder_bad) {
+  const fs::path dir = mapwright::test_files::fresh_path("study_lock");
+  fs::create_directories(dir);
+  const int fd = open((dir / ".lock").c_str(), O_RDWR | O_CREAT, 0644);
+  ASSERT_GE(fd, 0);
+  ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
+  ASSERT_EQ(write(fd, "4343", 4), 4);
+  flows::StudyOptions o;
+  o.suite = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/tiny_study.yaml";
+  o.out_dir = dir.string();
+  std::ostringstream log;
+  try {
+    flows::cmd_study(o, log);
+    ADD_FAILURE() << "a second study on a locked folder was accepted";
+  } catch (const core::SpecError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("in use by another mapwright process (pid 4343)"), std::string::npos) << m;
+  }
+  EXPECT_FALSE(fs::exists(dir / "study-state.json"));
+  close(fd);
+  fs::remove_all(dir);
+}
