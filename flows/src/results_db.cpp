@@ -107,7 +107,14 @@ ResultsDb::ResultsDb(const std::string& path) : path_(path) {
     throw core::SpecError(path, "(sqlite)", "", reason);
   }
   sqlite3_busy_timeout(db_, 5000);
-  exec(kSchema);
+  try {
+    exec(kSchema);
+  } catch (...) {
+    // A full disk or a read-only file: the destructor will not run, so close here.
+    sqlite3_close(db_);
+    db_ = nullptr;
+    throw;
+  }
 }
 
 ResultsDb::~ResultsDb() {
