@@ -108,7 +108,6 @@ std::string safe_name(std::string s) {
   return s;
 }
 
-namespace {
 /// write(2) until done; false with errno set on failure.
 bool write_all(int fd, const char* p, size_t n) {
   while (n > 0) {
@@ -122,7 +121,6 @@ bool write_all(int fd, const char* p, size_t n) {
   }
   return true;
 }
-}  // namespace
 
 void make_dirs(const fs::path& dir) {
   std::error_code ec;
@@ -163,6 +161,28 @@ void InterruptSignals::note() {
   g_signals = g_signals + 1;
 }
 
+namespace {
+/// Removes the temporary files (`<name>.tmp<pid>`) a killed process left in `dir` and its
+/// mappings/, curves/ and plots/ folders (the caller holds the folder's lock).
+void remove_stale_temporaries(const fs::path& dir) {
+  std::error_code ec;
+  std::vector<fs::path> folders = {dir};
+  for (const char* sub : {"mappings", "curves", "plots"}) folders.push_back(dir / sub);
+  for (const auto& d : folders) {
+    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
+      const std::string name = it->path().filename().string();
+      const size_t t = name.rfind(".tmp");
+      if (t == std::string::npos || t + 4 == name.size() ||
+          name.find_first_not_of("0123456789", t + 4) != std::string::npos)
+        continue;
+      std::error_code rm;
+      fs::remove(it->path(), rm);
+    }
+    ec.clear();
+  }
+}
+}  // namespace
+
 FolderLock::FolderLock(const fs::path& dir, const std::string& flag) {
   std::error_code ec;
   fs::create_directories(dir, ec);
@@ -188,6 +208,7 @@ FolderLock::FolderLock(const fs::path& dir, const std::string& flag) {
   if (::ftruncate(fd_, 0) != 0 || ::pwrite(fd_, pid.data(), pid.size(), 0) < 0) {
     // The lock holds without the pid; only the message of a refused second process is poorer.
   }
+  remove_stale_temporaries(dir);
 }
 
 FolderLock::~FolderLock() {
@@ -200,26 +221,6 @@ bool FolderLock::locked_by_live_process(const fs::path& dir) {
   const bool held = ::flock(fd, LOCK_SH | LOCK_NB) != 0 && errno == EWOULDBLOCK;
   ::close(fd);  // also drops the shared lock if we got it
   return held;
-}
-
-int remove_stale_temporaries(const fs::path& dir) {
-  int removed = 0;
-  std::error_code ec;
-  std::vector<fs::path> folders = {dir};
-  for (const char* sub : {"mappings", "curves", "plots"}) folders.push_back(dir / sub);
-  for (const auto& d : folders) {
-    for (fs::directory_iterator it(d, ec), end; !ec && it != end; it.increment(ec)) {
-      const std::string name = it->path().filename().string();
-      const size_t t = name.rfind(".tmp");
-      if (t == std::string::npos || t + 4 == name.size() ||
-          name.find_first_not_of("0123456789", t + 4) != std::string::npos)
-        continue;
-      std::error_code rm;
-      if (fs::remove(it->path(), rm)) ++removed;
-    }
-    ec.clear();
-  }
-  return removed;
 }
 
 void write_atomic(const fs::path& path, const std::string& text) {

@@ -50,7 +50,9 @@ class InterruptSignals {
 /// An exclusive lock on an output folder (flock on <dir>/.lock, which holds the owner's pid),
 /// created with the folder: a second process on the same folder is refused (a SpecError on
 /// `flag` naming the holder's pid) instead of doing all the work twice. The kernel drops the
-/// lock when the process ends, however it ends. `locked_by_live_process` tells a reader
+/// lock when the process ends, however it ends. Once the lock is held, the temporary files
+/// (`<name>.tmp<pid>`) an earlier, killed holder left in the folder and its mappings/, curves/
+/// and plots/ are removed. `locked_by_live_process` tells a reader
 /// whether a folder's writer is still running.
 class FolderLock {
  public:
@@ -63,9 +65,8 @@ class FolderLock {
  private:
   int fd_ = -1;  ///< The open lock file (the flock lives as long as it is open).
 };
-/// Removes the temporary files (`<name>.tmp<pid>`) a killed process left in `dir` and its
-/// mappings/, curves/ and plots/ folders; call it holding the folder's lock. Returns how many.
-int remove_stale_temporaries(const std::filesystem::path& dir);
+/// write(2) of all `n` bytes (retrying short writes and EINTR); false with errno set on failure.
+bool write_all(int fd, const char* p, size_t n);
 /// Writes `text` to `path` through a temporary file, fsync and a rename (never half a file).
 /// Any failure (full disk, unwritable folder) is a core::SpecError naming the path and the
 /// system's reason, and leaves no temporary file; the old `path`, if any, is untouched.

@@ -873,7 +873,6 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
                               "-" + o.searcher + "-s" + std::to_string(o.seed));
   }
   const FolderLock lock(dir, "--out");  // Held until cmd_run returns: one process per folder.
-  remove_stale_temporaries(dir);        // left by a process killed in the middle of a write
   json res = open_run_folder(o, dir);
   const bool resuming = !res.is_null();
 

@@ -81,8 +81,7 @@ class StudyRun {
 
   int run(std::ostream& out) {
     const FolderLock folder_lock(dir_, "--out");  // one process per study folder
-    remove_stale_temporaries(dir_);    // left by a process killed in the middle of a write
-    make_output_dir(dir_ / "curves");  // fails here, before any work, when unwritable
+    make_output_dir(dir_ / "curves");             // fails here, before any work, when unwritable
     make_output_dir(dir_ / "plots");
     open_state();
     find_optima();

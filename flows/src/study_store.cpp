@@ -120,21 +120,17 @@ void TrialLog::append(const Trial& t) {
   const off_t start = ::lseek(fd_, 0, SEEK_END);
   const bool die_here = core::kill_point_reached("trial");
   const size_t first = die_here ? line.size() / 2 : line.size();
-  for (size_t off = 0; off < line.size();) {
-    if (off >= first && die_here) core::kill_self();
-    const size_t n = (off < first ? first : line.size()) - off;
-    const ssize_t w = ::write(fd_, line.data() + off, n);
-    if (w < 0) {
-      if (errno == EINTR) continue;
-      const int e = errno;
-      // Leave whole records only (a full disk must not leave half a line before the next).
-      if (start >= 0 && ::ftruncate(fd_, start) != 0) {
-        // A torn last line is dropped when the log is read again.
-      }
-      throw core::SpecError(file_.string(), "(file)", "",
-                            std::string("cannot write: ") + std::strerror(e));
+  bool ok = write_all(fd_, line.data(), first);
+  if (ok && die_here) core::kill_self();
+  if (ok) ok = write_all(fd_, line.data() + first, line.size() - first);
+  if (!ok) {
+    const int e = errno;
+    // Leave whole records only (a full disk must not leave half a line before the next).
+    if (start >= 0 && ::ftruncate(fd_, start) != 0) {
+      // A torn last line is dropped when the log is read again.
     }
-    off += static_cast<size_t>(w);
+    throw core::SpecError(file_.string(), "(file)", "",
+                          std::string("cannot write: ") + std::strerror(e));
   }
   if (::fdatasync(fd_) != 0 && errno != EINVAL)
     throw core::SpecError(file_.string(), "(file)", "",

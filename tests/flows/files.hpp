@@ -25,4 +25,19 @@ inline std::string read_file(const std::filesystem::path& p) {
   return s.str();
 }
 
+/// A study's runs.csv text without its wall-time column (the 7th), which differs between two
+/// runs of the same work.
+inline std::string runs_without_seconds(const std::string& csv) {
+  std::istringstream in(csv);
+  std::string out;
+  for (std::string line; std::getline(in, line);) {
+    std::stringstream ls(line);
+    int i = 0;
+    for (std::string c; std::getline(ls, c, ','); ++i)
+      if (i != 6) out += c + ",";
+    out += "\n";
+  }
+  return out;
+}
+
 }  // namespace mapwright::test_files

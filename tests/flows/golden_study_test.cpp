@@ -21,20 +21,6 @@ using nlohmann::json;
 
 namespace {
 
-/// runs.csv without its wall-time column (the 7th).
-std::string runs_without_seconds(const std::string& text) {
-  std::istringstream in(text);
-  std::string out;
-  for (std::string line; std::getline(in, line);) {
-    std::stringstream ls(line);
-    int i = 0;
-    for (std::string c; std::getline(ls, c, ','); ++i)
-      if (i != 6) out += c + ",";
-    out += "\n";
-  }
-  return out;
-}
-
 /// study.json without what differs between two runs of the same study.
 json stable(const json& j) {
   if (j.is_object()) {
@@ -67,7 +53,8 @@ TEST(GoldenStudy, TinyStudyReportsExactlyTheGolden) {
   ASSERT_EQ(mapwright::flows::cmd_study(o, log), 0) << log.str();
   const std::pair<std::string, std::string> outputs[] = {
       {"summary.csv", mapwright::test_files::read_file(dir / "summary.csv")},
-      {"runs.csv", runs_without_seconds(mapwright::test_files::read_file(dir / "runs.csv"))},
+      {"runs.csv", mapwright::test_files::runs_without_seconds(
+                       mapwright::test_files::read_file(dir / "runs.csv"))},
       {"study.json",
        stable(json::parse(mapwright::test_files::read_file(dir / "study.json"))).dump(2) + "\n"}};
   const fs::path golden = fs::path(MAPWRIGHT_SOURCE_DIR) / "tests/flows/data/tiny_study.golden";
