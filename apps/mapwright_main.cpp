@@ -11,7 +11,7 @@
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/commands.hpp"
 #include "mapwright/flows/regress.hpp"
-#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/flows/report.hpp"
 #include "mapwright/flows/run.hpp"
 #include "mapwright/flows/search_flow.hpp"
@@ -23,7 +23,7 @@ using namespace mapwright;
 namespace {
 
 /// --sim-max-cycles/-seconds/-memory-mb: the per-simulation limits of an RTL command.
-void add_sim_limits(CLI::App* app, flows::SimLimits& l, const std::string& prefix) {
+void add_sim_limits(CLI::App* app, rtlpool::SimLimits& l, const std::string& prefix) {
   app->add_option("--sim-max-cycles", l.max_cycles,
                   prefix + "do not simulate a mapping predicted to take more cycles (max 1e12)")
       ->capture_default_str();
@@ -256,7 +256,7 @@ int main(int argc, char** argv) try {
       // The protocol owns the original stdout; anything else printed goes to stderr.
       const int proto = dup(STDOUT_FILENO);
       dup2(STDERR_FILENO, STDOUT_FILENO);
-      return flows::cmd_rtl_worker(std::cin, proto);
+      return rtlpool::worker_loop(std::cin, proto);
     }
   } catch (const core::SpecError& err) {
     std::cerr << "mapwright: error: " << err.what() << "\n";

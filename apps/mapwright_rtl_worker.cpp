@@ -6,13 +6,13 @@
 
 #include <iostream>
 
-#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
 
 int main() try {
   // The protocol owns the original stdout; anything else printed goes to stderr.
   const int proto = dup(STDOUT_FILENO);
   dup2(STDERR_FILENO, STDOUT_FILENO);
-  return mapwright::flows::cmd_rtl_worker(std::cin, proto);
+  return mapwright::rtlpool::worker_loop(std::cin, proto);
 } catch (const std::exception& err) {
   std::cerr << "mapwright-rtl-worker: internal error: " << err.what() << "\n";
   return 70;

@@ -27,6 +27,52 @@ const char* layer_kind_name(LayerKind k) {
   return "?";
 }
 
+LayerKind layer_kind_from_name(const std::string& name, const std::string& where) {
+  for (LayerKind k : {LayerKind::Conv, LayerKind::Depthwise, LayerKind::Grouped, LayerKind::Gemm})
+    if (name == layer_kind_name(k)) return k;
+  throw SpecError(where, "kind", name, "expected one of conv, dwconv, gconv, gemm");
+}
+
+nlohmann::json layer_to_json(const Layer& l) {
+  return {{"name", l.name},     {"kind", layer_kind_name(l.kind)},
+          {"n", l.n},           {"g", l.g},
+          {"k", l.k},           {"c", l.c},
+          {"h", l.h},           {"w", l.w},
+          {"r", l.r},           {"s", l.s},
+          {"stride", l.stride}, {"pad", l.pad},
+          {"p", l.p},           {"q", l.q},
+          {"macs", l.macs()}};
+}
+
+Layer layer_from_json(const nlohmann::json& j, const std::string& where) {
+  Layer l;
+  try {
+    l.name = j.at("name").get<std::string>();
+    const auto& kind = j.at("kind");
+    if (kind.is_number_integer()) {
+      const int k = kind.get<int>();
+      if (k < 0 || k > static_cast<int>(LayerKind::Gemm))
+        throw SpecError(where, "kind", kind.dump(), "expected one of conv, dwconv, gconv, gemm");
+      l.kind = static_cast<LayerKind>(k);
+    } else {
+      l.kind = layer_kind_from_name(kind.get<std::string>(), where);
+    }
+    l.n = j.at("n");
+    l.g = j.at("g");
+    l.k = j.at("k");
+    l.c = j.at("c");
+    l.h = j.at("h");
+    l.w = j.at("w");
+    l.r = j.at("r");
+    l.s = j.at("s");
+    l.stride = j.at("stride");
+    l.pad = j.at("pad");
+  } catch (const nlohmann::json::exception& e) {
+    throw SpecError(where, "layer", j.dump(), std::string("malformed layer record: ") + e.what());
+  }
+  return make_layer(l, where);
+}
+
 int64_t Layer::dim(Dim d) const {
   switch (d) {
     case Dim::N:

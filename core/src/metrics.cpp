@@ -55,4 +55,70 @@ nlohmann::json Metrics::to_json() const {
   return j;
 }
 
+namespace {
+
+/// AccessCounts members in AccessCounts::fields() order.
+constexpr long long AccessCounts::*kCountMembers[] = {&AccessCounts::macs,
+                                                      &AccessCounts::steps,
+                                                      &AccessCounts::folds,
+                                                      &AccessCounts::input_buf_reads,
+                                                      &AccessCounts::input_buf_writes,
+                                                      &AccessCounts::weight_buf_reads,
+                                                      &AccessCounts::weight_buf_writes,
+                                                      &AccessCounts::accum_reads,
+                                                      &AccessCounts::accum_writes,
+                                                      &AccessCounts::dram_input_bytes,
+                                                      &AccessCounts::dram_weight_bytes,
+                                                      &AccessCounts::dram_output_bytes,
+                                                      &AccessCounts::dram_psum_write_bytes,
+                                                      &AccessCounts::dram_psum_read_bytes,
+                                                      &AccessCounts::input_loads,
+                                                      &AccessCounts::weight_loads,
+                                                      &AccessCounts::psum_reloads,
+                                                      &AccessCounts::psum_spills,
+                                                      &AccessCounts::output_stores};
+static_assert(sizeof(kCountMembers) / sizeof(kCountMembers[0]) == 19,
+              "AccessCounts changed: update kCountMembers");
+
+}  // namespace
+
+AccessCounts counts_from_json(const nlohmann::json& j) {
+  AccessCounts c;
+  const auto names = c.fields();
+  for (size_t i = 0; i < names.size(); ++i)
+    if (j.contains(names[i].first)) c.*kCountMembers[i] = j[names[i].first].get<long long>();
+  return c;
+}
+
+nlohmann::json counts_to_json(const AccessCounts& c) {
+  nlohmann::json j = nlohmann::json::object();
+  for (const auto& [k, v] : c.fields()) j[k] = v;
+  return j;
+}
+
+Metrics metrics_from_json(const nlohmann::json& j) {
+  Metrics m;
+  m.valid = j.value("valid", false);
+  m.reason = j.value("reason", std::string());
+  m.invalid = invalid_kind_from_name(j.value("invalid_kind", std::string("none")));
+  if (!m.valid) return m;
+  m.cycles = j.value("cycles", 0LL);
+  m.compute_cycles = j.value("compute_cycles", 0LL);
+  m.dma_cycles = j.value("dma_cycles", 0LL);
+  m.energy_pj = j.value("energy_pj", 0.0);
+  m.edp = j.value("edp", 0.0);
+  m.utilization = j.value("utilization", 0.0);
+  if (j.contains("counts")) m.counts = counts_from_json(j["counts"]);
+  if (j.contains("energy_breakdown_pj")) {
+    const auto& e = j["energy_breakdown_pj"];
+    m.energy.mac = e.value("mac", 0.0);
+    m.energy.input_buf = e.value("input_buf", 0.0);
+    m.energy.weight_buf = e.value("weight_buf", 0.0);
+    m.energy.accum_buf = e.value("accum_buf", 0.0);
+    m.energy.dram = e.value("dram", 0.0);
+    m.energy.pe_static = e.value("pe_static", 0.0);
+  }
+  return m;
+}
+
 }  // namespace mapwright::core

@@ -45,6 +45,13 @@ const char* invalid_kind_name(InvalidKind k) {
   return "?";
 }
 
+InvalidKind invalid_kind_from_name(const std::string& name) {
+  for (InvalidKind k : {InvalidKind::InputOverflow, InvalidKind::WeightOverflow,
+                        InvalidKind::AccumOverflow, InvalidKind::Dataflow})
+    if (name == invalid_kind_name(k)) return k;
+  return InvalidKind::None;
+}
+
 std::string Validity::reason() const {
   const char* buf = kind == InvalidKind::InputOverflow    ? "input"
                     : kind == InvalidKind::WeightOverflow ? "weight"

@@ -8,8 +8,8 @@
 #include <nlohmann/json.hpp>
 #include <sstream>
 
-#include "../../flows/src/flows_util.hpp"
 #include "files.hpp"
+#include "../../flows/common/text.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/report.hpp"
 #include "mapwright/flows/run.hpp"

@@ -17,7 +17,7 @@
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/layer_spec.hpp"
-#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
 
 #ifdef MAPWRIGHT_HAVE_RTL
 
@@ -108,14 +108,14 @@ TEST(RtlReward, GaOnSmall4ScoresSamplesAfterTheWarmupOnTheRtl) {
   EXPECT_DOUBLE_EQ(ls.result.best_cost, obj.cost(ls.metrics));
   if (w["best_from_rtl"].get<bool>()) {
     // An independent RTL run of the best mapping with the sample's seed gives the same numbers.
-    flows::RtlWorkerPool pool(MAPWRIGHT_WORKER_EXE, 1);
-    flows::RtlJob j;
+    rtlpool::RtlWorkerPool pool(MAPWRIGHT_WORKER_EXE, 1);
+    rtlpool::RtlJob j;
     j.arch = "small4";
     j.layer = layer;
     j.mapping = ls.best;
     j.seed = flows::rtl_operand_seed(seed, ls.result.best_sample);
     pool.submit(j);
-    std::vector<std::pair<size_t, flows::RtlJobResult>> got;
+    std::vector<std::pair<size_t, rtlpool::RtlJobResult>> got;
     while (got.empty()) got = pool.poll(-1);
     ASSERT_TRUE(got[0].second.ok()) << got[0].second.failure;
     EXPECT_EQ(got[0].second.metrics.cycles, ls.metrics.cycles);

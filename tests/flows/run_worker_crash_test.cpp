@@ -2,7 +2,7 @@
 // worker (the record says how many retries it took), a job whose worker crashes on every try is
 // recorded as an infrastructure failure, and --resume runs such verifications again. The
 // crashes come from the worker's test hook MAPWRIGHT_TEST_CRASH_FIRST_JOB=<file>[:N] (see
-// cmd_rtl_worker): exactly N jobs die by SIGSEGV before answering.
+// worker_loop): exactly N jobs die by SIGSEGV before answering.
 #include <gtest/gtest.h>
 #include <stdlib.h>
 
@@ -14,7 +14,7 @@
 
 #include "files.hpp"
 #include "tiny_run.hpp"
-#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/flows/run.hpp"
 
 namespace fs = std::filesystem;
@@ -96,7 +96,7 @@ TEST(RunWorkerCrash, CrashOnEveryTryIsAnInfrastructureFailureThatResumeRunsAgain
   {
     // One job, 1 + kMaxCrashRetries crashes: it crashes on every try.
     const CrashHook hook(marker.string() + ":" +
-                         std::to_string(1 + flows::RtlWorkerPool::kMaxCrashRetries));
+                         std::to_string(1 + rtlpool::RtlWorkerPool::kMaxCrashRetries));
     EXPECT_EQ(flows::cmd_run(o, out), 4) << out.str();
   }
   EXPECT_NE(out.str().find("--resume"), std::string::npos) << out.str();
@@ -104,7 +104,7 @@ TEST(RunWorkerCrash, CrashOnEveryTryIsAnInfrastructureFailureThatResumeRunsAgain
   const json v = r["layers"][0]["candidates"][0]["verification"];
   EXPECT_FALSE(v["passed"].get<bool>());
   EXPECT_EQ(v["kind"], "infrastructure");
-  EXPECT_EQ(v["retries"], flows::RtlWorkerPool::kMaxCrashRetries);
+  EXPECT_EQ(v["retries"], rtlpool::RtlWorkerPool::kMaxCrashRetries);
   EXPECT_EQ(v["failure"].get<std::string>().rfind("worker: the RTL process killed by signal", 0),
             0u)
       << v.dump();
@@ -116,7 +116,7 @@ TEST(RunWorkerCrash, CrashOnEveryTryIsAnInfrastructureFailureThatResumeRunsAgain
   again.resume = true;
   {
     const CrashHook hook(marker.string() + ":" +
-                         std::to_string(1 + flows::RtlWorkerPool::kMaxCrashRetries));
+                         std::to_string(1 + rtlpool::RtlWorkerPool::kMaxCrashRetries));
     ASSERT_EQ(flows::cmd_run(again, out), 0) << out.str();
   }
   r = load(dir);

@@ -20,7 +20,7 @@
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/layer_spec.hpp"
-#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/flows/verify.hpp"
 
 extern char** environ;
@@ -70,8 +70,8 @@ int run_cli(const std::vector<std::string>& args, const fs::path& log) {
 }
 
 /// A job on small4: every tile 1 (the most commands a layer can have).
-flows::RtlJob tile_one_job(const std::string& layer) {
-  flows::RtlJob j;
+rtlpool::RtlJob tile_one_job(const std::string& layer) {
+  rtlpool::RtlJob j;
   j.arch = "small4";
   j.layer = core::parse_layer_arg(layer);
   j.mapping = core::Mapping{};
@@ -79,12 +79,12 @@ flows::RtlJob tile_one_job(const std::string& layer) {
 }
 
 /// Polls until job `id` comes back (or 60 s pass).
-flows::RtlJobResult wait_for(flows::RtlWorkerPool& pool, size_t id) {
+rtlpool::RtlJobResult wait_for(rtlpool::RtlWorkerPool& pool, size_t id) {
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(60);
   while (std::chrono::steady_clock::now() < until)
     for (auto& [got, r] : pool.poll(500))
       if (got == id) return r;
-  flows::RtlJobResult lost;
+  rtlpool::RtlJobResult lost;
   lost.failure = "test: no result";
   return lost;
 }
@@ -92,11 +92,11 @@ flows::RtlJobResult wait_for(flows::RtlWorkerPool& pool, size_t id) {
 }  // namespace
 
 TEST(SimLimits, CheckRefusesOutOfRangeValuesNamingTheFlag_bad) {
-  flows::SimLimits ok;
-  EXPECT_NO_THROW(flows::check_sim_limits(ok));
-  auto refused = [](flows::SimLimits l, const std::string& flag, const std::string& value) {
+  rtlpool::SimLimits ok;
+  EXPECT_NO_THROW(rtlpool::check_sim_limits(ok));
+  auto refused = [](rtlpool::SimLimits l, const std::string& flag, const std::string& value) {
     try {
-      flows::check_sim_limits(l);
+      rtlpool::check_sim_limits(l);
       ADD_FAILURE() << flag << " " << value << " accepted";
     } catch (const core::SpecError& e) {
       EXPECT_EQ(e.where(), flag);
@@ -104,10 +104,10 @@ TEST(SimLimits, CheckRefusesOutOfRangeValuesNamingTheFlag_bad) {
       EXPECT_NE(std::string(e.what()).find("at most"), std::string::npos) << e.what();
     }
   };
-  flows::SimLimits l = ok;
+  rtlpool::SimLimits l = ok;
   l.max_cycles = 0;
   refused(l, "--sim-max-cycles", "0");
-  l.max_cycles = flows::kMaxSimCycles + 1;
+  l.max_cycles = rtlpool::kMaxSimCycles + 1;
   refused(l, "--sim-max-cycles", "1000000000001");
   l = ok;
   l.max_seconds = -1;
@@ -117,20 +117,20 @@ TEST(SimLimits, CheckRefusesOutOfRangeValuesNamingTheFlag_bad) {
   l = ok;
   l.max_memory_mb = 0;
   refused(l, "--sim-max-memory-mb", "0");
-  l.max_memory_mb = flows::kMaxSimMemoryMb + 1;
+  l.max_memory_mb = rtlpool::kMaxSimMemoryMb + 1;
   refused(l, "--sim-max-memory-mb", "1048577");
 }
 
 #ifdef MAPWRIGHT_HAVE_RTL
 
 TEST(SimLimitsPool, JobPastItsWallClockIsKilledAsALimitNotACrash_bad) {
-  flows::RtlWorkerPool pool(MAPWRIGHT_WORKER_EXE, 1);
+  rtlpool::RtlWorkerPool pool(MAPWRIGHT_WORKER_EXE, 1);
   // ~600k tile steps: the simulation takes many seconds.
-  flows::RtlJob slow = tile_one_job("conv:K=16,C=16,H=16,W=16,R=3,S=3,pad=1");
+  rtlpool::RtlJob slow = tile_one_job("conv:K=16,C=16,H=16,W=16,R=3,S=3,pad=1");
   slow.limits.max_seconds = 0.5;
   const auto t0 = std::chrono::steady_clock::now();
   const size_t id = pool.submit(slow);
-  const flows::RtlJobResult r = wait_for(pool, id);
+  const rtlpool::RtlJobResult r = wait_for(pool, id);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_TRUE(r.over_limit) << r.failure;
   EXPECT_FALSE(r.infrastructure);
@@ -143,8 +143,8 @@ TEST(SimLimitsPool, JobPastItsWallClockIsKilledAsALimitNotACrash_bad) {
   EXPECT_TRUE(my_children().empty()) << "the killed worker was reaped";
 
   // The pool still serves: a small job on a fresh worker passes.
-  flows::RtlJob small = tile_one_job("conv:K=4,C=2,H=4,W=4,R=3,S=3,pad=1");
-  const flows::RtlJobResult next = wait_for(pool, pool.submit(small));
+  rtlpool::RtlJob small = tile_one_job("conv:K=4,C=2,H=4,W=4,R=3,S=3,pad=1");
+  const rtlpool::RtlJobResult next = wait_for(pool, pool.submit(small));
   EXPECT_TRUE(next.ok()) << next.failure;
   EXPECT_FALSE(next.over_limit);
   EXPECT_GT(next.predicted_cycles, 0);
@@ -152,10 +152,10 @@ TEST(SimLimitsPool, JobPastItsWallClockIsKilledAsALimitNotACrash_bad) {
 }
 
 TEST(SimLimitsPool, CycleLimitTravelsThroughTheWorkerWithItsEstimate_bad) {
-  flows::RtlWorkerPool pool(MAPWRIGHT_WORKER_EXE, 1);
-  flows::RtlJob j = tile_one_job("conv:K=4,C=2,H=4,W=4,R=3,S=3,pad=1");
+  rtlpool::RtlWorkerPool pool(MAPWRIGHT_WORKER_EXE, 1);
+  rtlpool::RtlJob j = tile_one_job("conv:K=4,C=2,H=4,W=4,R=3,S=3,pad=1");
   j.limits.max_cycles = 1;
-  const flows::RtlJobResult r = wait_for(pool, pool.submit(j));
+  const rtlpool::RtlJobResult r = wait_for(pool, pool.submit(j));
   EXPECT_TRUE(r.over_limit) << r.failure;
   EXPECT_FALSE(r.infrastructure);
   EXPECT_EQ(r.retries, 0);

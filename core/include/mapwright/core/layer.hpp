@@ -12,6 +12,8 @@
 #include <cstdint>
 #include <string>
 
+#include <nlohmann/json.hpp>
+
 namespace mapwright::core {
 
 /// The eight loop dimensions. G (groups) is always the outermost level-2 loop.
@@ -24,6 +26,8 @@ const char* dim_name(Dim d);
 /// What the user described; kept for reports (the loop form is the same for all).
 enum class LayerKind { Conv, Depthwise, Grouped, Gemm };
 const char* layer_kind_name(LayerKind k);
+/// The kind named by layer_kind_name; throws SpecError naming `where` for any other name.
+LayerKind layer_kind_from_name(const std::string& name, const std::string& where);
 
 /// One layer, immutable after `make_layer` validated it.
 struct Layer {
@@ -58,5 +62,13 @@ struct Layer {
 /// Validates raw fields, derives P and Q, and returns the layer. Throws `SpecError`
 /// naming `where` (file or flag), the key and the value on any bad field.
 Layer make_layer(Layer raw, const std::string& where);
+
+/// The one JSON form of a layer (results.json, the RTL worker protocol, `eval --json`):
+/// name, kind (layer_kind_name), n g k c h w r s stride pad, and the derived p, q, macs.
+nlohmann::json layer_to_json(const Layer& l);
+/// Reads layer_to_json's form (the derived p, q, macs are recomputed, not read; a kind given as
+/// its enum number, as format-1 run records hold it, is accepted) and validates it through
+/// make_layer; a missing or mistyped field is a SpecError naming `where`.
+Layer layer_from_json(const nlohmann::json& j, const std::string& where);
 
 }  // namespace mapwright::core

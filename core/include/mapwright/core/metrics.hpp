@@ -43,6 +43,14 @@ struct Metrics {
   nlohmann::json to_json() const;
 };
 
+/// Rebuilds Metrics from Metrics::to_json (valid, reason, invalid kind, cycles, energy, EDP,
+/// utilization, counts, breakdown); missing fields are 0.
+Metrics metrics_from_json(const nlohmann::json& j);
+/// Counts from a {name: value} object (names as AccessCounts::fields()); missing names are 0.
+AccessCounts counts_from_json(const nlohmann::json& j);
+/// Counts as a {name: value} object.
+nlohmann::json counts_to_json(const AccessCounts& c);
+
 /// Energy from counts: the one formula used by the surrogate and the RTL evaluator.
 EnergyBreakdown energy_from_counts(const Arch& arch, const AccessCounts& c, long long cycles,
                                    int pe_rows, int pe_cols);

@@ -32,6 +32,8 @@ namespace mapwright::core {
 /// Why a mapping is invalid (a typed result, never an exception).
 enum class InvalidKind { None, InputOverflow, WeightOverflow, AccumOverflow, Dataflow };
 const char* invalid_kind_name(InvalidKind k);
+/// The kind named by invalid_kind_name; an unknown name is InvalidKind::None.
+InvalidKind invalid_kind_from_name(const std::string& name);
 
 /// Capacity verdict: which buffer overflows, by how many bytes.
 struct Validity {

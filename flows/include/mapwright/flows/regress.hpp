@@ -31,7 +31,7 @@
 
 #include "mapwright/core/layer.hpp"
 #include "mapwright/core/mapping.hpp"
-#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
 
 namespace mapwright::flows {
 
@@ -57,14 +57,14 @@ struct RegressSuite {
 RegressSuite load_regress_suite(const std::string& path);
 
 struct RegressOptions {
-  std::string suite;       ///< Suite YAML.
-  std::string junit;       ///< JUnit XML output ("" = none).
-  bool update = false;     ///< Rewrite the goldens from this run.
-  int jobs = 0;            ///< Worker processes (0 = number of cores).
-  std::string filter;      ///< Run only cases whose name contains this.
-  bool progress = true;    ///< Progress on stderr when it is a terminal.
-  std::string worker_exe;  ///< mapwright binary for RTL workers ("" = this one).
-  SimLimits limits;        ///< Per-case simulation limits (--sim-max-*).
+  std::string suite;          ///< Suite YAML.
+  std::string junit;          ///< JUnit XML output ("" = none).
+  bool update = false;        ///< Rewrite the goldens from this run.
+  int jobs = 0;               ///< Worker processes (0 = number of cores).
+  std::string filter;         ///< Run only cases whose name contains this.
+  bool progress = true;       ///< Progress on stderr when it is a terminal.
+  std::string worker_exe;     ///< mapwright binary for RTL workers ("" = this one).
+  rtlpool::SimLimits limits;  ///< Per-case simulation limits (--sim-max-*).
 };
 /// Exit codes: 0 every case matches (or goldens updated); 1 drift or failure (with a diff on
 /// `out`; a case over a simulation limit fails as kind "limit"); 2 bad suite or bad limit.

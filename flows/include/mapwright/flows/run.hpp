@@ -16,7 +16,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/flows/search_flow.hpp"
 
 namespace mapwright::flows {
@@ -45,7 +45,7 @@ struct RunOptions {
   int stop_after_layers = -1;         ///< Testing: behave as if Ctrl-C came after N searches.
   std::string worker_exe;             ///< mapwright binary for RTL workers ("" = this one).
   long long rtl_watchdog_cycles = 0;  ///< RTL watchdog bound per run (0 = automatic).
-  SimLimits sim_limits;               ///< --sim-max-*: per-verification limits.
+  rtlpool::SimLimits sim_limits;      ///< --sim-max-*: per-verification limits.
 };
 /// Exit codes: 0 all good; 2 bad input; 3 a layer has no valid mapping; 4 an RTL verification
 /// failed (reported, never dropped); 130 interrupted (what finished is kept).

@@ -12,7 +12,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mapwright/core/metrics.hpp"
-#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/search/searcher.hpp"
 
 namespace mapwright::flows {
@@ -84,7 +84,7 @@ struct RewardOptions {
   int jobs = 0;                   ///< Rtl: worker processes (0 = number of cores).
   std::string worker_exe;         ///< Rtl: worker binary ("" = worker_executable()).
   long long watchdog_cycles = 0;  ///< Rtl: watchdog bound per run (0 = automatic).
-  SimLimits limits;               ///< Rtl: per-simulation limits (a run over one is invalid).
+  rtlpool::SimLimits limits;      ///< Rtl: per-simulation limits (a run over one is invalid).
   std::string arch;               ///< Rtl: arch name or YAML path for the workers ("" = arch.name).
 };
 /// Seed of the RTL operands of sample `sample` of a search seeded with `seed`.
@@ -129,7 +129,7 @@ struct SearchCliOptions {
   bool progress = true;              ///< Progress on stderr when it is a terminal.
   std::string reward = "surrogate";  ///< --reward: surrogate | rtl.
   int64_t surrogate_warmup = 0;      ///< --surrogate-warmup: surrogate-scored samples before RTL.
-  SimLimits sim_limits;              ///< --sim-max-*: per-simulation limits with --reward rtl.
+  rtlpool::SimLimits sim_limits;     ///< --sim-max-*: per-simulation limits with --reward rtl.
   int jobs = 0;                      ///< --jobs: RTL worker processes (0 = number of cores).
   std::string worker_exe;            ///< RTL worker binary ("" = worker_executable()).
 };

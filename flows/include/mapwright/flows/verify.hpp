@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
 
 namespace mapwright::flows {
 
@@ -20,7 +20,7 @@ struct VerifyOptions {
   std::string trace;             ///< FST waveform file ("" = none).
   uint64_t seed = 1;             ///< Seed of the random tensors.
   bool json = false;             ///< One JSON object.
-  SimLimits limits;              ///< --sim-max-cycles, --sim-max-seconds, --sim-max-memory-mb.
+  rtlpool::SimLimits limits;     ///< --sim-max-cycles, --sim-max-seconds, --sim-max-memory-mb.
 };
 /// Exit codes: 0 bit-exact and every count equal; 2 bad input (also a limit out of range);
 /// 3 invalid mapping; 4 the verification failed, or the run is over a SimLimits bound (the

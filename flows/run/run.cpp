@@ -25,19 +25,22 @@
 #include <sstream>
 #include <thread>
 
-#include "flows_util.hpp"
+#include "common/text.hpp"
+#include "common/files.hpp"
+#include "common/signals.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/stats.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/mapspace.hpp"
-#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/verify.hpp"
-#include "report_html.hpp"
-#include "results_db.hpp"
+#include "report/report_html.hpp"
+#include "store/results_db.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;
+using namespace mapwright::rtlpool;
 using nlohmann::json;
 
 namespace mapwright::flows {

@@ -6,7 +6,7 @@
 // (SimLimits::max_seconds) is stopped by killing its worker and comes back as a typed limit
 // result. The worker loop holds one test hook
 // (MAPWRIGHT_TEST_CRASH_FIRST_JOB, see crash_for_test) that makes a worker crash on purpose.
-#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -31,9 +31,9 @@
 #include <map>
 #include <stdexcept>
 
-#include "flows_util.hpp"
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/error.hpp"
+#include "mapwright/core/posix_io.hpp"
 #ifdef MAPWRIGHT_HAVE_RTL
 #include "mapwright/systemc/rtl_evaluator.hpp"
 #endif
@@ -42,13 +42,13 @@ extern char** environ;
 
 using namespace mapwright::core;
 
-namespace mapwright::flows {
+namespace mapwright::rtlpool {
 
 #ifdef MAPWRIGHT_HAVE_RTL
 static_assert(SimLimits{}.max_cycles == systemc::SimLimits{}.max_cycles &&
                   SimLimits{}.max_seconds == systemc::SimLimits{}.max_seconds &&
                   SimLimits{}.max_memory_mb == systemc::SimLimits{}.max_memory_mb,
-              "flows::SimLimits mirrors systemc::SimLimits");
+              "rtlpool::SimLimits mirrors systemc::SimLimits");
 #endif
 
 namespace {
@@ -82,36 +82,6 @@ void check_sim_limits(const SimLimits& l) {
     throw SpecError("--sim-max-memory-mb", "sim-max-memory-mb", std::to_string(l.max_memory_mb),
                     "must be a positive number of MiB, at most " + std::to_string(kMaxSimMemoryMb) +
                         " (1 TiB)");
-}
-
-nlohmann::json layer_to_json(const Layer& l) {
-  return {{"name", l.name},     {"kind", static_cast<int>(l.kind)},
-          {"n", l.n},           {"g", l.g},
-          {"k", l.k},           {"c", l.c},
-          {"h", l.h},           {"w", l.w},
-          {"r", l.r},           {"s", l.s},
-          {"stride", l.stride}, {"pad", l.pad}};
-}
-
-Layer layer_from_json(const nlohmann::json& j, const std::string& where) {
-  Layer l;
-  try {
-    l.name = j.at("name").get<std::string>();
-    l.kind = static_cast<LayerKind>(j.at("kind").get<int>());
-    l.n = j.at("n");
-    l.g = j.at("g");
-    l.k = j.at("k");
-    l.c = j.at("c");
-    l.h = j.at("h");
-    l.w = j.at("w");
-    l.r = j.at("r");
-    l.s = j.at("s");
-    l.stride = j.at("stride");
-    l.pad = j.at("pad");
-  } catch (const nlohmann::json::exception& e) {
-    throw SpecError(where, "layer", j.dump(), std::string("malformed layer record: ") + e.what());
-  }
-  return make_layer(l, where);
 }
 
 std::string self_executable() {
@@ -160,7 +130,7 @@ RtlJobResult result_from_json(const nlohmann::json& j) {
   return r;
 }
 
-/// TEST HOOK, for the crash-retry tests only (documented at cmd_rtl_worker):
+/// TEST HOOK, for the crash-retry tests only (documented at worker_loop):
 /// MAPWRIGHT_TEST_CRASH_FIRST_JOB=<file>[:N]. While <file> holds fewer than N bytes (N = 1 by
 /// default), the worker that takes a job appends one byte and dies by SIGSEGV without
 /// answering; the flock makes the count exact when several workers race. Unset, it costs one
@@ -194,7 +164,7 @@ void crash_for_test() {
 // ---------------------------------------------------------------------------------------------
 // The worker.
 
-int cmd_rtl_worker(std::istream& in, int out_fd) {
+int worker_loop(std::istream& in, int out_fd) {
   // A worker dies with its parent: the kernel sends SIGKILL when the parent exits (even by
   // SIGKILL), so no simulation runs on as an orphan. If the parent is already gone (it died
   // between the spawn and this call), exit at once.
@@ -342,7 +312,7 @@ struct RtlWorkerPool::Impl {
     std::string a0 = exe, a1 = "rtl-worker";
     char* argv[] = {a0.data(), dedicated ? nullptr : a1.data(), nullptr};
     // The worker's environment names its parent, so a worker whose parent died before it
-    // could ask for PR_SET_PDEATHSIG notices and exits (see cmd_rtl_worker).
+    // could ask for PR_SET_PDEATHSIG notices and exits (see worker_loop).
     std::vector<std::string> env_store;
     for (char** e = environ; *e; ++e)
       if (std::strncmp(*e, "MAPWRIGHT_WORKER_PARENT=", 24) != 0) env_store.emplace_back(*e);
@@ -618,4 +588,4 @@ std::vector<std::pair<size_t, RtlJobResult>> RtlWorkerPool::poll(int timeout_ms)
   return done;
 }
 
-}  // namespace mapwright::flows
+}  // namespace mapwright::rtlpool

@@ -20,7 +20,8 @@
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/metrics.hpp"
 #include "mapwright/model/surrogate.hpp"
-#include "flows_util.hpp"
+#include "common/text.hpp"
+#include "common/files.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;
@@ -28,17 +29,6 @@ using namespace mapwright::core;
 namespace mapwright::flows {
 
 namespace {
-
-nlohmann::json layer_json(const Layer& l) {
-  return {{"name", l.name},     {"kind", layer_kind_name(l.kind)},
-          {"N", l.n},           {"G", l.g},
-          {"K", l.k},           {"C", l.c},
-          {"H", l.h},           {"W", l.w},
-          {"R", l.r},           {"S", l.s},
-          {"stride", l.stride}, {"pad", l.pad},
-          {"P", l.p},           {"Q", l.q},
-          {"macs", l.macs()}};
-}
 
 void print_metrics(const Metrics& m, const Arch& a, std::ostream& out) {
   out << "  cycles         " << m.cycles << "  (" << si(m.cycles / (a.clock_mhz * 1e6)) << "s at "
@@ -82,7 +72,7 @@ int cmd_eval(const EvalOptions& o, std::ostream& out) {
     nlohmann::json j = r.to_json();
     j["evaluator"] = s.name();
     j["arch"] = arch.name;
-    j["layer"] = layer_json(layer);
+    j["layer"] = layer_to_json(layer);
     j["mapping"] = mapping_to_yaml(m);
     out << j.dump(2) << "\n";
   } else {
@@ -111,7 +101,7 @@ int cmd_space(const SpaceOptions& o, std::ostream& out) {
   const double invalid = space.naive_invalid_rate(rng, probe);
   nlohmann::json j;
   j["arch"] = arch.name;
-  j["layer"] = layer_json(layer);
+  j["layer"] = layer_to_json(layer);
   j["seed"] = o.seed;
   j["log10_size"] = space.log10_size();
   j["naive_invalid_rate"] = invalid;
@@ -198,7 +188,7 @@ int cmd_networks(const NetworksOptions& o, std::ostream& out) {
     return 0;
   }
   const Network n = parse_network_arg(o.network);
-  for (const auto& l : n.layers) j.push_back(layer_json(l));
+  for (const auto& l : n.layers) j.push_back(layer_to_json(l));
   if (o.json) {
     out << j.dump(2) << "\n";
     return 0;

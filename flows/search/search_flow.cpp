@@ -30,11 +30,14 @@
 #include "mapwright/mapper/mapper.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "mapwright/search/searcher.hpp"
-#include "mapwright/flows/rtl_workers.hpp"
-#include "flows_util.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
+#include "common/text.hpp"
+#include "common/files.hpp"
+#include "common/signals.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;
+using namespace mapwright::rtlpool;
 
 namespace mapwright::flows {
 

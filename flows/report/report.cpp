@@ -2,7 +2,7 @@
 // parity with its error statistics, every functional check, the chosen mappings), the
 // comparison of runs with the winner of each metric marked, and the `report` and `compare`
 // commands that render them from run folders. Plots are gnuplot SVGs inlined into the HTML.
-#include "report_html.hpp"
+#include "report/report_html.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -12,7 +12,9 @@
 #include <limits>
 #include <sstream>
 
-#include "flows_util.hpp"
+#include "common/text.hpp"
+#include "common/files.hpp"
+#include "common/process.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/report.hpp"
 #include "mapwright/flows/run.hpp"

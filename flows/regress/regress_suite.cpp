@@ -6,7 +6,7 @@
 #include <set>
 #include <sstream>
 
-#include "flows_util.hpp"
+#include "common/text.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/yaml_util.hpp"

@@ -30,8 +30,11 @@
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/yaml_util.hpp"
 #include "mapwright/flows/search_flow.hpp"
-#include "flows_util.hpp"
-#include "study_store.hpp"
+#include "common/text.hpp"
+#include "common/files.hpp"
+#include "common/signals.hpp"
+#include "common/process.hpp"
+#include "study/study_store.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;

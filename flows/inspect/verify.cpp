@@ -24,6 +24,7 @@
 #endif
 
 using namespace mapwright::core;
+using namespace mapwright::rtlpool;
 
 namespace mapwright::flows {
 

@@ -1,5 +1,5 @@
 // The resumable state of a study: the trial log (see study_store.hpp).
-#include "study_store.hpp"
+#include "study/study_store.hpp"
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -8,7 +8,8 @@
 #include <cmath>
 #include <cstring>
 
-#include "flows_util.hpp"
+#include "common/files.hpp"
+#include "mapwright/core/posix_io.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/test_hooks.hpp"
 
@@ -120,9 +121,9 @@ void TrialLog::append(const Trial& t) {
   const off_t start = ::lseek(fd_, 0, SEEK_END);
   const bool die_here = core::kill_point_reached("trial");
   const size_t first = die_here ? line.size() / 2 : line.size();
-  bool ok = write_all(fd_, line.data(), first);
+  bool ok = core::write_all(fd_, line.data(), first);
   if (ok && die_here) core::kill_self();
-  if (ok) ok = write_all(fd_, line.data() + first, line.size() - first);
+  if (ok) ok = core::write_all(fd_, line.data() + first, line.size() - first);
   if (!ok) {
     const int e = errno;
     // Leave whole records only (a full disk must not leave half a line before the next).

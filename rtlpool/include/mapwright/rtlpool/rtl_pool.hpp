@@ -1,5 +1,5 @@
 #pragma once
-/// \file rtl_workers.hpp
+/// \file rtl_pool.hpp
 /// RTL runs in worker processes. SystemC allows one simulation per process and one Verilated
 /// architecture per simulation, so every RTL run of a flow goes to a child process
 /// (`mapwright rtl-worker`, hidden from --help) that keeps its simulation across jobs of the
@@ -29,10 +29,10 @@
 #include "mapwright/core/mapping.hpp"
 #include "mapwright/core/metrics.hpp"
 
-namespace mapwright::flows {
+namespace mapwright::rtlpool {
 
-/// Per-simulation limits (mirror of systemc::SimLimits, which flows cannot include when built
-/// without the RTL). A run over one is not started, or is stopped, and comes back as a typed
+/// Per-simulation limits (mirror of systemc::SimLimits, which this library cannot include when
+/// built without the RTL). A run over one is not started, or is stopped, and comes back as a typed
 /// limit result (RtlJobResult::over_limit, failure "limit: ...").
 struct SimLimits {
   long long max_cycles = 200'000'000;  ///< Largest predicted cycle count (reference schedule).
@@ -79,10 +79,6 @@ struct RtlJobResult {
   double sim_seconds = 0;      ///< Wall time of the simulation in the worker.
   bool ok() const { return failure.empty() && functional_ok; }
 };
-
-/// Layer <-> JSON (every field; from_json validates through core::make_layer).
-nlohmann::json layer_to_json(const core::Layer& l);
-core::Layer layer_from_json(const nlohmann::json& j, const std::string& where);
 
 /// The path of the running executable (for spawning workers): env MAPWRIGHT_EXE if set, else
 /// /proc/self/exe.
@@ -132,6 +128,6 @@ class RtlWorkerPool {
 /// RTL job (not a probe) while `<file>` holds fewer than N bytes append one byte to it and die
 /// by SIGSEGV before answering, so exactly N crashes happen across all workers (the file is
 /// created if missing and updated under flock).
-int cmd_rtl_worker(std::istream& in, int out_fd);
+int worker_loop(std::istream& in, int out_fd);
 
-}  // namespace mapwright::flows
+}  // namespace mapwright::rtlpool

@@ -5,7 +5,6 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "flows_util.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/run.hpp"
 

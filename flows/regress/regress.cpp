@@ -19,16 +19,18 @@
 #include <sstream>
 #include <thread>
 
-#include "flows_util.hpp"
+#include "common/text.hpp"
+#include "common/files.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/yaml_util.hpp"
 #include "mapwright/core/zoo.hpp"
-#include "mapwright/flows/rtl_workers.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/model/surrogate.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;
+using namespace mapwright::rtlpool;
 
 namespace mapwright::flows {
 

@@ -1,0 +1,123 @@
+#include "common/text.hpp"
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <string>
+
+namespace mapwright::flows {
+
+std::string one_line(std::string s) {
+  for (char& c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (u < 0x20 || u == 0x7f) c = ' ';
+  }
+  return s;
+}
+
+std::string safe_name(std::string s) {
+  for (char& c : s)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_') c = '_';
+  return s;
+}
+
+std::string html_escape(const std::string& s) {
+  std::string o;
+  o.reserve(s.size());
+  for (char c : s) {
+    switch (c) {
+      case '&':
+        o += "&amp;";
+        break;
+      case '<':
+        o += "&lt;";
+        break;
+      case '>':
+        o += "&gt;";
+        break;
+      case '"':
+        o += "&quot;";
+        break;
+      case '\'':
+        o += "&#39;";
+        break;
+      default:
+        o += c;
+    }
+  }
+  return o;
+}
+
+std::string gp_quote(const std::string& s) {
+  // In a gnuplot single-quoted string nothing is expanded (no backquote command substitution,
+  // no macros, no backslash escapes). gnuplot 5.4's '' escape misparses runs of quotes at the
+  // end of a string, so a quote is drawn as U+2019 instead; a line break would end the
+  // command, so every control character becomes a space.
+  std::string o = "'";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '\'')
+      o += "\xe2\x80\x99";
+    else if (u < 0x20 || u == 0x7f)
+      o += ' ';
+    else
+      o += c;
+  }
+  return o + "'";
+}
+
+std::string gp_data_label(const std::string& s) {
+  std::string o = "\"";
+  for (char c : s) {
+    const auto u = static_cast<unsigned char>(c);
+    if (c == '"')
+      o += '\'';
+    else if (u < 0x20 || u == 0x7f)
+      o += ' ';
+    else
+      o += c;
+  }
+  return o + "\"";
+}
+
+std::string si(double x, int digits) {
+  static const char* big[] = {"", "k", "M", "G", "T", "P", "E"};
+  static const char* small[] = {"", "m", "u", "n", "p", "f"};
+  char buf[64];
+  if (x == 0 || !std::isfinite(x)) {
+    std::snprintf(buf, sizeof buf, "%g", x);
+    return buf;
+  }
+  int u = 0;
+  if (std::abs(x) >= 1) {
+    while (std::abs(x) >= 1000 && u < 6) {
+      x /= 1000;
+      ++u;
+    }
+    std::snprintf(buf, sizeof buf, "%.*g%s", digits, x, big[u]);
+  } else {
+    while (std::abs(x) < 1 && u < 5) {
+      x *= 1000;
+      ++u;
+    }
+    std::snprintf(buf, sizeof buf, "%.*g%s", digits, x, small[u]);
+  }
+  return buf;
+}
+
+std::string fmt_g(double x) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, "%g", x);
+  return buf;
+}
+
+std::string now_iso() {
+  const std::time_t t = std::time(nullptr);
+  std::tm tm{};
+  localtime_r(&t, &tm);
+  char buf[64];
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%S", &tm);
+  return buf;
+}
+
+}  // namespace mapwright::flows

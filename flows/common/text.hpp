@@ -1,0 +1,32 @@
+#pragma once
+/// \file text.hpp
+/// Text helpers of the flows: names safe for files, one-line text, HTML and gnuplot quoting, number
+/// formats.
+
+#include <string>
+
+namespace mapwright::flows {
+
+/// `s` with every control character (line breaks, escapes, DEL) replaced by a space: safe to
+/// print on a terminal or inside a one-line comment of a file.
+std::string one_line(std::string s);
+/// A file-name-safe version of `s` (letters, digits, '.', '-', '_').
+std::string safe_name(std::string s);
+
+/// Escapes & < > " ' for HTML text and attributes (also valid for XML).
+std::string html_escape(const std::string& s);
+/// Quotes a string for a gnuplot single-quoted literal (a quote becomes U+2019, control
+/// characters become spaces): safe for any user string, nothing in it is expanded or executed.
+std::string gp_quote(const std::string& s);
+/// Quotes a label for a gnuplot data file column (double quotes; '"' and control characters
+/// replaced), so that a hostile name stays one field of one line.
+std::string gp_data_label(const std::string& s);
+
+/// 1234567 -> "1.235M"; engineering notation with an SI prefix.
+std::string si(double x, int digits = 4);
+/// A number in the shortest of %g's forms: 60 -> "60", 0.1 -> "0.1".
+std::string fmt_g(double x);
+/// Local time now, ISO 8601.
+std::string now_iso();
+
+}  // namespace mapwright::flows
