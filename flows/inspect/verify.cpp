@@ -114,7 +114,7 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   ro.limits.max_memory_mb = o.limits.max_memory_mb;
   const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
   // Over a limit: not simulated (or stopped by the wall clock), so no table of counts.
-  if (r.over_limit) return report_over_limit(o, layer, arch, r, out);
+  if (r.over_limit()) return report_over_limit(o, layer, arch, r, out);
   std::error_code tec;
   if (!o.trace.empty() &&
       (!std::filesystem::exists(o.trace, tec) || std::filesystem::file_size(o.trace, tec) == 0))

@@ -177,7 +177,7 @@ int cmd_regress(const RegressOptions& o, std::ostream& out) {
     const RegressCase& c = *cases[i];
     Outcome& x = res[i];
     const RtlJobResult& r = x.rtl;
-    if (r.over_limit) {
+    if (r.over_limit()) {
       x.kind = "limit";
       x.diffs.push_back("RTL not run to the end: " + r.failure);
     } else if (!r.failure.empty()) {

@@ -131,68 +131,73 @@ void ResultsDb::exec(const std::string& sql) {
   }
 }
 
-void ResultsDb::put_run(const nlohmann::json& r) {
+namespace {
+/// A value bound as SQL NULL when absent.
+template <typename T>
+nlohmann::json or_null(bool present, const T& v) {
+  return present ? nlohmann::json(v) : nlohmann::json();
+}
+}  // namespace
+
+void ResultsDb::put_run(const RunRecord& r, const RunSummary& t) {
   Stmt s(db_, "INSERT OR REPLACE INTO runs VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
          path_);
-  const auto t = at(r, "totals");
-  const auto v = at(r, "verification_summary");
-  s.bind(r["run_id"])
-      .bind(at(r, "created"))
-      .bind(at(r, "updated"))
-      .bind(at(r, "run_dir"))
-      .bind(at(r, "target"))
-      .bind(at(r, "arch"))
-      .bind(at(r, "searcher"))
-      .bind(at(r, "budget_per_layer"))
-      .bind(at(r, "seed"))
-      .bind(at(r, "objective"))
-      .bind(at(r, "top_k"))
-      .bind(at(r, "rtl"))
-      .bind(at(r, "status"))
-      .bind(t.is_null() ? nlohmann::json() : at(t, "layers_total"))
-      .bind(t.is_null() ? nlohmann::json() : at(t, "layers_done"))
-      .bind(t.is_null() ? nlohmann::json() : at(t, "cycles"))
-      .bind(t.is_null() ? nlohmann::json() : at(t, "energy_pj"))
-      .bind(t.is_null() ? nlohmann::json() : at(t, "edp"))
-      .bind(t.is_null() ? nlohmann::json() : at(t, "utilization"))
-      .bind(v.is_null() ? nlohmann::json() : at(v, "done"))
-      .bind(v.is_null() ? nlohmann::json() : at(v, "failed"));
+  s.bind(r.run_id)
+      .bind(r.created)
+      .bind(r.updated)
+      .bind(r.run_dir)
+      .bind(r.target)
+      .bind(r.arch.name)
+      .bind(r.searcher)
+      .bind(r.budget_per_layer)
+      .bind(r.seed)
+      .bind(r.objective)
+      .bind(r.top_k)
+      .bind(r.rtl)
+      .bind(run_status_name(r.status))
+      .bind(t.layers_total)
+      .bind(t.layers_done)
+      .bind(t.cycles)
+      .bind(t.energy_pj)
+      .bind(t.edp)
+      .bind(t.utilization)
+      .bind(t.done)
+      .bind(t.failed);
   s.run(path_);
 }
 
-void ResultsDb::put_layer(const std::string& run_id, const nlohmann::json& l) {
+void ResultsDb::put_layer(const std::string& run_id, const LayerRecord& l) {
   Stmt s(db_, "INSERT OR REPLACE INTO layers VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
          path_);
-  const auto search = at(l, "search");
-  const auto best = at(l, "best");
-  auto b = [&](const char* k) { return best.is_null() ? nlohmann::json() : at(best, k); };
+  const nlohmann::json& search = l.search;
   auto se = [&](const char* k) { return search.is_null() ? nlohmann::json() : at(search, k); };
+  const bool b = l.best.has_value();
   s.bind(run_id)
-      .bind(l["index"])
-      .bind(l["name"])
-      .bind(l["shape"])
-      .bind(l["count"])
-      .bind(l["macs"])
-      .bind(l["seed"])
-      .bind(l["status"])
+      .bind(l.index)
+      .bind(l.layer.name)
+      .bind(l.layer.describe())
+      .bind(l.count)
+      .bind(l.layer.macs())
+      .bind(l.seed)
+      .bind(layer_status_name(l.status))
       .bind(se("samples"))
       .bind(se("valid"))
       .bind(se("seconds"))
       .bind(se("best_cost"))
-      .bind(b("rank"))
-      .bind(b("chosen_by"))
-      .bind(b("cycles"))
-      .bind(b("energy_pj"))
-      .bind(b("edp"))
-      .bind(b("utilization"))
-      .bind(b("mapping"));
+      .bind(or_null(b, b ? l.best->rank : 0))
+      .bind(or_null(b, b ? chosen_by_name(l.best->chosen_by) : ""))
+      .bind(or_null(b, b ? l.best->cycles : 0))
+      .bind(or_null(b, b ? l.best->energy_pj : 0))
+      .bind(or_null(b, b ? l.best->edp : 0))
+      .bind(or_null(b, b ? l.best->utilization : 0))
+      .bind(or_null(b, b ? core::mapping_to_yaml(l.best->mapping) : ""));
   s.run(path_);
   // The exact mapper's proof record (bound, gap, effort), when the layer was solved by it.
   if (!search.is_null() && search.contains("exact")) {
     const auto& e = search["exact"];
     Stmt x(db_, "INSERT OR REPLACE INTO exact_searches VALUES (?,?,?,?,?,?,?,?,?,?,?)", path_);
     x.bind(run_id)
-        .bind(l["index"])
+        .bind(l.index)
         .bind(at(e, "lower_bound"))
         .bind(at(e, "gap"))
         .bind(at(e, "optimal"))
@@ -231,27 +236,27 @@ void ResultsDb::put_evaluations(const std::string& run_id, int layer_index,
   }
 }
 
-void ResultsDb::put_verification(const std::string& run_id, int layer_index,
-                                 const nlohmann::json& c) {
-  const auto v = c["verification"];
+void ResultsDb::put_verification(const std::string& run_id, int layer_index, const Candidate& c) {
+  const Verification& v = *c.verification;
+  const bool ran = v.rtl.has_value();
   Stmt s(db_, "INSERT OR REPLACE INTO verifications VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
          path_);
   s.bind(run_id)
       .bind(layer_index)
-      .bind(c["rank"])
-      .bind(at(v, "seed"))
-      .bind(c["mapping"])
-      .bind(c["cost"])
-      .bind(c["surrogate"]["cycles"])
-      .bind(at(v, "cycles"))
-      .bind(at(v, "energy_pj"))
-      .bind(at(v, "cycle_error_pct"))
-      .bind(at(v, "functional_ok"))
-      .bind(at(v, "mismatches"))
-      .bind(at(v, "counts_equal"))
-      .bind(at(v, "failure"))
-      .bind(at(v, "passed"))
-      .bind(at(v, "sim_seconds"));
+      .bind(c.rank)
+      .bind(v.seed)
+      .bind(core::mapping_to_yaml(c.mapping))
+      .bind(c.cost)
+      .bind(c.surrogate.cycles)
+      .bind(or_null(ran, ran ? v.rtl->cycles : 0))
+      .bind(or_null(ran, ran ? v.rtl->energy_pj : 0))
+      .bind(or_null(ran, v.cycle_error_pct))
+      .bind(v.functional_ok)
+      .bind(v.mismatches)
+      .bind(v.counts_equal)
+      .bind(v.failure)
+      .bind(v.passed)
+      .bind(v.sim_seconds);
   s.run(path_);
 }
 

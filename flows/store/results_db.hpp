@@ -14,6 +14,8 @@
 #include <string>
 #include <vector>
 
+#include "mapwright/flows/run_record.hpp"
+
 namespace mapwright::flows {
 
 /// One surrogate evaluation seen during a search.
@@ -35,15 +37,15 @@ class ResultsDb {
   ResultsDb(const ResultsDb&) = delete;
   ResultsDb& operator=(const ResultsDb&) = delete;
 
-  /// Inserts or replaces the run row from results.json's top level.
-  void put_run(const nlohmann::json& run);
-  /// Inserts or replaces one layer row from its results.json record.
-  void put_layer(const std::string& run_id, const nlohmann::json& layer);
+  /// Inserts or replaces the run's row (settings, status and the totals of `summary`).
+  void put_run(const RunRecord& run, const RunSummary& summary);
+  /// Inserts or replaces one layer's row (and its exact-mapper proof, when it has one).
+  void put_layer(const std::string& run_id, const LayerRecord& layer);
   /// Inserts the evaluations of one layer (one transaction).
   void put_evaluations(const std::string& run_id, int layer_index,
                        const std::vector<EvaluationRow>& rows);
-  /// Inserts or replaces one verification from its results.json record.
-  void put_verification(const std::string& run_id, int layer_index, const nlohmann::json& cand);
+  /// Inserts or replaces one candidate's verification (the candidate must have one).
+  void put_verification(const std::string& run_id, int layer_index, const Candidate& cand);
 
  private:
   void exec(const std::string& sql);

@@ -105,25 +105,29 @@ namespace {
 
 nlohmann::json result_to_json(size_t id, const RtlJobResult& r) {
   nlohmann::json j{{"id", id},
+                   {"kind", rtl_failure_name(r.kind)},
                    {"failure", r.failure},
                    {"functional_ok", r.functional_ok},
                    {"mismatches", r.mismatches},
                    {"sim_seconds", r.sim_seconds},
-                   {"over_limit", r.over_limit},
                    {"predicted_cycles", r.predicted_cycles},
                    {"estimated_memory_mb", r.estimated_memory_mb}};
-  if (r.failure.empty()) j["metrics"] = r.metrics.to_json();
+  if (r.kind == RtlFailure::None) j["metrics"] = r.metrics.to_json();
   return j;
 }
 
 RtlJobResult result_from_json(const nlohmann::json& j) {
   RtlJobResult r;
-  r.infrastructure = !j.contains("failure");
-  r.failure = j.value("failure", std::string("worker: malformed answer"));
+  if (j.contains("kind") && j["kind"].is_string()) {
+    r.kind = rtl_failure_from_name(j["kind"].get<std::string>());
+    r.failure = j.value("failure", std::string());
+  } else {
+    r.kind = RtlFailure::Worker;
+    r.failure = "worker: malformed answer";
+  }
   r.functional_ok = j.value("functional_ok", false);
   r.mismatches = j.value("mismatches", 0LL);
   r.sim_seconds = j.value("sim_seconds", 0.0);
-  r.over_limit = j.value("over_limit", false);
   r.predicted_cycles = j.value("predicted_cycles", 0LL);
   r.estimated_memory_mb = j.value("estimated_memory_mb", 0.0);
   if (j.contains("metrics")) r.metrics = metrics_from_json(j["metrics"]);
@@ -207,6 +211,7 @@ int worker_loop(std::istream& in, int out_fd) {
           std::string known;
           for (const auto& nm : systemc::RtlEvaluator::compiled_archs())
             known += (known.empty() ? "" : ", ") + nm;
+          r.kind = RtlFailure::Arch;
           r.failure = failure + " (architectures with a compiled RTL model: " + known + ")";
         } else {
           r.functional_ok = true;
@@ -222,20 +227,22 @@ int worker_loop(std::istream& in, int out_fd) {
         ro.limits.max_memory_mb = req.value("max_memory_mb", ro.limits.max_memory_mb);
         ro.limits.max_seconds = 0;  // the pool enforces the wall clock by killing this process
         const systemc::RtlRunResult rr = rtl.run(layer, arch, m, ro);
+        r.kind = rr.kind;
         r.failure = rr.failure;
         r.functional_ok = rr.functional_ok;
         r.mismatches = rr.mismatches;
         r.metrics = rr.metrics;
         r.metrics.counts = rr.counts;
         r.sim_seconds = rr.sim_seconds;
-        r.over_limit = rr.over_limit;
         r.predicted_cycles = rr.predicted_cycles;
         r.estimated_memory_mb = rr.estimated_memory_mb;
       }
 #else
+      r.kind = RtlFailure::Arch;
       r.failure = "arch: this mapwright was built without the RTL (MAPWRIGHT_BUILD_RTL=OFF)";
 #endif
     } catch (const std::exception& e) {
+      r.kind = RtlFailure::Internal;
       r.failure = std::string("worker: ") + e.what();
     }
     send(result_to_json(id, r));
@@ -398,8 +405,8 @@ struct RtlWorkerPool::Impl {
       Worker& w = workers[i];
       if (!w.busy || w.max_seconds <= 0 || now < deadline_of(w)) continue;
       RtlJobResult r;
+      r.kind = RtlFailure::Limit;
       r.failure = wall_clock_failure(w.max_seconds);
-      r.over_limit = true;
       r.sim_seconds = std::chrono::duration<double>(now - w.sent).count();
       if (auto c = crash_retries.find(w.job); c != crash_retries.end()) {
         r.retries = c->second;
@@ -459,6 +466,16 @@ RtlWorkerPool::RtlWorkerPool(std::string exe, int max_workers) : impl_(std::make
 
 RtlWorkerPool::~RtlWorkerPool() {
   for (auto& w : impl_->workers) Impl::stop(w, w.busy);
+}
+
+std::string RtlWorkerPool::check_arch(const std::string& arch) {
+  RtlJob probe;
+  probe.arch = arch;
+  probe.probe = true;
+  const size_t id = submit(std::move(probe));
+  for (;;)
+    for (auto& [got, r] : poll(-1))
+      if (got == id) return r.kind == RtlFailure::None ? std::string() : r.failure;
 }
 
 size_t RtlWorkerPool::submit(RtlJob job) {
@@ -530,8 +547,8 @@ std::vector<std::pair<size_t, RtlJobResult>> RtlWorkerPool::poll(int timeout_ms)
           try {
             r = result_from_json(nlohmann::json::parse(line));
           } catch (const std::exception& e) {
+            r.kind = RtlFailure::Worker;
             r.failure = std::string("worker: unreadable answer: ") + e.what();
-            r.infrastructure = true;
           }
           if (auto c = im.crash_retries.find(w.job); c != im.crash_retries.end()) {
             r.retries = c->second;
@@ -569,7 +586,7 @@ std::vector<std::pair<size_t, RtlJobResult>> RtlWorkerPool::poll(int timeout_ms)
           RtlJobResult r;
           r.failure = "worker: " + what;
           if (tries > 0) r.failure += " (and on each of " + std::to_string(tries) + " retries)";
-          r.infrastructure = true;
+          r.kind = RtlFailure::Worker;
           r.retries = tries;
           done.emplace_back(id, std::move(r));
           im.crash_retries.erase(id);

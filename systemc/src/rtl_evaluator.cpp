@@ -337,18 +337,20 @@ bool within_limits(const core::Layer& layer, const core::Arch& arch, const core:
                    const SimLimits& lim, RtlRunResult& res) {
   res.estimated_memory_mb = estimate_run_memory(layer, arch, m).total() / kMiB;
   if (lim.max_memory_mb > 0 && res.estimated_memory_mb > static_cast<double>(lim.max_memory_mb)) {
+    res.kind = core::RtlFailure::Limit;
     res.failure = "limit: estimated " + count_text(std::ceil(res.estimated_memory_mb)) +
                   " MB of memory > max_memory_mb " + count_text(lim.max_memory_mb) +
                   " (raise it with --sim-max-memory-mb)";
   } else {
     res.predicted_cycles = model::simulate_schedule(layer, arch, m).cycles;
-    if (lim.max_cycles > 0 && res.predicted_cycles > lim.max_cycles)
+    if (lim.max_cycles > 0 && res.predicted_cycles > lim.max_cycles) {
+      res.kind = core::RtlFailure::Limit;
       res.failure = "limit: predicted " + count_text(static_cast<double>(res.predicted_cycles)) +
                     " cycles > max_cycles " + count_text(static_cast<double>(lim.max_cycles)) +
                     " (raise it with --sim-max-cycles)";
+    }
   }
-  if (res.failure.empty()) return true;
-  res.over_limit = true;
+  if (res.kind == core::RtlFailure::None) return true;
   res.metrics.reason = res.failure;
   return false;
 }
@@ -441,6 +443,7 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   try {
     core::check_mapping(mapping, layer, arch, "rtl");
   } catch (const core::SpecError& e) {
+    res.kind = core::RtlFailure::Mapping;
     res.failure = std::string("mapping: ") + e.what();
     m.reason = res.failure;
     return res;
@@ -449,11 +452,13 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   if (!v.ok()) {
     m.invalid = v.kind;
     m.reason = v.reason();
+    res.kind = core::RtlFailure::Invalid;
     res.failure = "invalid: " + m.reason;
     return res;
   }
   if (arch.dram_latency_cycles < 2) {
     // Zero-byte loads complete latency - 1 cycles after their request; see rtl/README.md.
+    res.kind = core::RtlFailure::Arch;
     res.failure = "arch: the RTL harness needs a DRAM latency of at least 2 cycles";
     m.reason = res.failure;
     return res;
@@ -461,6 +466,7 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   if (!within_limits(layer, arch, mapping, opt.limits, res)) return res;
   SimHost* h = opt.plain_harness ? plain_host_for(arch, res.failure) : host_for(arch, res.failure);
   if (!h) {
+    res.kind = core::RtlFailure::Arch;
     m.reason = res.failure;
     return res;
   }
@@ -468,6 +474,7 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   CommandProgram prog;
   const int shift = opt.shift >= 0 ? opt.shift : default_shift(layer);
   if (!build_program(layer, arch, mapping, shift, prog, res.failure)) {
+    res.kind = core::RtlFailure::CommandFormat;
     m.reason = res.failure;
     return res;
   }
@@ -499,23 +506,26 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   res.sim_cpu_seconds = thread_cpu_seconds() - c0;
   res.sim_cycles = job.edges;
   if (end == RunEnd::WallClock) {
+    res.kind = core::RtlFailure::Limit;
     res.failure = wall_clock_failure(opt.limits.max_seconds);
-    res.over_limit = true;
     m.reason = res.failure;
     return res;
   }
   if (end != RunEnd::Done) {
+    res.kind = core::RtlFailure::Watchdog;
     res.failure = watchdog_failure(*h, prog, job, limit);
     m.reason = res.failure;
     return res;
   }
   if (!job.failure.empty()) {
+    res.kind = core::RtlFailure::Dram;
     res.failure = job.failure;
     m.reason = res.failure;
     return res;
   }
   const auto& c = job.csr;
   if (c[detail::kCsrStatus] & 0x1c) {
+    res.kind = core::RtlFailure::RtlError;
     res.failure = status_failure(c[detail::kCsrStatus]);
     m.reason = res.failure;
     return res;
@@ -534,7 +544,10 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   m.compute_cycles = res.array_busy_cycles;
   m.dma_cycles = res.dma_busy_cycles;
   core::finish_metrics(m, layer, arch, mapping);
-  if (!trace_error.empty()) res.failure = trace_error;
+  if (!trace_error.empty()) {
+    res.kind = core::RtlFailure::Trace;
+    res.failure = trace_error;
+  }
   return res;
 }
 

@@ -132,8 +132,8 @@ TEST(SimLimitsPool, JobPastItsWallClockIsKilledAsALimitNotACrash_bad) {
   const size_t id = pool.submit(slow);
   const rtlpool::RtlJobResult r = wait_for(pool, id);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_TRUE(r.over_limit) << r.failure;
-  EXPECT_FALSE(r.infrastructure);
+  EXPECT_TRUE(r.over_limit()) << r.failure;
+  EXPECT_FALSE(r.infrastructure());
   EXPECT_EQ(r.retries, 0);
   EXPECT_EQ(r.failure, "limit: simulation exceeded 0.5 s wall clock (--sim-max-seconds)");
   EXPECT_FALSE(r.ok());
@@ -146,7 +146,7 @@ TEST(SimLimitsPool, JobPastItsWallClockIsKilledAsALimitNotACrash_bad) {
   rtlpool::RtlJob small = tile_one_job("conv:K=4,C=2,H=4,W=4,R=3,S=3,pad=1");
   const rtlpool::RtlJobResult next = wait_for(pool, pool.submit(small));
   EXPECT_TRUE(next.ok()) << next.failure;
-  EXPECT_FALSE(next.over_limit);
+  EXPECT_FALSE(next.over_limit());
   EXPECT_GT(next.predicted_cycles, 0);
   EXPECT_GT(next.estimated_memory_mb, 0);
 }
@@ -156,8 +156,8 @@ TEST(SimLimitsPool, CycleLimitTravelsThroughTheWorkerWithItsEstimate_bad) {
   rtlpool::RtlJob j = tile_one_job("conv:K=4,C=2,H=4,W=4,R=3,S=3,pad=1");
   j.limits.max_cycles = 1;
   const rtlpool::RtlJobResult r = wait_for(pool, pool.submit(j));
-  EXPECT_TRUE(r.over_limit) << r.failure;
-  EXPECT_FALSE(r.infrastructure);
+  EXPECT_TRUE(r.over_limit()) << r.failure;
+  EXPECT_FALSE(r.infrastructure());
   EXPECT_EQ(r.retries, 0);
   EXPECT_GT(r.predicted_cycles, 1);
   EXPECT_EQ(r.failure, "limit: predicted " + std::to_string(r.predicted_cycles) +

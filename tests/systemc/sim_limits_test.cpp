@@ -71,7 +71,7 @@ TEST(SimLimitsSmall4, OverMaxCyclesIsATypedLimitResultJustAboveRuns) {
   RtlRunOptions o;
   o.limits.max_cycles = predicted - 1;
   const RtlRunResult over = rtl.run(l, arch, m, o);
-  EXPECT_TRUE(over.over_limit);
+  EXPECT_TRUE(over.over_limit());
   EXPECT_FALSE(over.ok());
   EXPECT_EQ(over.predicted_cycles, predicted);
   EXPECT_EQ(over.failure, "limit: predicted " + std::to_string(predicted) +
@@ -84,7 +84,7 @@ TEST(SimLimitsSmall4, OverMaxCyclesIsATypedLimitResultJustAboveRuns) {
   o.limits.max_cycles = predicted;  // equal is within the limit
   const RtlRunResult ran = rtl.run(l, arch, m, o);
   EXPECT_TRUE(ran.ok()) << ran.failure;
-  EXPECT_FALSE(ran.over_limit);
+  EXPECT_FALSE(ran.over_limit());
   EXPECT_EQ(ran.predicted_cycles, predicted);
   EXPECT_GT(ran.estimated_memory_mb, 0);
 }
@@ -134,7 +134,7 @@ TEST(SimLimitsSmall4, OverMaxMemoryReturnsAtOnceWithoutAllocating) {
   const RtlRunResult r = rtl.run(l, arch, all_ones());
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(took, 2.0) << "the limit is checked before anything is built";
-  EXPECT_TRUE(r.over_limit);
+  EXPECT_TRUE(r.over_limit());
   EXPECT_EQ(r.failure.rfind("limit: estimated ", 0), 0u) << r.failure;
   EXPECT_NE(r.failure.find(" MB of memory > max_memory_mb 4096 (raise it with "
                            "--sim-max-memory-mb)"),
@@ -153,7 +153,7 @@ TEST(SimLimitsSmall4, OverMaxMemoryOnASmallLayerNamesTheEstimate_bad) {
   const double est_mb = systemc::estimate_run_memory(l, arch, all_ones()).total() / 1048576.0;
   ASSERT_GT(est_mb, 1) << "pick a bigger layer";
   const RtlRunResult r = rtl.run(l, arch, all_ones(), o);
-  EXPECT_TRUE(r.over_limit);
+  EXPECT_TRUE(r.over_limit());
   EXPECT_DOUBLE_EQ(r.estimated_memory_mb, est_mb);
   EXPECT_EQ(r.failure.rfind("limit: estimated ", 0), 0u) << r.failure;
 }
@@ -168,7 +168,7 @@ TEST(SimLimitsSmall4Bad, StuckDesignStopsAtTheWallClockLimit) {
   const auto t0 = std::chrono::steady_clock::now();
   const RtlRunResult r = rtl.run(conv(1, 8, 4, 8, 3, 1, 1), arch, all_ones(), o);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  EXPECT_TRUE(r.over_limit);
+  EXPECT_TRUE(r.over_limit());
   EXPECT_EQ(r.failure, "limit: simulation exceeded 0.3 s wall clock (--sim-max-seconds)");
   EXPECT_LT(took, 5.0);
   // The host is reusable: the next run resets it and completes.

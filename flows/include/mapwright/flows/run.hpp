@@ -17,6 +17,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mapwright/rtlpool/rtl_pool.hpp"
+#include "mapwright/flows/run_record.hpp"
 #include "mapwright/flows/search_flow.hpp"
 
 namespace mapwright::flows {
@@ -50,10 +51,5 @@ struct RunOptions {
 /// Exit codes: 0 all good; 2 bad input; 3 a layer has no valid mapping; 4 an RTL verification
 /// failed (reported, never dropped); 130 interrupted (what finished is kept).
 int cmd_run(const RunOptions& o, std::ostream& out);
-
-/// Checks that `r` has the shape of a `mapwright run` results.json (keys, types, ranges,
-/// enumerations), as `report` and `run --resume` do before using one; anything else is a
-/// core::SpecError naming `file`, the key path and the value.
-void check_run_record(const nlohmann::json& r, const std::string& file);
 
 }  // namespace mapwright::flows

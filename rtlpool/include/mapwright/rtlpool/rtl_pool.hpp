@@ -28,12 +28,13 @@
 #include "mapwright/core/layer.hpp"
 #include "mapwright/core/mapping.hpp"
 #include "mapwright/core/metrics.hpp"
+#include "mapwright/core/rtl_failure.hpp"
 
 namespace mapwright::rtlpool {
 
 /// Per-simulation limits (mirror of systemc::SimLimits, which this library cannot include when
 /// built without the RTL). A run over one is not started, or is stopped, and comes back as a typed
-/// limit result (RtlJobResult::over_limit, failure "limit: ...").
+/// limit result (RtlJobResult::kind Limit).
 struct SimLimits {
   long long max_cycles = 200'000'000;  ///< Largest predicted cycle count (reference schedule).
   double max_seconds = 1800;           ///< Wall clock per simulation, from dispatch (the pool).
@@ -60,24 +61,25 @@ struct RtlJob {
 
 /// What came back from a worker.
 struct RtlJobResult {
-  /// "" when the run completed; else a typed failure from the RTL evaluator ("watchdog: ...",
-  /// "rtl error: ...", "arch: ...", "limit: ...") or from the pool ("worker: ...", "limit: ...").
-  std::string failure;
-  /// The run is over a SimLimits bound (not started, or stopped by the wall clock): no verdict
-  /// on the design, and not an infrastructure failure. `failure` names limit, estimate, bound.
-  bool over_limit = false;
+  /// Why the job failed (None when the run completed). From the RTL evaluator (Watchdog,
+  /// RtlError, Arch, Limit, ...) or from the pool: Worker when the worker process died on every
+  /// try or answered garbage (infrastructure: no verdict, the job may succeed when run again),
+  /// Limit when the pool stopped it at SimLimits::max_seconds (no verdict either).
+  core::RtlFailure kind = core::RtlFailure::None;
+  std::string failure;             ///< The message of `kind` ("" when None).
   long long predicted_cycles = 0;  ///< Predicted cycles of the run (0 = not computed).
   double estimated_memory_mb = 0;  ///< Estimated allocation in MiB (0 = not computed).
-  /// The failure is the infrastructure's, not a verdict on the design: the worker process died
-  /// (on every try) or answered garbage. Such a job may succeed when run again.
-  bool infrastructure = false;
   /// How many times the job was run again on a fresh worker after its worker crashed.
   int retries = 0;
   bool functional_ok = false;  ///< Outputs equal the C++ reference bit for bit.
   long long mismatches = 0;    ///< Output bytes that differ.
   core::Metrics metrics;       ///< Cycles, counts, energy, EDP, utilization from the RTL.
   double sim_seconds = 0;      ///< Wall time of the simulation in the worker.
-  bool ok() const { return failure.empty() && functional_ok; }
+  bool ok() const { return kind == core::RtlFailure::None && functional_ok; }
+  /// Over a SimLimits bound (not started, or stopped): no verdict, not an infrastructure failure.
+  bool over_limit() const { return kind == core::RtlFailure::Limit; }
+  /// The infrastructure failed (the worker died or answered garbage): no verdict.
+  bool infrastructure() const { return kind == core::RtlFailure::Worker; }
 };
 
 /// The path of the running executable (for spawning workers): env MAPWRIGHT_EXE if set, else
@@ -99,6 +101,12 @@ class RtlWorkerPool {
   RtlWorkerPool(const RtlWorkerPool&) = delete;
   RtlWorkerPool& operator=(const RtlWorkerPool&) = delete;
 
+  /// The cheap pre-check before any RTL work: whether `arch` (a name or YAML file, as RtlJob::arch)
+  /// has a compiled RTL model this pool's workers can run. Runs one probe job (a worker starts,
+  /// elaborates the model and reads its parameters; nothing is simulated) and waits for it.
+  /// Returns "" when it has, else the reason (naming the architectures that have one). Call it
+  /// before submitting jobs.
+  std::string check_arch(const std::string& arch);
   /// Queues a job; returns its id (0, 1, 2, ... in submission order).
   size_t submit(RtlJob job);
   /// Starts queued jobs on idle workers, then waits up to `timeout_ms` (0 = do not wait,

@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "mapwright/core/metrics.hpp"
+#include "mapwright/core/rtl_failure.hpp"
 
 namespace mapwright::systemc {
 
@@ -69,12 +70,13 @@ struct RtlRunResult {
   core::Metrics metrics;       ///< Cycles, counts and energy from the RTL (valid = ran to the end).
   bool functional_ok = false;  ///< Outputs equal the C++ reference bit for bit.
   long long mismatches = 0;    ///< Output bytes that differ.
-  /// "" on success, else a typed failure: "invalid: ...", "mapping: ...", "arch: ...",
-  /// "command format: ...", "watchdog: ...", "rtl error: ...", "dram: ...", "limit: ...".
+  /// Why the run failed (None on success). Limit: not started, or stopped, because it is over a
+  /// SimLimits bound; not a verdict on the design.
+  core::RtlFailure kind = core::RtlFailure::None;
+  /// "" on success, else the message of `kind` ("invalid: ...", "watchdog: ...", "limit: ..."
+  /// with the estimate and the bound, ...).
   std::string failure;
-  /// The run was not started (or stopped) because it is over a SimLimits bound; `failure`
-  /// names the limit, the estimate and the bound. Not a verdict on the design.
-  bool over_limit = false;
+  bool over_limit() const { return kind == core::RtlFailure::Limit; }
   long long predicted_cycles = 0;    ///< model::simulate_schedule cycles (0 if not computed).
   double estimated_memory_mb = 0;    ///< estimate_run_memory total in MiB (0 if not computed).
   core::AccessCounts counts;         ///< The hardware counters.
@@ -86,7 +88,7 @@ struct RtlRunResult {
   double sim_seconds = 0;            ///< Wall time of the simulation.
   double sim_cpu_seconds = 0;        ///< CPU time of the simulation (its thread).
   long long sim_cycles = 0;  ///< Clock cycles the harness simulated for the job (start to end).
-  bool ok() const { return failure.empty() && functional_ok; }
+  bool ok() const { return kind == core::RtlFailure::None && functional_ok; }
 };
 
 /// RTL parameters a Verilated model was built with, as reported by its registers.

@@ -1,0 +1,180 @@
+#pragma once
+/// \file run_record.hpp
+/// The record of a `mapwright run`, typed: settings, layers, candidates, verifications and the
+/// choice of each layer, with typed statuses and failure kinds. The run works on this record
+/// and converts it to JSON only at the file boundary (results.json, written after every step;
+/// read back by `--resume` and `report`); totals, the verification summary and the
+/// surrogate/RTL parity are derived from it when it is written.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mapwright/core/arch.hpp"
+#include "mapwright/core/layer.hpp"
+#include "mapwright/core/mapping.hpp"
+#include "mapwright/core/metrics.hpp"
+#include "mapwright/core/rtl_failure.hpp"
+
+namespace mapwright::flows {
+
+/// Where a layer is: pending (not searched), searched (candidates known, verifications
+/// outstanding), done (its best is chosen).
+enum class LayerStatus { Pending, Searched, Done };
+const char* layer_status_name(LayerStatus s);
+
+/// The whole run: running (a session holds it), interrupted (resumable), complete.
+enum class RunStatus { Running, Interrupted, Complete };
+const char* run_status_name(RunStatus s);
+
+/// The outcome of one RTL verification. Passed; Design (a verdict on the mapping or the
+/// hardware: functional mismatch, counters unequal to the surrogate, watchdog, RTL error);
+/// Limit (not simulated, or stopped: over a --sim-max-* limit; no verdict); Infrastructure
+/// (the worker process crashed on every try: no verdict, --resume runs it again).
+enum class VerificationKind { Passed, Design, Limit, Infrastructure };
+const char* verification_kind_name(VerificationKind k);
+
+/// One counter where the RTL and the surrogate disagree.
+struct CountDiff {
+  std::string name;         ///< AccessCounts field name.
+  long long rtl = 0;        ///< The hardware counter.
+  long long surrogate = 0;  ///< The surrogate's count.
+};
+
+/// One candidate's RTL verification.
+struct Verification {
+  uint64_t seed = 0;                                       ///< Seed of the random operands.
+  core::RtlFailure failure_kind = core::RtlFailure::None;  ///< Why it has no clean run.
+  std::string failure;                                     ///< Its message ("" when None).
+  int retries = 0;                                         ///< Re-runs after worker crashes.
+  bool functional_ok = false;  ///< Outputs equal the C++ reference bit for bit.
+  long long mismatches = 0;    ///< Output bytes that differ.
+  double sim_seconds = 0;      ///< Wall time of the simulation.
+  /// When the run completed (failure_kind None): the RTL metrics, the surrogate's cycle error
+  /// in percent of the RTL cycles, and the counters that differ.
+  std::optional<core::Metrics> rtl;
+  double cycle_error_pct = 0;
+  std::vector<CountDiff> count_diffs;
+  bool counts_equal = false;  ///< The run completed and every counter equals the surrogate's.
+  bool passed = false;        ///< Completed, functionally exact and counters equal.
+  /// Over a limit: the estimates that were compared with it.
+  long long predicted_cycles = 0;
+  double estimated_memory_mb = 0;
+  VerificationKind kind = VerificationKind::Design;
+};
+
+/// One of a layer's top-K distinct surrogate candidates.
+struct Candidate {
+  int rank = 0;                              ///< 0 = the surrogate's best.
+  int64_t sample = -1;                       ///< Sample index at which the search saw it.
+  double cost = 0;                           ///< Surrogate objective.
+  core::Mapping mapping;                     ///< The mapping (YAML in results.json).
+  core::Metrics surrogate;                   ///< Surrogate metrics.
+  std::optional<Verification> verification;  ///< Empty until its RTL run came back.
+};
+
+/// Who chose a layer's mapping.
+enum class ChosenBy { Rtl, Surrogate };
+const char* chosen_by_name(ChosenBy c);
+
+/// A layer's chosen mapping and its numbers (RTL numbers when chosen by RTL).
+struct Choice {
+  int rank = 0;  ///< The candidate's rank.
+  ChosenBy chosen_by = ChosenBy::Surrogate;
+  core::Mapping mapping;  ///< YAML in results.json.
+  long long cycles = 0;
+  double energy_pj = 0;
+  double edp = 0;
+  double utilization = 0;
+  double cost = 0;   ///< Objective of the numbers above.
+  std::string note;  ///< Why surrogate numbers, when the run has RTL.
+};
+
+/// One unique layer of the run.
+struct LayerRecord {
+  size_t index = 0;   ///< Position in the run.
+  core::Layer layer;  ///< The layer (its name is the record's name).
+  int count = 1;      ///< Occurrences in the network.
+  uint64_t seed = 0;  ///< Search seed.
+  LayerStatus status = LayerStatus::Pending;
+  /// The search's record (SearchResult::to_json without the curve, plus seconds, the
+  /// searcher's description and the exact mapper's proof); null until searched.
+  nlohmann::json search;
+  std::string curve_csv;     ///< curves/<stem>.csv, once searched.
+  std::string mapping_file;  ///< mappings/<stem>.yaml, once chosen.
+  std::vector<Candidate> candidates;
+  std::optional<Choice> best;
+};
+
+/// The architecture's parameters a run's reports show.
+struct ArchInfo {
+  std::string name;
+  int rows = 0, cols = 0;
+  double clock_mhz = 0;
+  long long input_kib = 0, weight_kib = 0, accum_kib = 0;
+  double dram_bytes_per_cycle = 0;
+  int dram_latency_cycles = 0;
+};
+ArchInfo arch_info_of(const core::Arch& a);
+
+/// The exact mapper's settings of a run that uses it.
+struct ExactSettings {
+  double time_limit_s = 60;
+  double gap = 0;
+  int threads = 0;
+};
+
+/// A `mapwright run`.
+struct RunRecord {
+  int format = 1;
+  std::string run_id, created, updated, mapwright;
+  std::string target;       ///< Network or layer name.
+  std::string network_arg;  ///< --network as given.
+  std::string layer_arg;    ///< --layer as given.
+  std::string arch_arg;     ///< --arch as given.
+  ArchInfo arch;            ///< The architecture's name and the parameters reports show.
+  std::string searcher;
+  int64_t budget_per_layer = 0;
+  uint64_t seed = 0;
+  std::string objective;
+  int top_k = 1;
+  std::string options_arg;   ///< --options as given.
+  std::string options_file;  ///< The options file used.
+  std::optional<ExactSettings> exact;
+  bool rtl = false;
+  std::string run_dir, db, rtl_note;
+  RunStatus status = RunStatus::Running;
+  int jobs = 0;
+  std::optional<double> wall_seconds_last_session;
+  std::vector<LayerRecord> layers;
+};
+
+/// Network totals, verification summary and parity, derived from the record.
+struct RunSummary {
+  double cycles = 0, seconds = 0, energy_pj = 0, edp = 0, utilization = 0, macs = 0;
+  size_t layers_done = 0, layers_total = 0;
+  std::string source;  ///< none | rtl | mixed | surrogate.
+  size_t planned = 0, done = 0, passed = 0, failed = 0, infrastructure_failed = 0, pending = 0;
+  /// Failed verifications: (layer index, candidate index).
+  std::vector<std::pair<size_t, size_t>> failures;
+  size_t parity_n = 0;             ///< Verifications with RTL cycles.
+  double mape_pct = 0;             ///< Mean |cycle error| in percent.
+  double max_error_pct = 0;        ///< Largest |cycle error|.
+  std::optional<double> spearman;  ///< Rank correlation of RTL and surrogate cycles.
+};
+RunSummary summarize(const RunRecord& r);
+
+/// results.json: the record plus its summary (totals, verification_summary, parity).
+nlohmann::json run_record_to_json(const RunRecord& r);
+/// Reads results.json after check_run_record accepted it; `file` names it in errors.
+RunRecord run_record_from_json(const nlohmann::json& j, const std::string& file);
+
+/// Checks that `r` has the shape of a `mapwright run` results.json (keys, types, ranges,
+/// enumerations), as `report` and `run --resume` do before using one; anything else is a
+/// core::SpecError naming `file`, the key path and the value.
+void check_run_record(const nlohmann::json& r, const std::string& file);
+
+}  // namespace mapwright::flows

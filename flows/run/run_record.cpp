@@ -1,0 +1,619 @@
+// The shape of a run folder's results.json, checked before `report` renders it or `run
+// --resume` continues it, so that a hand-edited or damaged file is refused with the file, the
+// key path and the value (exit 2) instead of failing deep inside with an untyped JSON error.
+#include <cmath>
+#include <nlohmann/json.hpp>
+#include <string>
+
+#include "mapwright/core/error.hpp"
+#include "mapwright/flows/run_record.hpp"
+
+#include <algorithm>
+#include "mapwright/core/stats.hpp"
+
+namespace mapwright::flows {
+
+namespace {
+
+using json = nlohmann::json;
+
+// The schema: an object maps each key to the schema of its value; a key ending in '?' may be
+// missing; an array holds the schema of every element; a string names a type: string, int,
+// uint (>= 0), count (>= 1), number (finite), bool, object, any, or enum:a|b|c; a leading '?'
+// allows null. "@metrics" refers to the metrics record below. Keys not listed are allowed.
+constexpr const char* kMetrics = R"({
+  "valid": "bool", "cycles": "uint", "energy_pj": "number", "edp": "number",
+  "utilization": "number", "macs?": "uint", "reason?": "string", "invalid_kind?": "string",
+  "counts?": "object", "dram_bytes?": "object", "energy_breakdown_pj?": "object"
+})";
+
+constexpr const char* kRun = R"({
+  "command": "enum:run", "format": "count", "run_id": "string", "target": "string",
+  "network_arg": "string", "layer_arg": "string", "arch": "string", "arch_arg": "string",
+  "arch_info": "object", "searcher": "string", "budget_per_layer": "count", "seed": "uint",
+  "objective": "string", "top_k": "count", "options_arg": "string", "options_file?": "string",
+  "rtl": "bool", "status": "enum:running|interrupted|complete", "run_dir?": "string",
+  "db?": "string", "rtl_note?": "string", "jobs?": "uint", "created?": "string",
+  "updated?": "string", "exact?": {"time_limit_s": "number", "gap": "number",
+                                   "threads?": "uint"},
+  "totals?": "object", "parity?": "object", "verification_summary?": "object",
+  "layers": [{
+    "index": "uint", "name": "string", "shape": "string", "kind": "string", "count": "count",
+    "macs": "uint", "layer": "object", "seed": "uint",
+    "status": "enum:pending|searched|done",
+    "search?": "object", "curve_csv?": "string", "mapping_file?": "string",
+    "candidates": [{
+      "rank": "uint", "mapping": "string", "cost": "number", "sample?": "int",
+      "surrogate": "@metrics",
+      "verification?": "?object"
+    }],
+    "best": "?object"
+  }]
+})";
+
+constexpr const char* kVerification = R"({
+  "passed": "bool", "failure": "string", "kind?": "enum:passed|design|infrastructure|limit",
+  "functional_ok?": "bool", "counts_equal?": "bool", "mismatches?": "uint", "retries?": "uint",
+  "seed?": "uint", "cycles?": "uint", "energy_pj?": "number", "edp?": "number",
+  "utilization?": "number", "cycle_error_pct?": "number", "sim_seconds?": "number",
+  "metrics?": "@metrics"
+})";
+
+constexpr const char* kBest = R"({
+  "rank": "uint", "mapping": "string", "cycles": "uint", "energy_pj": "number",
+  "edp": "number", "utilization": "number", "cost?": "number",
+  "chosen_by": "enum:rtl|surrogate", "note?": "string"
+})";
+
+class Checker {
+ public:
+  explicit Checker(std::string file) : file_(std::move(file)) { metrics_ = json::parse(kMetrics); }
+
+  void check(const json& v, const json& schema, const std::string& path) const {
+    if (schema.is_object()) {
+      if (!v.is_object()) fail(path, v, "must be an object");
+      for (const auto& [k, sub] : schema.items()) {
+        const bool optional = !k.empty() && k.back() == '?';
+        const std::string key = optional ? k.substr(0, k.size() - 1) : k;
+        const std::string p = path.empty() ? key : path + "." + key;
+        if (!v.contains(key)) {
+          if (optional) continue;
+          fail(p, json(), "is missing");
+        }
+        check(v.at(key), sub, p);
+      }
+      return;
+    }
+    if (schema.is_array()) {
+      if (!v.is_array()) fail(path, v, "must be a list");
+      for (size_t i = 0; i < v.size(); ++i)
+        check(v[i], schema[0], path + "[" + std::to_string(i) + "]");
+      return;
+    }
+    std::string type = schema.get<std::string>();
+    if (type == "@metrics") return check(v, metrics_, path);
+    if (!type.empty() && type[0] == '?') {
+      if (v.is_null()) return;
+      type = type.substr(1);
+    }
+    check_scalar(v, type, path);
+  }
+
+  [[noreturn]] void fail(const std::string& path, const json& v, const std::string& why) const {
+    const std::string value = v.is_null()     ? std::string()
+                              : v.is_string() ? v.get<std::string>()
+                                              : v.dump();
+    throw core::SpecError(file_, path, value,
+                          why +
+                              " (not as `mapwright run` writes it: undo the edit, or start "
+                              "the run again in another --out)");
+  }
+
+ private:
+  void check_scalar(const json& v, const std::string& type, const std::string& path) const {
+    if (type == "any") return;
+    if (type == "string" && !v.is_string()) fail(path, v, "must be a string");
+    if (type == "bool" && !v.is_boolean()) fail(path, v, "must be true or false");
+    if (type == "object" && !v.is_object()) fail(path, v, "must be an object");
+    if (type == "number" && (!v.is_number() || !std::isfinite(v.get<double>())))
+      fail(path, v, "must be a finite number");
+    if (type == "int" || type == "uint" || type == "count") {
+      if (!v.is_number_integer()) fail(path, v, "must be an integer");
+      if (type != "int" && v.is_number_integer() && !v.is_number_unsigned() &&
+          v.get<long long>() < (type == "count" ? 1 : 0))
+        fail(path, v, type == "count" ? "must be >= 1" : "must be >= 0");
+      if (type == "count" && v.is_number_unsigned() && v.get<unsigned long long>() < 1)
+        fail(path, v, "must be >= 1");
+    }
+    if (type.rfind("enum:", 0) == 0) {
+      if (!v.is_string()) fail(path, v, "must be one of " + type.substr(5));
+      const std::string s = "|" + type.substr(5) + "|";
+      if (s.find("|" + v.get<std::string>() + "|") == std::string::npos)
+        fail(path, v, "must be one of " + type.substr(5));
+    }
+  }
+
+  std::string file_;
+  json metrics_;
+};
+
+}  // namespace
+
+void check_run_record(const json& r, const std::string& file) {
+  const Checker c(file);
+  c.check(r, json::parse(kRun), "");
+  const json verification = json::parse(kVerification), best = json::parse(kBest);
+  const auto& layers = r.at("layers");
+  for (size_t li = 0; li < layers.size(); ++li) {
+    const json& L = layers[li];
+    const std::string p = "layers[" + std::to_string(li) + "]";
+    if (L.at("index").get<unsigned long long>() != li)
+      c.fail(p + ".index", L.at("index"), "must be " + std::to_string(li) + " (its position)");
+    if (L.at("candidates").size() > r.at("top_k").get<unsigned long long>())
+      c.fail(p + ".candidates", json(std::to_string(L.at("candidates").size()) + " entries"),
+             "holds more than top_k candidates");
+    const auto& cands = L.at("candidates");
+    for (size_t ci = 0; ci < cands.size(); ++ci) {
+      if (!cands[ci].contains("verification") || cands[ci]["verification"].is_null()) continue;
+      const json& v = cands[ci]["verification"];
+      const std::string pv = p + ".candidates[" + std::to_string(ci) + "].verification";
+      c.check(v, verification, pv);
+      if (v["passed"].get<bool>())  // a passed verification carries the RTL figures
+        for (const char* k : {"cycles", "energy_pj", "edp", "utilization"})
+          if (!v.contains(k)) c.fail(pv + "." + k, json(), "is missing (passed is true)");
+    }
+    if (!L.at("best").is_null()) c.check(L["best"], best, p + ".best");
+  }
+}
+
+}  // namespace mapwright::flows
+
+// ---------------------------------------------------------------------------------------------
+// The typed record and its JSON form.
+
+namespace mapwright::flows {
+
+namespace {
+
+using json = nlohmann::json;
+
+template <typename E, size_t N>
+E enum_from_name(const std::string& name, const E (&all)[N], const char* (*name_of)(E),
+                 const std::string& file, const std::string& key) {
+  for (E e : all)
+    if (name == name_of(e)) return e;
+  throw core::SpecError(file, key, name, "unknown value");
+}
+
+constexpr LayerStatus kLayerStatuses[] = {LayerStatus::Pending, LayerStatus::Searched,
+                                          LayerStatus::Done};
+constexpr RunStatus kRunStatuses[] = {RunStatus::Running, RunStatus::Interrupted,
+                                      RunStatus::Complete};
+constexpr VerificationKind kVerificationKinds[] = {
+    VerificationKind::Passed, VerificationKind::Design, VerificationKind::Limit,
+    VerificationKind::Infrastructure};
+constexpr ChosenBy kChosenBy[] = {ChosenBy::Rtl, ChosenBy::Surrogate};
+
+/// The failure kind of a verification written before "failure_kind" existed, from its
+/// message's prefix (records of earlier versions only; new records carry the kind).
+core::RtlFailure legacy_failure_kind(const std::string& failure) {
+  if (failure.empty()) return core::RtlFailure::None;
+  static const std::pair<const char*, core::RtlFailure> prefixes[] = {
+      {"invalid:", core::RtlFailure::Invalid},
+      {"mapping:", core::RtlFailure::Mapping},
+      {"arch:", core::RtlFailure::Arch},
+      {"command format:", core::RtlFailure::CommandFormat},
+      {"watchdog:", core::RtlFailure::Watchdog},
+      {"rtl error:", core::RtlFailure::RtlError},
+      {"dram:", core::RtlFailure::Dram},
+      {"trace:", core::RtlFailure::Trace},
+      {"limit:", core::RtlFailure::Limit},
+      {"worker: the RTL process", core::RtlFailure::Worker}};
+  for (const auto& [p, k] : prefixes)
+    if (failure.rfind(p, 0) == 0) return k;
+  return core::RtlFailure::Internal;
+}
+
+json verification_to_json(const Verification& v) {
+  json j;
+  j["seed"] = v.seed;
+  j["failure"] = v.failure;
+  if (v.failure_kind != core::RtlFailure::None)
+    j["failure_kind"] = core::rtl_failure_name(v.failure_kind);
+  j["retries"] = v.retries;
+  j["functional_ok"] = v.functional_ok;
+  j["mismatches"] = v.mismatches;
+  j["sim_seconds"] = v.sim_seconds;
+  if (v.rtl) {
+    j["cycles"] = v.rtl->cycles;
+    j["energy_pj"] = v.rtl->energy_pj;
+    j["edp"] = v.rtl->edp;
+    j["utilization"] = v.rtl->utilization;
+    j["cycle_error_pct"] = v.cycle_error_pct;
+    j["metrics"] = v.rtl->to_json();
+    json diffs = json::object();
+    for (const auto& d : v.count_diffs)
+      diffs[d.name] = {{"rtl", d.rtl}, {"surrogate", d.surrogate}};
+    j["count_diffs"] = diffs;
+  }
+  j["counts_equal"] = v.counts_equal;
+  j["passed"] = v.passed;
+  if (v.failure_kind == core::RtlFailure::Limit) {
+    j["over_limit"] = true;
+    j["predicted_cycles"] = v.predicted_cycles;
+    j["estimated_memory_mb"] = v.estimated_memory_mb;
+  }
+  j["kind"] = verification_kind_name(v.kind);
+  return j;
+}
+
+Verification verification_from_json(const json& j, const std::string& file) {
+  Verification v;
+  v.seed = j.value("seed", uint64_t{0});
+  v.failure = j.value("failure", std::string());
+  v.failure_kind = j.contains("failure_kind")
+                       ? core::rtl_failure_from_name(j["failure_kind"].get<std::string>())
+                       : legacy_failure_kind(v.failure);
+  v.retries = j.value("retries", 0);
+  v.functional_ok = j.value("functional_ok", false);
+  v.mismatches = j.value("mismatches", 0LL);
+  v.sim_seconds = j.value("sim_seconds", 0.0);
+  if (j.contains("metrics")) {
+    v.rtl = core::metrics_from_json(j["metrics"]);
+    v.cycle_error_pct = j.value("cycle_error_pct", 0.0);
+    if (j.contains("count_diffs"))
+      for (const auto& [name, d] : j["count_diffs"].items())
+        v.count_diffs.push_back({name, d.value("rtl", 0LL), d.value("surrogate", 0LL)});
+  }
+  v.counts_equal = j.value("counts_equal", false);
+  v.passed = j.value("passed", false);
+  v.predicted_cycles = j.value("predicted_cycles", 0LL);
+  v.estimated_memory_mb = j.value("estimated_memory_mb", 0.0);
+  if (j.contains("kind"))
+    v.kind = enum_from_name(j["kind"].get<std::string>(), kVerificationKinds,
+                            verification_kind_name, file, "verification.kind");
+  else  // written before "kind" existed
+    v.kind = v.passed                                     ? VerificationKind::Passed
+             : v.failure_kind == core::RtlFailure::Worker ? VerificationKind::Infrastructure
+                                                          : VerificationKind::Design;
+  return v;
+}
+
+json candidate_to_json(const Candidate& c) {
+  return {{"rank", c.rank},
+          {"sample", c.sample},
+          {"cost", c.cost},
+          {"mapping", core::mapping_to_yaml(c.mapping)},
+          {"surrogate", c.surrogate.to_json()},
+          {"verification", c.verification ? verification_to_json(*c.verification) : json()}};
+}
+
+Candidate candidate_from_json(const json& j, const std::string& file) {
+  Candidate c;
+  c.rank = j.at("rank").get<int>();
+  c.sample = j.value("sample", int64_t{-1});
+  c.cost = j.at("cost").get<double>();
+  c.mapping = core::mapping_from_yaml(j.at("mapping").get<std::string>(), file);
+  c.surrogate = core::metrics_from_json(j.at("surrogate"));
+  if (j.contains("verification") && !j["verification"].is_null())
+    c.verification = verification_from_json(j["verification"], file);
+  return c;
+}
+
+json choice_to_json(const Choice& b, bool rtl) {
+  json j = {{"rank", b.rank},
+            {"chosen_by", chosen_by_name(b.chosen_by)},
+            {"mapping", core::mapping_to_yaml(b.mapping)},
+            {"cycles", b.cycles},
+            {"energy_pj", b.energy_pj},
+            {"edp", b.edp},
+            {"utilization", b.utilization},
+            {"cost", b.cost}};
+  if (rtl && b.chosen_by == ChosenBy::Surrogate) j["note"] = b.note;
+  return j;
+}
+
+Choice choice_from_json(const json& j, const std::string& file) {
+  Choice b;
+  b.rank = j.at("rank").get<int>();
+  b.chosen_by = enum_from_name(j.at("chosen_by").get<std::string>(), kChosenBy, chosen_by_name,
+                               file, "best.chosen_by");
+  b.mapping = core::mapping_from_yaml(j.at("mapping").get<std::string>(), file);
+  b.cycles = j.at("cycles").get<long long>();
+  b.energy_pj = j.at("energy_pj").get<double>();
+  b.edp = j.at("edp").get<double>();
+  b.utilization = j.at("utilization").get<double>();
+  b.cost = j.value("cost", 0.0);
+  b.note = j.value("note", std::string());
+  return b;
+}
+
+json layer_to_record_json(const LayerRecord& L, bool rtl) {
+  json j = {{"index", L.index},
+            {"name", L.layer.name},
+            {"shape", L.layer.describe()},
+            {"kind", core::layer_kind_name(L.layer.kind)},
+            {"count", L.count},
+            {"macs", L.layer.macs()},
+            {"layer", core::layer_to_json(L.layer)},
+            {"seed", L.seed},
+            {"status", layer_status_name(L.status)},
+            {"candidates", json::array()},
+            {"best", L.best ? choice_to_json(*L.best, rtl) : json()}};
+  for (const auto& c : L.candidates) j["candidates"].push_back(candidate_to_json(c));
+  if (!L.search.is_null()) j["search"] = L.search;
+  if (!L.curve_csv.empty()) j["curve_csv"] = L.curve_csv;
+  if (!L.mapping_file.empty()) j["mapping_file"] = L.mapping_file;
+  return j;
+}
+
+LayerRecord layer_from_record_json(const json& j, const std::string& file) {
+  LayerRecord L;
+  L.index = j.at("index").get<size_t>();
+  L.layer = core::layer_from_json(j.at("layer"), file);
+  L.count = j.at("count").get<int>();
+  L.seed = j.at("seed").get<uint64_t>();
+  L.status = enum_from_name(j.at("status").get<std::string>(), kLayerStatuses, layer_status_name,
+                            file, "layers.status");
+  if (j.contains("search")) L.search = j["search"];
+  L.curve_csv = j.value("curve_csv", std::string());
+  L.mapping_file = j.value("mapping_file", std::string());
+  for (const auto& c : j.at("candidates")) L.candidates.push_back(candidate_from_json(c, file));
+  if (!j.at("best").is_null()) L.best = choice_from_json(j["best"], file);
+  return L;
+}
+
+json arch_info_to_json(const ArchInfo& a) {
+  return {{"name", a.name},
+          {"rows", a.rows},
+          {"cols", a.cols},
+          {"clock_mhz", a.clock_mhz},
+          {"input_kib", a.input_kib},
+          {"weight_kib", a.weight_kib},
+          {"accum_kib", a.accum_kib},
+          {"dram_bytes_per_cycle", a.dram_bytes_per_cycle},
+          {"dram_latency_cycles", a.dram_latency_cycles}};
+}
+
+ArchInfo arch_info_from_json(const json& j) {
+  ArchInfo a;
+  a.name = j.at("name").get<std::string>();
+  a.rows = j.at("rows").get<int>();
+  a.cols = j.at("cols").get<int>();
+  a.clock_mhz = j.at("clock_mhz").get<double>();
+  a.input_kib = j.at("input_kib").get<long long>();
+  a.weight_kib = j.at("weight_kib").get<long long>();
+  a.accum_kib = j.at("accum_kib").get<long long>();
+  a.dram_bytes_per_cycle = j.at("dram_bytes_per_cycle").get<double>();
+  a.dram_latency_cycles = j.at("dram_latency_cycles").get<int>();
+  return a;
+}
+
+}  // namespace
+
+const char* layer_status_name(LayerStatus s) {
+  switch (s) {
+    case LayerStatus::Pending:
+      return "pending";
+    case LayerStatus::Searched:
+      return "searched";
+    case LayerStatus::Done:
+      return "done";
+  }
+  return "pending";
+}
+
+const char* run_status_name(RunStatus s) {
+  switch (s) {
+    case RunStatus::Running:
+      return "running";
+    case RunStatus::Interrupted:
+      return "interrupted";
+    case RunStatus::Complete:
+      return "complete";
+  }
+  return "running";
+}
+
+const char* verification_kind_name(VerificationKind k) {
+  switch (k) {
+    case VerificationKind::Passed:
+      return "passed";
+    case VerificationKind::Design:
+      return "design";
+    case VerificationKind::Limit:
+      return "limit";
+    case VerificationKind::Infrastructure:
+      return "infrastructure";
+  }
+  return "design";
+}
+
+const char* chosen_by_name(ChosenBy c) {
+  return c == ChosenBy::Rtl ? "rtl" : "surrogate";
+}
+
+ArchInfo arch_info_of(const core::Arch& a) {
+  ArchInfo i;
+  i.name = a.name;
+  i.rows = a.rows;
+  i.cols = a.cols;
+  i.clock_mhz = a.clock_mhz;
+  i.input_kib = a.input_buf_bytes / 1024;
+  i.weight_kib = a.weight_buf_bytes / 1024;
+  i.accum_kib = a.accum_buf_bytes / 1024;
+  i.dram_bytes_per_cycle = a.dram_bytes_per_cycle;
+  i.dram_latency_cycles = a.dram_latency_cycles;
+  return i;
+}
+
+RunSummary summarize(const RunRecord& r) {
+  RunSummary s;
+  bool all_rtl = true;
+  for (const auto& L : r.layers) {
+    if (L.status != LayerStatus::Done || !L.best) continue;
+    const double n = L.count;
+    s.cycles += n * static_cast<double>(L.best->cycles);
+    s.energy_pj += n * L.best->energy_pj;
+    s.macs += n * static_cast<double>(L.layer.macs());
+    all_rtl = all_rtl && L.best->chosen_by == ChosenBy::Rtl;
+    ++s.layers_done;
+  }
+  const double pes = static_cast<double>(r.arch.rows) * r.arch.cols;
+  s.seconds = s.cycles / (r.arch.clock_mhz * 1e6);
+  s.edp = s.cycles * s.energy_pj;
+  s.utilization = s.cycles > 0 ? s.macs / (s.cycles * pes) : 0.0;
+  s.layers_total = r.layers.size();
+  s.source = s.layers_done == 0 ? "none" : (all_rtl ? "rtl" : (r.rtl ? "mixed" : "surrogate"));
+  std::vector<double> rc, sc, errs;
+  for (size_t li = 0; li < r.layers.size(); ++li) {
+    const auto& L = r.layers[li];
+    for (size_t ci = 0; ci < L.candidates.size(); ++ci) {
+      if (!r.rtl) continue;
+      ++s.planned;
+      const auto& c = L.candidates[ci];
+      if (!c.verification) continue;
+      const Verification& v = *c.verification;
+      ++s.done;
+      if (v.passed)
+        ++s.passed;
+      else
+        s.failures.emplace_back(li, ci);
+      if (v.kind == VerificationKind::Infrastructure) ++s.infrastructure_failed;
+      if (v.rtl) {
+        rc.push_back(static_cast<double>(v.rtl->cycles));
+        sc.push_back(static_cast<double>(c.surrogate.cycles));
+        errs.push_back(std::abs(v.cycle_error_pct));
+      }
+    }
+  }
+  s.failed = s.done - s.passed;
+  s.pending = s.planned - s.done;
+  s.parity_n = errs.size();
+  if (!errs.empty()) {
+    double sum = 0;
+    for (double e : errs) {
+      sum += e;
+      s.max_error_pct = std::max(s.max_error_pct, e);
+    }
+    s.mape_pct = sum / errs.size();
+    const double rho = core::spearman(rc, sc);
+    if (!std::isnan(rho)) s.spearman = rho;
+  }
+  return s;
+}
+
+json run_record_to_json(const RunRecord& r) {
+  json j = json::object();
+  j["command"] = "run";
+  j["format"] = r.format;
+  j["run_id"] = r.run_id;
+  j["created"] = r.created;
+  if (!r.updated.empty()) j["updated"] = r.updated;
+  j["mapwright"] = r.mapwright;
+  j["target"] = r.target;
+  j["network_arg"] = r.network_arg;
+  j["layer_arg"] = r.layer_arg;
+  j["arch"] = r.arch.name;
+  j["arch_arg"] = r.arch_arg;
+  j["arch_info"] = arch_info_to_json(r.arch);
+  j["searcher"] = r.searcher;
+  j["budget_per_layer"] = r.budget_per_layer;
+  j["seed"] = r.seed;
+  j["objective"] = r.objective;
+  j["top_k"] = r.top_k;
+  j["options_arg"] = r.options_arg;
+  if (r.exact)
+    j["exact"] = {{"time_limit_s", r.exact->time_limit_s},
+                  {"gap", r.exact->gap},
+                  {"threads", r.exact->threads}};
+  j["options_file"] = r.options_file;
+  j["rtl"] = r.rtl;
+  j["run_dir"] = r.run_dir;
+  j["db"] = r.db;
+  j["rtl_note"] = r.rtl_note;
+  j["status"] = run_status_name(r.status);
+  j["jobs"] = r.jobs;
+  if (r.wall_seconds_last_session) j["wall_seconds_last_session"] = *r.wall_seconds_last_session;
+  j["layers"] = json::array();
+  for (const auto& L : r.layers) j["layers"].push_back(layer_to_record_json(L, r.rtl));
+
+  const RunSummary s = summarize(r);
+  j["totals"] = {{"cycles", s.cycles},
+                 {"seconds", s.seconds},
+                 {"energy_pj", s.energy_pj},
+                 {"edp", s.edp},
+                 {"utilization", s.utilization},
+                 {"macs", s.macs},
+                 {"layers_done", s.layers_done},
+                 {"layers_total", s.layers_total},
+                 {"source", s.source}};
+  json failures = json::array();
+  for (const auto& [li, ci] : s.failures) {
+    const auto& L = r.layers[li];
+    const Verification& v = *L.candidates[ci].verification;
+    failures.push_back({{"layer", L.layer.name},
+                        {"rank", L.candidates[ci].rank},
+                        {"failure", v.failure},
+                        {"kind", verification_kind_name(v.kind)},
+                        {"functional_ok", v.functional_ok},
+                        {"counts_equal", v.counts_equal}});
+  }
+  j["verification_summary"] = {{"planned", s.planned},
+                               {"done", s.done},
+                               {"passed", s.passed},
+                               {"failed", s.failed},
+                               {"infrastructure_failed", s.infrastructure_failed},
+                               {"pending", s.pending},
+                               {"failures", failures}};
+  json parity = {{"n", s.parity_n}};
+  if (s.parity_n > 0) {
+    parity["mape_pct"] = s.mape_pct;
+    parity["max_error_pct"] = s.max_error_pct;
+    parity["spearman"] = s.spearman ? json(*s.spearman) : json();
+  }
+  j["parity"] = parity;
+  return j;
+}
+
+RunRecord run_record_from_json(const json& j, const std::string& file) {
+  RunRecord r;
+  try {
+    r.format = j.at("format").get<int>();
+    r.run_id = j.at("run_id").get<std::string>();
+    r.created = j.value("created", std::string());
+    r.updated = j.value("updated", std::string());
+    r.mapwright = j.value("mapwright", std::string());
+    r.target = j.at("target").get<std::string>();
+    r.network_arg = j.at("network_arg").get<std::string>();
+    r.layer_arg = j.at("layer_arg").get<std::string>();
+    r.arch_arg = j.at("arch_arg").get<std::string>();
+    r.arch = arch_info_from_json(j.at("arch_info"));
+    r.arch.name = j.at("arch").get<std::string>();
+    r.searcher = j.at("searcher").get<std::string>();
+    r.budget_per_layer = j.at("budget_per_layer").get<int64_t>();
+    r.seed = j.at("seed").get<uint64_t>();
+    r.objective = j.at("objective").get<std::string>();
+    r.top_k = j.at("top_k").get<int>();
+    r.options_arg = j.at("options_arg").get<std::string>();
+    r.options_file = j.value("options_file", std::string());
+    if (j.contains("exact"))
+      r.exact = ExactSettings{j["exact"].at("time_limit_s").get<double>(),
+                              j["exact"].at("gap").get<double>(), j["exact"].value("threads", 0)};
+    r.rtl = j.at("rtl").get<bool>();
+    r.run_dir = j.value("run_dir", std::string());
+    r.db = j.value("db", std::string());
+    r.rtl_note = j.value("rtl_note", std::string());
+    r.status = enum_from_name(j.at("status").get<std::string>(), kRunStatuses, run_status_name,
+                              file, "status");
+    r.jobs = j.value("jobs", 0);
+    if (j.contains("wall_seconds_last_session"))
+      r.wall_seconds_last_session = j["wall_seconds_last_session"].get<double>();
+    for (const auto& L : j.at("layers")) r.layers.push_back(layer_from_record_json(L, file));
+  } catch (const json::exception& e) {
+    throw core::SpecError(file, "(record)", "", std::string("malformed run record: ") + e.what());
+  }
+  return r;
+}
+
+}  // namespace mapwright::flows
