@@ -178,6 +178,8 @@ void check_resume(const RunOptions& o, const RunRecord& r, const fs::path& file)
     same("gap", r.exact->gap, o.exact.gap);
   }
   same("no-rtl", !r.rtl, o.no_rtl);
+  same("reward", r.rtl_reward_warmup ? "rtl" : "surrogate", o.reward);
+  same("surrogate-warmup", r.rtl_reward_warmup.value_or(0), o.surrogate_warmup);
 }
 
 /// Opens `dir` for a run: with --resume, reads and checks its results.json and takes the run's
@@ -232,6 +234,8 @@ std::optional<RunRecord> open_run_folder(RunOptions& o, const fs::path& dir) {
   o.top_k = r.top_k;
   o.options_file = r.options_arg;
   o.no_rtl = !r.rtl;
+  o.reward = r.rtl_reward_warmup ? "rtl" : "surrogate";
+  o.surrogate_warmup = r.rtl_reward_warmup.value_or(0);
   if (r.exact) {
     o.exact.time_limit_s = r.exact->time_limit_s;
     o.exact.gap = r.exact->gap;
@@ -248,6 +252,17 @@ void check_run_options(const RunOptions& o) {
   if (o.jobs < 0) throw SpecError("--jobs", "jobs", std::to_string(o.jobs), "must be >= 0");
   check_sim_limits(o.sim_limits);
   require_searcher_kind(o.searcher, "--searcher");
+  if (o.reward != "surrogate" && o.reward != "rtl")
+    throw SpecError("--reward", "reward", o.reward, "must be surrogate or rtl");
+  if (o.reward == "rtl" && o.searcher == "exact")
+    throw SpecError("--reward", "reward", o.reward,
+                    "the exact mapper optimizes the surrogate; choose a sampling --searcher "
+                    "(e.g. marl) for RTL reward");
+  if (o.reward == "rtl" && o.no_rtl)
+    throw SpecError("--reward", "reward", o.reward, "needs the RTL; drop --no-rtl");
+  if (o.surrogate_warmup < 0)
+    throw SpecError("--surrogate-warmup", "surrogate-warmup", std::to_string(o.surrogate_warmup),
+                    "must be >= 0");
   check_exact_options(o.exact);
 }
 
@@ -283,6 +298,7 @@ RunRecord new_run_record(const RunOptions& o, const fs::path& dir, const Arch& a
   if (o.searcher == "exact")
     r.exact = ExactSettings{o.exact.time_limit_s, o.exact.gap, o.exact.threads};
   r.options_file = o.options_file.empty() ? configs_dir() + "/search/default.yaml" : o.options_file;
+  if (o.reward == "rtl") r.rtl_reward_warmup = o.surrogate_warmup;
   r.rtl = !o.no_rtl;
   for (size_t li = 0; li < layers.size(); ++li) {
     LayerRecord L;
@@ -334,6 +350,7 @@ class RunSession {
         objective_(objective),
         sopts_(sopts),
         rtl_(pool != nullptr),
+        jobs_(rec.jobs),
         tty_(o.progress && isatty(STDERR_FILENO)) {}
 
   /// Writes results.json (whole) and the run's row in SQLite.
@@ -533,8 +550,9 @@ class RunSession {
     }
     ExactOptions ex = o_.exact;
     ex.top_k = o_.top_k;
-    LayerSearch ls = search_layer(layer, arch_, o_.searcher, sopts_, rec_.layers[li].seed,
-                                  o_.budget, objective_, keep_going, observe, ex);
+    LayerSearch ls =
+        search_layer(layer, arch_, o_.searcher, sopts_, rec_.layers[li].seed, o_.budget, objective_,
+                     keep_going, observe, ex, Encoding::Compact, reward_options());
     if (ls.result.stopped_early || InterruptSignals::count()) return LayerOutcome::Stopped;
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -548,6 +566,21 @@ class RunSession {
     return top.entries.empty() ? LayerOutcome::NoValid : LayerOutcome::Searched;
   }
 
+  /// The searchers' reward: the surrogate, or (--reward rtl) the RTL after the warm-up, in
+  /// worker processes of their own (as many as the verification pool).
+  RewardOptions reward_options() const {
+    RewardOptions r;
+    if (o_.reward != "rtl") return r;
+    r.source = RewardOptions::Rtl;
+    r.surrogate_warmup = o_.surrogate_warmup;
+    r.jobs = jobs_;
+    r.worker_exe = o_.worker_exe;
+    r.watchdog_cycles = o_.rtl_watchdog_cycles;
+    r.limits = o_.sim_limits;
+    r.arch = o_.arch;
+    return r;
+  }
+
   /// The layer's search record, best-so-far curve and candidates.
   void record_search(size_t li, const LayerSearch& ls, const TopK& top, double secs) {
     LayerRecord& L = rec_.layers[li];
@@ -556,6 +589,7 @@ class RunSession {
     sr["seconds"] = secs;
     sr["searcher"] = ls.searcher;
     if (!ls.exact.is_null()) sr["exact"] = ls.exact;
+    if (ls.reward.value("source", std::string()) == "rtl") sr["reward"] = ls.reward;
     L.search = sr;
     const std::string curve = "curves/" + stem_of(li, L.layer.name) + ".csv";
     std::ostringstream c;
@@ -591,6 +625,7 @@ class RunSession {
   const Objective& objective_;
   const search::SearchOptions& sopts_;
   const bool rtl_;
+  const int jobs_;  ///< RTL worker processes (verification; RTL reward has as many).
   const bool tty_;
   const std::chrono::steady_clock::time_point t_start_ = std::chrono::steady_clock::now();
   std::chrono::steady_clock::time_point last_draw_ = t_start_ - std::chrono::seconds(1);

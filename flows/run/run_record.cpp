@@ -33,6 +33,7 @@ constexpr const char* kRun = R"({
   "arch_info": "object", "searcher": "string", "budget_per_layer": "count", "seed": "uint",
   "objective": "string", "top_k": "count", "options_arg": "string", "options_file?": "string",
   "rtl": "bool", "status": "enum:running|interrupted|complete", "run_dir?": "string",
+  "reward?": {"source": "enum:surrogate|rtl", "surrogate_warmup": "uint"},
   "db?": "string", "rtl_note?": "string", "jobs?": "uint", "created?": "string",
   "updated?": "string", "exact?": {"time_limit_s": "number", "gap": "number",
                                    "threads?": "uint"},
@@ -528,6 +529,8 @@ json run_record_to_json(const RunRecord& r) {
                   {"gap", r.exact->gap},
                   {"threads", r.exact->threads}};
   j["options_file"] = r.options_file;
+  if (r.rtl_reward_warmup)
+    j["reward"] = {{"source", "rtl"}, {"surrogate_warmup", *r.rtl_reward_warmup}};
   j["rtl"] = r.rtl;
   j["run_dir"] = r.run_dir;
   j["db"] = r.db;
@@ -600,6 +603,8 @@ RunRecord run_record_from_json(const json& j, const std::string& file) {
     if (j.contains("exact"))
       r.exact = ExactSettings{j["exact"].at("time_limit_s").get<double>(),
                               j["exact"].at("gap").get<double>(), j["exact"].value("threads", 0)};
+    if (j.contains("reward") && j["reward"].value("source", std::string()) == "rtl")
+      r.rtl_reward_warmup = j["reward"].value("surrogate_warmup", int64_t{0});
     r.rtl = j.at("rtl").get<bool>();
     r.run_dir = j.value("run_dir", std::string());
     r.db = j.value("db", std::string());

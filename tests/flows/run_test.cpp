@@ -162,6 +162,48 @@ TEST(Run, ResumeAfterInterruptionLosesNothing) {
   fs::remove_all(part);
 }
 
+// --reward rtl: after the warm-up the searcher's samples are scored by the RTL (the record
+// says how many and from which source); the candidates are still verified; a resume with the
+// other reward is refused, and the exact mapper refuses RTL reward.
+TEST(Run, RtlRewardScoresTheLastPhaseOnTheRtl) {
+  const fs::path dir = fresh_dir("rtl_reward");
+  std::ostringstream out;
+  flows::RunOptions o = tiny_run(dir);
+  o.budget = 24;
+  o.reward = "rtl";
+  o.surrogate_warmup = 8;
+  ASSERT_EQ(flows::cmd_run(o, out), 0) << out.str();
+  const json r = load(dir);
+  EXPECT_EQ(r["reward"]["source"], "rtl");
+  EXPECT_EQ(r["reward"]["surrogate_warmup"], 8);
+  for (const auto& L : r["layers"]) {
+    const auto& rw = L["search"]["reward"];
+    EXPECT_EQ(rw["source"], "rtl") << L["name"];
+    EXPECT_GT(rw["rtl_samples"].get<long long>(), 0) << L["name"];
+    EXPECT_LE(rw["rtl_samples"].get<long long>(), 24 - 8) << L["name"];
+    EXPECT_EQ(L["status"], "done");
+  }
+  EXPECT_EQ(r["verification_summary"]["failed"], 0);
+
+  flows::RunOptions again = tiny_run(dir);
+  again.resume = true;
+  again.given = {"reward"};
+  try {
+    flows::cmd_run(again, out);
+    FAIL() << "a resume with --reward surrogate was accepted";
+  } catch (const core::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("--reward"), std::string::npos) << e.what();
+  }
+  const fs::path exact_dir = fresh_dir("rtl_reward_exact");
+  flows::RunOptions exact = tiny_run(exact_dir);
+  exact.searcher = "exact";
+  exact.reward = "rtl";
+  EXPECT_THROW(flows::cmd_run(exact, out), core::SpecError);
+  EXPECT_FALSE(fs::exists(exact_dir / "results.json"));
+  fs::remove_all(dir);
+  fs::remove_all(exact_dir);
+}
+
 TEST(Run, ArchWithoutRtlModelNeedsNoRtl) {
   const fs::path dir = fresh_dir("large32");
   flows::RunOptions o = tiny_run(dir);

@@ -47,6 +47,11 @@ struct RunOptions {
   std::string worker_exe;             ///< mapwright binary for RTL workers ("" = this one).
   long long rtl_watchdog_cycles = 0;  ///< RTL watchdog bound per run (0 = automatic).
   rtlpool::SimLimits sim_limits;      ///< --sim-max-*: per-verification limits.
+  /// --reward: "surrogate" (the default) or "rtl": the sampling searchers' samples after the
+  /// first `surrogate_warmup` are scored by the Verilated RTL in the run's worker processes
+  /// (see RewardOptions); the exact mapper refuses it.
+  std::string reward = "surrogate";
+  int64_t surrogate_warmup = 0;  ///< --surrogate-warmup: surrogate-scored samples before RTL.
 };
 /// Exit codes: 0 all good; 2 bad input; 3 a layer has no valid mapping; 4 an RTL verification
 /// failed (reported, never dropped); 130 interrupted (what finished is kept).

@@ -144,6 +144,9 @@ struct RunRecord {
   std::string options_arg;   ///< --options as given.
   std::string options_file;  ///< The options file used.
   std::optional<ExactSettings> exact;
+  /// The sampling searchers' reward: set when it is the RTL (after this many surrogate-scored
+  /// warm-up samples per layer); empty for the surrogate.
+  std::optional<int64_t> rtl_reward_warmup;
   bool rtl = false;
   std::string run_dir, db, rtl_note;
   RunStatus status = RunStatus::Running;
