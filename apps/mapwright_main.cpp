@@ -35,19 +35,40 @@ void add_sim_limits(CLI::App* app, rtlpool::SimLimits& l, const std::string& pre
       ->capture_default_str();
 }
 
-}  // namespace
+/// Every subcommand's options: CLI11 writes the parsed flags into them.
+struct CliOptions {
+  flows::EvalOptions eval;         ///< eval
+  flows::SpaceOptions space;       ///< space
+  flows::NetworksOptions nets;     ///< networks
+  flows::SearchCliOptions search;  ///< search
+  flows::StudyOptions study;       ///< study
+  flows::VerifyOptions verify;     ///< verify
+  flows::FidelityOptions fid;      ///< fidelity
+  flows::RunOptions run;           ///< run
+  flows::ReportOptions report;     ///< report
+  flows::CompareOptions compare;   ///< compare
+  flows::RegressOptions regress;   ///< regress
+  bool archs_json = false;         ///< archs --json
+};
 
-int main(int argc, char** argv) try {
-  // A file-size limit (ulimit -f) makes writes fail with EFBIG, reported like a full disk,
-  // instead of killing the process.
-  std::signal(SIGXFSZ, SIG_IGN);
-  CLI::App app{
-      "mapwright: map DNN layers onto a systolic-array accelerator, score mappings with an "
-      "analytical surrogate, and prove them on RTL."};
-  app.require_subcommand(1);
-  app.set_version_flag("--version", "mapwright 0.1.0");
+/// The subcommands, to tell which one the command line chose.
+struct Subcommands {
+  CLI::App* eval = nullptr;        ///< eval
+  CLI::App* space = nullptr;       ///< space
+  CLI::App* networks = nullptr;    ///< networks
+  CLI::App* search = nullptr;      ///< search
+  CLI::App* study = nullptr;       ///< study
+  CLI::App* verify = nullptr;      ///< verify
+  CLI::App* fidelity = nullptr;    ///< fidelity
+  CLI::App* run = nullptr;         ///< run
+  CLI::App* report = nullptr;      ///< report
+  CLI::App* compare = nullptr;     ///< compare
+  CLI::App* regress = nullptr;     ///< regress
+  CLI::App* rtl_worker = nullptr;  ///< rtl-worker (internal)
+  CLI::App* archs = nullptr;       ///< archs
+};
 
-  flows::EvalOptions eval;
+CLI::App* add_eval(CLI::App& app, flows::EvalOptions& eval) {
   auto* e = app.add_subcommand("eval", "Score one mapping of one layer with the surrogate");
   e->add_option("--arch", eval.arch, "Named architecture (configs/arch) or YAML file")
       ->capture_default_str();
@@ -58,8 +79,10 @@ int main(int argc, char** argv) try {
   e->add_option("--mapping", eval.mapping, "Mapping YAML file, or 'default' (greedy)")
       ->capture_default_str();
   e->add_flag("--json", eval.json, "Print one JSON object");
+  return e;
+}
 
-  flows::SpaceOptions space;
+CLI::App* add_space(CLI::App& app, flows::SpaceOptions& space) {
   auto* s = app.add_subcommand("space", "Show the mapping space of a layer; sample valid mappings");
   s->add_option("--arch", space.arch, "Named architecture or YAML file")->capture_default_str();
   s->add_option("--layer", space.layer, "Layer (see eval --help)")->required();
@@ -68,13 +91,17 @@ int main(int argc, char** argv) try {
   s->add_option("--seed", space.seed, "Seed for sampling")->capture_default_str();
   s->add_option("--write-dir", space.write_dir, "Write sampled mappings as YAML files here");
   s->add_flag("--json", space.json, "Print one JSON object");
+  return s;
+}
 
-  flows::NetworksOptions nets;
+CLI::App* add_networks(CLI::App& app, flows::NetworksOptions& nets) {
   auto* n = app.add_subcommand("networks", "List the built-in networks, or one network's layers");
   n->add_option("network", nets.network, "Zoo name or network YAML file");
   n->add_flag("--json", nets.json, "Print JSON");
+  return n;
+}
 
-  flows::SearchCliOptions search;
+CLI::App* add_search(CLI::App& app, flows::SearchCliOptions& search) {
   auto* se = app.add_subcommand(
       "search", "Search the mapping space of a layer or a network on the surrogate");
   se->add_option("--arch", search.arch, "Named architecture or YAML file")->capture_default_str();
@@ -89,7 +116,8 @@ int main(int argc, char** argv) try {
       ->capture_default_str();
   se->add_option("--threads", search.exact.threads, "exact: threads (0 = number of cores)")
       ->capture_default_str();
-  se->add_option("--searcher", search.searcher, "exact | marl | ppo | ppo-box | ga | sa | random")
+  se->add_option("--searcher", search.searcher,
+                 "exact | marl | ppo | ppo-box | ga | sa | random | bo")
       ->capture_default_str();
   se->add_option("--budget", search.budget, "Samples per layer (valid or not)")
       ->capture_default_str();
@@ -111,8 +139,10 @@ int main(int argc, char** argv) try {
       ->capture_default_str();
   se->add_option("--jobs", search.jobs, "rtl reward: RTL worker processes (0 = number of cores)")
       ->capture_default_str();
+  return se;
+}
 
-  flows::StudyOptions study;
+CLI::App* add_study(CLI::App& app, flows::StudyOptions& study) {
   auto* st = app.add_subcommand(
       "study", "Searchers x seeds x layers: sample efficiency against a reference best");
   st->add_option("--suite", study.suite, "Suite YAML (configs/studies/<name>.yaml)")->required();
@@ -124,8 +154,10 @@ int main(int argc, char** argv) try {
   st->add_flag("--json", study.json, "Print the summary JSON");
   st->add_flag("--resume", study.resume,
                "Continue the study in --out: finished runs are kept, the others are run");
+  return st;
+}
 
-  flows::VerifyOptions verify;
+CLI::App* add_verify(CLI::App& app, flows::VerifyOptions& verify) {
   auto* ve =
       app.add_subcommand("verify", "Run one mapping on the RTL and the surrogate, side by side");
   ve->add_option("--arch", verify.arch, "Named architecture with a compiled RTL model")
@@ -137,8 +169,10 @@ int main(int argc, char** argv) try {
   ve->add_option("--seed", verify.seed, "Seed of the random tensors")->capture_default_str();
   ve->add_flag("--json", verify.json, "Print one JSON object");
   add_sim_limits(ve, verify.limits, "");
+  return ve;
+}
 
-  flows::FidelityOptions fid;
+CLI::App* add_fidelity(CLI::App& app, flows::FidelityOptions& fid) {
   auto* fi = app.add_subcommand(
       "fidelity", "Random valid mappings through RTL and surrogate: agreement statistics");
   fi->add_option("--arch", fid.arch, "Named architecture with a compiled RTL model")
@@ -149,8 +183,10 @@ int main(int argc, char** argv) try {
       ->capture_default_str();
   fi->add_option("--seed", fid.seed, "Seed")->capture_default_str();
   fi->add_flag("--json", fid.json, "Print one JSON object");
+  return fi;
+}
 
-  flows::RunOptions run;
+CLI::App* add_run(CLI::App& app, flows::RunOptions& run) {
   auto* ru = app.add_subcommand(
       "run",
       "The main job: search every layer on the surrogate, verify the top-K on RTL, write a report");
@@ -160,8 +196,9 @@ int main(int argc, char** argv) try {
                  ->capture_default_str();
   rl->excludes(rn);
   ru->add_option("--arch", run.arch, "Named architecture or YAML file")->capture_default_str();
-  ru->add_option("--searcher", run.searcher,
-                 "exact (branch-and-bound, proven gap) | marl | ppo | ppo-box | ga | sa | random")
+  ru->add_option(
+        "--searcher", run.searcher,
+        "exact (branch-and-bound, proven gap) | marl | ppo | ppo-box | ga | sa | random | bo")
       ->capture_default_str();
   ru->add_option("--budget", run.budget, "Surrogate samples per layer (sampling searchers)")
       ->capture_default_str();
@@ -190,6 +227,13 @@ int main(int argc, char** argv) try {
   ru->add_flag("--resume", run.resume,
                "Continue the run in --out (finished layers and checks are kept)");
   ru->add_flag("--no-rtl", run.no_rtl, "Surrogate only (no RTL verification)");
+  ru->add_option("--reward", run.reward,
+                 "Sampling searchers' scorer: surrogate | rtl (after --surrogate-warmup samples "
+                 "per layer, every sample is simulated on the Verilated RTL)")
+      ->capture_default_str();
+  ru->add_option("--surrogate-warmup", run.surrogate_warmup,
+                 "rtl reward: first N distinct samples per layer scored by the surrogate")
+      ->capture_default_str();
   ru->add_flag("--json", run.json, "Print results.json instead of the summary");
   ru->add_option("--stop-after-layers", run.stop_after_layers,
                  "Testing: stop as on Ctrl-C after N searches")
@@ -197,20 +241,26 @@ int main(int argc, char** argv) try {
   ru->add_option("--rtl-watchdog", run.rtl_watchdog_cycles,
                  "Give up an RTL run after N cycles (0 = automatic)")
       ->group("");
+  return ru;
+}
 
-  flows::ReportOptions report;
+CLI::App* add_report(CLI::App& app, flows::ReportOptions& report) {
   auto* rp = app.add_subcommand("report", "Re-render report.html of a run folder");
   rp->add_option("run-dir", report.run_dir, "Run folder (with results.json)")->required();
   rp->add_option("--out", report.out, "HTML file (default <run-dir>/report.html)");
+  return rp;
+}
 
-  flows::CompareOptions compare;
+CLI::App* add_compare(CLI::App& app, flows::CompareOptions& compare) {
   auto* cp =
       app.add_subcommand("compare", "Compare runs layer by layer and in total, winner marked");
   cp->add_option("run-dirs", compare.runs, "Two or more run folders")->required();
   cp->add_option("--out", compare.out, "HTML file")->capture_default_str();
   cp->add_flag("--json", compare.json, "Print the comparison as JSON");
+  return cp;
+}
 
-  flows::RegressOptions regress;
+CLI::App* add_regress(CLI::App& app, flows::RegressOptions& regress) {
   auto* rg = app.add_subcommand("regress",
                                 "Fixed mappings through RTL and surrogate against golden values");
   rg->add_option("--suite", regress.suite, "Suite YAML (configs/regress/<name>.yaml)")->required();
@@ -220,44 +270,82 @@ int main(int argc, char** argv) try {
       ->capture_default_str();
   rg->add_option("--filter", regress.filter, "Only cases whose name contains this text");
   add_sim_limits(rg, regress.limits, "Per case: ");
+  return rg;
+}
 
+CLI::App* add_rtl_worker(CLI::App& app) {
   auto* wk = app.add_subcommand("rtl-worker", "RTL worker process (internal)");
   wk->group("");
+  return wk;
+}
 
-  bool archs_json = false;
+CLI::App* add_archs(CLI::App& app, bool& archs_json) {
   auto* a = app.add_subcommand("archs", "List the named architectures");
   a->add_flag("--json", archs_json, "Print JSON");
+  return a;
+}
 
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError& err) {
-    // --help and --version exit 0; every malformed command line is bad input: exit code 2.
-    return app.exit(err) == 0 ? 0 : 2;
+/// Adds every subcommand, in the order `--help` lists them.
+Subcommands add_subcommands(CLI::App& app, CliOptions& o) {
+  Subcommands sc;
+  sc.eval = add_eval(app, o.eval);
+  sc.space = add_space(app, o.space);
+  sc.networks = add_networks(app, o.nets);
+  sc.search = add_search(app, o.search);
+  sc.study = add_study(app, o.study);
+  sc.verify = add_verify(app, o.verify);
+  sc.fidelity = add_fidelity(app, o.fid);
+  sc.run = add_run(app, o.run);
+  sc.report = add_report(app, o.report);
+  sc.compare = add_compare(app, o.compare);
+  sc.regress = add_regress(app, o.regress);
+  sc.rtl_worker = add_rtl_worker(app);
+  sc.archs = add_archs(app, o.archs_json);
+  return sc;
+}
+
+/// The flags of `run` given on the command line (a resumed run refuses to change them).
+void record_given_run_flags(const CLI::App& ru, flows::RunOptions& run) {
+  for (const char* f :
+       {"network", "layer", "arch", "searcher", "budget", "seed", "objective", "options", "top-k",
+        "no-rtl", "time-limit", "gap", "reward", "surrogate-warmup"})
+    if (ru.count(std::string("--") + f) > 0) run.given.insert(f);
+}
+
+/// The RTL worker's loop: the protocol owns the original stdout; anything else printed goes to
+/// stderr.
+int run_rtl_worker() {
+  const int proto = dup(STDOUT_FILENO);
+  dup2(STDERR_FILENO, STDOUT_FILENO);
+  return rtlpool::worker_loop(std::cin, proto);
+}
+
+/// Runs the chosen subcommand's flow; 1 when none was chosen.
+int run_chosen(const Subcommands& sc, CliOptions& o) {
+  if (*sc.eval) return flows::cmd_eval(o.eval, std::cout);
+  if (*sc.space) return flows::cmd_space(o.space, std::cout);
+  if (*sc.networks) return flows::cmd_networks(o.nets, std::cout);
+  if (*sc.search) return flows::cmd_search(o.search, std::cout);
+  if (*sc.study) return flows::cmd_study(o.study, std::cout);
+  if (*sc.verify) return flows::cmd_verify(o.verify, std::cout);
+  if (*sc.fidelity) return flows::cmd_fidelity(o.fid, std::cout);
+  if (*sc.archs) return flows::cmd_archs(o.archs_json, std::cout);
+  if (*sc.run) {
+    record_given_run_flags(*sc.run, o.run);
+    return flows::cmd_run(o.run, std::cout);
   }
+  if (*sc.report) return flows::cmd_report(o.report, std::cout);
+  if (*sc.compare) return flows::cmd_compare(o.compare, std::cout);
+  if (*sc.regress) return flows::cmd_regress(o.regress, std::cout);
+  if (*sc.rtl_worker) return run_rtl_worker();
+  return 1;
+}
+
+/// run_chosen, with every exception turned into a one-line error: bad input (a bad spec or
+/// value, a file or folder that cannot be written) exits 2, anything else 70.
+int run_reporting_errors(const Subcommands& sc, CliOptions& o) {
   try {
-    if (*e) return flows::cmd_eval(eval, std::cout);
-    if (*s) return flows::cmd_space(space, std::cout);
-    if (*n) return flows::cmd_networks(nets, std::cout);
-    if (*se) return flows::cmd_search(search, std::cout);
-    if (*st) return flows::cmd_study(study, std::cout);
-    if (*ve) return flows::cmd_verify(verify, std::cout);
-    if (*fi) return flows::cmd_fidelity(fid, std::cout);
-    if (*a) return flows::cmd_archs(archs_json, std::cout);
-    if (*ru) {
-      for (const char* f : {"network", "layer", "arch", "searcher", "budget", "seed", "objective",
-                            "options", "top-k", "no-rtl", "time-limit", "gap"})
-        if (ru->count(std::string("--") + f) > 0) run.given.insert(f);
-      return flows::cmd_run(run, std::cout);
-    }
-    if (*rp) return flows::cmd_report(report, std::cout);
-    if (*cp) return flows::cmd_compare(compare, std::cout);
-    if (*rg) return flows::cmd_regress(regress, std::cout);
-    if (*wk) {
-      // The protocol owns the original stdout; anything else printed goes to stderr.
-      const int proto = dup(STDOUT_FILENO);
-      dup2(STDERR_FILENO, STDOUT_FILENO);
-      return rtlpool::worker_loop(std::cin, proto);
-    }
+    return run_chosen(sc, o);
   } catch (const core::SpecError& err) {
     std::cerr << "mapwright: error: " << err.what() << "\n";
     return 2;
@@ -279,7 +367,28 @@ int main(int argc, char** argv) try {
     std::cerr << "mapwright: internal error: unknown exception\n";
     return 70;
   }
-  return 1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  // A file-size limit (ulimit -f) makes writes fail with EFBIG, reported like a full disk,
+  // instead of killing the process.
+  std::signal(SIGXFSZ, SIG_IGN);
+  CLI::App app{
+      "mapwright: map DNN layers onto a systolic-array accelerator, score mappings with an "
+      "analytical surrogate, and prove them on RTL."};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "mapwright 0.1.0");
+  CliOptions options;
+  const Subcommands sc = add_subcommands(app, options);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError& err) {
+    // --help and --version exit 0; every malformed command line is bad input: exit code 2.
+    return app.exit(err) == 0 ? 0 : 2;
+  }
+  return run_reporting_errors(sc, options);
 } catch (...) {
   // Thrown while building the command line itself (e.g. out of memory).
   std::cerr << "mapwright: internal error while starting\n";

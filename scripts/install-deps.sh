@@ -9,6 +9,7 @@ PKGS=(
   libgtest-dev libgmock-dev googletest libbenchmark-dev
   verilator libsystemc-dev zlib1g-dev
   libtorch-dev
+  libdlib-dev                   # the bo searcher's global optimizer (search/)
   gnuplot-nox libboost-dev
   clang-14 libclang-rt-14-dev   # fuzz targets: clang with libFuzzer, ASan, UBSan (fuzz/)
   clang-format-14               # the C++ style check (scripts/check-format.sh)

@@ -77,24 +77,19 @@ Arch load_arch(const std::string& name_or_path) {
                   "no such file or named architecture (known: " + known + ")");
 }
 
-Arch load_arch_file(const std::string& path) {
-  const YAML::Node root = load_yaml_file(path);
-  check_keys(root, path, "",
-             {"name", "description", "array", "buffers", "dram", "clock_mhz", "dataflows",
-              "precision", "energy"});
-  Arch a;
-  a.name = fs::path(path).stem().string();
-  a.name = get_string(root, "name", path, "", a.name);
-  get_string(root, "description", path, "", "");  // Free text, but it must be text.
+namespace {
 
-  // Ranges of every numeric key (the getters refuse anything outside them, never wrap):
-  //   array.rows, array.cols          2 .. 64 (what the RTL array generates)
-  //   buffers.*_kib                   1 .. 65536 (64 MiB)
-  //   dram.bytes_per_cycle            whole number 1 .. 1024
-  //   dram.latency_cycles             0 .. 100000
-  //   clock_mhz                       (0, 1e5]
-  //   precision.operand_bits/acc_bits 1 .. 64 (and then only 8 / 32 are supported)
-  //   energy.* (pJ)                   0 .. 1e6, finite
+// Ranges of every numeric key (the getters refuse anything outside them, never wrap):
+//   array.rows, array.cols          2 .. 64 (what the RTL array generates)
+//   buffers.*_kib                   1 .. 65536 (64 MiB)
+//   dram.bytes_per_cycle            whole number 1 .. 1024
+//   dram.latency_cycles             0 .. 100000
+//   clock_mhz                       (0, 1e5]
+//   precision.operand_bits/acc_bits 1 .. 64 (and then only 8 / 32 are supported)
+//   energy.* (pJ)                   0 .. 1e6, finite
+
+/// array: rows and cols (required).
+void read_array(const YAML::Node& root, const std::string& path, Arch& a) {
   const YAML::Node arr = root["array"];
   if (!arr) throw SpecError(path, "array", "", "required key is missing");
   check_keys(arr, path, "array", {"rows", "cols"});
@@ -104,24 +99,30 @@ Arch load_arch_file(const std::string& path) {
     throw SpecError(path, "array.rows", std::to_string(a.rows), "must be between 2 and 64");
   if (a.cols < 2 || a.cols > 64)
     throw SpecError(path, "array.cols", std::to_string(a.cols), "must be between 2 and 64");
+}
 
-  if (const YAML::Node dfs = root["dataflows"]) {
-    if (!dfs.IsSequence() || dfs.size() == 0)
-      throw SpecError(path, "dataflows", node_text(dfs), "expected a non-empty list of ws/os");
-    a.dataflows.clear();
-    for (size_t i = 0; i < dfs.size(); ++i) {
-      const std::string t = scalar_of(dfs[i], path, "dataflows[" + std::to_string(i) + "]");
-      Dataflow df;
-      if (t == "ws")
-        df = Dataflow::WS;
-      else if (t == "os")
-        df = Dataflow::OS;
-      else
-        throw SpecError(path, "dataflows", t, "unknown dataflow (known: ws, os)");
-      if (!a.supports(df)) a.dataflows.push_back(df);
-    }
+/// dataflows (optional): a non-empty list of ws/os, duplicates dropped.
+void read_dataflows(const YAML::Node& root, const std::string& path, Arch& a) {
+  const YAML::Node dfs = root["dataflows"];
+  if (!dfs) return;
+  if (!dfs.IsSequence() || dfs.size() == 0)
+    throw SpecError(path, "dataflows", node_text(dfs), "expected a non-empty list of ws/os");
+  a.dataflows.clear();
+  for (size_t i = 0; i < dfs.size(); ++i) {
+    const std::string t = scalar_of(dfs[i], path, "dataflows[" + std::to_string(i) + "]");
+    Dataflow df;
+    if (t == "ws")
+      df = Dataflow::WS;
+    else if (t == "os")
+      df = Dataflow::OS;
+    else
+      throw SpecError(path, "dataflows", t, "unknown dataflow (known: ws, os)");
+    if (!a.supports(df)) a.dataflows.push_back(df);
   }
+}
 
+/// buffers: input, weight and accumulator KiB (required).
+void read_buffers(const YAML::Node& root, const std::string& path, Arch& a) {
   const YAML::Node buf = root["buffers"];
   if (!buf) throw SpecError(path, "buffers", "", "required key is missing");
   check_keys(buf, path, "buffers", {"input_kib", "weight_kib", "accum_kib"});
@@ -132,7 +133,10 @@ Arch load_arch_file(const std::string& path) {
   a.input_buf_bytes = in_kib * 1024;
   a.weight_buf_bytes = wt_kib * 1024;
   a.accum_buf_bytes = ac_kib * 1024;
+}
 
+/// dram: bytes per cycle and latency (required).
+void read_dram(const YAML::Node& root, const std::string& path, Arch& a) {
   const YAML::Node dram = root["dram"];
   if (!dram) throw SpecError(path, "dram", "", "required key is missing");
   check_keys(dram, path, "dram", {"bytes_per_cycle", "latency_cycles"});
@@ -146,23 +150,26 @@ Arch load_arch_file(const std::string& path) {
   if (a.dram_latency_cycles < 0 || a.dram_latency_cycles > 100000)
     throw SpecError(path, "dram.latency_cycles", std::to_string(a.dram_latency_cycles),
                     "must be between 0 and 100000");
+}
 
-  a.clock_mhz = get_double_in(root, "clock_mhz", path, "", a.clock_mhz, 0, 1e5);
-  if (!(a.clock_mhz > 0))
-    throw SpecError(path, "clock_mhz", node_text(root["clock_mhz"]), "must be positive");
+/// precision (optional): only 8-bit operands and 32-bit accumulators are supported.
+void read_precision(const YAML::Node& root, const std::string& path, Arch& a) {
+  const YAML::Node pr = root["precision"];
+  if (!pr) return;
+  check_keys(pr, path, "precision", {"operand_bits", "acc_bits"});
+  a.operand_bits = static_cast<int>(get_int_in(pr, "operand_bits", path, "precision", 8, 1, 64));
+  a.acc_bits = static_cast<int>(get_int_in(pr, "acc_bits", path, "precision", 32, 1, 64));
+  if (a.operand_bits != 8)
+    throw SpecError(path, "precision.operand_bits", std::to_string(a.operand_bits),
+                    "only 8-bit operands are supported");
+  if (a.acc_bits != 32)
+    throw SpecError(path, "precision.acc_bits", std::to_string(a.acc_bits),
+                    "only 32-bit accumulators are supported");
+}
 
-  if (const YAML::Node pr = root["precision"]) {
-    check_keys(pr, path, "precision", {"operand_bits", "acc_bits"});
-    a.operand_bits = static_cast<int>(get_int_in(pr, "operand_bits", path, "precision", 8, 1, 64));
-    a.acc_bits = static_cast<int>(get_int_in(pr, "acc_bits", path, "precision", 32, 1, 64));
-    if (a.operand_bits != 8)
-      throw SpecError(path, "precision.operand_bits", std::to_string(a.operand_bits),
-                      "only 8-bit operands are supported");
-    if (a.acc_bits != 32)
-      throw SpecError(path, "precision.acc_bits", std::to_string(a.acc_bits),
-                      "only 32-bit accumulators are supported");
-  }
-
+/// energy (optional): per-operation energies in pJ and their source; the source defaults to
+/// the published numbers the defaults come from.
+void read_energy(const YAML::Node& root, const std::string& path, Arch& a) {
   if (const YAML::Node en = root["energy"]) {
     check_keys(en, path, "energy",
                {"mac_pj", "input_buf_pj_per_byte", "weight_buf_pj_per_byte",
@@ -193,6 +200,28 @@ Arch load_arch_file(const std::string& path) {
     a.energy.source =
         "Horowitz, 'Computing's energy problem', ISSCC 2014 (45 nm): 8b mult 0.2 pJ + 32b add "
         "0.1 pJ; 32 KB SRAM 20 pJ per 64-bit access; DRAM 1.3-2.6 nJ per 64-bit access";
+}
+
+}  // namespace
+
+Arch load_arch_file(const std::string& path) {
+  const YAML::Node root = load_yaml_file(path);
+  check_keys(root, path, "",
+             {"name", "description", "array", "buffers", "dram", "clock_mhz", "dataflows",
+              "precision", "energy"});
+  Arch a;
+  a.name = fs::path(path).stem().string();
+  a.name = get_string(root, "name", path, "", a.name);
+  get_string(root, "description", path, "", "");  // Free text, but it must be text.
+  read_array(root, path, a);
+  read_dataflows(root, path, a);
+  read_buffers(root, path, a);
+  read_dram(root, path, a);
+  a.clock_mhz = get_double_in(root, "clock_mhz", path, "", a.clock_mhz, 0, 1e5);
+  if (!(a.clock_mhz > 0))
+    throw SpecError(path, "clock_mhz", node_text(root["clock_mhz"]), "must be positive");
+  read_precision(root, path, a);
+  read_energy(root, path, a);
   return a;
 }
 

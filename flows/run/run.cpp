@@ -35,7 +35,7 @@
 #include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/verify.hpp"
-#include "report/report_html.hpp"
+#include "report/render.hpp"
 #include "store/results_db.hpp"
 
 namespace fs = std::filesystem;
@@ -714,12 +714,7 @@ void print_run_summary(const RunRecord& rec, const RunOptions& o, const Arch& ar
   const bool rtl = rec.rtl;
   const RunSummary s = summarize(rec);
   out << "run " << rec.target << " on " << arch.name << " (" << arch.rows << "x" << arch.cols
-      << "), " << o.searcher << ", "
-      << (o.searcher == "exact"
-              ? (o.exact.gap == 0 ? std::string("proving each optimum")
-                                  : "proven gap <= " + fmt_g(100 * o.exact.gap) + " %") +
-                    " within at most " + fmt_g(o.exact.time_limit_s) + " s per layer"
-              : std::to_string(o.budget) + " samples per layer")
+      << "), " << o.searcher << ", " << budget_phrase(o.searcher, o.budget, o.exact)
       << ", objective " << rec.objective << ", seed " << o.seed
       << (rtl ? ", top-" + std::to_string(o.top_k) + " verified on RTL" : ", surrogate only")
       << "\n";

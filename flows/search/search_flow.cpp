@@ -141,15 +141,18 @@ search::Outcome surrogate_outcome(const Metrics& met, const Objective& objective
   oc.valid = met.valid;
   oc.cost = met.valid ? objective.cost(met) : 0;
   oc.reason = met.valid ? "" : std::string(invalid_kind_name(met.invalid)) + ": " + met.reason;
+  if (!met.valid) oc.failure_class = invalid_kind_name(met.invalid);
   return oc;
 }
 
 /// The search outcome of an RTL run: the objective of its metrics, or a typed failure "rtl: ...".
 search::Outcome rtl_outcome(const RtlJobResult& r, const Objective& objective) {
   search::Outcome oc;
-  if (!r.failure.empty()) {
+  if (r.kind != RtlFailure::None) {
     oc.reason = "rtl: " + r.failure;
+    oc.failure_class = std::string("rtl:") + rtl_failure_name(r.kind);
   } else if (!r.functional_ok) {
+    oc.failure_class = "rtl:mismatch";
     oc.reason = "rtl: functional mismatch: " + std::to_string(r.mismatches) +
                 " output bytes differ from the C++ reference";
   } else {
@@ -157,6 +160,7 @@ search::Outcome rtl_outcome(const RtlJobResult& r, const Objective& objective) {
     oc.valid = std::isfinite(oc.cost) && oc.cost > 0;
     if (!oc.valid) {
       oc.reason = "rtl: objective " + fmt_g(oc.cost) + " is not a positive number";
+      oc.failure_class = "rtl:objective";
       oc.cost = 0;
     }
   }
@@ -193,82 +197,6 @@ uint64_t rtl_operand_seed(uint64_t seed, int64_t sample) {
   return seed * 7919ULL + static_cast<uint64_t>(sample) + 1;
 }
 
-double Objective::cost(const Metrics& m) const {
-  return std::pow(static_cast<double>(m.cycles), latency) * std::pow(m.energy_pj, energy);
-}
-
-Objective parse_objective(const std::string& text, const std::string& where) {
-  Objective o;
-  o.name = text;
-  if (text == "edp") return o;
-  if (text == "latency") {
-    o.energy = 0;
-    return o;
-  }
-  if (text == "energy") {
-    o.latency = 0;
-    return o;
-  }
-  if (text.rfind("mix:", 0) == 0) {
-    o.latency = o.energy = 0;
-    std::string rest = text.substr(4);
-    size_t pos = 0;
-    while (pos < rest.size()) {
-      const size_t comma = rest.find(',', pos);
-      const std::string item =
-          rest.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
-      const size_t eq = item.find('=');
-      if (eq == std::string::npos)
-        throw SpecError(where, "objective", item, "expected NAME=WEIGHT");
-      const std::string k = item.substr(0, eq), v = item.substr(eq + 1);
-      char* end = nullptr;
-      errno = 0;
-      const double w = std::strtod(v.c_str(), &end);
-      if (v.empty() || *end || errno || !(w >= 0) || w > 16)
-        throw SpecError(where, k, v, "weight must be a number between 0 and 16");
-      if (k == "latency")
-        o.latency = w;
-      else if (k == "energy")
-        o.energy = w;
-      else
-        throw SpecError(where, k, v, "unknown objective term (known: latency, energy)");
-      if (comma == std::string::npos) break;
-      pos = comma + 1;
-    }
-    if (o.latency == 0 && o.energy == 0)
-      throw SpecError(where, "objective", text, "at least one weight must be positive");
-    return o;
-  }
-  throw SpecError(where, "objective", text,
-                  "unknown objective (known: edp, latency, energy, mix:latency=W,energy=W)");
-}
-
-std::vector<std::string> all_searcher_kinds() {
-  std::vector<std::string> kinds{"exact"};
-  for (const auto& k : search::searcher_kinds()) kinds.push_back(k);
-  return kinds;
-}
-
-void check_exact_options(const ExactOptions& e) {
-  if (!std::isfinite(e.time_limit_s) || e.time_limit_s <= 0 || e.time_limit_s > 1e7)
-    throw SpecError("--time-limit", "time-limit", fmt_g(e.time_limit_s),
-                    "must be a number of seconds > 0 (and at most 1e7)");
-  if (!std::isfinite(e.gap) || e.gap < 0 || e.gap >= 1)
-    throw SpecError("--gap", "gap", fmt_g(e.gap),
-                    "must be a relative gap in [0, 1), e.g. 0.001 for 0.1 %");
-  if (e.threads < 0 || e.threads > 1024)
-    throw SpecError("--threads", "threads", std::to_string(e.threads),
-                    "must be between 0 (all cores) and 1024");
-}
-
-void require_searcher_kind(const std::string& kind, const std::string& where) {
-  const auto kinds = all_searcher_kinds();
-  if (std::find(kinds.begin(), kinds.end(), kind) != kinds.end()) return;
-  std::string known;
-  for (const auto& k : kinds) known += (known.empty() ? "" : ", ") + k;
-  throw SpecError(where, "searcher", kind, "unknown searcher (known: " + known + ")");
-}
-
 search::SearchOptions load_options_or_default(const std::string& file) {
   // load_search_options' std::invalid_argument already reads "<file>: key '<k>' = '<v>': why".
   const std::string f = file.empty() ? configs_dir() + "/search/default.yaml" : file;
@@ -278,6 +206,240 @@ search::SearchOptions load_options_or_default(const std::string& file) {
 const char* encoding_name(Encoding e) {
   return e == Encoding::Raw ? "raw" : "compact";
 }
+
+namespace {
+
+/// The space a sampling searcher searches, in the chosen encoding. Compact: the
+/// feasibility-respecting SearchSpace (every decoded point fits; overflowing points are repaired
+/// and counted). Raw: the full MapSpace (invalid points are failures).
+class LayerSpace {
+ public:
+  LayerSpace(const Layer& layer, const Arch& arch, Encoding encoding)
+      : compact_(encoding == Encoding::Compact) {
+    if (compact_)
+      cspace_ = std::make_unique<SearchSpace>(layer, arch);
+    else
+      raw_ = std::make_unique<MapSpace>(layer, arch);
+  }
+  /// The searchers' view: parameters and domains.
+  search::Problem problem() const { return compact_ ? problem_of(*cspace_) : problem_of(*raw_); }
+  /// The mapping of point `p`; `*repaired` (when given) tells whether the decode repaired it.
+  Mapping decode(const search::Point& p, bool* repaired) const {
+    const ParamVector v(p.begin(), p.end());
+    if (compact_) return cspace_->decode(v, repaired);
+    if (repaired) *repaired = false;
+    return raw_->decode(v);
+  }
+  /// log10 of the number of points.
+  double log10_size() const { return compact_ ? cspace_->log10_size() : raw_->log10_size(); }
+
+ private:
+  bool compact_;                         ///< Compact (cspace_) or raw (raw_).
+  std::unique_ptr<MapSpace> raw_;        ///< Raw encoding.
+  std::unique_ptr<SearchSpace> cspace_;  ///< Compact encoding.
+};
+
+/// What a sampling search of one layer scores with: the layer, its space, the objective, the
+/// reward's source and, for the RTL reward, the worker pool and the architecture it runs.
+struct ScoringSetup {
+  const Layer& layer;                                     ///< The layer searched.
+  const Arch& arch;                                       ///< Its architecture.
+  const LayerSpace& space;                                ///< The space the searcher searches.
+  const Objective& objective;                             ///< Cost of a sample's metrics.
+  uint64_t seed = 0;                                      ///< Search seed (RTL operand seeds).
+  const RewardOptions& reward;                            ///< Surrogate or RTL, warm-up, limits.
+  std::string arch_arg;                                   ///< RTL: arch name or file for workers.
+  RtlWorkerPool* pool = nullptr;                          ///< RTL reward: the workers (else null).
+  const std::function<void(const SampleSeen&)>& observe;  ///< Sees every fresh sample.
+};
+
+/// Scores a sampling searcher's batches. Two points that decode to one mapping (the compact
+/// encoding's repair can map several points onto one) are evaluated once; the second is a
+/// repeat, which run_search does not charge to the budget. Fresh mappings are scored on the
+/// surrogate; with the RTL reward, those past the warm-up that the surrogate accepts run on the
+/// RTL (a batch's runs in parallel in the workers). Every fresh sample is reported to `observe`
+/// in sample order.
+class BatchScorer {
+ public:
+  explicit BatchScorer(const ScoringSetup& setup) : s_(setup) {}
+
+  /// The outcomes of one batch, in the batch's order.
+  std::vector<search::Outcome> evaluate(const std::vector<search::Point>& pts) {
+    Batch b(pts.size());
+    score_on_surrogate(pts, b);
+    const auto t0 = std::chrono::steady_clock::now();
+    await_rtl(b);
+    if (s_.pool)
+      rtl_wall_seconds_ +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    record(pts, b);
+    return std::move(b.outs);
+  }
+
+  /// Distinct samples whose decode was repaired.
+  int64_t repaired() const { return repaired_; }
+
+  /// The metrics of the best mapping `m`: the RTL's when it was RTL-scored (`*from_rtl` true),
+  /// else the surrogate's.
+  Metrics best_metrics(const Mapping& m, bool* from_rtl) {
+    const auto it = rtl_metrics_.find(mapping_key(m));
+    *from_rtl = it != rtl_metrics_.end();
+    return *from_rtl ? it->second : surrogate_.evaluate(s_.layer, s_.arch, m);
+  }
+
+  /// The RTL reward's record (see LayerSearch::reward) after the search; hands over the log of
+  /// the RTL runs, so it is called once.
+  nlohmann::json rtl_reward_record(bool best_from_rtl) {
+    const RewardOptions& reward = s_.reward;
+    nlohmann::json w = {{"source", "rtl"}};
+    w["arch"] = s_.arch_arg;
+    w["surrogate_warmup"] = reward.surrogate_warmup;
+    w["jobs"] = reward.jobs;
+    w["rtl_samples"] = rtl_samples_;
+    w["rtl_failures"] = rtl_failed_;
+    w["rtl_sim_seconds"] = rtl_sim_seconds_;
+    w["rtl_wall_seconds"] = rtl_wall_seconds_;
+    w["watchdog_cycles"] = reward.watchdog_cycles;
+    w["operand_seed"] = "search seed * 7919 + sample + 1";
+    w["best_from_rtl"] = best_from_rtl;
+    w["runs"] = std::move(rtl_log_);
+    return w;
+  }
+
+ private:
+  /// The state of one batch, item by item.
+  struct Batch {
+    explicit Batch(size_t n)
+        : outs(n),
+          maps(n),
+          sur(n),
+          rtl_met(n),
+          sample_of(n, -1),
+          same_as(n, SIZE_MAX),
+          on_rtl(n, 0),
+          run_of(n) {}
+    std::vector<search::Outcome> outs;      ///< What the searcher is told.
+    std::vector<Mapping> maps;              ///< Decoded mappings.
+    std::vector<Metrics> sur, rtl_met;      ///< Surrogate and RTL metrics.
+    std::vector<int64_t> sample_of;         ///< Fresh mappings: their sample index.
+    std::vector<size_t> same_as;            ///< Repeats inside the batch: the first item.
+    std::vector<char> on_rtl;               ///< Scored on the RTL.
+    std::vector<nlohmann::json> run_of;     ///< RTL-scored items: the run's record.
+    std::map<MappingKey, size_t> in_batch;  ///< First item of each mapping in the batch.
+    std::map<size_t, size_t> item_of_job;   ///< RTL jobs still running: their item.
+  };
+
+  /// First pass: decode, answer repeats, score on the surrogate, queue the RTL runs.
+  void score_on_surrogate(const std::vector<search::Point>& pts, Batch& b) {
+    for (size_t i = 0; i < pts.size(); ++i) {
+      bool rep = false;
+      b.maps[i] = s_.space.decode(pts[i], &rep);
+      const MappingKey key = mapping_key(b.maps[i]);
+      if (const auto it = by_mapping_.find(key); it != by_mapping_.end()) {
+        b.outs[i] = it->second;
+        b.outs[i].repeat = true;
+        continue;
+      }
+      if (const auto [it, first] = b.in_batch.emplace(key, i); !first) {
+        b.same_as[i] = it->second;
+        continue;
+      }
+      repaired_ += rep;
+      b.sample_of[i] = sample_++;
+      b.sur[i] = surrogate_.evaluate(s_.layer, s_.arch, b.maps[i]);
+      b.outs[i] = surrogate_outcome(b.sur[i], s_.objective);
+      // Cheapest check first: only mappings the surrogate accepts go to the RTL.
+      if (s_.pool && b.sur[i].valid && b.sample_of[i] >= s_.reward.surrogate_warmup)
+        submit_rtl(b, i);
+    }
+  }
+
+  void submit_rtl(Batch& b, size_t i) {
+    RtlJob j;
+    j.arch = s_.arch_arg;
+    j.layer = s_.layer;
+    j.mapping = b.maps[i];
+    j.seed = rtl_operand_seed(s_.seed, b.sample_of[i]);
+    j.watchdog_cycles = s_.reward.watchdog_cycles;
+    j.limits = s_.reward.limits;
+    b.item_of_job[s_.pool->submit(std::move(j))] = i;
+    b.on_rtl[i] = 1;
+  }
+
+  /// Second pass: waits for the whole batch's RTL runs (a job without a result once the pool
+  /// is idle is a failure).
+  void await_rtl(Batch& b) {
+    while (!b.item_of_job.empty()) {
+      auto got = s_.pool->poll(-1);
+      if (got.empty() && s_.pool->running() == 0 && s_.pool->queued() == 0) {
+        for (const auto& [id, i] : b.item_of_job) {
+          RtlJobResult lost;
+          lost.failure = "worker: no result for job " + std::to_string(id);
+          got.emplace_back(id, lost);
+        }
+      }
+      for (auto& [id, r] : got) {
+        const auto it = b.item_of_job.find(id);
+        if (it == b.item_of_job.end()) continue;
+        const size_t i = it->second;
+        b.item_of_job.erase(it);
+        take_rtl_result(b, i, r);
+      }
+    }
+  }
+
+  /// Item `i`'s RTL result: its outcome, its metrics and the run's record.
+  void take_rtl_result(Batch& b, size_t i, const RtlJobResult& r) {
+    b.outs[i] = rtl_outcome(r, s_.objective);
+    b.rtl_met[i] = r.metrics;
+    ++rtl_samples_;
+    rtl_failed_ += !b.outs[i].valid;
+    rtl_sim_seconds_ += r.sim_seconds;
+    nlohmann::json e{{"sample", b.sample_of[i]},
+                     {"seed", rtl_operand_seed(s_.seed, b.sample_of[i])},
+                     {"surrogate_cost", b.sur[i].valid ? s_.objective.cost(b.sur[i]) : 0.0},
+                     {"sim_seconds", r.sim_seconds}};
+    if (b.outs[i].valid) {
+      e["cost"] = b.outs[i].cost;
+      e["cycles"] = r.metrics.cycles;
+      e["energy_pj"] = r.metrics.energy_pj;
+      rtl_metrics_[mapping_key(b.maps[i])] = r.metrics;
+    } else {
+      e["failure"] = b.outs[i].reason;
+    }
+    b.run_of[i] = std::move(e);
+  }
+
+  /// Third pass: records and reports in sample order; repeats inside the batch copy the first.
+  void record(const std::vector<search::Point>& pts, Batch& b) {
+    for (size_t i = 0; i < pts.size(); ++i) {
+      if (b.sample_of[i] >= 0) {
+        by_mapping_[mapping_key(b.maps[i])] = b.outs[i];
+        if (b.on_rtl[i]) rtl_log_.push_back(std::move(b.run_of[i]));
+        if (s_.observe)
+          s_.observe(SampleSeen{b.sample_of[i], &pts[i], &b.maps[i], &b.sur[i], &b.outs[i],
+                                b.on_rtl[i] && b.outs[i].valid ? &b.rtl_met[i] : nullptr});
+      } else if (b.same_as[i] != SIZE_MAX) {
+        b.outs[i] = b.outs[b.same_as[i]];
+        b.outs[i].repeat = true;
+      }
+    }
+  }
+
+  const ScoringSetup& s_;       ///< What is scored, and how.
+  model::Surrogate surrogate_;  ///< The analytical model.
+  int64_t sample_ = 0;          ///< Next sample index (distinct mappings so far).
+  int64_t repaired_ = 0;        ///< Distinct samples whose decode was repaired.
+  /// Outcomes by decoded mapping (repeats are answered from here).
+  std::map<MappingKey, search::Outcome> by_mapping_;
+  /// RTL reward: the RTL metrics of every RTL-scored mapping, and the record of each run.
+  std::map<MappingKey, Metrics> rtl_metrics_;
+  nlohmann::json rtl_log_ = nlohmann::json::array();
+  int64_t rtl_samples_ = 0, rtl_failed_ = 0;           ///< RTL-scored samples, failures.
+  double rtl_sim_seconds_ = 0, rtl_wall_seconds_ = 0;  ///< Simulated, and waited for.
+};
+
+}  // namespace
 
 LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string& kind,
                          const search::SearchOptions& options, uint64_t seed, int64_t budget,
@@ -302,175 +464,51 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
   const std::string arch_arg = reward.arch.empty() ? arch.name : reward.arch;
   std::unique_ptr<RtlWorkerPool> pool;
   if (rtl) pool = rtl_pool_for(arch_arg, reward.worker_exe, reward.jobs);
-  // Compact: the feasibility-respecting SearchSpace (every decoded point fits; overflowing
-  // points are repaired and counted). Raw: the full MapSpace (invalid points are failures).
-  const bool compact = encoding == Encoding::Compact;
-  std::unique_ptr<MapSpace> raw;
-  std::unique_ptr<SearchSpace> cspace;
-  if (compact)
-    cspace = std::make_unique<SearchSpace>(layer, arch);
-  else
-    raw = std::make_unique<MapSpace>(layer, arch);
-  int64_t repaired = 0;
-  auto decode = [&](const search::Point& p, bool* rep) {
-    const ParamVector v(p.begin(), p.end());
-    if (compact) return cspace->decode(v, rep);
-    if (rep) *rep = false;
-    return raw->decode(v);
-  };
-  model::Surrogate surrogate;
-  auto searcher =
-      search::make_searcher(kind, compact ? problem_of(*cspace) : problem_of(*raw), options, seed);
-  int64_t sample = 0;
-  // Outcomes by decoded mapping: two points that decode to one mapping (the compact encoding's
-  // repair can map several points onto one) are evaluated once; the second is a repeat, which
-  // run_search does not charge to the budget.
-  std::map<MappingKey, search::Outcome> by_mapping;
-  // RTL reward: the RTL metrics of every RTL-scored mapping, and the record of each run.
-  std::map<MappingKey, Metrics> rtl_metrics;
-  nlohmann::json rtl_log = nlohmann::json::array();
-  int64_t rtl_samples = 0, rtl_failed = 0;
-  double rtl_sim_seconds = 0, rtl_wall_seconds = 0;
-  auto evaluate = [&](const std::vector<search::Point>& pts) {
-    // First pass: decode, answer repeats, score on the surrogate, queue the RTL runs.
-    const size_t n = pts.size();
-    std::vector<search::Outcome> outs(n);
-    std::vector<Mapping> maps(n);
-    std::vector<Metrics> sur(n), rtl_met(n);
-    std::vector<int64_t> sample_of(n, -1);     // Fresh mappings: their sample index.
-    std::vector<size_t> same_as(n, SIZE_MAX);  // Repeats inside the batch: the first item.
-    std::vector<char> on_rtl(n, 0);
-    std::vector<nlohmann::json> run_of(n);  // RTL-scored items: the run's record.
-    std::map<MappingKey, size_t> in_batch;
-    std::map<size_t, size_t> item_of_job;
-    for (size_t i = 0; i < n; ++i) {
-      bool rep = false;
-      maps[i] = decode(pts[i], &rep);
-      const MappingKey key = mapping_key(maps[i]);
-      if (const auto it = by_mapping.find(key); it != by_mapping.end()) {
-        outs[i] = it->second;
-        outs[i].repeat = true;
-        continue;
-      }
-      if (const auto [it, first] = in_batch.emplace(key, i); !first) {
-        same_as[i] = it->second;
-        continue;
-      }
-      repaired += rep;
-      sample_of[i] = sample++;
-      sur[i] = surrogate.evaluate(layer, arch, maps[i]);
-      outs[i] = surrogate_outcome(sur[i], objective);
-      // Cheapest check first: only mappings the surrogate accepts go to the RTL.
-      if (pool && sur[i].valid && sample_of[i] >= reward.surrogate_warmup) {
-        RtlJob j;
-        j.arch = arch_arg;
-        j.layer = layer;
-        j.mapping = maps[i];
-        j.seed = rtl_operand_seed(seed, sample_of[i]);
-        j.watchdog_cycles = reward.watchdog_cycles;
-        j.limits = reward.limits;
-        item_of_job[pool->submit(std::move(j))] = i;
-        on_rtl[i] = 1;
-      }
-    }
-    // Second: wait for the whole batch's RTL runs (they run in parallel in the workers).
-    const auto t0 = std::chrono::steady_clock::now();
-    while (!item_of_job.empty()) {
-      auto got = pool->poll(-1);
-      if (got.empty() && pool->running() == 0 && pool->queued() == 0) {
-        for (const auto& [id, i] : item_of_job) {
-          RtlJobResult lost;
-          lost.failure = "worker: no result for job " + std::to_string(id);
-          got.emplace_back(id, lost);
-        }
-      }
-      for (auto& [id, r] : got) {
-        const auto it = item_of_job.find(id);
-        if (it == item_of_job.end()) continue;
-        const size_t i = it->second;
-        item_of_job.erase(it);
-        outs[i] = rtl_outcome(r, objective);
-        rtl_met[i] = r.metrics;
-        ++rtl_samples;
-        rtl_failed += !outs[i].valid;
-        rtl_sim_seconds += r.sim_seconds;
-        nlohmann::json e{{"sample", sample_of[i]},
-                         {"seed", rtl_operand_seed(seed, sample_of[i])},
-                         {"surrogate_cost", sur[i].valid ? objective.cost(sur[i]) : 0.0},
-                         {"sim_seconds", r.sim_seconds}};
-        if (outs[i].valid) {
-          e["cost"] = outs[i].cost;
-          e["cycles"] = r.metrics.cycles;
-          e["energy_pj"] = r.metrics.energy_pj;
-          rtl_metrics[mapping_key(maps[i])] = r.metrics;
-        } else {
-          e["failure"] = outs[i].reason;
-        }
-        run_of[i] = std::move(e);
-      }
-    }
-    if (pool)
-      rtl_wall_seconds +=
-          std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    // Third: record and report in sample order.
-    for (size_t i = 0; i < n; ++i) {
-      if (sample_of[i] >= 0) {
-        by_mapping[mapping_key(maps[i])] = outs[i];
-        if (on_rtl[i]) rtl_log.push_back(std::move(run_of[i]));
-        if (observe)
-          observe(SampleSeen{sample_of[i], &pts[i], &maps[i], &sur[i], &outs[i],
-                             on_rtl[i] && outs[i].valid ? &rtl_met[i] : nullptr});
-      } else if (same_as[i] != SIZE_MAX) {
-        outs[i] = outs[same_as[i]];
-        outs[i].repeat = true;
-      }
-    }
-    return outs;
-  };
+  const LayerSpace space(layer, arch, encoding);
+  auto searcher = search::make_searcher(kind, space.problem(), options, seed);
+  const ScoringSetup setup{layer,  arch,     space,      objective, seed,
+                           reward, arch_arg, pool.get(), observe};
+  BatchScorer scorer(setup);
   LayerSearch ls;
-  ls.result = search::run_search(*searcher, evaluate, budget, keep_going);
+  ls.result = search::run_search(
+      *searcher, [&scorer](const std::vector<search::Point>& pts) { return scorer.evaluate(pts); },
+      budget, keep_going);
   ls.searcher = searcher->describe();
   ls.searcher["seed"] = seed;
   ls.searcher["encoding"] = encoding_name(encoding);
-  ls.searcher["space_log10"] = compact ? cspace->log10_size() : raw->log10_size();
+  ls.searcher["space_log10"] = space.log10_size();
   // Distinct samples whose decode was repaired (read next to the result's invalid and
   // duplicates; always 0 for the raw encoding, where an overflow is an invalid sample).
-  ls.searcher["repaired"] = repaired;
+  ls.searcher["repaired"] = scorer.repaired();
   bool best_from_rtl = false;
   if (ls.result.found) {
-    ls.best = decode(ls.result.best_point, nullptr);
-    const auto it = rtl_metrics.find(mapping_key(ls.best));
-    best_from_rtl = it != rtl_metrics.end();
-    ls.metrics = best_from_rtl ? it->second : surrogate.evaluate(layer, arch, ls.best);
+    ls.best = space.decode(ls.result.best_point, nullptr);
+    ls.metrics = scorer.best_metrics(ls.best, &best_from_rtl);
   }
-  ls.reward = {{"source", rtl ? "rtl" : "surrogate"}};
-  if (rtl) {
-    ls.reward["arch"] = arch_arg;
-    ls.reward["surrogate_warmup"] = reward.surrogate_warmup;
-    ls.reward["jobs"] = reward.jobs;
-    ls.reward["rtl_samples"] = rtl_samples;
-    ls.reward["rtl_failures"] = rtl_failed;
-    ls.reward["rtl_sim_seconds"] = rtl_sim_seconds;
-    ls.reward["rtl_wall_seconds"] = rtl_wall_seconds;
-    ls.reward["watchdog_cycles"] = reward.watchdog_cycles;
-    ls.reward["operand_seed"] = "search seed * 7919 + sample + 1";
-    ls.reward["best_from_rtl"] = best_from_rtl;
-    ls.reward["runs"] = std::move(rtl_log);
-  }
+  ls.reward =
+      rtl ? scorer.rtl_reward_record(best_from_rtl) : nlohmann::json{{"source", "surrogate"}};
   return ls;
 }
 
-int cmd_search(const SearchCliOptions& o, std::ostream& out) {
-  if (o.layer.empty() == o.network.empty())
-    throw SpecError("--layer/--network", "layer", o.layer + o.network,
-                    "give exactly one of --layer or --network");
-  if (o.budget <= 0)
-    throw SpecError("--budget", "budget", std::to_string(o.budget), "must be a positive integer");
-  require_searcher_kind(o.searcher, "--searcher");
-  check_exact_options(o.exact);
-  const Objective objective = parse_objective(o.objective);
-  const Arch arch = load_arch(o.arch);
-  const bool exact = o.searcher == "exact";
+namespace {
+
+/// Everything cmd_search works with once its flags are checked and its inputs loaded.
+struct SearchJob {
+  Objective objective;          ///< Parsed --objective.
+  Arch arch;                    ///< Loaded --arch.
+  bool exact = false;           ///< --searcher exact.
+  bool rtl_reward = false;      ///< --reward rtl.
+  RewardOptions reward;         ///< The samples' scorer.
+  std::string options_file;     ///< Search options file (the default when not given).
+  search::SearchOptions sopts;  ///< Its options.
+  std::vector<LayerRun> runs;   ///< One per unique layer, in network order.
+  std::string target;           ///< The layer's or the network's name.
+  fs::path dir;                 ///< Output folder (mappings/ and curves/ exist).
+};
+
+/// Refuses bad --reward, --surrogate-warmup and --jobs values, and the RTL reward with the
+/// exact mapper.
+void check_reward_flags(const SearchCliOptions& o, bool exact) {
   if (o.reward != "surrogate" && o.reward != "rtl")
     throw SpecError("--reward", "reward", o.reward, "must be surrogate or rtl");
   const bool rtl_reward = o.reward == "rtl";
@@ -483,167 +521,256 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
   if (exact && rtl_reward)
     throw SpecError("--reward", "reward", o.reward,
                     "the exact mapper optimizes the surrogate; use --reward surrogate");
-  RewardOptions reward;
-  if (rtl_reward) {
-    reward.source = RewardOptions::Rtl;
-    check_sim_limits(o.sim_limits);
-    reward.limits = o.sim_limits;
-    reward.surrogate_warmup = o.surrogate_warmup;
-    reward.jobs = o.jobs;
-    reward.worker_exe = o.worker_exe;
-    reward.arch = o.arch;
-    // Refuse an architecture without a compiled model before any work (each layer's search
-    // probes its own pool again; a probe costs one worker start).
-    rtl_pool_for(o.arch, o.worker_exe, 1);
-  }
-  const std::string options_file =
-      o.options_file.empty() ? configs_dir() + "/search/default.yaml" : o.options_file;
-  const search::SearchOptions sopts = load_options_or_default(options_file);
+}
 
-  std::vector<LayerRun> runs;
-  std::string target;
+/// The reward of --reward rtl (after refusing an architecture without a compiled model, before
+/// any work), else the surrogate's.
+RewardOptions reward_of(const SearchCliOptions& o) {
+  RewardOptions reward;
+  if (o.reward != "rtl") return reward;
+  reward.source = RewardOptions::Rtl;
+  check_sim_limits(o.sim_limits);
+  reward.limits = o.sim_limits;
+  reward.surrogate_warmup = o.surrogate_warmup;
+  reward.jobs = o.jobs;
+  reward.worker_exe = o.worker_exe;
+  reward.arch = o.arch;
+  // Refuse an architecture without a compiled model before any work (each layer's search
+  // probes its own pool again; a probe costs one worker start).
+  rtl_pool_for(o.arch, o.worker_exe, 1);
+  return reward;
+}
+
+/// Checks the flags and loads the inputs, in this order (the first problem is the one
+/// reported): target and budget, searcher, exact options, objective, architecture, reward,
+/// search options, the layer or network, the output folder (created with mappings/ and
+/// curves/, so that a folder that cannot be written fails before any search).
+SearchJob prepare_search(const SearchCliOptions& o) {
+  if (o.layer.empty() == o.network.empty())
+    throw SpecError("--layer/--network", "layer", o.layer + o.network,
+                    "give exactly one of --layer or --network");
+  if (o.budget <= 0)
+    throw SpecError("--budget", "budget", std::to_string(o.budget), "must be a positive integer");
+  require_searcher_kind(o.searcher, "--searcher");
+  check_exact_options(o.exact);
+  SearchJob job;
+  job.objective = parse_objective(o.objective);
+  job.arch = load_arch(o.arch);
+  job.exact = o.searcher == "exact";
+  check_reward_flags(o, job.exact);
+  job.rtl_reward = o.reward == "rtl";
+  job.reward = reward_of(o);
+  job.options_file =
+      o.options_file.empty() ? configs_dir() + "/search/default.yaml" : o.options_file;
+  job.sopts = load_options_or_default(job.options_file);
   if (!o.layer.empty()) {
-    runs.push_back({parse_layer_arg(o.layer), 1, {}, {}, {}, {}, {}, {}, {}});
-    target = runs[0].layer.name;
+    job.runs.push_back({parse_layer_arg(o.layer), 1, {}, {}, {}, {}, {}, {}, {}});
+    job.target = job.runs[0].layer.name;
   } else {
     const Network net = parse_network_arg(o.network);
-    target = net.name;
+    job.target = net.name;
     for (const auto& [l, n] : net.unique_layers())
-      runs.push_back({l, n, {}, {}, {}, {}, {}, {}, {}});
+      job.runs.push_back({l, n, {}, {}, {}, {}, {}, {}, {}});
   }
-  const fs::path dir = o.out_dir.empty()
-                           ? fs::path("runs") / ("search-" + safe_name(target) + "-" + o.searcher +
-                                                 "-s" + std::to_string(o.seed))
-                           : fs::path(o.out_dir);
-  // Fails here, before any search, when the folder cannot be written.
-  make_output_dir(dir / "mappings");
-  make_output_dir(dir / "curves");
+  job.dir = o.out_dir.empty() ? fs::path("runs") / ("search-" + safe_name(job.target) + "-" +
+                                                    o.searcher + "-s" + std::to_string(o.seed))
+                              : fs::path(o.out_dir);
+  make_output_dir(job.dir / "mappings");
+  make_output_dir(job.dir / "curves");
+  return job;
+}
 
-  const bool tty = o.progress && isatty(STDERR_FILENO);
-  std::optional<InterruptSignals> signals(std::in_place);
-  size_t done_layers = 0;
-  for (size_t li = 0; li < runs.size() && !InterruptSignals::count(); ++li) {
-    LayerRun& r = runs[li];
-    // One seed per layer, derived from the run seed and the layer index (recorded).
-    const uint64_t layer_seed = o.seed * 1000003ULL + li;
-    auto progress = [&](const search::SearchProgress& p) {
-      if (tty) {
-        std::cerr << "\r[" << (li + 1) << "/" << runs.size() << "] " << std::left << std::setw(22)
-                  << r.layer.name.substr(0, 22) << std::right << " " << std::setw(6) << p.samples
-                  << "/" << p.budget << " samples, best "
-                  << (p.found ? std::to_string(p.best_cost) : std::string("-")) << "   "
-                  << std::flush;
-      }
-      return !InterruptSignals::count();
-    };
-    if (tty && exact)
-      std::cerr << "\r[" << (li + 1) << "/" << runs.size() << "] " << r.layer.name.substr(0, 40)
-                << ": exact search (at most " << o.exact.time_limit_s << " s)   " << std::flush;
-    LayerSearch ls = search_layer(r.layer, arch, o.searcher, sopts, layer_seed, o.budget, objective,
-                                  progress, {}, o.exact, Encoding::Compact, reward);
-    r.exact = std::move(ls.exact);
-    r.reward = std::move(ls.reward);
-    if (!exact) {
-      // Every sampling search is measured against the layer's optimum (exact mapper).
-      const LayerSearch opt =
-          search_layer(r.layer, arch, "exact", sopts, layer_seed, 1, objective, {}, {}, o.exact);
-      r.optimum = opt.exact;
-      if (opt.result.found) r.optimum["cost"] = opt.result.best_cost;
-    }
-    r.result = std::move(ls.result);
-    r.searcher = std::move(ls.searcher);
-    r.best = ls.best;
-    r.metrics = ls.metrics;
-    ++done_layers;
-    const std::string stem = std::to_string(li) + "_" + safe_name(r.layer.name);
-    if (r.result.found) {
-      std::ostringstream y;
-      y << "# " << one_line(r.layer.name) << ": " << r.layer.describe() << "\n# searcher "
-        << o.searcher << ", seed " << layer_seed << ", objective " << objective.name
-        << (exact ? ", proven gap " + (r.exact["gap"].is_null()
+/// Layer `li`'s search seed: derived from the run seed and the layer index (recorded).
+uint64_t layer_seed(const SearchCliOptions& o, size_t li) {
+  return o.seed * 1000003ULL + li;
+}
+
+/// File stem of layer `li`'s mapping and curve.
+std::string layer_stem(size_t li, const LayerRun& r) {
+  return std::to_string(li) + "_" + safe_name(r.layer.name);
+}
+
+/// The progress line of layer `li` of `n` on a terminal; false once Ctrl-C was pressed.
+bool show_progress(bool tty, size_t li, size_t n, const std::string& name,
+                   const search::SearchProgress& p) {
+  if (tty) {
+    std::cerr << "\r[" << (li + 1) << "/" << n << "] " << std::left << std::setw(22)
+              << name.substr(0, 22) << std::right << " " << std::setw(6) << p.samples << "/"
+              << p.budget << " samples, best "
+              << (p.found ? std::to_string(p.best_cost) : std::string("-")) << "   " << std::flush;
+  }
+  return !InterruptSignals::count();
+}
+
+/// Searches layer `li` with the job's searcher (and, for a sampling searcher, with the exact
+/// mapper for the optimum to compare with) and keeps the results in job.runs[li].
+void search_one_layer(SearchJob& job, const SearchCliOptions& o, size_t li, bool tty) {
+  LayerRun& r = job.runs[li];
+  const uint64_t seed = layer_seed(o, li);
+  const size_t n = job.runs.size();
+  const std::string& name = r.layer.name;
+  auto progress = [tty, li, n, &name](const search::SearchProgress& p) {
+    return show_progress(tty, li, n, name, p);
+  };
+  if (tty && job.exact)
+    std::cerr << "\r[" << (li + 1) << "/" << n << "] " << r.layer.name.substr(0, 40)
+              << ": exact search (at most " << o.exact.time_limit_s << " s)   " << std::flush;
+  LayerSearch ls =
+      search_layer(r.layer, job.arch, o.searcher, job.sopts, seed, o.budget, job.objective,
+                   progress, {}, o.exact, Encoding::Compact, job.reward);
+  r.exact = std::move(ls.exact);
+  r.reward = std::move(ls.reward);
+  if (!job.exact) {
+    // Every sampling search is measured against the layer's optimum (exact mapper).
+    const LayerSearch opt = search_layer(r.layer, job.arch, "exact", job.sopts, seed, 1,
+                                         job.objective, {}, {}, o.exact);
+    r.optimum = opt.exact;
+    if (opt.result.found) r.optimum["cost"] = opt.result.best_cost;
+  }
+  r.result = std::move(ls.result);
+  r.searcher = std::move(ls.searcher);
+  r.best = ls.best;
+  r.metrics = ls.metrics;
+}
+
+/// Writes mappings/<stem>.yaml of layer `li` (when a mapping was found), headed by how it was
+/// found.
+void write_layer_mapping(const SearchJob& job, const SearchCliOptions& o, size_t li) {
+  const LayerRun& r = job.runs[li];
+  if (!r.result.found) return;
+  std::ostringstream y;
+  y << "# " << one_line(r.layer.name) << ": " << r.layer.describe() << "\n# searcher " << o.searcher
+    << ", seed " << layer_seed(o, li) << ", objective " << job.objective.name
+    << (job.exact ? ", proven gap " + (r.exact["gap"].is_null()
                                            ? std::string("n/a")
                                            : std::to_string(r.exact["gap"].get<double>()))
                   : ", budget " + std::to_string(o.budget))
-        << (rtl_reward ? ", reward rtl after " + std::to_string(o.surrogate_warmup) +
+    << (job.rtl_reward ? ", reward rtl after " + std::to_string(o.surrogate_warmup) +
                              " surrogate samples, best cost from the " +
                              (best_from_rtl(r.reward) ? "RTL" : "surrogate")
                        : std::string())
-        << "\n"
-        << mapping_to_yaml(r.best);
-      write_atomic(dir / "mappings" / (stem + ".yaml"), y.str());
-    }
-    std::ostringstream curve;
-    curve << "sample,best_cost\n";
-    for (size_t i = 0; i < r.result.best_so_far.size(); ++i) {
-      const double c = r.result.best_so_far[i];
-      curve << (i + 1) << "," << (std::isfinite(c) ? std::to_string(c) : std::string("")) << "\n";
-    }
-    write_atomic(dir / "curves" / (stem + ".csv"), curve.str());
+    << "\n"
+    << mapping_to_yaml(r.best);
+  write_atomic(job.dir / "mappings" / (layer_stem(li, r) + ".yaml"), y.str());
+}
+
+/// Writes curves/<stem>.csv of layer `li`: the best cost after each sample.
+void write_layer_curve(const SearchJob& job, size_t li) {
+  const LayerRun& r = job.runs[li];
+  std::ostringstream curve;
+  curve << "sample,best_cost\n";
+  for (size_t i = 0; i < r.result.best_so_far.size(); ++i) {
+    const double c = r.result.best_so_far[i];
+    curve << (i + 1) << "," << (std::isfinite(c) ? std::to_string(c) : std::string("")) << "\n";
+  }
+  write_atomic(job.dir / "curves" / (layer_stem(li, r) + ".csv"), curve.str());
+}
+
+/// How far the layer loop got.
+struct LayerLoop {
+  size_t done_layers = 0;    ///< Layers searched (a prefix of job.runs).
+  bool interrupted = false;  ///< Ctrl-C stopped the loop.
+};
+
+/// Searches every layer in order, writing each one's mapping and curve as it finishes, until
+/// done or interrupted (Ctrl-C finishes the layer in flight).
+LayerLoop search_each_layer(SearchJob& job, const SearchCliOptions& o) {
+  const bool tty = o.progress && isatty(STDERR_FILENO);
+  std::optional<InterruptSignals> signals(std::in_place);
+  LayerLoop s;
+  for (size_t li = 0; li < job.runs.size() && !InterruptSignals::count(); ++li) {
+    search_one_layer(job, o, li, tty);
+    ++s.done_layers;
+    write_layer_mapping(job, o, li);
+    write_layer_curve(job, li);
   }
   if (tty) std::cerr << "\r" << std::string(80, ' ') << "\r";
-  const bool interrupted = InterruptSignals::count() > 0;
+  s.interrupted = InterruptSignals::count() > 0;
   signals.reset();
+  return s;
+}
 
-  // Totals over the network (each unique layer weighted by its count).
-  double cycles = 0, energy = 0, macs = 0;
-  bool all_found = true;
-  nlohmann::json layers = nlohmann::json::array();
-  for (size_t li = 0; li < done_layers; ++li) {
-    const LayerRun& r = runs[li];
-    nlohmann::json j;
-    j["name"] = r.layer.name;
-    j["shape"] = r.layer.describe();
-    j["count"] = r.count;
-    j["searcher"] = r.searcher;
-    j["result"] = r.result.to_json();
-    if (!r.exact.is_null()) j["exact"] = r.exact;
-    if (!r.reward.is_null()) j["reward"] = r.reward;
-    const bool rtl_best = best_from_rtl(r.reward);
-    if (!r.optimum.is_null()) {
-      j["optimum"] = r.optimum;
-      // The optimum is the surrogate's: a cost measured on the RTL is not comparable with it.
-      if (r.result.found && r.optimum.contains("cost") && !rtl_best)
-        j["gap_to_optimum"] = r.result.best_cost / r.optimum["cost"].get<double>() - 1;
-    }
-    j["curve_csv"] =
-        (dir / "curves" / (std::to_string(li) + "_" + safe_name(r.layer.name) + ".csv")).string();
-    if (r.result.found) {
-      j["best"] = {{"mapping", mapping_to_yaml(r.best)},
-                   {"metrics", r.metrics.to_json()},
-                   {"cost", r.result.best_cost},
-                   {"cost_source", rtl_best ? "rtl" : "surrogate"}};
-      cycles += r.count * static_cast<double>(r.metrics.cycles);
-      energy += r.count * r.metrics.energy_pj;
-      macs += r.count * static_cast<double>(r.layer.macs());
-    } else {
-      all_found = false;
-    }
-    layers.push_back(j);
+/// Totals over the network (each unique layer weighted by its count).
+struct SearchTotals {
+  double cycles = 0;      ///< Network latency, cycles.
+  double energy = 0;      ///< Network energy, pJ.
+  double macs = 0;        ///< MACs of the layers with a mapping.
+  bool all_found = true;  ///< Every searched layer has a mapping.
+};
+
+/// Layer `li`'s entry of results.json.
+nlohmann::json layer_json(const SearchJob& job, size_t li) {
+  const LayerRun& r = job.runs[li];
+  nlohmann::json j;
+  j["name"] = r.layer.name;
+  j["shape"] = r.layer.describe();
+  j["count"] = r.count;
+  j["searcher"] = r.searcher;
+  j["result"] = r.result.to_json();
+  if (!r.exact.is_null()) j["exact"] = r.exact;
+  if (!r.reward.is_null()) j["reward"] = r.reward;
+  const bool rtl_best = best_from_rtl(r.reward);
+  if (!r.optimum.is_null()) {
+    j["optimum"] = r.optimum;
+    // The optimum is the surrogate's: a cost measured on the RTL is not comparable with it.
+    if (r.result.found && r.optimum.contains("cost") && !rtl_best)
+      j["gap_to_optimum"] = r.result.best_cost / r.optimum["cost"].get<double>() - 1;
   }
+  j["curve_csv"] = (job.dir / "curves" / (layer_stem(li, r) + ".csv")).string();
+  if (r.result.found)
+    j["best"] = {{"mapping", mapping_to_yaml(r.best)},
+                 {"metrics", r.metrics.to_json()},
+                 {"cost", r.result.best_cost},
+                 {"cost_source", rtl_best ? "rtl" : "surrogate"}};
+  return j;
+}
+
+SearchTotals totals_of(const SearchJob& job, size_t done_layers) {
+  SearchTotals t;
+  for (size_t li = 0; li < done_layers; ++li) {
+    const LayerRun& r = job.runs[li];
+    if (r.result.found) {
+      t.cycles += r.count * static_cast<double>(r.metrics.cycles);
+      t.energy += r.count * r.metrics.energy_pj;
+      t.macs += r.count * static_cast<double>(r.layer.macs());
+    } else {
+      t.all_found = false;
+    }
+  }
+  return t;
+}
+
+/// The search's results.json record.
+nlohmann::json search_record(const SearchJob& job, const SearchCliOptions& o, const LayerLoop& s,
+                             const SearchTotals& t) {
+  nlohmann::json layers = nlohmann::json::array();
+  for (size_t li = 0; li < s.done_layers; ++li) layers.push_back(layer_json(job, li));
   nlohmann::json res;
   res["command"] = "search";
-  res["target"] = target;
-  res["arch"] = arch.name;
+  res["target"] = job.target;
+  res["arch"] = job.arch.name;
   res["searcher"] = o.searcher;
   res["seed"] = o.seed;
   res["budget_per_layer"] = o.budget;
-  res["objective"] = objective.name;
+  res["objective"] = job.objective.name;
   res["reward"] = o.reward;
-  if (rtl_reward) res["surrogate_warmup"] = o.surrogate_warmup;
-  res["options_file"] = options_file;
+  if (job.rtl_reward) res["surrogate_warmup"] = o.surrogate_warmup;
+  res["options_file"] = job.options_file;
   long long samples = 0;
-  for (size_t li = 0; li < done_layers; ++li) samples += runs[li].result.samples;
+  for (size_t li = 0; li < s.done_layers; ++li) samples += job.runs[li].result.samples;
   res["samples"] = samples;
-  if (exact) res["exact_options"] = runs.empty() ? nlohmann::json() : runs[0].searcher;
-  res["interrupted"] = interrupted;
+  if (job.exact) res["exact_options"] = job.runs.empty() ? nlohmann::json() : job.runs[0].searcher;
+  res["interrupted"] = s.interrupted;
   res["layers"] = layers;
-  res["totals"] = {{"cycles", cycles},
-                   {"energy_pj", energy},
-                   {"edp", cycles * energy},
-                   {"utilization", cycles > 0 ? macs / (cycles * arch.rows * arch.cols) : 0.0},
-                   {"layers_searched", done_layers},
-                   {"layers_total", runs.size()}};
-  if (runs.size() == 1 && runs[0].result.found) {
+  const Arch& arch = job.arch;
+  res["totals"] = {
+      {"cycles", t.cycles},
+      {"energy_pj", t.energy},
+      {"edp", t.cycles * t.energy},
+      {"utilization", t.cycles > 0 ? t.macs / (t.cycles * arch.rows * arch.cols) : 0.0},
+      {"layers_searched", s.done_layers},
+      {"layers_total", job.runs.size()}};
+  if (job.runs.size() == 1 && job.runs[0].result.found) {
     res["best"] = layers[0]["best"];
     res["curve"] = layers[0]["curve_csv"];
     // The proof beside the answer: the exact mapper's bound and gap, or a sampling search's
@@ -651,87 +778,110 @@ int cmd_search(const SearchCliOptions& o, std::ostream& out) {
     for (const char* k : {"exact", "optimum", "gap_to_optimum"})
       if (layers[0].contains(k)) res[k] = layers[0][k];
   }
-  res["run_dir"] = dir.string();
-  write_atomic(dir / "results.json", res.dump(2) + "\n");
+  res["run_dir"] = job.dir.string();
+  return res;
+}
 
-  if (o.json) {
-    out << res.dump(2) << "\n";
-  } else {
-    out << "search " << target << " on " << arch.name << " (" << arch.rows << "x" << arch.cols
-        << ") with " << o.searcher << ", "
-        << (exact ? (o.exact.gap == 0 ? std::string("proving each optimum")
-                                      : "proven gap <= " + fmt_g(100 * o.exact.gap) + " %") +
-                        " within at most " + fmt_g(o.exact.time_limit_s) + " s"
-                  : std::to_string(o.budget) + " samples")
-        << " per layer, objective " << objective.name << ", seed " << o.seed
-        << (rtl_reward
-                ? ", reward rtl after " + std::to_string(o.surrogate_warmup) + " surrogate samples"
-                : std::string())
-        << "\n";
-    out << std::left << std::setw(24) << "layer" << std::right << std::setw(6) << "count"
-        << std::setw(14) << "cycles" << std::setw(14) << "energy_uJ" << std::setw(8) << "util%";
-    if (exact)
-      out << std::setw(10) << "gap%" << std::setw(9) << "time_s" << std::setw(12) << "nodes"
-          << std::setw(12) << "evals";
+/// The summary's column headings.
+void print_layer_header(const SearchJob& job, std::ostream& out) {
+  out << std::left << std::setw(24) << "layer" << std::right << std::setw(6) << "count"
+      << std::setw(14) << "cycles" << std::setw(14) << "energy_uJ" << std::setw(8) << "util%";
+  if (job.exact)
+    out << std::setw(10) << "gap%" << std::setw(9) << "time_s" << std::setw(12) << "nodes"
+        << std::setw(12) << "evals";
+  else
+    out << std::setw(9) << "valid%" << std::setw(7) << "dup" << std::setw(12) << "vs_opt%";
+  out << "\n";
+}
+
+/// One layer's summary line: its metrics, then the exact mapper's gap, time and effort, or a
+/// sampling search's valid share, duplicates and distance to the optimum.
+void print_layer_line(const SearchJob& job, const LayerRun& r, std::ostream& out) {
+  out << std::left << std::setw(24) << one_line(r.layer.name.substr(0, 23)) << std::right
+      << std::setw(6) << r.count;
+  if (r.result.found)
+    out << std::setw(14) << r.metrics.cycles << std::setw(14) << std::fixed << std::setprecision(2)
+        << r.metrics.energy_pj * 1e-6 << std::setw(8) << std::setprecision(1)
+        << 100 * r.metrics.utilization << std::defaultfloat;
+  else
+    out << std::setw(36) << "no valid mapping found";
+  if (job.exact) {
+    const auto& e = r.exact;
+    std::ostringstream g;
+    if (e["gap"].is_null())
+      g << "-";
     else
-      out << std::setw(9) << "valid%" << std::setw(7) << "dup" << std::setw(12) << "vs_opt%";
-    out << "\n";
-    for (size_t li = 0; li < done_layers; ++li) {
-      const LayerRun& r = runs[li];
-      out << std::left << std::setw(24) << one_line(r.layer.name.substr(0, 23)) << std::right
-          << std::setw(6) << r.count;
-      if (r.result.found)
-        out << std::setw(14) << r.metrics.cycles << std::setw(14) << std::fixed
-            << std::setprecision(2) << r.metrics.energy_pj * 1e-6 << std::setw(8)
-            << std::setprecision(1) << 100 * r.metrics.utilization << std::defaultfloat;
-      else
-        out << std::setw(36) << "no valid mapping found";
-      if (exact) {
-        const auto& e = r.exact;
-        std::ostringstream g;
-        if (e["gap"].is_null())
-          g << "-";
-        else
-          g << std::fixed << std::setprecision(3) << 100 * e["gap"].get<double>();
-        out << std::setw(10) << g.str() << std::setw(9) << std::fixed << std::setprecision(2)
-            << e["seconds"].get<double>() << std::defaultfloat << std::setw(12)
-            << e["nodes"].get<long long>() << std::setw(12) << e["evaluations"].get<long long>()
-            << "\n";
-      } else {
-        std::ostringstream g;
-        if (r.result.found && r.optimum.contains("cost") && !best_from_rtl(r.reward))
-          g << "+" << std::fixed << std::setprecision(2)
-            << 100 * (r.result.best_cost / r.optimum["cost"].get<double>() - 1);
-        else
-          g << "-";
-        out << std::setw(9) << std::fixed << std::setprecision(1)
-            << 100.0 * r.result.valid / std::max<int64_t>(1, r.result.samples) << std::defaultfloat
-            << std::setw(7) << r.result.duplicates << std::setw(12) << g.str() << "\n";
-      }
-    }
-    if (rtl_reward)
-      for (size_t li = 0; li < done_layers; ++li) {
-        const nlohmann::json& w = runs[li].reward;
-        if (!w.is_object() || !w.contains("rtl_samples")) continue;
-        out << "rtl reward " << one_line(runs[li].layer.name.substr(0, 23)) << ": "
-            << w["rtl_samples"].get<long long>() << " samples simulated ("
-            << w["rtl_failures"].get<long long>() << " failed), " << std::fixed
-            << std::setprecision(1) << w["rtl_sim_seconds"].get<double>() << " s simulated, "
-            << w["rtl_wall_seconds"].get<double>() << " s waited" << std::defaultfloat
-            << "; best cost from the " << (w["best_from_rtl"].get<bool>() ? "RTL" : "surrogate")
-            << "\n";
-      }
-    out << "total: " << static_cast<long long>(cycles) << " cycles, " << std::fixed
-        << std::setprecision(2) << energy * 1e-6 << " uJ, EDP " << std::scientific
-        << std::setprecision(4) << cycles * energy << " pJ*cycles" << std::defaultfloat << "\n";
-    if (runs.size() == 1 && runs[0].result.found)
-      out << "best mapping:\n" << mapping_to_yaml(runs[0].best);
-    out << "written to " << dir.string() << " (results.json, mappings/, curves/)\n";
-    if (interrupted)
-      out << "interrupted: " << done_layers << " of " << runs.size() << " layers finished\n";
+      g << std::fixed << std::setprecision(3) << 100 * e["gap"].get<double>();
+    out << std::setw(10) << g.str() << std::setw(9) << std::fixed << std::setprecision(2)
+        << e["seconds"].get<double>() << std::defaultfloat << std::setw(12)
+        << e["nodes"].get<long long>() << std::setw(12) << e["evaluations"].get<long long>()
+        << "\n";
+  } else {
+    std::ostringstream g;
+    if (r.result.found && r.optimum.contains("cost") && !best_from_rtl(r.reward))
+      g << "+" << std::fixed << std::setprecision(2)
+        << 100 * (r.result.best_cost / r.optimum["cost"].get<double>() - 1);
+    else
+      g << "-";
+    out << std::setw(9) << std::fixed << std::setprecision(1)
+        << 100.0 * r.result.valid / std::max<int64_t>(1, r.result.samples) << std::defaultfloat
+        << std::setw(7) << r.result.duplicates << std::setw(12) << g.str() << "\n";
   }
-  if (interrupted) return 130;
-  return all_found ? 0 : 3;
+}
+
+/// The RTL reward's line of each searched layer: samples simulated and failed, seconds.
+void print_rtl_reward_lines(const SearchJob& job, size_t done_layers, std::ostream& out) {
+  for (size_t li = 0; li < done_layers; ++li) {
+    const nlohmann::json& w = job.runs[li].reward;
+    if (!w.is_object() || !w.contains("rtl_samples")) continue;
+    out << "rtl reward " << one_line(job.runs[li].layer.name.substr(0, 23)) << ": "
+        << w["rtl_samples"].get<long long>() << " samples simulated ("
+        << w["rtl_failures"].get<long long>() << " failed), " << std::fixed << std::setprecision(1)
+        << w["rtl_sim_seconds"].get<double>() << " s simulated, "
+        << w["rtl_wall_seconds"].get<double>() << " s waited" << std::defaultfloat
+        << "; best cost from the " << (w["best_from_rtl"].get<bool>() ? "RTL" : "surrogate")
+        << "\n";
+  }
+}
+
+/// The human-readable summary: settings, one line per layer, totals, where it was written.
+void print_search_summary(const SearchJob& job, const SearchCliOptions& o, const LayerLoop& s,
+                          const SearchTotals& t, std::ostream& out) {
+  const Arch& arch = job.arch;
+  out << "search " << job.target << " on " << arch.name << " (" << arch.rows << "x" << arch.cols
+      << ") with " << o.searcher << ", " << budget_phrase(o.searcher, o.budget, o.exact)
+      << ", objective " << job.objective.name << ", seed " << o.seed
+      << (job.rtl_reward
+              ? ", reward rtl after " + std::to_string(o.surrogate_warmup) + " surrogate samples"
+              : std::string())
+      << "\n";
+  print_layer_header(job, out);
+  for (size_t li = 0; li < s.done_layers; ++li) print_layer_line(job, job.runs[li], out);
+  if (job.rtl_reward) print_rtl_reward_lines(job, s.done_layers, out);
+  out << "total: " << static_cast<long long>(t.cycles) << " cycles, " << std::fixed
+      << std::setprecision(2) << t.energy * 1e-6 << " uJ, EDP " << std::scientific
+      << std::setprecision(4) << t.cycles * t.energy << " pJ*cycles" << std::defaultfloat << "\n";
+  if (job.runs.size() == 1 && job.runs[0].result.found)
+    out << "best mapping:\n" << mapping_to_yaml(job.runs[0].best);
+  out << "written to " << job.dir.string() << " (results.json, mappings/, curves/)\n";
+  if (s.interrupted)
+    out << "interrupted: " << s.done_layers << " of " << job.runs.size() << " layers finished\n";
+}
+
+}  // namespace
+
+int cmd_search(const SearchCliOptions& o, std::ostream& out) {
+  SearchJob job = prepare_search(o);
+  const LayerLoop s = search_each_layer(job, o);
+  const SearchTotals t = totals_of(job, s.done_layers);
+  const nlohmann::json res = search_record(job, o, s, t);
+  write_atomic(job.dir / "results.json", res.dump(2) + "\n");
+  if (o.json)
+    out << res.dump(2) << "\n";
+  else
+    print_search_summary(job, o, s, t, out);
+  if (s.interrupted) return 130;
+  return t.all_found ? 0 : 3;
 }
 
 }  // namespace mapwright::flows

@@ -1,6 +1,8 @@
 // The study flow: runs searchers x seeds x layers on the surrogate in a thread pool, builds the
-// per-layer reference best, and reports samples-to-target and iso-sample costs (medians over
-// seeds), headline ratios (MARL vs each baseline), CSVs and gnuplot SVG plots.
+// per-layer reference best, and reports samples-to-target (Kaplan-Meier medians over seeds,
+// censored at the budget) and iso-sample gaps to the optimum with bootstrap intervals (seeds
+// resampled within each layer), ratios against marl and ppo-box, invalid and duplicate rates,
+// as CSVs, gnuplot SVG plots, study.json and study.html (study_html.cpp).
 #include "mapwright/flows/study.hpp"
 
 #include <unistd.h>
@@ -34,6 +36,8 @@
 #include "common/files.hpp"
 #include "common/signals.hpp"
 #include "common/process.hpp"
+#include "study/study_html.hpp"
+#include "study/study_stats.hpp"
 #include "study/study_store.hpp"
 
 namespace fs = std::filesystem;
@@ -49,6 +53,60 @@ using core::median;
 struct Job : Trial {
   bool done = false;  ///< Finished (not interrupted), here or in an earlier session.
 };
+
+/// One searcher on one layer: its finished runs and what the study derives from them.
+struct Cell {
+  std::vector<const Job*> runs;                       ///< Finished, non-reference runs.
+  std::vector<std::vector<core::TimeToEvent>> times;  ///< Per target: samples to it, per run.
+  std::vector<core::BootstrapCI> km;                  ///< Per target: KM median, interval.
+  std::vector<std::vector<double>> ratio_at;          ///< Per iso budget: best / optimum per run.
+  int64_t samples = 0;                                ///< Samples over the runs.
+  int64_t invalid = 0;                                ///< Invalid samples over the runs.
+  int64_t duplicates = 0;                             ///< Duplicate proposals over the runs.
+};
+
+/// One searcher over all layers.
+struct SearcherFigures {
+  std::vector<core::BootstrapCI> gap;           ///< Per iso budget: geomean best / optimum.
+  std::vector<core::BootstrapCI> median_layer;  ///< Per target: median-layer KM median.
+  std::vector<int> layers_reached;              ///< Per target: layers whose KM median is reached.
+  int64_t samples = 0;                          ///< Samples over all runs.
+  int64_t invalid = 0;                          ///< Invalid samples over all runs.
+  int64_t duplicates = 0;                       ///< Duplicate proposals over all runs.
+};
+
+nlohmann::json finite_or_null(double x) {
+  return std::isfinite(x) ? nlohmann::json(x) : nlohmann::json();
+}
+/// [lo, hi] of an interval (null for an infinite or undefined end).
+nlohmann::json ci_json(const core::BootstrapCI& ci) {
+  return nlohmann::json::array({finite_or_null(ci.lo), finite_or_null(ci.hi)});
+}
+/// Invalid samples / samples (NaN without samples).
+double invalid_rate(int64_t invalid, int64_t samples) {
+  return samples > 0 ? static_cast<double>(invalid) / static_cast<double>(samples)
+                     : std::numeric_limits<double>::quiet_NaN();
+}
+/// Duplicate proposals / all proposals (samples + duplicates).
+double duplicate_rate(int64_t duplicates, int64_t samples) {
+  return samples + duplicates > 0
+             ? static_cast<double>(duplicates) / static_cast<double>(samples + duplicates)
+             : std::numeric_limits<double>::quiet_NaN();
+}
+/// A number for the CSVs: the stream's default form, "" for NaN.
+std::string fmt_num(double x) {
+  if (std::isnan(x)) return "";
+  std::ostringstream s;
+  s << x;
+  return s.str();
+}
+/// A CSV field: quoted (RFC 4180) when it holds a comma, a quote or a line break.
+std::string csv_field(const std::string& s) {
+  if (s.find_first_of(",\"\r\n") == std::string::npos) return s;
+  std::string o = "\"";
+  for (char c : s) o += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return o + "\"";
+}
 
 /// The reference of a layer: its optimum, proven by the exact mapper (or, if the time limit
 /// stops it, the best mapping found with the lower bound it has proven).
@@ -78,6 +136,9 @@ class StudyRun {
       if (seen[l.name]++ > 0) l.name += "#" + std::to_string(li);
       layers_.push_back(l);
     }
+    boot_.resamples = suite_.bootstrap_resamples;
+    boot_.confidence = suite_.bootstrap_confidence;
+    boot_.seed = suite_.bootstrap_seed;
     dir_ = o.out_dir.empty() ? fs::path("runs") / ("study-" + safe_name(suite_.name))
                              : fs::path(o.out_dir);
   }
@@ -93,13 +154,17 @@ class StudyRun {
     set_references();
     write_runs_csv();
     summarize_layers();
-    const nlohmann::json head = headline(), gaps = gaps_to_optimum();
-    const nlohmann::json summary = summary_json(head, gaps);
+    summarize_searchers();
+    write_searchers_csv();
+    gap_plot();
+    const nlohmann::json vs_marl = ratios_vs("marl"), vs_box = ratios_vs("ppo-box");
+    const nlohmann::json summary = summary_json(vs_marl, vs_box, gaps_to_optimum(), efficiency());
     write_atomic(dir_ / "study.json", summary.dump(2) + "\n");
+    write_atomic(dir_ / "study.html", render_study_html(StudyPage{summary, gap_svg_, layer_svgs_}));
     if (o_.json)
       out << summary.dump(2) << "\n";
     else
-      print(head, gaps, out);
+      print(vs_marl, vs_box, out);
     if (stopped_ && !o_.json)
       out << "interrupted: continue with `mapwright study --suite " << o_.suite << " --out "
           << dir_.string() << " --resume`\n";
@@ -199,7 +264,7 @@ class StudyRun {
           j.layer = li;
           j.searcher = k;
           j.seed = seed;
-          j.budget = suite_.budget;
+          j.budget = suite_.budget_of(k);
           jobs_.push_back(j);
         }
       }
@@ -235,6 +300,7 @@ class StudyRun {
     // first "sample" on.
     if ((ls.result.exhausted || j.searcher == "exact") && !j.curve.empty())
       j.curve.resize(static_cast<size_t>(j.budget), j.curve.back());
+    j.samples = ls.result.samples;
     j.duplicates = ls.result.duplicates;
     j.invalid = ls.result.invalid;
     j.best = ls.result.found ? ls.result.best_cost : std::numeric_limits<double>::infinity();
@@ -309,23 +375,29 @@ class StudyRun {
       if (j.done) ref_[j.layer] = std::min(ref_[j.layer], j.best);
   }
 
-  /// Samples a run needed to come within `pct` % of its layer's reference (budget + 1 when it
-  /// did not: censored).
-  double samples_to(const Job& j, double pct, bool& reached) const {
+  /// Samples run `j` needed to come within `pct` % of its layer's reference: an event at that
+  /// sample or, when it never did, censored at its budget.
+  core::TimeToEvent samples_to(const Job& j, double pct) const {
     const double target = ref_[j.layer] * (1 + pct / 100.0);
     for (size_t i = 0; i < j.curve.size(); ++i)
-      if (j.curve[i] <= target) {
-        reached = true;
-        return static_cast<double>(i + 1);
-      }
-    reached = false;
-    return static_cast<double>(j.budget + 1);
+      if (j.curve[i] <= target) return {static_cast<double>(i + 1), true};
+    return {static_cast<double>(j.budget), false};
   }
 
   /// A run's best cost after `b` samples relative to the reference.
   double cost_at(const Job& j, int64_t b) const {
     return j.curve.size() >= static_cast<size_t>(b) ? j.curve[b - 1] / ref_[j.layer]
                                                     : std::numeric_limits<double>::infinity();
+  }
+
+  /// "5pct" for 5: the suffix of the samples-to-target keys.
+  static std::string pct_key(double t) { return std::to_string(static_cast<int>(t)) + "pct"; }
+
+  /// A count of samples for the CSVs and the table: ">B" when not reached (+inf), "" for NaN.
+  std::string samples_text(double x) const {
+    if (std::isnan(x)) return "";
+    if (!std::isfinite(x)) return ">" + std::to_string(suite_.budget);
+    return std::to_string(static_cast<long long>(std::llround(x)));
   }
 
   void write_runs_csv() const {
@@ -336,13 +408,12 @@ class StudyRun {
     for (auto b : suite_.iso_budgets) f << ",cost_ratio_at_" << b;
     f << "\n";
     for (const auto& j : jobs_) {
-      f << layers_[j.layer].name << "," << j.searcher << "," << j.seed << "," << j.reference << ","
-        << j.budget << "," << j.done << "," << j.seconds << "," << j.invalid << "," << j.duplicates
-        << "," << j.best << "," << j.best / ref_[j.layer];
+      f << csv_field(layers_[j.layer].name) << "," << j.searcher << "," << j.seed << ","
+        << j.reference << "," << j.budget << "," << j.done << "," << j.seconds << "," << j.invalid
+        << "," << j.duplicates << "," << j.best << "," << j.best / ref_[j.layer];
       for (double t : suite_.targets_pct) {
-        bool reached = false;
-        const double s = samples_to(j, t, reached);
-        f << "," << (reached ? std::to_string(static_cast<long long>(s)) : std::string(""));
+        const core::TimeToEvent s = samples_to(j, t);
+        f << "," << (s.observed ? std::to_string(static_cast<long long>(s.time)) : std::string());
       }
       for (auto b : suite_.iso_budgets) f << "," << cost_at(j, b);
       f << "\n";
@@ -381,37 +452,58 @@ class StudyRun {
     return cf.str();
   }
 
-  /// One searcher's medians over seeds on one layer (JSON), and its summary.csv row.
-  nlohmann::json searcher_medians(const std::string& layer, const std::string& k,
-                                  const std::vector<const Job*>& runs, std::ostream& sf) const {
-    nlohmann::json e;
-    e["seeds"] = runs.size();
-    sf << layer << "," << k << "," << runs.size();
+  /// One searcher on one layer: samples to every target (KM median over seeds and its
+  /// bootstrap interval), costs at every iso budget, invalid and duplicate counts.
+  Cell make_cell(size_t li, const std::string& k, const std::vector<const Job*>& runs) const {
+    Cell c;
+    c.runs = runs;
     for (double t : suite_.targets_pct) {
-      std::vector<double> v;
-      int reached = 0;
-      for (const Job* j : runs) {
-        bool r = false;
-        v.push_back(samples_to(*j, t, r));
-        reached += r;
-      }
-      const double m = median(v);
-      const bool ok = reached * 2 > static_cast<int>(v.size());  // median is not censored
-      e["samples_to_" + std::to_string(static_cast<int>(t)) + "pct"] = m;
-      e["reached_" + std::to_string(static_cast<int>(t)) + "pct"] = reached;
-      e["median_reached_" + std::to_string(static_cast<int>(t)) + "pct"] = ok;
-      sf << ","
-         << (ok ? std::to_string(static_cast<long long>(m)) : ">" + std::to_string(suite_.budget))
-         << "," << reached;
+      std::vector<core::TimeToEvent> d;
+      for (const Job* j : runs) d.push_back(samples_to(*j, t));
+      c.km.push_back(km_median_ci(d, boot_, "km|" + std::to_string(li) + "|" + k + "|" + fmt_g(t)));
+      c.times.push_back(std::move(d));
     }
     for (auto b : suite_.iso_budgets) {
       std::vector<double> v;
       for (const Job* j : runs) v.push_back(cost_at(*j, b));
-      const double m = median(v);
-      e["cost_ratio_at_" + std::to_string(b)] = m;
+      c.ratio_at.push_back(std::move(v));
+    }
+    for (const Job* j : runs) {
+      c.samples += j->samples;
+      c.invalid += j->invalid;
+      c.duplicates += j->duplicates;
+    }
+    return c;
+  }
+
+  /// One searcher's figures on one layer (JSON), and its summary.csv row.
+  nlohmann::json cell_json(const std::string& layer, const std::string& k, const Cell& c,
+                           std::ostream& sf) const {
+    nlohmann::json e;
+    e["seeds"] = c.runs.size();
+    sf << csv_field(layer) << "," << k << "," << c.runs.size();
+    std::ostringstream ci_cols;
+    for (size_t ti = 0; ti < suite_.targets_pct.size(); ++ti) {
+      const std::string p = pct_key(suite_.targets_pct[ti]);
+      const core::BootstrapCI& km = c.km[ti];
+      int reached = 0;
+      for (const auto& d : c.times[ti]) reached += d.observed;
+      e["samples_to_" + p] = finite_or_null(km.estimate);
+      e["samples_to_" + p + "_ci"] = ci_json(km);
+      e["reached_" + p] = reached;
+      e["median_reached_" + p] = std::isfinite(km.estimate);
+      sf << "," << samples_text(km.estimate) << "," << reached;
+      ci_cols << "," << samples_text(km.lo) << "," << samples_text(km.hi);
+    }
+    for (size_t bi = 0; bi < suite_.iso_budgets.size(); ++bi) {
+      const double m = median(c.ratio_at[bi]);
+      e["cost_ratio_at_" + std::to_string(suite_.iso_budgets[bi])] = m;
       sf << "," << m;
     }
-    sf << "\n";
+    e["invalid_rate"] = finite_or_null(invalid_rate(c.invalid, c.samples));
+    e["duplicate_rate"] = finite_or_null(duplicate_rate(c.duplicates, c.samples));
+    sf << ci_cols.str() << "," << fmt_num(invalid_rate(c.invalid, c.samples)) << ","
+       << fmt_num(duplicate_rate(c.duplicates, c.samples)) << "\n";
     return e;
   }
 
@@ -437,7 +529,7 @@ class StudyRun {
     return gp.str();
   }
 
-  /// Per (layer, searcher) medians over seeds (summary.csv, med_), median curves (curves/) and
+  /// Per (layer, searcher) figures (cells_, summary.csv, med_), median curves (curves/) and
   /// their plots (plots/).
   void summarize_layers() {
     std::ostringstream sf;
@@ -445,59 +537,109 @@ class StudyRun {
     for (double t : suite_.targets_pct)
       sf << ",median_samples_to_" << t << "pct,reached_" << t << "pct";
     for (auto b : suite_.iso_budgets) sf << ",median_cost_ratio_at_" << b;
-    sf << "\n";
+    for (double t : suite_.targets_pct)
+      sf << ",samples_to_" << t << "pct_ci_lo,samples_to_" << t << "pct_ci_hi";
+    sf << ",invalid_rate,duplicate_rate\n";
     for (size_t li = 0; li < layers_.size(); ++li) {
       auto by = runs_of(li);
       const std::string stem = std::to_string(li) + "_" + safe_name(layers_[li].name);
       write_atomic(dir_ / "curves" / (stem + ".csv"), median_curves(li, by));
-      for (const auto& k : suite_.searchers)
-        med_[layers_[li].name][k] = searcher_medians(layers_[li].name, k, by[k], sf);
+      for (const auto& k : suite_.searchers) {
+        cells_[k].push_back(make_cell(li, k, by[k]));
+        med_[layers_[li].name][k] = cell_json(layers_[li].name, k, cells_[k].back(), sf);
+      }
       write_atomic(dir_ / "plots" / (std::to_string(li) + ".gp"), layer_plot(li));
     }
     write_atomic(dir_ / "summary.csv", sf.str());
     for (size_t li = 0; li < layers_.size(); ++li) {
       const std::string stem = std::to_string(li) + "_" + safe_name(layers_[li].name);
-      plotted_ = !gnuplot_svg(dir_ / "plots" / (std::to_string(li) + ".gp"),
-                              dir_ / "plots" / (stem + ".svg"))
-                      .empty() &&
-                 plotted_;
+      layer_svgs_.push_back(gnuplot_svg(dir_ / "plots" / (std::to_string(li) + ".gp"),
+                                        dir_ / "plots" / (stem + ".svg")));
+      plotted_ = !layer_svgs_.back().empty() && plotted_;
     }
   }
 
-  /// Headline ratios of every searcher against MARL (when the suite has it).
-  nlohmann::json headline() {
-    nlohmann::json head;
-    if (std::find(suite_.searchers.begin(), suite_.searchers.end(), "marl") ==
-        suite_.searchers.end())
-      return head;
+  /// Searcher `k`'s values over layers at budget `b` (best / optimum per run).
+  std::vector<std::vector<double>> ratios_at(const std::string& k, int64_t b) const {
+    std::vector<std::vector<double>> v;
+    for (const Cell& c : cells_.at(k)) {
+      v.emplace_back();
+      for (const Job* j : c.runs) v.back().push_back(cost_at(*j, b));
+    }
+    return v;
+  }
+
+  /// Per searcher: the gap to the optimum at every iso budget, samples to every target on the
+  /// median layer (both with bootstrap intervals that resample seeds within each layer), and
+  /// invalid and duplicate rates over all its runs.
+  void summarize_searchers() {
     for (const auto& k : suite_.searchers) {
-      if (k == "marl") continue;
-      std::vector<double> s2t;
-      int lower_bounds = 0;
-      for (const auto& l : layers_) {
-        const auto& a = med_[l.name]["marl"];
-        const auto& b = med_[l.name][k];
-        if (!a["median_reached_5pct"].get<bool>()) continue;  // MARL did not reach: no ratio
-        s2t.push_back(b["samples_to_5pct"].get<double>() / a["samples_to_5pct"].get<double>());
-        lower_bounds += !b["median_reached_5pct"].get<bool>();
+      SearcherFigures f;
+      for (auto b : suite_.iso_budgets)
+        f.gap.push_back(
+            geomean_of_medians_ci(ratios_at(k, b), boot_, "gap|" + k + "|" + std::to_string(b)));
+      for (size_t ti = 0; ti < suite_.targets_pct.size(); ++ti) {
+        std::vector<std::vector<core::TimeToEvent>> per_layer;
+        int reached = 0;
+        for (const Cell& c : cells_.at(k)) {
+          per_layer.push_back(c.times[ti]);
+          reached += std::isfinite(c.km[ti].estimate);
+        }
+        f.median_layer.push_back(median_layer_km_ci(
+            per_layer, boot_, "layer-km|" + k + "|" + fmt_g(suite_.targets_pct[ti])));
+        f.layers_reached.push_back(reached);
       }
+      for (const Cell& c : cells_.at(k)) {
+        f.samples += c.samples;
+        f.invalid += c.invalid;
+        f.duplicates += c.duplicates;
+      }
+      figures_[k] = std::move(f);
+    }
+  }
+
+  /// The ratios of every searcher against `base`: samples to within 5 % (median over layers
+  /// of the per-layer KM-median ratios, flagged when bounds went in) and the geometric mean of
+  /// the iso-budget cost ratios. Null when the suite does not have `base`.
+  nlohmann::json ratios_vs(const std::string& base) const {
+    nlohmann::json head;
+    if (!cells_.count(base)) return head;
+    head = nlohmann::json::object();
+    const size_t t5 =
+        static_cast<size_t>(std::find(suite_.targets_pct.begin(), suite_.targets_pct.end(), 5.0) -
+                            suite_.targets_pct.begin());
+    std::string base_key = safe_name(base);  // "ppo_box" for ppo-box
+    std::replace(base_key.begin(), base_key.end(), '-', '_');
+    for (const auto& k : suite_.searchers) {
+      if (k == base) continue;
+      std::vector<LayerRatio> lr;
+      for (size_t li = 0; li < layers_.size(); ++li)
+        lr.push_back(samples_ratio(cells_.at(k)[li].km[t5].estimate,
+                                   cells_.at(base)[li].km[t5].estimate,
+                                   static_cast<double>(suite_.budget)));
+      const RatioSummary rs = median_ratio(lr);
       nlohmann::json e;
-      e["median_samples_to_5pct_ratio"] =
-          s2t.empty() ? nlohmann::json() : nlohmann::json(median(s2t));
-      e["layers_with_ratio"] = s2t.size();
-      e["ratios_that_are_lower_bounds"] = lower_bounds;
+      e["median_samples_to_5pct_ratio"] = finite_or_null(rs.median);
+      e["ratio_kind"] = ratio_kind_name(rs.kind);
+      e["layers_with_ratio"] = rs.exact + rs.lower + rs.upper;
+      e["ratios_that_are_lower_bounds"] = rs.lower;
+      e["ratios_that_are_upper_bounds"] = rs.upper;
+      e["layers_without_ratio"] = rs.unknown;
       for (auto b : suite_.iso_budgets) {
         double lg = 0;
         int n = 0;
         for (const auto& l : layers_) {
-          const double x = med_[l.name][k]["cost_ratio_at_" + std::to_string(b)].get<double>();
-          const double y = med_[l.name]["marl"]["cost_ratio_at_" + std::to_string(b)].get<double>();
+          const double x =
+              med_.at(l.name).at(k)["cost_ratio_at_" + std::to_string(b)].get<double>();
+          const double y =
+              med_.at(l.name).at(base)["cost_ratio_at_" + std::to_string(b)].get<double>();
           if (std::isfinite(x) && std::isfinite(y)) {
             lg += std::log(x / y);
             ++n;
           }
         }
-        e["geomean_cost_ratio_vs_marl_at_" + std::to_string(b)] = n ? std::exp(lg / n) : 0.0;
+        e["geomean_cost_ratio_vs_" + base_key + "_at_" + std::to_string(b)] =
+            n ? std::exp(lg / n) : 0.0;
       }
       head[k] = e;
     }
@@ -505,28 +647,148 @@ class StudyRun {
   }
 
   /// Gap to the optimum per searcher: geometric mean over layers of the median (over seeds)
-  /// best / optimum at each iso budget, minus 1.
-  nlohmann::json gaps_to_optimum() {
+  /// best / optimum at each iso budget, minus 1, with its bootstrap interval (null: infinite,
+  /// i.e. the median run of some layer had no valid mapping yet).
+  nlohmann::json gaps_to_optimum() const {
     nlohmann::json gaps = nlohmann::json::object();
     for (const auto& k : suite_.searchers) {
-      for (auto b : suite_.iso_budgets) {
-        double lg = 0;
-        int n = 0;
-        for (const auto& l : layers_) {
-          const double x = med_[l.name][k]["cost_ratio_at_" + std::to_string(b)].get<double>();
-          if (std::isfinite(x) && x > 0) {
-            lg += std::log(x);
-            ++n;
-          }
-        }
-        gaps[k]["gap_to_optimum_at_" + std::to_string(b)] =
-            n ? nlohmann::json(std::exp(lg / n) - 1) : nlohmann::json();
+      const SearcherFigures& f = figures_.at(k);
+      for (size_t bi = 0; bi < suite_.iso_budgets.size(); ++bi) {
+        const std::string b = std::to_string(suite_.iso_budgets[bi]);
+        gaps[k]["gap_to_optimum_at_" + b] = finite_or_null(f.gap[bi].estimate - 1);
+        gaps[k]["gap_to_optimum_at_" + b + "_ci"] = {finite_or_null(f.gap[bi].lo - 1),
+                                                     finite_or_null(f.gap[bi].hi - 1)};
       }
     }
     return gaps;
   }
 
-  nlohmann::json summary_json(const nlohmann::json& head, const nlohmann::json& gaps) {
+  /// Per searcher: samples to each target on the median layer with its interval, the layers
+  /// where the KM median is reached, invalid and duplicate rates.
+  nlohmann::json efficiency() const {
+    nlohmann::json eff = nlohmann::json::object();
+    for (const auto& k : suite_.searchers) {
+      const SearcherFigures& f = figures_.at(k);
+      nlohmann::json e;
+      for (size_t ti = 0; ti < suite_.targets_pct.size(); ++ti) {
+        const std::string p = pct_key(suite_.targets_pct[ti]);
+        e["samples_to_" + p + "_median_layer"] = finite_or_null(f.median_layer[ti].estimate);
+        e["samples_to_" + p + "_median_layer_ci"] = ci_json(f.median_layer[ti]);
+        e["layers_reached_" + p] = f.layers_reached[ti];
+      }
+      e["samples"] = f.samples;
+      e["invalid"] = f.invalid;
+      e["duplicates"] = f.duplicates;
+      e["invalid_rate"] = finite_or_null(invalid_rate(f.invalid, f.samples));
+      e["duplicate_rate"] = finite_or_null(duplicate_rate(f.duplicates, f.samples));
+      eff[k] = e;
+    }
+    return eff;
+  }
+
+  /// searchers.csv: one row per searcher with the figures of `efficiency` and the gaps.
+  void write_searchers_csv() const {
+    std::ostringstream f;
+    f << "searcher";
+    for (auto b : suite_.iso_budgets)
+      f << ",gap_at_" << b << ",gap_at_" << b << "_ci_lo,gap_at_" << b << "_ci_hi";
+    for (double t : suite_.targets_pct)
+      f << ",samples_to_" << t << "pct_median_layer,samples_to_" << t << "pct_ci_lo,samples_to_"
+        << t << "pct_ci_hi,layers_reached_" << t << "pct";
+    f << ",invalid_rate,duplicate_rate\n";
+    for (const auto& k : suite_.searchers) {
+      const SearcherFigures& fg = figures_.at(k);
+      f << k;
+      for (size_t bi = 0; bi < suite_.iso_budgets.size(); ++bi)
+        f << "," << fmt_num(fg.gap[bi].estimate - 1) << "," << fmt_num(fg.gap[bi].lo - 1) << ","
+          << fmt_num(fg.gap[bi].hi - 1);
+      for (size_t ti = 0; ti < suite_.targets_pct.size(); ++ti)
+        f << "," << samples_text(fg.median_layer[ti].estimate) << ","
+          << samples_text(fg.median_layer[ti].lo) << "," << samples_text(fg.median_layer[ti].hi)
+          << "," << fg.layers_reached[ti];
+      f << "," << fmt_num(invalid_rate(fg.invalid, fg.samples)) << ","
+        << fmt_num(duplicate_rate(fg.duplicates, fg.samples)) << "\n";
+    }
+    write_atomic(dir_ / "searchers.csv", f.str());
+  }
+
+  /// The gap-to-optimum plot: geometric mean over layers of the median best / optimum at
+  /// log-spaced budgets (and every iso budget) per searcher with its bootstrap band, as
+  /// plots/gap.csv and plots/gap.gp. Its SVG goes into study.html only (the per-layer SVGs are
+  /// the plots/ files): the script redraws it.
+  void gap_plot() {
+    std::vector<int64_t> grid(suite_.iso_budgets.begin(), suite_.iso_budgets.end());
+    for (double x = 1; x < static_cast<double>(suite_.budget); x *= std::pow(10.0, 1.0 / 8))
+      grid.push_back(static_cast<int64_t>(std::llround(x)));
+    grid.push_back(suite_.budget);
+    std::sort(grid.begin(), grid.end());
+    grid.erase(std::unique(grid.begin(), grid.end()), grid.end());
+    std::ostringstream d;
+    d << "# budget, then per searcher (" << suite_.searchers.size()
+      << "): geometric mean over layers of the median best / optimum, bootstrap low, high\n";
+    double ymax = 1;
+    for (int64_t b : grid) {
+      d << b;
+      for (const auto& k : suite_.searchers) {
+        const core::BootstrapCI ci =
+            geomean_of_medians_ci(ratios_at(k, b), boot_, "gap|" + k + "|" + std::to_string(b));
+        for (double x : {ci.estimate, ci.lo, ci.hi}) {
+          d << "," << (std::isfinite(x) ? fmt_num(x) : std::string("NaN"));
+          if (std::isfinite(x)) ymax = std::max(ymax, x);
+        }
+      }
+      d << "\n";
+    }
+    write_atomic(dir_ / "plots" / "gap.csv", d.str());
+    std::ostringstream gp;
+    gp << "set terminal svg size 900,480 dynamic font 'sans,12'\n"
+       << "set output " << gp_quote("gap.svg") << "\n"
+       << "set datafile separator ','\nset datafile missing 'NaN'\n"
+       << "set logscale x\nset logscale y\nset key top right\nset grid\n"
+       << "set xlabel 'samples (budget)'\n"
+       << "set ylabel "
+       << gp_quote("gap to the optimum (geometric mean over layers of the median over " +
+                   std::to_string(suite_.seeds.size()) + " seeds)")
+       << "\nset title "
+       << gp_quote("gap to the optimum vs budget, " +
+                   fmt_g(std::round(boot_.confidence * 1000) / 10) + " % bootstrap band (" +
+                   suite_.objective + ", " + arch_.name + ")")
+       << " noenhanced\n";
+    // The y axis is best / optimum on a log scale, labelled as the gap (ratio - 1): 1-2-5 steps
+    // up to the largest value, none closer to the one below than 6 % of the axis.
+    gp << "set ytics (";
+    const double top = std::log(std::max(ymax, 1.1)), min_step = 0.06 * top;
+    std::vector<double> tics = {0};
+    for (double decade = 0.01; std::log(1 + decade) <= top; decade *= 10)
+      for (double m : {1, 2, 5}) tics.push_back(m * decade);
+    double last = -1;
+    for (double g : tics) {
+      const double at = std::log(1 + g);
+      if (at > top || (last >= 0 && at - last < min_step)) continue;
+      // A tic label is a format: "%%" draws "%".
+      gp << (last < 0 ? "" : ", ") << gp_quote(fmt_g(g * 100) + " %%") << " " << 1 + g;
+      last = at;
+    }
+    gp << ")\nset yrange [1:" << fmt_num(std::max(ymax, 1.1) * 1.05)
+       << "]\nset xrange [1:" << suite_.budget << "]\n";
+    gp << "plot ";
+    for (size_t k = 0; k < suite_.searchers.size(); ++k) {
+      const size_t c = 2 + 3 * k;
+      gp << (k ? ", " : "") << "'gap.csv' using 1:" << c + 1 << ":" << c + 2
+         << " with filledcurves fs transparent solid 0.15 noborder lc " << k + 1 << " notitle, "
+         << "'gap.csv' using 1:" << c << " with linespoints lw 2 pt 7 ps 0.5 lc " << k + 1
+         << " title " << gp_quote(suite_.searchers[k]) << " noenhanced";
+    }
+    gp << "\n";
+    write_atomic(dir_ / "plots" / "gap.gp", gp.str());
+    gap_svg_ = gnuplot_svg(dir_ / "plots" / "gap.gp", dir_ / "plots" / "gap.svg");
+    std::error_code ec;
+    fs::remove(dir_ / "plots" / "gap.svg", ec);
+    plotted_ = !gap_svg_.empty() && plotted_;
+  }
+
+  nlohmann::json summary_json(const nlohmann::json& vs_marl, const nlohmann::json& vs_box,
+                              const nlohmann::json& gaps, const nlohmann::json& eff) {
     nlohmann::json summary;
     summary["gap_to_optimum"] = gaps;
     summary["suite"] = suite_.name;
@@ -536,6 +798,10 @@ class StudyRun {
     summary["searchers"] = suite_.searchers;
     summary["seeds"] = suite_.seeds;
     summary["budget"] = suite_.budget;
+    summary["iso_budgets"] = suite_.iso_budgets;
+    summary["targets_pct"] = suite_.targets_pct;
+    summary["layer_order"] = nlohmann::json::array();
+    for (const auto& l : layers_) summary["layer_order"].push_back(l.name);
     summary["reference"] = "exact mapper (proven optimum, or the best found with its proven gap)";
     summary["reference_time_limit_s"] = suite_.reference_time_limit_s;
     summary["reference_gap_target"] = suite_.reference_gap;
@@ -561,19 +827,53 @@ class StudyRun {
     summary["reference_cost"] = nlohmann::json::object();
     for (size_t li = 0; li < layers_.size(); ++li)
       summary["reference_cost"][layers_[li].name] = ref_[li];
-    summary["vs_marl"] = head;
+    summary["efficiency"] = eff;
+    summary["vs_marl"] = vs_marl;
+    summary["vs_ppo_box"] = vs_box;
+    summary["bootstrap"] = {
+        {"seed", boot_.seed},
+        {"resamples", boot_.resamples},
+        {"confidence", boot_.confidence},
+        {"method",
+         "percentile bootstrap (inverse-ECDF quantiles of the replicates); the runs (seeds) of "
+         "each layer are resampled with replacement, layers are kept; every statistic draws "
+         "from its own seed derived from this seed and its name"}};
     summary["note"] =
         "The reference of every layer is its optimum (exact mapper); cost ratios are best / "
-        "optimum (1 = optimal). median_samples_to_5pct_ratio = median over layers of (searcher's "
-        "median samples to reach within 5% of the optimum) / (MARL's); a searcher that did not "
-        "reach the target counts as budget+1 (the ratio is then a lower bound). "
-        "geomean_cost_ratio_vs_marl_at_B > 1 means MARL found the lower cost at B samples.";
+        "optimum (1 = optimal). samples_to_Xpct = Kaplan-Meier median over seeds of the samples "
+        "a run needs to come within X% of the optimum, a run that never does being censored at "
+        "its budget; null = not reached (fewer than half of the runs reach it within the "
+        "budget). *_ci = [low, high] percentile bootstrap interval (see bootstrap); a null high "
+        "end = not reached in the upper tail. gap_to_optimum_at_B = geometric mean over layers "
+        "of the median best / optimum at B samples, minus 1 (null: the median run of some layer "
+        "had no valid mapping). efficiency.*_median_layer = median over layers of the per-layer "
+        "KM medians. vs_marl / vs_ppo_box: median_samples_to_5pct_ratio = median over layers of "
+        "(searcher's KM median samples to 5%) / (the baseline's); where one of the two is not "
+        "reached it counts as the budget and the layer's ratio is a bound (ratio_kind says what "
+        "the median is: exact, lower_bound, upper_bound, or unknown when bounds of both "
+        "directions went in); layers where neither is reached are left out "
+        "(layers_without_ratio). geomean_cost_ratio_vs_<base>_at_B > 1 means the baseline found "
+        "the lower cost at B samples. invalid_rate = invalid / samples, duplicate_rate = "
+        "duplicates / (samples + duplicates), over all runs.";
     summary["runs_from_earlier_sessions"] = from_log_;
     return summary;
   }
 
+  /// A gap as a percentage, 3 significant digits below 100 % ("n/a" for NaN, "inf" for +inf).
+  static std::string pct_text(double g) {
+    if (std::isnan(g)) return "n/a";
+    if (!std::isfinite(g)) return "inf";
+    std::ostringstream s;
+    if (std::fabs(100 * g) >= 100)
+      s << std::llround(100 * g) << "%";
+    else
+      s << std::setprecision(3) << 100 * g << "%";
+    return s.str();
+  }
+
   /// The table a user reads after `mapwright study`.
-  void print(const nlohmann::json& head, const nlohmann::json& gaps, std::ostream& out) {
+  void print(const nlohmann::json& vs_marl, const nlohmann::json& vs_box, std::ostream& out) {
+    const std::string conf = fmt_g(std::round(boot_.confidence * 1000) / 10) + "%";
     out << "study " << suite_.name << ": " << layers_.size() << " layers x "
         << suite_.searchers.size() << " searchers x " << suite_.seeds.size() << " seeds, budget "
         << suite_.budget << ", measured against each layer's optimum (exact mapper, " << std::fixed
@@ -582,44 +882,60 @@ class StudyRun {
         << std::defaultfloat;
     out << std::left << std::setw(24) << "layer" << std::right;
     for (const auto& k : suite_.searchers) out << std::setw(12) << k;
-    out << "   (median samples to within 5% of the optimum; >B = not reached)\n";
-    for (const auto& l : layers_) {
-      out << std::left << std::setw(24) << l.name.substr(0, 23) << std::right;
-      for (const auto& k : suite_.searchers) {
-        const auto& e = med_[l.name][k];
-        out << std::setw(12)
-            << (e["median_reached_5pct"].get<bool>()
-                    ? std::to_string(static_cast<long long>(e["samples_to_5pct"].get<double>()))
-                    : ">" + std::to_string(suite_.budget));
-      }
+    out << "   (samples to within 5% of the optimum: Kaplan-Meier median over seeds; >B = not "
+           "reached)\n";
+    const size_t t5 =
+        static_cast<size_t>(std::find(suite_.targets_pct.begin(), suite_.targets_pct.end(), 5.0) -
+                            suite_.targets_pct.begin());
+    for (size_t li = 0; li < layers_.size(); ++li) {
+      out << std::left << std::setw(24) << one_line(layers_[li].name).substr(0, 23) << std::right;
+      for (const auto& k : suite_.searchers)
+        out << std::setw(12) << samples_text(cells_.at(k)[li].km[t5].estimate);
       out << "\n";
     }
-    for (const auto& [k, e] : head.items()) {
-      out << k << " vs marl: median samples-to-5% ratio "
-          << (e["median_samples_to_5pct_ratio"].is_null()
-                  ? std::string("n/a")
-                  : std::to_string(e["median_samples_to_5pct_ratio"].get<double>()))
-          << " (" << e["ratios_that_are_lower_bounds"].get<int>() << " of "
-          << e["layers_with_ratio"].get<size_t>() << " are lower bounds)";
-      for (auto b : suite_.iso_budgets)
-        out << "; cost ratio @" << b << " " << std::fixed << std::setprecision(3)
-            << e["geomean_cost_ratio_vs_marl_at_" + std::to_string(b)].get<double>()
-            << std::defaultfloat;
-      out << "\n";
-    }
-    out << "gap to the optimum (geometric mean over layers of the median best/optimum - 1):\n";
+    out << "per searcher (" << conf
+        << " bootstrap intervals, seeds resampled within each layer):\n";
     for (const auto& k : suite_.searchers) {
+      const SearcherFigures& f = figures_.at(k);
       out << "  " << std::left << std::setw(8) << k << std::right;
-      for (auto b : suite_.iso_budgets) {
-        const auto& g = gaps[k]["gap_to_optimum_at_" + std::to_string(b)];
-        out << "  @" << b << " "
-            << (g.is_null() ? std::string("n/a")
-                            : fmt_g(std::round(1000 * 100 * g.get<double>()) / 1000) + " %");
-      }
+      for (size_t ti = 0; ti < suite_.targets_pct.size(); ++ti)
+        out << (ti ? "; " : " ") << "samples to " << fmt_g(suite_.targets_pct[ti])
+            << "% (median layer) " << samples_text(f.median_layer[ti].estimate) << " ["
+            << samples_text(f.median_layer[ti].lo) << ", " << samples_text(f.median_layer[ti].hi)
+            << "]";
+      out << "; invalid " << pct_text(invalid_rate(f.invalid, f.samples)) << ", duplicates "
+          << pct_text(duplicate_rate(f.duplicates, f.samples)) << "\n";
+      out << "  " << std::setw(8) << ""
+          << " gap to the optimum";
+      for (size_t bi = 0; bi < suite_.iso_budgets.size(); ++bi)
+        out << (bi ? "," : "") << " @" << suite_.iso_budgets[bi] << " "
+            << pct_text(f.gap[bi].estimate - 1) << " [" << pct_text(f.gap[bi].lo - 1) << ", "
+            << pct_text(f.gap[bi].hi - 1) << "]";
       out << "\n";
+    }
+    for (const auto& [base, head] :
+         {std::pair<std::string, const nlohmann::json&>{"marl", vs_marl}, {"ppo-box", vs_box}}) {
+      for (const auto& k : suite_.searchers) {
+        if (!head.contains(k)) continue;
+        const nlohmann::json& e = head[k];
+        const std::string kind = e["ratio_kind"].get<std::string>();
+        out << k << " vs " << base << ": median samples-to-5% ratio "
+            << (e["median_samples_to_5pct_ratio"].is_null()
+                    ? std::string("n/a")
+                    : (kind == "lower_bound"   ? ">= "
+                       : kind == "upper_bound" ? "<= "
+                       : kind == "unknown"     ? "~ "
+                                               : "") +
+                          fmt_g(e["median_samples_to_5pct_ratio"].get<double>()))
+            << " (" << kind << "; " << e["layers_with_ratio"].get<int>() << " layers, "
+            << e["ratios_that_are_lower_bounds"].get<int>() << " lower and "
+            << e["ratios_that_are_upper_bounds"].get<int>() << " upper bounds, "
+            << e["layers_without_ratio"].get<int>() << " left out: neither reached)\n";
+      }
     }
     out << "sampled runs that beat the exact mapper: " << total_beats_ << "\n";
-    out << "written to " << dir_.string() << " (runs.csv, summary.csv, study.json, curves/, plots/"
+    out << "written to " << dir_.string()
+        << " (study.html, runs.csv, summary.csv, searchers.csv, study.json, curves/, plots/"
         << (plotted_ ? "" : " [gnuplot failed or missing: no SVG]") << ")\n";
   }
 
@@ -645,6 +961,12 @@ class StudyRun {
   int total_beats_ = 0;
   /// med_[layer][searcher]: medians over seeds.
   std::map<std::string, std::map<std::string, nlohmann::json>> med_;
+  BootstrapSettings boot_;  ///< The suite's bootstrap settings.
+  /// cells_[searcher][layer]: the searcher's runs on the layer and their statistics.
+  std::map<std::string, std::vector<Cell>> cells_;
+  std::map<std::string, SearcherFigures> figures_;  ///< Per searcher, over all layers.
+  std::vector<std::string> layer_svgs_;  ///< Per layer, its median-curve plot ("" = none).
+  std::string gap_svg_;                  ///< The gap-to-optimum plot ("" = none).
   bool plotted_ = true;
 };
 

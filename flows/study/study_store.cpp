@@ -35,11 +35,17 @@ double number_or_inf(const json& j, const std::string& where, const std::string&
 json trial_to_json(const Trial& t) {
   json c = json::array();
   for (double x : t.curve) c.push_back(finite_or_null(x));
-  return {{"layer", t.layer},     {"searcher", t.searcher},
-          {"seed", t.seed},       {"reference", t.reference},
-          {"budget", t.budget},   {"duplicates", t.duplicates},
-          {"invalid", t.invalid}, {"best", finite_or_null(t.best)},
-          {"seconds", t.seconds}, {"curve", c}};
+  return {{"layer", t.layer},
+          {"searcher", t.searcher},
+          {"seed", t.seed},
+          {"reference", t.reference},
+          {"budget", t.budget},
+          {"samples", t.samples},
+          {"duplicates", t.duplicates},
+          {"invalid", t.invalid},
+          {"best", finite_or_null(t.best)},
+          {"seconds", t.seconds},
+          {"curve", c}};
 }
 
 Trial trial_from_json(const json& j, const std::string& where) {
@@ -59,12 +65,17 @@ Trial trial_from_json(const json& j, const std::string& where) {
       throw core::SpecError(where, "curve", c.dump().substr(0, 40), "must be a list");
     t.curve.reserve(c.size());
     for (const auto& x : c) t.curve.push_back(number_or_inf(x, where, "curve"));
+    t.samples = j.contains("samples") ? j.at("samples").get<int64_t>()
+                                      : static_cast<int64_t>(t.curve.size());
   } catch (const json::exception& e) {
     throw core::SpecError(where, "(record)", j.dump().substr(0, 80), e.what());
   }
   if (t.budget < 1 || static_cast<int64_t>(t.curve.size()) > t.budget)
     throw core::SpecError(where, "curve", std::to_string(t.curve.size()) + " entries",
                           "longer than the budget " + std::to_string(t.budget));
+  if (t.samples < 0 || t.samples > t.budget)
+    throw core::SpecError(where, "samples", std::to_string(t.samples),
+                          "must be between 0 and the budget " + std::to_string(t.budget));
   return t;
 }
 

@@ -23,7 +23,9 @@ struct Trial {
   std::string searcher;       ///< Kind.
   uint64_t seed = 0;          ///< Seed.
   bool reference = false;     ///< A long reference run.
-  int64_t budget = 0;         ///< Samples.
+  int64_t budget = 0;         ///< Samples asked for.
+  int64_t samples = 0;        ///< Samples evaluated (below the budget when the searcher ran
+                              ///< out of new points; records without it: the curve's length).
   int64_t duplicates = 0;     ///< Repeated proposals answered from the cache.
   int64_t invalid = 0;        ///< Distinct samples that were invalid.
   std::vector<double> curve;  ///< Best-so-far cost after each sample (inf before the first valid).

@@ -50,10 +50,11 @@ StudySuite load_study_suite(const std::string& path) {
   const YAML::Node root = load_yaml_file(path);
   check_keys(root, path, "",
              {"name", "description", "arch", "objective", "options", "searchers", "seeds", "budget",
-              "iso_budgets", "targets_pct", "reference", "layers"});
+              "iso_budgets", "targets_pct", "reference", "bootstrap", "budget_caps", "layers"});
   // Ranges: seeds and reference.seed 0 .. 2^62, budget 1 .. 1e8 samples, iso_budgets
   // 1 .. budget, targets_pct (0, 1000), reference.budget_multiplier 0 .. 1000 (0: no sampled
-  // reference runs), reference.time_limit_s 0.001 .. 1e6, reference.gap 0 .. 0.5.
+  // reference runs), reference.time_limit_s 0.001 .. 1e6, reference.gap 0 .. 0.5,
+  // bootstrap.resamples 100 .. 1e6, bootstrap.confidence 0.5 .. 0.999, bootstrap.seed 0 .. 2^62.
   constexpr double kMaxSeed = 4.6e18;  // < 2^62, exact in int64.
   StudySuite s;
   s.name = get_string(root, "name", path, "", fs::path(path).stem().string());
@@ -100,6 +101,26 @@ StudySuite load_study_suite(const std::string& path) {
                       "must be >= 0");
   }
   if (s.reference_searchers.empty()) s.reference_searchers = s.searchers;
+  if (const YAML::Node bs = root["bootstrap"]) {
+    check_keys(bs, path, "bootstrap", {"resamples", "confidence", "seed"});
+    s.bootstrap_resamples = static_cast<int>(
+        get_int_in(bs, "resamples", path, "bootstrap", s.bootstrap_resamples, 100, 1000000));
+    s.bootstrap_confidence =
+        get_double_in(bs, "confidence", path, "bootstrap", s.bootstrap_confidence, 0.5, 0.999);
+    s.bootstrap_seed = static_cast<uint64_t>(get_int_in(bs, "seed", path, "bootstrap",
+                                                        static_cast<int64_t>(s.bootstrap_seed), 0,
+                                                        static_cast<int64_t>(kMaxSeed)));
+  }
+  if (const YAML::Node caps = root["budget_caps"]) {
+    if (!caps.IsMap())
+      throw SpecError(path, "budget_caps", "", "must be a map of searcher: samples");
+    for (const auto& kv : caps) {
+      const std::string k = kv.first.as<std::string>();
+      if (std::find(s.searchers.begin(), s.searchers.end(), k) == s.searchers.end())
+        throw SpecError(path, "budget_caps." + k, k, "is not one of the suite's searchers");
+      s.budget_caps[k] = get_int_in(caps, k, path, "budget_caps", s.budget, 1, s.budget);
+    }
+  }
   s.layers = get_list<std::string>(root, "layers", path, true);
   for (const auto& l : s.layers) parse_layer_arg(l, path + ": layers");
   return s;

@@ -380,6 +380,104 @@ Incumbent initial(const Layer& l, const Arch& a, const Objective& obj) {
   return inc;
 }
 
+/// Root subtrees (every dataflow and PE use), sorted by bound (ties: dataflow, then more PEs
+/// first).
+std::vector<Root> root_subtrees(const Arch& arch, const LowerBound& lb, const Objective& obj) {
+  std::vector<Root> roots;
+  for (Dataflow df : arch.dataflows)
+    for (int pr = arch.rows; pr >= 1; --pr)
+      for (int pc = arch.cols; pc >= 1; --pc) {
+        Partial p;
+        p.m.dataflow = df;
+        p.m.pe_rows = pr;
+        p.m.pe_cols = pc;
+        p.dataflow = p.pe = true;
+        const Bounds b = lb.bounds(p);
+        roots.push_back({df, pr, pc, obj.cost(b.cycles, b.energy)});
+      }
+  std::stable_sort(roots.begin(), roots.end(),
+                   [](const Root& a, const Root& b) { return a.bound < b.bound; });
+  return roots;
+}
+
+/// What the search has found so far, merged in subtree order (deterministic for any number
+/// of threads).
+struct Found {
+  Incumbent best;  ///< The incumbent.
+  Stats total;     ///< Counters of every subtree searched.
+  TopList top;     ///< The best distinct mappings.
+};
+
+/// Searches roots[w0 .. w0+n) (one wave) with up to `threads` of `workers`, each subtree
+/// starting from the incumbent before the wave, then merges their results into `f` in subtree
+/// order.
+void search_wave(const Context& ctx, const std::vector<Root>& roots, size_t w0, size_t n,
+                 int threads, std::vector<Worker>& workers, Found& f) {
+  std::vector<Incumbent> incs(n);
+  std::vector<Stats> stats(n);
+  std::vector<TopList> tops(n);
+  for (auto& t : tops) t.k = f.top.k;
+  std::atomic<size_t> next{0};
+  auto work = [&](int wi) {
+    for (size_t i = next++; i < n; i = next++)
+      workers[static_cast<size_t>(wi)].run(roots[w0 + i], f.best, incs[i], stats[i], tops[i]);
+  };
+  // Subtrees whose root bound already reaches the incumbent are cut without a thread.
+  size_t live = 0;
+  for (size_t i = 0; i < n; ++i)
+    if (!f.best.found || roots[w0 + i].bound < f.best.cost * (1 - ctx.gap)) ++live;
+  const int nt = std::min(threads, static_cast<int>(live));
+  if (nt <= 1) {
+    work(0);
+  } else {
+    std::vector<std::thread> pool;
+    for (int i = 0; i < nt; ++i) pool.emplace_back(work, i);
+    for (auto& th : pool) th.join();
+  }
+  for (size_t i = 0; i < n; ++i) {
+    if (incs[i].found && f.best.beaten_by(incs[i].cost, incs[i].key)) f.best = incs[i];
+    f.total.add(stats[i]);
+    for (const auto& e : tops[i].entries) f.top.offer(e.cost, e.key, e.m);
+  }
+}
+
+/// The answer: the best mapping with its surrogate metrics, the proven bound and gap, the
+/// other top mappings, the effort and why the search stopped.
+Result make_result(const Layer& layer, const Arch& arch, const Options& options, const Found& f,
+                   Clock::time_point t0) {
+  const Incumbent& best = f.best;
+  const Stats& total = f.total;
+  Result r;
+  r.nodes = total.nodes;
+  r.evaluations = total.evaluations;
+  r.pruned_bound = total.pruned_bound;
+  r.pruned_capacity = total.pruned_capacity;
+  r.pruned_dominance = total.pruned_dominance;
+  r.found = best.found;
+  if (best.found) {
+    r.best = best.m;
+    model::Surrogate sur;
+    r.metrics = sur.evaluate(layer, arch, r.best);
+    r.best_cost = options.objective.cost(r.metrics);
+    r.lower_bound = std::min(r.best_cost, total.open_bound);
+    r.gap = r.best_cost > 0 ? (r.best_cost - r.lower_bound) / r.best_cost : 0;
+    r.top.emplace_back(r.best, r.metrics);
+    for (const auto& e : f.top.entries)
+      if (static_cast<int>(r.top.size()) < std::max(1, options.keep) && e.key != best.key)
+        r.top.emplace_back(e.m, sur.evaluate(layer, arch, e.m));
+  } else {
+    r.lower_bound = total.open_bound;
+    r.gap = 1;
+  }
+  r.optimal = best.found && !total.timed_out && r.lower_bound >= r.best_cost;
+  r.stop = total.timed_out ? StopReason::TimeLimit
+           : !best.found   ? StopReason::Infeasible
+           : r.optimal     ? StopReason::ProvedOptimal
+                           : StopReason::GapReached;
+  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
+  return r;
+}
+
 }  // namespace
 
 Result solve(const Layer& layer, const Arch& arch, const Options& options) {
@@ -398,94 +496,22 @@ Result solve(const Layer& layer, const Arch& arch, const Options& options) {
   if (ctx.has_deadline)
     ctx.deadline = t0 + std::chrono::duration_cast<Clock::duration>(
                             std::chrono::duration<double>(options.time_limit_s));
+  const std::vector<Root> roots = root_subtrees(arch, lb, options.objective);
 
-  // Root subtrees, sorted by bound (ties: dataflow, then more PEs first).
-  std::vector<Root> roots;
-  for (Dataflow df : arch.dataflows)
-    for (int pr = arch.rows; pr >= 1; --pr)
-      for (int pc = arch.cols; pc >= 1; --pc) {
-        Partial p;
-        p.m.dataflow = df;
-        p.m.pe_rows = pr;
-        p.m.pe_cols = pc;
-        p.dataflow = p.pe = true;
-        const Bounds b = lb.bounds(p);
-        roots.push_back({df, pr, pc, options.objective.cost(b.cycles, b.energy)});
-      }
-  std::stable_sort(roots.begin(), roots.end(),
-                   [](const Root& a, const Root& b) { return a.bound < b.bound; });
-
-  Incumbent best = initial(layer, arch, options.objective);
-  Stats total;
-  TopList top;  // Merged in subtree order: deterministic like `best`.
-  top.k = static_cast<size_t>(std::max(1, options.keep));
-  if (best.found) top.offer(best.cost, best.key, best.m);
+  Found f;
+  f.best = initial(layer, arch, options.objective);
+  f.top.k = static_cast<size_t>(std::max(1, options.keep));
+  if (f.best.found) f.top.offer(f.best.cost, f.best.key, f.best.m);
   int threads =
       options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
   threads = std::max(1, threads);
   const int wave = std::max(1, options.wave);
   std::vector<Worker> workers;
   for (int i = 0; i < threads; ++i) workers.emplace_back(ctx);
-
-  for (size_t w0 = 0; w0 < roots.size(); w0 += static_cast<size_t>(wave)) {
-    const size_t n = std::min(static_cast<size_t>(wave), roots.size() - w0);
-    std::vector<Incumbent> incs(n);
-    std::vector<Stats> stats(n);
-    std::vector<TopList> tops(n);
-    for (auto& t : tops) t.k = top.k;
-    std::atomic<size_t> next{0};
-    auto work = [&](int wi) {
-      for (size_t i = next++; i < n; i = next++)
-        workers[static_cast<size_t>(wi)].run(roots[w0 + i], best, incs[i], stats[i], tops[i]);
-    };
-    // Subtrees whose root bound already reaches the incumbent are cut without a thread.
-    size_t live = 0;
-    for (size_t i = 0; i < n; ++i)
-      if (!best.found || roots[w0 + i].bound < best.cost * (1 - ctx.gap)) ++live;
-    const int nt = std::min(threads, static_cast<int>(live));
-    if (nt <= 1) {
-      work(0);
-    } else {
-      std::vector<std::thread> pool;
-      for (int i = 0; i < nt; ++i) pool.emplace_back(work, i);
-      for (auto& th : pool) th.join();
-    }
-    for (size_t i = 0; i < n; ++i) {
-      if (incs[i].found && best.beaten_by(incs[i].cost, incs[i].key)) best = incs[i];
-      total.add(stats[i]);
-      for (const auto& e : tops[i].entries) top.offer(e.cost, e.key, e.m);
-    }
-  }
-
-  Result r;
-  r.nodes = total.nodes;
-  r.evaluations = total.evaluations;
-  r.pruned_bound = total.pruned_bound;
-  r.pruned_capacity = total.pruned_capacity;
-  r.pruned_dominance = total.pruned_dominance;
-  r.found = best.found;
-  if (best.found) {
-    r.best = best.m;
-    model::Surrogate sur;
-    r.metrics = sur.evaluate(layer, arch, r.best);
-    r.best_cost = options.objective.cost(r.metrics);
-    r.lower_bound = std::min(r.best_cost, total.open_bound);
-    r.gap = r.best_cost > 0 ? (r.best_cost - r.lower_bound) / r.best_cost : 0;
-    r.top.emplace_back(r.best, r.metrics);
-    for (const auto& e : top.entries)
-      if (static_cast<int>(r.top.size()) < std::max(1, options.keep) && e.key != best.key)
-        r.top.emplace_back(e.m, sur.evaluate(layer, arch, e.m));
-  } else {
-    r.lower_bound = total.open_bound;
-    r.gap = 1;
-  }
-  r.optimal = best.found && !total.timed_out && r.lower_bound >= r.best_cost;
-  r.stop = total.timed_out ? StopReason::TimeLimit
-           : !best.found   ? StopReason::Infeasible
-           : r.optimal     ? StopReason::ProvedOptimal
-                           : StopReason::GapReached;
-  r.seconds = std::chrono::duration<double>(Clock::now() - t0).count();
-  return r;
+  for (size_t w0 = 0; w0 < roots.size(); w0 += static_cast<size_t>(wave))
+    search_wave(ctx, roots, w0, std::min(static_cast<size_t>(wave), roots.size() - w0), threads,
+                workers, f);
+  return make_result(layer, arch, options, f, t0);
 }
 
 }  // namespace mapwright::mapper

@@ -297,15 +297,15 @@ Matrix interaction_matrix(const Problem& problem, const std::vector<Point>& poin
       y[s] = outcomes[s].valid ? std::log(outcomes[s].cost) : worst + options.invalid_penalty;
     assoc = response_interactions(problem, points, y, options);
   }
-  // Responses 2...: one 0/1 indicator per failure class (the text of the reason before its
-  // first ':'), seen at least 5 times and missed at least 5 times. Parameters that decide
-  // together whether a mapping fits (tile sizes sharing a buffer) interact in these even
-  // when the valid points are too few to show it in log-cost.
+  // Responses 2...: one 0/1 indicator per failure class (Outcome::failure_class), seen at least 5
+  // times and missed at least 5 times. Parameters that decide together whether a mapping fits (tile
+  // sizes sharing a buffer) interact in these even when the valid points are too few to show it in
+  // log-cost.
   std::vector<std::string> cls(n);
   std::vector<std::string> classes;
   for (size_t s = 0; s < n; ++s) {
     if (outcomes[s].valid) continue;
-    cls[s] = outcomes[s].reason.substr(0, outcomes[s].reason.find(':'));
+    cls[s] = outcomes[s].failure_class.empty() ? "invalid" : outcomes[s].failure_class;
     if (std::find(classes.begin(), classes.end(), cls[s]) == classes.end())
       classes.push_back(cls[s]);
   }

@@ -56,7 +56,7 @@ class GaSearcher final : public Searcher {
   nlohmann::json describe() const override {
     return {{"kind", name()},
             {"seed", seed_},
-            {"options", to_json(SearchOptions{{}, options_, {}, {}, {}, {}})["ga"]},
+            {"options", to_json(SearchOptions{{}, options_, {}, {}, {}, {}, {}})["ga"]},
             {"generations", generation_},
             {"problem", problem_json(problem_)}};
   }

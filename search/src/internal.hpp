@@ -24,6 +24,7 @@ std::unique_ptr<Searcher> make_ppo_box(const Problem& problem, const PpoBoxOptio
                                        uint64_t seed);
 std::unique_ptr<Searcher> make_marl(const Problem& problem, const MarlOptions& options,
                                     uint64_t seed);
+std::unique_ptr<Searcher> make_bo(const Problem& problem, const BoOptions& options, uint64_t seed);
 
 /// Uniform integer in [0, n) from our own generator (std::uniform_int_distribution is not
 /// specified bit-for-bit across standard libraries; this is).

@@ -78,7 +78,7 @@ class MarlSearcher final : public Searcher {
     return {
         {"kind", name()},
         {"seed", seed_},
-        {"options", to_json(SearchOptions{{}, {}, {}, {}, options_, {}})["marl"]},
+        {"options", to_json(SearchOptions{{}, {}, {}, {}, options_, {}, {}})["marl"]},
         {"clustering", agents_.empty() ? nlohmann::json(nullptr) : clustering_.to_json(problem_)},
         {"reclustered_at",
          reclustered_at_ > 0 ? nlohmann::json(reclustered_at_) : nlohmann::json(nullptr)},

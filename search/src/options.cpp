@@ -1,7 +1,7 @@
 // Loading, validating and recording searcher options. The YAML schema mirrors the structs in
 // options.hpp one to one: a top-level map with optional sections random, ga, sa, ppo, ppo_box,
-// marl (marl has sub-maps learner and clustering). Every key is checked: unknown keys, wrong types
-// and out-of-range values are rejected with a message naming the file, the dotted key and the
+// marl (marl has sub-maps learner and clustering) and bo. Every key is checked: unknown keys, wrong
+// types and out-of-range values are rejected with a message naming the file, the dotted key and the
 // offending value.
 #include "mapwright/search/options.hpp"
 
@@ -103,7 +103,7 @@ void read_clustering(const YAML::Node& n, const std::string& where, const std::s
 SearchOptions read_top(const YAML::Node& root, const std::string& where) {
   SearchOptions o;
   if (!root || root.IsNull()) return o;  // Empty file: all defaults.
-  MapReader top(root, where, "", {"random", "ga", "sa", "ppo", "ppo_box", "marl"});
+  MapReader top(root, where, "", {"random", "ga", "sa", "ppo", "ppo_box", "marl", "bo"});
   if (auto n = top.sub("random")) {
     MapReader r(n, where, "random", {"batch"});
     r.get("batch", o.random.batch);
@@ -167,6 +167,17 @@ SearchOptions read_top(const YAML::Node& root, const std::string& where) {
     if (auto l = r.sub("learner")) read_learner(l, where, "marl.learner", o.marl.learner);
     if (auto c = r.sub("clustering"))
       read_clustering(c, where, "marl.clustering", o.marl.clustering);
+  }
+  if (auto n = top.sub("bo")) {
+    MapReader r(n, where, "bo",
+                {"batch", "invalid_penalty", "ordinal_continuous", "solver_epsilon",
+                 "relative_noise_magnitude", "pure_random_search_probability"});
+    r.get("batch", o.bo.batch);
+    r.get("invalid_penalty", o.bo.invalid_penalty);
+    r.get("ordinal_continuous", o.bo.ordinal_continuous);
+    r.get("solver_epsilon", o.bo.solver_epsilon);
+    r.get("relative_noise_magnitude", o.bo.relative_noise_magnitude);
+    r.get("pure_random_search_probability", o.bo.pure_random_search_probability);
   }
   return o;
 }
@@ -285,6 +296,14 @@ void validate_options(const SearchOptions& o, const std::string& where) {
   check_positive(where, "marl.clustering.significance", c.significance);
   check_range(where, "marl.clustering.merge_threshold", c.merge_threshold, 0, 1, true);
   check_positive(where, "marl.clustering.invalid_penalty", c.invalid_penalty);
+  check_int(where, "bo.batch", o.bo.batch, 1, 1000);
+  check_positive(where, "bo.invalid_penalty", o.bo.invalid_penalty);
+  check_nonneg(where, "bo.solver_epsilon", o.bo.solver_epsilon);
+  // > 0, not dlib's >= 0: an invalid point proposed again is told a new value (the worst valid
+  // value moves), and without noise two values at one point make the model infeasible.
+  check_positive(where, "bo.relative_noise_magnitude", o.bo.relative_noise_magnitude);
+  check_range(where, "bo.pure_random_search_probability", o.bo.pure_random_search_probability, 0, 1,
+              false);
 }
 
 SearchOptions parse_search_options(const std::string& yaml_text, const std::string& where) {
@@ -345,6 +364,15 @@ nlohmann::json to_json(const PpoBoxOptions& o) {
           {"invalid_penalty", o.invalid_penalty}};
 }
 
+nlohmann::json to_json(const BoOptions& o) {
+  return {{"batch", o.batch},
+          {"invalid_penalty", o.invalid_penalty},
+          {"ordinal_continuous", o.ordinal_continuous},
+          {"solver_epsilon", o.solver_epsilon},
+          {"relative_noise_magnitude", o.relative_noise_magnitude},
+          {"pure_random_search_probability", o.pure_random_search_probability}};
+}
+
 nlohmann::json to_json(const ClusteringOptions& o) {
   return {{"agents", o.agents},
           {"linkage", o.linkage},
@@ -381,7 +409,14 @@ nlohmann::json to_json(const SearchOptions& o) {
             {"critic_window", o.marl.critic_window},
             {"critic_ridge", o.marl.critic_ridge},
             {"learner", to_json(o.marl.learner)},
-            {"clustering", to_json(o.marl.clustering)}}}};
+            {"clustering", to_json(o.marl.clustering)}}},
+          {"bo", to_json(o.bo)}};
+}
+
+const std::vector<std::string>& searcher_kinds() {
+  static const std::vector<std::string> kinds = {"random",  "ga",   "sa", "ppo",
+                                                 "ppo-box", "marl", "bo"};
+  return kinds;
 }
 
 }  // namespace mapwright::search

@@ -71,7 +71,7 @@ class SaSearcher final : public Searcher {
   nlohmann::json describe() const override {
     return {{"kind", name()},
             {"seed", seed_},
-            {"options", to_json(SearchOptions{{}, {}, options_, {}, {}, {}})["sa"]},
+            {"options", to_json(SearchOptions{{}, {}, options_, {}, {}, {}, {}})["sa"]},
             {"temperature", temperature_},
             {"restarts", restarts_},
             {"problem", problem_json(problem_)}};

@@ -31,11 +31,6 @@ void validate_problem(const Problem& problem) {
   }
 }
 
-const std::vector<std::string>& searcher_kinds() {
-  static const std::vector<std::string> kinds = {"random", "ga", "sa", "ppo", "ppo-box", "marl"};
-  return kinds;
-}
-
 std::unique_ptr<Searcher> make_searcher(const std::string& kind, const Problem& problem,
                                         const SearchOptions& options, uint64_t seed) {
   validate_problem(problem);
@@ -46,6 +41,7 @@ std::unique_ptr<Searcher> make_searcher(const std::string& kind, const Problem& 
   if (kind == "ppo") return detail::make_ppo(problem, options.ppo, seed);
   if (kind == "ppo-box") return detail::make_ppo_box(problem, options.ppo_box, seed);
   if (kind == "marl") return detail::make_marl(problem, options.marl, seed);
+  if (kind == "bo") return detail::make_bo(problem, options.bo, seed);
   std::string known;
   for (const auto& k : searcher_kinds()) known += (known.empty() ? "" : ", ") + k;
   throw std::invalid_argument("unknown searcher kind '" + kind + "' (known: " + known + ")");
@@ -153,7 +149,7 @@ SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t 
         }
       } else {
         ++res.invalid;
-        ++res.failures[o.reason.substr(0, o.reason.find(':'))];
+        ++res.failures[o.failure_class.empty() ? "invalid" : o.failure_class];
       }
       res.best_so_far.push_back(best);
       ++res.samples;

@@ -76,8 +76,10 @@ TEST(Clustering, ParametersOfEachFailureClassAreGrouped) {
                    {"e", 8, true},
                    {"f", 8, true}}};
   auto cost = [](const Point& x) {
-    if (x[0] * x[1] > 20) return Outcome{false, 0.0, "left_overflow: needs more"};
-    if (x[2] * x[3] > 20) return Outcome{false, 0.0, "right_overflow: needs more"};
+    if (x[0] * x[1] > 20)
+      return Outcome{false, 0.0, "left_overflow: needs more", false, "left_overflow"};
+    if (x[2] * x[3] > 20)
+      return Outcome{false, 0.0, "right_overflow: needs more", false, "right_overflow"};
     double y = 0;
     for (size_t k = 0; k < x.size(); ++k) y += 0.05 * static_cast<double>((k + 1) * x[k]);
     return Outcome{true, std::exp(y), ""};

@@ -30,7 +30,7 @@ std::string error_of(F f) {
 TEST(SearcherBad, UnknownKindListsKnownKinds) {
   EXPECT_EQ(error_of<std::invalid_argument>(
                 [] { make_searcher("bayes", testing::separable_problem(), kDefaults, 1); }),
-            "unknown searcher kind 'bayes' (known: random, ga, sa, ppo, ppo-box, marl)");
+            "unknown searcher kind 'bayes' (known: random, ga, sa, ppo, ppo-box, marl, bo)");
 }
 
 TEST(SearcherBad, BadProblems) {
@@ -83,10 +83,10 @@ TEST(RunSearch, CountsEveryPointAndKeepsAMonotoneCurve) {
   // Half the space is invalid; all of it counts against the budget.
   const Problem p = testing::separable_problem();
   EvaluateFn ev = batch_of([](const Point& x) {
-    if (x[0] % 2 == 1) return Outcome{false, 0, "does not fit: odd o8"};
+    if (x[0] % 2 == 1) return Outcome{false, 0, "does not fit: odd o8", false, "does not fit"};
     return testing::separable_cost(x);
   });
-  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl"}) {
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl", "bo"}) {
     auto s = make_searcher(kind, p, kDefaults, 7);
     const SearchResult r = run_search(*s, ev, 333);
     EXPECT_EQ(r.samples, 333) << kind;
@@ -119,7 +119,7 @@ TEST(RunSearch, CurveIsInfiniteBeforeTheFirstValidPointAndNullInJson) {
   const nlohmann::json j = r.to_json();
   EXPECT_TRUE(j["best_so_far"][0].is_null());
   EXPECT_EQ(j["best_so_far"][9], 2.0);
-  EXPECT_EQ(j["failures"]["too big"], 5);
+  EXPECT_EQ(j["failures"]["invalid"], 5);  // no failure_class: counted as "invalid"
 }
 
 TEST(RunSearch, ProgressCanStopEarly) {
@@ -137,7 +137,7 @@ TEST(RunSearch, ProgressCanStopEarly) {
 }
 
 TEST(RunSearch, AsksNeverExceedTheRemainingBudget) {
-  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl"}) {
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl", "bo"}) {
     auto s = make_searcher(kind, testing::separable_problem(), kDefaults, 1);
     const SearchResult r = run_search(*s, batch_of(testing::separable_cost), 150);
     EXPECT_EQ(r.samples, 150) << kind;
@@ -178,14 +178,14 @@ TEST(RunSearch, RepeatedPointsAreAnsweredFromTheCacheAndNotCharged) {
   // 625 points and a budget of 2000: every distinct point is evaluated exactly once, the
   // repeats are duplicates, and the run ends as exhausted when the space is used up.
   const Problem p{{{"a", 5, true}, {"b", 5, true}, {"c", 5, false}, {"d", 5, false}}};
-  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl"}) {
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl", "bo"}) {
     std::map<Point, int> calls;
     EvaluateFn ev = [&](const std::vector<Point>& pts) {
       std::vector<Outcome> out;
       for (const auto& x : pts) {
         ++calls[x];
         out.push_back(
-            x[0] == 4 ? Outcome{false, 0, "does not fit: a=4"}
+            x[0] == 4 ? Outcome{false, 0, "does not fit: a=4", false, "does not fit"}
                       : Outcome{true, 1.0 + static_cast<double>(x[0] + x[1] + x[2] + x[3]), ""});
       }
       return out;

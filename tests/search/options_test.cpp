@@ -64,7 +64,7 @@ TEST(SearchOptionsBad, MalformedYamlNamesTheFile) {
 TEST(SearchOptionsBad, UnknownTopLevelKey) {
   const std::string msg = error_of([] { parse_search_options("gaa: {}\n", "o.yaml"); });
   EXPECT_NE(msg.find("o.yaml: key 'gaa' = '{}': unknown key"), std::string::npos) << msg;
-  EXPECT_NE(msg.find("random, ga, sa, ppo, ppo_box, marl"), std::string::npos) << msg;
+  EXPECT_NE(msg.find("random, ga, sa, ppo, ppo_box, marl, bo"), std::string::npos) << msg;
 }
 
 TEST(SearchOptionsBad, UnknownNestedKeyNamesDottedPathAndValue) {
@@ -123,9 +123,10 @@ TEST(SearchOptionsBad, StrictLayerDefectClasses) {
   EXPECT_EQ(err("ppo: {lr: inf}\n"), "o.yaml: key 'ppo.lr' = 'inf': expected a finite number");
   EXPECT_EQ(err("ppo: {lr: nan}\n"), "o.yaml: key 'ppo.lr' = 'nan': expected a finite number");
   EXPECT_EQ(err("ppo: {lr: 1e30}\n"), "o.yaml: key 'ppo.lr' = '1e+30': expected a number <= 1e+09");
-  EXPECT_EQ(err("\"ga \": {}\n"),
-            "o.yaml: key 'ga ' = '{}': unknown key (known: random, ga, sa, ppo, ppo_box, marl); "
-            "did you mean 'ga' without the spaces?");
+  EXPECT_EQ(
+      err("\"ga \": {}\n"),
+      "o.yaml: key 'ga ' = '{}': unknown key (known: random, ga, sa, ppo, ppo_box, marl, bo); "
+      "did you mean 'ga' without the spaces?");
   EXPECT_EQ(err("marl: {mode: \"per\\x07param\\n\"}\n"),
             "o.yaml: key 'marl.mode' = 'per\\x07param\\n': expected one of: correlation, "
             "per-param, random, single");
@@ -155,6 +156,44 @@ TEST(SearchOptionsBad, PpoBoxRejections) {
             "o.yaml: key 'ppo_box.init_std' = '0.001': expected more than ppo_box.min_std (0.001)");
   EXPECT_EQ(error_of([] { parse_search_options("ppo_box: {lr: 0}\n", "o.yaml"); }),
             "o.yaml: key 'ppo_box.lr' = '0': expected a number > 0");
+}
+
+TEST(SearchOptions, ReadsTheBoSection) {
+  const SearchOptions o = parse_search_options(
+      "bo: {batch: 4, ordinal_continuous: false, pure_random_search_probability: 1}\n", "x.yaml");
+  EXPECT_EQ(o.bo.batch, 4);
+  EXPECT_FALSE(o.bo.ordinal_continuous);
+  EXPECT_DOUBLE_EQ(o.bo.pure_random_search_probability, 1.0);
+  EXPECT_DOUBLE_EQ(o.bo.relative_noise_magnitude, 0.001);  // Untouched keys keep their defaults.
+  EXPECT_EQ(to_json(o)["bo"]["batch"], 4);
+}
+
+TEST(SearchOptionsBad, BoRejections) {
+  auto err = [](const std::string& text) {
+    return error_of([&] { parse_search_options(text, "o.yaml"); });
+  };
+  EXPECT_EQ(err("bo: {seed: 1}\n").rfind("o.yaml: key 'bo.seed' = '1': unknown key", 0), 0u);
+  EXPECT_EQ(err("bo: {batch: 0}\n"), "o.yaml: key 'bo.batch' = '0': expected an integer >= 1");
+  EXPECT_EQ(err("bo: {batch: 1001}\n"),
+            "o.yaml: key 'bo.batch' = '1001': expected an integer <= 1000");
+  EXPECT_EQ(err("bo: {batch: 2.5}\n"), "o.yaml: key 'bo.batch' = '2.5': expected an integer");
+  EXPECT_EQ(err("bo: {invalid_penalty: 0}\n"),
+            "o.yaml: key 'bo.invalid_penalty' = '0': expected a number > 0");
+  EXPECT_EQ(err("bo: {solver_epsilon: -0.1}\n"),
+            "o.yaml: key 'bo.solver_epsilon' = '-0.1': expected a number >= 0");
+  EXPECT_EQ(err("bo: {relative_noise_magnitude: 0}\n"),
+            "o.yaml: key 'bo.relative_noise_magnitude' = '0': expected a number > 0");
+  EXPECT_EQ(err("bo: {pure_random_search_probability: 1.5}\n"),
+            "o.yaml: key 'bo.pure_random_search_probability' = '1.5': expected a number in [0, 1]");
+  EXPECT_EQ(err("bo: {ordinal_continuous: sometimes}\n"),
+            "o.yaml: key 'bo.ordinal_continuous' = 'sometimes': expected true or false");
+}
+
+TEST(SearchOptionsBad, BoOptionsInCodeAreCheckedByTheFactory) {
+  SearchOptions o;
+  o.bo.batch = -3;
+  EXPECT_EQ(error_of([&] { make_searcher("bo", testing::separable_problem(), o, 1); }),
+            "options: key 'bo.batch' = '-3': expected an integer >= 1");
 }
 
 TEST(SearchOptionsBad, MissingFile) {

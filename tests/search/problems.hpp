@@ -74,7 +74,8 @@ inline Problem mapping_problem() {
 
 inline Outcome mapping_cost(const Point& x) {
   const double a = static_cast<double>(x[1] + 1), b = static_cast<double>(x[2] + 1);
-  if (a * b > 1048576.0) return {false, 0, "does not fit: tile_a * tile_b > buffer"};
+  if (a * b > 1048576.0)
+    return {false, 0, "does not fit: tile_a * tile_b > buffer", false, "does not fit"};
   const double order = 1.0 + 2.0 * static_cast<double>((x[0] * 2654435761LL) % 97) / 96.0;
   const double tiles = (1.0 + 40.96 / a) * (1.0 + 10.24 / b);
   const double flow = x[3] == 1 ? 1.0 : 1.4;

@@ -4,6 +4,7 @@
 // seed gives bit-identical runs.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <cstdlib>
@@ -252,7 +253,7 @@ TEST(LargeDomains, AllSearchersWorkAndLearnersAreFast) {
 TEST(Determinism, SameSeedGivesIdenticalRuns) {
   const Problem p = testing::mapping_problem();
   const EvaluateFn ev = batch_of(testing::mapping_cost);
-  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl"}) {
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl", "bo"}) {
     const SearchResult a = run(kind, p, ev, 400, 9);
     const SearchResult b = run(kind, p, ev, 400, 9);
     EXPECT_EQ(a.best_so_far, b.best_so_far) << kind;  // Bit-identical doubles.
@@ -284,7 +285,7 @@ TEST(Determinism, InterleavedLearnersDoNotDisturbEachOther) {
 }
 
 TEST(Describe, RecordsSeedsAndOptions) {
-  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl"}) {
+  for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl", "bo"}) {
     auto s = make_searcher(kind, testing::separable_problem(), testing::kDefaults, 42);
     const nlohmann::json d = s->describe();
     EXPECT_EQ(d["kind"], kind);
@@ -362,7 +363,7 @@ TEST(PpoBox, ProposalsStayInsideTheDomains) {
         EXPECT_LT(x[k], p.params[k].cardinality) << k;
       }
       ++seen;
-      out.push_back(x[2] > 4000 ? Outcome{false, 0, "does not fit: big"}
+      out.push_back(x[2] > 4000 ? Outcome{false, 0, "does not fit: big", false, "does not fit"}
                                 : Outcome{true, 1.0 + static_cast<double>(x[2]) / 64.0, ""});
     }
     return out;
@@ -388,6 +389,196 @@ TEST(PpoBox, RunsOnTheLargeDomainMappingProblem) {
   EXPECT_EQ(d["kind"], "ppo-box");
   EXPECT_GE(d["learner"]["updates"].get<int64_t>(), 600 / 32);
   EXPECT_EQ(d["learner"]["mean_index"].size(), 5u);
+}
+
+// bo: dlib's global_function_search (MaxLIPO + trust region) as a baseline (search/README.md).
+
+/// A 4-parameter bowl over 16^4 = 65,536 points, optimum 1.0 at {11, 4, 7, 13}: log-cost is
+/// separable and smooth in the indices, the kind of structure dlib's models assume.
+Problem bowl_problem() {
+  return Problem{{{"a", 16, true}, {"b", 16, true}, {"c", 16, true}, {"d", 16, true}}};
+}
+const Point kBowlOptimum = {11, 4, 7, 13};
+Outcome bowl_cost(const Point& x) {
+  double c = 1;
+  for (size_t k = 0; k < 4; ++k) {
+    const double d = static_cast<double>(x[k] - kBowlOptimum[k]);
+    c *= 1.0 + 0.05 * d * d;
+  }
+  return {true, c, ""};
+}
+
+TEST(Bo, FindsTheOptimumOfASmoothSpaceWhereRandomDoesNot) {
+  // 200 samples of 65,536 points: random search hits the optimum with probability 0.3 % per
+  // run. Measured (seeds 1-5): bo finds it for every seed, in both encodings of the ordinal
+  // parameters (real variables rounded by us, or dlib integer variables); random never does.
+  SearchOptions integer;
+  integer.bo.ordinal_continuous = false;
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    const SearchResult bo = run("bo", bowl_problem(), batch_of(bowl_cost), 200, seed);
+    EXPECT_EQ(bo.best_point, kBowlOptimum) << "seed " << seed;
+    const SearchResult bo_int = run("bo", bowl_problem(), batch_of(bowl_cost), 200, seed, integer);
+    EXPECT_EQ(bo_int.best_point, kBowlOptimum) << "integer, seed " << seed;
+    const SearchResult random = run("random", bowl_problem(), batch_of(bowl_cost), 200, seed);
+    EXPECT_GT(random.best_cost, bo.best_cost) << "seed " << seed;
+  }
+}
+
+TEST(Bo, BeatsRandomOnTheSyntheticProblems) {
+  // Median over seeds 1-5 of log(best / optimum) at 300 samples on the separable and grouped
+  // problems (786,432 and 262,144 points). Measured: separable bo 0.05, random 0.74; grouped
+  // bo 0.87, random 1.24 (the grouped problem's strong interactions are hard for dlib's
+  // Lipschitz model: bo's integer encoding finds its optimum there for 6 of 6 seeds at 800
+  // samples, the default encoding for 1 of 6; search/README.md, "bo").
+  auto median_log = [](const std::string& kind, const Problem& p, const EvaluateFn& ev) {
+    std::vector<double> v;
+    for (uint64_t seed = 1; seed <= 5; ++seed)
+      v.push_back(std::log(run(kind, p, ev, 300, seed).best_cost));
+    std::sort(v.begin(), v.end());
+    return v[2];
+  };
+  const auto sep = batch_of(testing::separable_cost);
+  const auto grp = batch_of(testing::grouped_cost);
+  const double bo_sep = median_log("bo", testing::separable_problem(), sep);
+  const double rnd_sep = median_log("random", testing::separable_problem(), sep);
+  const double bo_grp = median_log("bo", testing::grouped_problem(), grp);
+  const double rnd_grp = median_log("random", testing::grouped_problem(), grp);
+  EXPECT_LT(bo_sep, 0.25 * rnd_sep) << "bo " << bo_sep << ", random " << rnd_sep;
+  EXPECT_LT(bo_grp, 0.8 * rnd_grp) << "bo " << bo_grp << ", random " << rnd_grp;
+}
+
+TEST(Bo, SameSeedGivesIdenticalProposalsAndAnotherSeedOthers) {
+  const Problem p = testing::separable_problem();
+  const EvaluateFn ev = batch_of(testing::separable_cost);
+  SearchOptions o;
+  o.bo.batch = 3;  // Several outstanding dlib requests per ask.
+  auto a = make_searcher("bo", p, o, 3);
+  auto b = make_searcher("bo", p, o, 3);
+  auto c = make_searcher("bo", p, o, 4);
+  bool differs = false;
+  for (int round = 0; round < 40; ++round) {
+    const auto pa = a->ask(8), pb = b->ask(8), pc = c->ask(8);
+    ASSERT_EQ(pa.size(), 3u);
+    ASSERT_EQ(pa, pb) << "round " << round;
+    differs = differs || pa != pc;
+    a->tell(pa, ev(pa));
+    b->tell(pb, ev(pb));
+    c->tell(pc, ev(pc));
+  }
+  EXPECT_TRUE(differs) << "another seed, other proposals";
+  EXPECT_EQ(a->describe(), b->describe());
+  EXPECT_EQ(a->describe()["proposals"], 120);
+}
+
+TEST(Bo, AsksForAtMostTheBatchAndTheRequestedNumber) {
+  SearchOptions o;
+  o.bo.batch = 4;
+  auto s = make_searcher("bo", testing::separable_problem(), o, 1);
+  const EvaluateFn ev = batch_of(testing::separable_cost);
+  auto pts = s->ask(100);
+  EXPECT_EQ(pts.size(), 4u);
+  s->tell(pts, ev(pts));
+  pts = s->ask(2);
+  EXPECT_EQ(pts.size(), 2u);
+  s->tell(pts, ev(pts));
+}
+
+TEST(Bo, TellMustReportTheLastAsk) {
+  auto s = make_searcher("bo", testing::separable_problem(), testing::kDefaults, 1);
+  auto pts = s->ask(1);
+  pts[0][0] = (pts[0][0] + 1) % 8;
+  EXPECT_THROW(s->tell(pts, batch_of(testing::separable_cost)(pts)), std::logic_error);
+}
+
+TEST(Bo, LearnsToAvoidAnInvalidRegion) {
+  // Two 64-value tile sizes that must fit a buffer together (x0 + x1 <= 70: 39 % of the space
+  // is invalid); the optimum {35, 35} lies on the boundary. The evaluator also refuses its
+  // first 20 points, so the run starts with invalid outcomes only (told -invalid_penalty).
+  // Later invalid points are told the worst valid value minus invalid_penalty, and the model
+  // learns where they are: bo proposes far fewer of them than random. Measured (seeds 1-3):
+  // bo 97 + 84 + 65 invalid of 300 each, random 123 + 127 + 125; bo's best costs 1.01, 1.01 and
+  // 1.16 (the cliff between the valid optimum and its invalid neighbours is what a Lipschitz
+  // model handles worst; search/README.md, "bo").
+  const Problem p{{{"x0", 64, true}, {"x1", 64, true}}};
+  int64_t bo_invalid = 0, random_invalid = 0;
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    for (const std::string kind : {"bo", "random"}) {
+      int64_t calls = 0;
+      EvaluateFn ev = [&](const std::vector<Point>& pts) {
+        std::vector<Outcome> out;
+        for (const auto& x : pts) {
+          if (calls++ < 20 || x[0] + x[1] > 70) {
+            out.push_back({false, 0, "does not fit: x0 + x1 > 70", false, "does not fit"});
+            continue;
+          }
+          const double d0 = static_cast<double>(x[0] - 35), d1 = static_cast<double>(x[1] - 35);
+          out.push_back({true, 1.0 + 0.01 * (d0 * d0 + d1 * d1), ""});
+        }
+        return out;
+      };
+      auto s = make_searcher(kind, p, testing::kDefaults, seed);
+      const SearchResult r = run_search(*s, ev, 300);
+      ASSERT_TRUE(r.found) << kind << " seed " << seed;
+      EXPECT_EQ(r.failures.at("does not fit"), r.invalid);
+      if (kind == "bo") {
+        EXPECT_LE(r.best_point[0] + r.best_point[1], 70) << "seed " << seed;
+        EXPECT_LT(r.best_cost, 1.2) << "seed " << seed;
+        bo_invalid += r.invalid;
+      } else {
+        random_invalid += r.invalid;
+      }
+    }
+  }
+  EXPECT_LT(static_cast<double>(bo_invalid), 0.8 * static_cast<double>(random_invalid))
+      << "bo " << bo_invalid << ", random " << random_invalid;
+}
+
+TEST(Bo, SingleValueParametersAreFixedAtZero) {
+  // Cardinality-1 parameters are not dlib variables; every point has 0 there. Also a
+  // 2-value categorical and a large ordinal, with invalid points.
+  const Problem p{{{"one", 1, true},
+                   {"two", 2, false},
+                   {"big", 4096, true},
+                   {"lone", 1, false},
+                   {"c7", 7, false}}};
+  EvaluateFn ev = [&](const std::vector<Point>& pts) {
+    std::vector<Outcome> out;
+    for (const auto& x : pts) {
+      EXPECT_EQ(x.size(), 5u);
+      EXPECT_EQ(x[0], 0);
+      EXPECT_EQ(x[3], 0);
+      for (size_t k = 0; k < x.size(); ++k) {
+        EXPECT_GE(x[k], 0) << k;
+        EXPECT_LT(x[k], p.params[k].cardinality) << k;
+      }
+      out.push_back(x[2] > 4000 ? Outcome{false, 0, "does not fit: big", false, "does not fit"}
+                                : Outcome{true,
+                                          (1.0 + static_cast<double>(x[2]) / 64.0) *
+                                              (x[1] == 1 ? 1.0 : 2.0) * (x[4] == 3 ? 1.0 : 1.5),
+                                          ""});
+    }
+    return out;
+  };
+  auto s = make_searcher("bo", p, testing::kDefaults, 2);
+  const SearchResult r = run_search(*s, ev, 200);
+  EXPECT_EQ(r.samples, 200);
+  EXPECT_EQ(r.best_point, (Point{0, 1, 0, 0, 3}));
+  const nlohmann::json d = s->describe();
+  EXPECT_EQ(d["variables"], 3);
+  EXPECT_EQ(d["fixed_parameters"], (nlohmann::json{"one", "lone"}));
+}
+
+TEST(Bo, ASpaceOfOnePointEndsAsExhausted) {
+  const Problem p{{{"one", 1, true}, {"lone", 1, false}}};
+  auto s = make_searcher("bo", p, testing::kDefaults, 1);
+  const SearchResult r = run_search(*s, batch_of([](const Point&) {
+    return Outcome{true, 3.0, ""};
+  }),
+                                    50);
+  EXPECT_EQ(r.samples, 1);
+  EXPECT_TRUE(r.exhausted);
+  EXPECT_EQ(r.best_point, (Point{0, 0}));
+  EXPECT_EQ(s->describe()["variables"], 0);
 }
 
 }  // namespace

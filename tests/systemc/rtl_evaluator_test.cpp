@@ -16,34 +16,17 @@
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/model/surrogate.hpp"
+#include "test_layers.hpp"
 
 using namespace mapwright;
 using namespace mapwright::core;
 using systemc::RtlEvaluator;
 using systemc::RtlRunOptions;
 using systemc::RtlRunResult;
+using systemc_test::arch_named;
+using systemc_test::conv;
 
 namespace {
-
-Arch arch_named(const std::string& name) {
-  return load_arch(std::string(MAPWRIGHT_SOURCE_DIR) + "/configs/arch/" + name + ".yaml");
-}
-
-Layer conv(long long n, long long g, long long k, long long c, long long h, long long w,
-           long long r, long long s, long long stride, long long pad) {
-  Layer l;
-  l.n = n;
-  l.g = g;
-  l.k = k;
-  l.c = c;
-  l.h = h;
-  l.w = w;
-  l.r = r;
-  l.s = s;
-  l.stride = stride;
-  l.pad = pad;
-  return make_layer(l, "test");
-}
 
 /// A random small layer: conv, depthwise, grouped or GEMM/FC, with odd sizes, stride, padding.
 Layer random_layer(std::mt19937_64& rng, int kind, int max_hw) {

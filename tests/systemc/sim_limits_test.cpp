@@ -14,6 +14,7 @@
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/systemc/command_program.hpp"
 #include "mapwright/systemc/rtl_evaluator.hpp"
+#include "test_layers.hpp"
 
 using namespace mapwright;
 using namespace mapwright::core;
@@ -21,26 +22,10 @@ using systemc::CommandProgram;
 using systemc::RtlEvaluator;
 using systemc::RtlRunOptions;
 using systemc::RtlRunResult;
+using systemc_test::arch_named;
+using systemc_test::square_conv;
 
 namespace {
-
-Arch arch_named(const std::string& name) {
-  return load_arch(std::string(MAPWRIGHT_SOURCE_DIR) + "/configs/arch/" + name + ".yaml");
-}
-
-Layer conv(long long g, long long k, long long c, long long hw, long long rs, long long stride,
-           long long pad) {
-  Layer l;
-  l.g = g;
-  l.k = k;
-  l.c = c;
-  l.h = l.w = hw;
-  l.r = l.s = rs;
-  l.stride = stride;
-  l.pad = pad;
-  if (g > 1) l.kind = LayerKind::Grouped;
-  return make_layer(l, "test");
-}
 
 /// Every tile 1, one PE: the most commands a layer can have.
 Mapping all_ones() {
@@ -63,7 +48,7 @@ double actual_bytes(const Layer& l, const CommandProgram& p) {
 
 TEST(SimLimitsSmall4, OverMaxCyclesIsATypedLimitResultJustAboveRuns) {
   const Arch arch = arch_named("small4");
-  const Layer l = conv(1, 3, 2, 4, 3, 1, 1);
+  const Layer l = square_conv(1, 3, 2, 4, 3, 1, 1);
   const Mapping m = all_ones();
   const long long predicted = model::simulate_schedule(l, arch, m).cycles;
   ASSERT_GT(predicted, 1);
@@ -96,9 +81,9 @@ TEST(SimLimits, MemoryEstimateBoundsTheActualAllocation) {
   double lo = 1e9, hi = 0;  // range of estimate / actual
   for (const std::string arch_name : {"small4", "small8"}) {
     const Arch arch = arch_named(arch_name);
-    for (const Layer& l :
-         {conv(1, 8, 4, 8, 3, 1, 1), conv(1, 5, 3, 9, 3, 2, 1), conv(2, 3, 4, 7, 3, 1, 1),
-          conv(1, 16, 16, 6, 1, 1, 0), conv(4, 1, 1, 10, 3, 2, 1)}) {
+    for (const Layer& l : {square_conv(1, 8, 4, 8, 3, 1, 1), square_conv(1, 5, 3, 9, 3, 2, 1),
+                           square_conv(2, 3, 4, 7, 3, 1, 1), square_conv(1, 16, 16, 6, 1, 1, 0),
+                           square_conv(4, 1, 1, 10, 3, 2, 1)}) {
       std::vector<Mapping> maps = {all_ones(), default_mapping(l, arch)};
       const MapSpace space(l, arch);
       for (int i = 0; i < 12; ++i) {
@@ -128,7 +113,7 @@ TEST(SimLimits, MemoryEstimateBoundsTheActualAllocation) {
 TEST(SimLimitsSmall4, OverMaxMemoryReturnsAtOnceWithoutAllocating) {
   // Every tile 1 on a big conv: ~7e9 tile steps, far beyond memory (today: std::bad_alloc).
   const Arch arch = arch_named("small4");
-  const Layer l = conv(1, 512, 512, 56, 3, 1, 1);
+  const Layer l = square_conv(1, 512, 512, 56, 3, 1, 1);
   RtlEvaluator rtl;
   const auto t0 = std::chrono::steady_clock::now();
   const RtlRunResult r = rtl.run(l, arch, all_ones());
@@ -146,7 +131,7 @@ TEST(SimLimitsSmall4, OverMaxMemoryReturnsAtOnceWithoutAllocating) {
 
 TEST(SimLimitsSmall4, OverMaxMemoryOnASmallLayerNamesTheEstimate_bad) {
   const Arch arch = arch_named("small4");
-  const Layer l = conv(1, 8, 4, 8, 3, 1, 1);
+  const Layer l = square_conv(1, 8, 4, 8, 3, 1, 1);
   RtlEvaluator rtl;
   RtlRunOptions o;
   o.limits.max_memory_mb = 1;
@@ -166,12 +151,12 @@ TEST(SimLimitsSmall4Bad, StuckDesignStopsAtTheWallClockLimit) {
   o.watchdog_cycles = 1'000'000'000;  // would run for minutes
   o.limits.max_seconds = 0.3;
   const auto t0 = std::chrono::steady_clock::now();
-  const RtlRunResult r = rtl.run(conv(1, 8, 4, 8, 3, 1, 1), arch, all_ones(), o);
+  const RtlRunResult r = rtl.run(square_conv(1, 8, 4, 8, 3, 1, 1), arch, all_ones(), o);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_TRUE(r.over_limit());
   EXPECT_EQ(r.failure, "limit: simulation exceeded 0.3 s wall clock (--sim-max-seconds)");
   EXPECT_LT(took, 5.0);
   // The host is reusable: the next run resets it and completes.
-  const RtlRunResult next = rtl.run(conv(1, 8, 4, 8, 3, 1, 1), arch, all_ones());
+  const RtlRunResult next = rtl.run(square_conv(1, 8, 4, 8, 3, 1, 1), arch, all_ones());
   EXPECT_TRUE(next.ok()) << next.failure;
 }

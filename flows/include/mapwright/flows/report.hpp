@@ -1,6 +1,7 @@
 #pragma once
 /// \file report.hpp
-/// `mapwright report` and `mapwright compare`: the HTML pages of run folders (report.cpp).
+/// `mapwright report` and `mapwright compare`: the HTML pages of run folders (report.cpp; the
+/// pages themselves are drawn by report/render.cpp).
 
 #include <ostream>
 #include <string>

@@ -26,7 +26,7 @@ struct RunOptions {
   std::string network = "resnet18";  ///< Zoo network or YAML (ignored when `layer` is set).
   std::string layer;                 ///< One layer instead of a network.
   std::string arch = "default";      ///< Named architecture or YAML file.
-  std::string searcher = "exact";    ///< exact | random | ga | sa | ppo | marl.
+  std::string searcher = "exact";    ///< exact, or a kind of search::searcher_kinds().
   int64_t budget = 1000;             ///< Surrogate samples per layer (sampling searchers).
   ExactOptions exact;                ///< Time limit, gap and threads of the exact mapper.
   uint64_t seed = 1;                 ///< Run seed (layer and RTL seeds derive from it).

@@ -12,35 +12,11 @@
 #include <nlohmann/json.hpp>
 
 #include "mapwright/core/metrics.hpp"
+#include "mapwright/flows/objective.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/search/searcher.hpp"
 
 namespace mapwright::flows {
-
-/// The objective as exponents of a product: cost = cycles^latency * energy^energy.
-/// edp = {1, 1}; latency = {1, 0}; energy = {0, 1}; a weighted mix sets both.
-struct Objective {
-  double latency = 1;        ///< Exponent of cycles.
-  double energy = 1;         ///< Exponent of energy (pJ).
-  std::string name = "edp";  ///< As given by the user.
-  double cost(const core::Metrics& m) const;
-};
-/// Parses "edp", "latency", "energy" or "mix:latency=W,energy=W"; `where` names the flag.
-Objective parse_objective(const std::string& text, const std::string& where = "--objective");
-
-/// Settings of the exact mapper (`--searcher exact`): an anytime branch-and-bound that stops at
-/// the time limit or when the proven gap is at most `gap`.
-struct ExactOptions {
-  double time_limit_s = 60;  ///< Wall-clock limit per layer, seconds (> 0).
-  double gap = 0;            ///< Target relative gap (best - lower bound) / best, in [0, 1);
-                             ///< 0: prove optimality (the default; the zoo takes seconds).
-  int threads = 0;           ///< Worker threads (0 = number of cores).
-  int top_k = 1;             ///< Distinct mappings to hand to `observe` (the best first).
-};
-/// Refuses a time limit <= 0 (or not finite) and a gap outside [0, 1), naming the flag.
-void check_exact_options(const ExactOptions& e);
-/// The searcher kinds `--searcher` accepts: the ask/tell searchers and "exact".
-std::vector<std::string> all_searcher_kinds();
 
 /// One search of one layer on the surrogate: the map space as an abstract problem, every
 /// sample scored by the objective (invalid mappings are typed failures). `describe` receives
@@ -109,8 +85,6 @@ LayerSearch search_layer(const core::Layer& layer, const core::Arch& arch, const
                          const std::function<void(const SampleSeen&)>& observe = {},
                          const ExactOptions& exact = {}, Encoding encoding = Encoding::Compact,
                          const RewardOptions& reward = {});
-/// Refuses a searcher kind that make_searcher does not know, naming `where` and the known ones.
-void require_searcher_kind(const std::string& kind, const std::string& where);
 /// Loads search options; a bad file becomes a core::SpecError naming it.
 search::SearchOptions load_options_or_default(const std::string& file);
 
@@ -118,7 +92,7 @@ struct SearchCliOptions {
   std::string arch = "default";      ///< Named arch or YAML file.
   std::string layer;                 ///< --layer (one of layer/network).
   std::string network;               ///< --network.
-  std::string searcher = "marl";     ///< exact | random | ga | sa | ppo | marl.
+  std::string searcher = "marl";     ///< exact, or a kind of search::searcher_kinds().
   int64_t budget = 1000;             ///< Samples per layer (sampling searchers).
   ExactOptions exact;                ///< Time limit, gap and threads of the exact mapper.
   uint64_t seed = 1;                 ///< Seed (recorded).

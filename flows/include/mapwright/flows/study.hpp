@@ -3,11 +3,16 @@
 /// `mapwright study --suite configs/studies/<name>.yaml`: searchers x seeds x layers on the
 /// surrogate, measured against each layer's optimum as proven by the exact mapper (its best
 /// mapping, lower bound and gap are recorded; optional long sampled reference runs check that
-/// no sampled mapping beats it), with samples-to-target ("within X % of the optimum") and
-/// iso-sample gaps to the optimum, medians over seeds, CSVs, SVG plots and a JSON summary with
-/// the headline ratios.
+/// no sampled mapping beats it). It reports samples-to-target ("within X % of the optimum") as
+/// Kaplan-Meier medians over seeds (a run that never reaches the target is censored at its
+/// budget), iso-sample gaps to the optimum (geometric mean over layers of the median over
+/// seeds), percentile bootstrap intervals that resample seeds within each layer, ratios of
+/// samples-to-5 % against marl and ppo-box, invalid and duplicate rates, as CSVs, SVG plots,
+/// study.json and a self-contained study.html.
 
+#include <algorithm>
 #include <cstdint>
+#include <map>
 #include <ostream>
 #include <string>
 #include <vector>
@@ -33,6 +38,18 @@ struct StudySuite {
   std::vector<std::string> reference_searchers;  ///< Searchers of the long reference runs
                                                  ///< (default: all of `searchers`).
   std::vector<std::string> layers;               ///< --layer arguments.
+  /// Per searcher, a smaller budget than `budget` (key budget_caps, e.g. {bo: 1024}) for a
+  /// searcher whose cost grows fast with the samples: its runs end there, samples-to-target
+  /// counts them as censored at the cap, and iso budgets above the cap have no figure for it.
+  std::map<std::string, int64_t> budget_caps;
+  /// The budget of `searcher`'s runs.
+  int64_t budget_of(const std::string& searcher) const {
+    const auto it = budget_caps.find(searcher);
+    return it == budget_caps.end() ? budget : std::min(budget, it->second);
+  }
+  int bootstrap_resamples = 2000;      ///< Bootstrap replicates per interval.
+  double bootstrap_confidence = 0.95;  ///< Coverage of the bootstrap intervals.
+  uint64_t bootstrap_seed = 1;         ///< Base seed of every bootstrap (recorded in study.json).
 };
 /// Loads a suite; errors name the file, key and value.
 StudySuite load_study_suite(const std::string& path);

@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
 
@@ -102,6 +103,28 @@ struct PpoBoxOptions {
   double invalid_penalty = 1.0;     ///< Reward of an invalid point, as in ppo (log-cost units).
 };
 
+/// Bayesian-optimization-style baseline (searcher kind "bo"): dlib's global_function_search
+/// (MaxLIPO upper-bound model for global steps, alternating with a quadratic trust-region
+/// model around the best point), asked and told point by point; search/README.md ("bo").
+struct BoOptions {
+  int64_t batch = 1;                             ///< Points proposed per ask (outstanding dlib
+                                                 ///< requests: 1 local step + batch - 1 global).
+  double invalid_penalty = 1.0;                  ///< Value of an invalid point: the worst valid
+                                                 ///< value seen so far minus this (log-cost units,
+                                                 ///< > 0), as for ppo.
+  bool ordinal_continuous = true;                ///< Ordinal parameters are real variables of
+                                                 ///< dlib, rounded to the nearest index (so the
+                                                 ///< trust-region step can work on them); false:
+                                                 ///< integer variables, as categoricals are.
+  double solver_epsilon = 0.001;                 ///< Least predicted improvement (log-cost
+                                                 ///< units) for a trust-region step (dlib
+                                                 ///< set_solver_epsilon, >= 0).
+  double relative_noise_magnitude = 0.001;       ///< Noise term of the upper-bound model (dlib
+                                                 ///< set_relative_noise_magnitude, > 0).
+  double pure_random_search_probability = 0.02;  ///< Probability that a global step is uniformly
+                                                 ///< random (dlib, in [0, 1]).
+};
+
 /// The default learner of a marl agent: autoregressive heads, so that an agent can coordinate
 /// the parameters it owns (the reason for grouping interacting parameters).
 inline LearnerOptions default_marl_learner() {
@@ -140,8 +163,9 @@ struct SearchOptions {
   SaOptions sa;           ///< Key "sa".
   PpoOptions ppo;         ///< Key "ppo".
   MarlOptions marl;       ///< Key "marl".
-  PpoBoxOptions ppo_box;  ///< Key "ppo_box" (searcher kind "ppo-box"); last, so that the
-                          ///< positional initializers of the other members keep their meaning.
+  PpoBoxOptions ppo_box;  ///< Key "ppo_box" (searcher kind "ppo-box"); after the others, so
+                          ///< that their positional initializers keep their meaning.
+  BoOptions bo;           ///< Key "bo"; last, for the same reason.
 };
 
 /// Load options from a YAML file. Missing keys keep their defaults. Throws
@@ -159,6 +183,11 @@ void validate_options(const SearchOptions& options, const std::string& where = "
 nlohmann::json to_json(const SearchOptions& options);
 nlohmann::json to_json(const LearnerOptions& options);     ///< One learner.
 nlohmann::json to_json(const PpoBoxOptions& options);      ///< The ppo-box baseline.
+nlohmann::json to_json(const BoOptions& options);          ///< The bo baseline.
 nlohmann::json to_json(const ClusteringOptions& options);  ///< Clustering knobs.
+
+/// The searcher kinds make_searcher accepts (each has its options section above), in a stable
+/// order.
+const std::vector<std::string>& searcher_kinds();
 
 }  // namespace mapwright::search

@@ -43,6 +43,10 @@ struct Outcome {
   /// evaluated (e.g. two points that decode to the same mapping): the outcome is that of the
   /// earlier evaluation, and the run counts it as a duplicate, not as a sample.
   bool repeat = false;
+  /// The class of an invalid outcome, set by the evaluator (e.g. "input_overflow",
+  /// "rtl:watchdog"): runs count failures per class and the clustering groups by it; `reason`
+  /// is only the message. Empty on an invalid outcome counts as "invalid".
+  std::string failure_class;
 };
 
 /// Ask/tell searcher. ask() proposes points, tell() reports their outcomes in the same order.
@@ -54,7 +58,7 @@ class Searcher {
   virtual std::vector<Point> ask(int n) = 0;
   /// Report the outcomes of the points of the last ask(), in the same order.
   virtual void tell(const std::vector<Point>& pts, const std::vector<Outcome>& out) = 0;
-  /// Kind name: random, ga, sa, ppo or marl.
+  /// Kind name: one of searcher_kinds().
   virtual std::string name() const = 0;
   /// Hyper-parameters, seed, clusters and other facts for the run record.
   virtual nlohmann::json describe() const = 0;
@@ -64,15 +68,13 @@ class Searcher {
 /// cardinality >= 1); throws std::invalid_argument naming the parameter otherwise.
 void validate_problem(const Problem& problem);
 
-/// Build a searcher. kind is one of random, ga, sa, ppo, marl. The options are validated.
+/// Build a searcher. kind is one of searcher_kinds(): random, ga, sa, ppo, ppo-box, marl, bo.
+/// The options are validated.
 /// Throws std::invalid_argument for an unknown kind (listing the known ones), a bad problem or
 /// bad options. Same kind, problem, options and seed give bit-identical proposals for
 /// identical outcomes.
 std::unique_ptr<Searcher> make_searcher(const std::string& kind, const Problem& problem,
                                         const SearchOptions& options, uint64_t seed);
-
-/// The searcher kinds make_searcher accepts, in a stable order.
-const std::vector<std::string>& searcher_kinds();
 
 /// State of a run, given to the progress callback after every evaluated batch.
 struct SearchProgress {
@@ -103,8 +105,7 @@ struct SearchResult {
                                     ///< early or exhausted).
   int64_t valid = 0;                ///< Valid outcomes.
   int64_t invalid = 0;              ///< Invalid outcomes.
-  std::map<std::string, int64_t> failures;  ///< Invalid outcomes per reason class (the reason
-                                            ///< text before its first ':').
+  std::map<std::string, int64_t> failures;  ///< Invalid outcomes per Outcome::failure_class.
   int64_t duplicates = 0;      ///< Proposals of already evaluated points: answered from
                                ///< the cache, told to the searcher, not counted in samples.
   bool exhausted = false;      ///< True if the run ended before the budget because the
