@@ -284,15 +284,29 @@ class StudyRun {
     }
   }
 
+  /// The searchers' reward: the surrogate, or (suite key reward: rtl) the RTL after the warm-up,
+  /// one worker process per running search.
+  RewardOptions reward() const {
+    RewardOptions r;
+    if (!suite_.rtl_reward) return r;
+    r.source = RewardOptions::Rtl;
+    r.surrogate_warmup = suite_.surrogate_warmup;
+    r.jobs = 1;
+    r.worker_exe = o_.worker_exe;
+    r.arch = suite_.arch;
+    return r;
+  }
+
   /// One searcher run (in a pool thread); records it in the trial log when it finished.
   void run_job(Job& j, const std::function<bool()>& stopping) {
     const auto s = std::chrono::steady_clock::now();
     // Each run gets a seed derived from (seed, layer, searcher) so runs are independent.
     const uint64_t seed = j.seed * 1000003ULL + j.layer * 101ULL +
                           static_cast<uint64_t>(std::hash<std::string>{}(j.searcher) % 97);
-    LayerSearch ls =
-        search_layer(layers_[j.layer], arch_, j.searcher, sopts_, seed, j.budget, objective_,
-                     [&](const search::SearchProgress&) { return !stopping(); });
+    LayerSearch ls = search_layer(
+        layers_[j.layer], arch_, j.searcher, sopts_, seed, j.budget, objective_,
+        [&](const search::SearchProgress&) { return !stopping(); }, {}, {}, Encoding::Compact,
+        reward());
     j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
     j.curve = std::move(ls.result.best_so_far);
     // A run that used up what its searcher can propose keeps its best for the rest of the
@@ -303,6 +317,7 @@ class StudyRun {
     j.samples = ls.result.samples;
     j.duplicates = ls.result.duplicates;
     j.invalid = ls.result.invalid;
+    j.rtl_samples = ls.reward.value("rtl_samples", int64_t{0});
     j.best = ls.result.found ? ls.result.best_cost : std::numeric_limits<double>::infinity();
     j.done = !ls.result.stopped_early;
     if (j.done) log_->append(j);
@@ -798,6 +813,9 @@ class StudyRun {
     summary["searchers"] = suite_.searchers;
     summary["seeds"] = suite_.seeds;
     summary["budget"] = suite_.budget;
+    if (suite_.rtl_reward)
+      summary["reward"] = {{"source", "rtl"}, {"surrogate_warmup", suite_.surrogate_warmup}};
+    if (!suite_.budget_caps.empty()) summary["budget_caps"] = suite_.budget_caps;
     summary["iso_budgets"] = suite_.iso_budgets;
     summary["targets_pct"] = suite_.targets_pct;
     summary["layer_order"] = nlohmann::json::array();

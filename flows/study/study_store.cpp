@@ -35,17 +35,19 @@ double number_or_inf(const json& j, const std::string& where, const std::string&
 json trial_to_json(const Trial& t) {
   json c = json::array();
   for (double x : t.curve) c.push_back(finite_or_null(x));
-  return {{"layer", t.layer},
-          {"searcher", t.searcher},
-          {"seed", t.seed},
-          {"reference", t.reference},
-          {"budget", t.budget},
-          {"samples", t.samples},
-          {"duplicates", t.duplicates},
-          {"invalid", t.invalid},
-          {"best", finite_or_null(t.best)},
-          {"seconds", t.seconds},
-          {"curve", c}};
+  json j = {{"layer", t.layer},
+            {"searcher", t.searcher},
+            {"seed", t.seed},
+            {"reference", t.reference},
+            {"budget", t.budget},
+            {"samples", t.samples},
+            {"duplicates", t.duplicates},
+            {"invalid", t.invalid},
+            {"best", finite_or_null(t.best)},
+            {"seconds", t.seconds},
+            {"curve", c}};
+  if (t.rtl_samples > 0) j["rtl_samples"] = t.rtl_samples;
+  return j;
 }
 
 Trial trial_from_json(const json& j, const std::string& where) {
@@ -65,6 +67,7 @@ Trial trial_from_json(const json& j, const std::string& where) {
       throw core::SpecError(where, "curve", c.dump().substr(0, 40), "must be a list");
     t.curve.reserve(c.size());
     for (const auto& x : c) t.curve.push_back(number_or_inf(x, where, "curve"));
+    t.rtl_samples = j.value("rtl_samples", int64_t{0});
     t.samples = j.contains("samples") ? j.at("samples").get<int64_t>()
                                       : static_cast<int64_t>(t.curve.size());
   } catch (const json::exception& e) {

@@ -28,6 +28,7 @@ struct Trial {
                               ///< out of new points; records without it: the curve's length).
   int64_t duplicates = 0;     ///< Repeated proposals answered from the cache.
   int64_t invalid = 0;        ///< Distinct samples that were invalid.
+  int64_t rtl_samples = 0;    ///< Samples scored by the RTL (reward: rtl), 0 otherwise.
   std::vector<double> curve;  ///< Best-so-far cost after each sample (inf before the first valid).
   double best = std::numeric_limits<double>::infinity();  ///< Best cost (inf: none found).
   double seconds = 0;                                     ///< Wall time.

@@ -48,9 +48,10 @@ std::vector<T> get_list(const YAML::Node& root, const std::string& key, const st
 
 StudySuite load_study_suite(const std::string& path) {
   const YAML::Node root = load_yaml_file(path);
-  check_keys(root, path, "",
-             {"name", "description", "arch", "objective", "options", "searchers", "seeds", "budget",
-              "iso_budgets", "targets_pct", "reference", "bootstrap", "budget_caps", "layers"});
+  check_keys(
+      root, path, "",
+      {"name", "description", "arch", "objective", "options", "searchers", "seeds", "budget",
+       "iso_budgets", "targets_pct", "reference", "bootstrap", "budget_caps", "reward", "layers"});
   // Ranges: seeds and reference.seed 0 .. 2^62, budget 1 .. 1e8 samples, iso_budgets
   // 1 .. budget, targets_pct (0, 1000), reference.budget_multiplier 0 .. 1000 (0: no sampled
   // reference runs), reference.time_limit_s 0.001 .. 1e6, reference.gap 0 .. 0.5,
@@ -120,6 +121,19 @@ StudySuite load_study_suite(const std::string& path) {
         throw SpecError(path, "budget_caps." + k, k, "is not one of the suite's searchers");
       s.budget_caps[k] = get_int_in(caps, k, path, "budget_caps", s.budget, 1, s.budget);
     }
+  }
+  if (const YAML::Node rw = root["reward"]) {
+    check_keys(rw, path, "reward", {"source", "surrogate_warmup"});
+    const std::string src = get_string(rw, "source", path, "reward", "surrogate");
+    if (src != "surrogate" && src != "rtl")
+      throw SpecError(path, "reward.source", src, "must be surrogate or rtl");
+    s.rtl_reward = src == "rtl";
+    s.surrogate_warmup = get_int_in(rw, "surrogate_warmup", path, "reward", 0, 0, s.budget);
+    if (s.rtl_reward)
+      for (const auto& k : s.searchers)
+        if (k == "exact")
+          throw SpecError(path, "searchers", k,
+                          "the exact mapper optimizes the surrogate; it cannot take reward: rtl");
   }
   s.layers = get_list<std::string>(root, "layers", path, true);
   for (const auto& l : s.layers) parse_layer_arg(l, path + ": layers");

@@ -336,3 +336,42 @@ TEST(Study, KaplanMeierMediansIntervalsAndPage) {
   EXPECT_EQ(svgs, gnuplot ? 2u : 0u);
   if (!HasFailure()) fs::remove_all(dir);
 }
+
+#ifdef MAPWRIGHT_HAVE_RTL
+// reward: rtl: the searchers' samples after the warm-up are simulated (the study records the
+// reward; every run finishes); the exact mapper cannot take it.
+TEST(Study, RtlRewardArmRunsEverySearcherOnTheRtl) {
+  const fs::path dir = mapwright::test_files::fresh_path("study_rtl");
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.yaml") << "name: s\narch: small4\nsearchers: [ga, random]\nseeds: [1]\n"
+                                   "budget: 12\nreward: {source: rtl, surrogate_warmup: 4}\n"
+                                   "layers: ['conv:K=4,C=4,H=6,W=6,R=3,S=3,pad=1']\n";
+  flows::StudyOptions o;
+  o.suite = (dir / "s.yaml").string();
+  o.out_dir = (dir / "out").string();
+  o.jobs = 2;
+  o.worker_exe = MAPWRIGHT_WORKER_EXE;
+  std::ostringstream out;
+  ASSERT_EQ(flows::cmd_study(o, out), 0) << out.str();
+  const json s = json::parse(mapwright::test_files::read_file(dir / "out" / "study.json"));
+  EXPECT_EQ(s["reward"]["source"], "rtl");
+  EXPECT_EQ(s["reward"]["surrogate_warmup"], 4);
+  const std::string runs = mapwright::test_files::read_file(dir / "out" / "runs.csv");
+  EXPECT_NE(runs.find(",ga,1,0,12,1,"), std::string::npos) << runs;
+  EXPECT_NE(runs.find(",random,1,0,12,1,"), std::string::npos) << runs;
+  // Every run's samples after the warm-up that fit were simulated.
+  std::ifstream log(dir / "out" / "trials.jsonl");
+  int trials = 0;
+  for (std::string line; std::getline(log, line); ++trials) {
+    const json t = json::parse(line);
+    EXPECT_GT(t.value("rtl_samples", 0), 0) << line.substr(0, 120);
+    EXPECT_LE(t.value("rtl_samples", 0), 12 - 4) << line.substr(0, 120);
+  }
+  EXPECT_EQ(trials, 2);
+
+  std::ofstream(dir / "bad.yaml") << "name: s\nsearchers: [exact]\nseeds: [1]\nbudget: 12\n"
+                                     "reward: {source: rtl}\nlayers: ['gemm:M=8,N=8,K=8']\n";
+  EXPECT_THROW(flows::load_study_suite((dir / "bad.yaml").string()), core::SpecError);
+  fs::remove_all(dir);
+}
+#endif

@@ -38,6 +38,12 @@ struct StudySuite {
   std::vector<std::string> reference_searchers;  ///< Searchers of the long reference runs
                                                  ///< (default: all of `searchers`).
   std::vector<std::string> layers;               ///< --layer arguments.
+  /// Key reward {source: rtl, surrogate_warmup: N}: the searchers' samples after the first N
+  /// are scored by the Verilated RTL (one worker process per running search), as
+  /// `mapwright search --reward rtl` does; the optimum stays the exact mapper's on the
+  /// surrogate (whose counters equal the RTL's; cycles differ by the surrogate's small error).
+  bool rtl_reward = false;
+  int64_t surrogate_warmup = 0;
   /// Per searcher, a smaller budget than `budget` (key budget_caps, e.g. {bo: 1024}) for a
   /// searcher whose cost grows fast with the samples: its runs end there, samples-to-target
   /// counts them as censored at the cap, and iso budgets above the cap have no figure for it.
@@ -59,6 +65,7 @@ struct StudyOptions {
   std::string out_dir;       ///< Output folder (default runs/study-<name>).
   std::string options_file;  ///< Search options YAML; overrides the suite's `options` key.
   int jobs = 0;              ///< Worker threads (0 = number of cores).
+  std::string worker_exe;    ///< RTL worker binary for reward: rtl ("" = worker_executable()).
   bool json = false;         ///< Print the summary JSON.
   /// Continue the study in out_dir: runs recorded in its trials.jsonl are not run again.
   bool resume = false;
