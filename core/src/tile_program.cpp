@@ -213,6 +213,9 @@ long long dma_cycles(const Arch& a, long long bytes) {
   return a.dram_latency_cycles + (bytes + bw - 1) / bw;
 }
 
+// One function on purpose (about 125 lines): the loop-nest walk is one state machine (tile
+// position, reuse and reload decisions per tensor) that the reference schedule, the surrogate's
+// checks and the RTL command program all mirror; keeping it whole keeps it comparable to them.
 void walk_tile_program(const Layer& l, const Arch& arch, const Mapping& m,
                        const std::function<void(const TileOp&)>& visit) {
   (void)arch;

@@ -143,6 +143,8 @@ PairFit fit_pair(const Problem& problem, const std::vector<Point>& points,
   return f;
 }
 
+// One function on purpose (about 125 lines): the main-effect fit and the pair tests share the
+// residuals, bins and gating thresholds computed at its top (search/README.md, "Clustering").
 /// Interaction matrix of one response y (one value per point): main effects, then the
 /// significance-gated pair tests of search/README.md.
 Matrix response_interactions(const Problem& problem, const std::vector<Point>& points,

@@ -59,6 +59,9 @@ int default_shift(const core::Layer& l) {
   return std::min(31, 6 + static_cast<int>(std::ceil(0.5 * std::log2(std::max(1.0, red)))));
 }
 
+// One function on purpose (about 170 lines): a single walk of the tile program whose visitor
+// keeps the fence bookkeeping (which command waits for which load or store) in local state
+// shared by every kind of command; split, that state would travel through every piece.
 bool build_program(const core::Layer& l, const core::Arch& arch, const core::Mapping& m, int shift,
                    CommandProgram& p, std::string& error) {
   p = CommandProgram{};

@@ -436,48 +436,58 @@ bool RtlEvaluator::read_params(const core::Arch& arch, RtlParams& p, std::string
   return true;
 }
 
+namespace {
+
+/// Marks `res` as failed with `kind` and `message` (also the metrics' reason); returns it.
+RtlRunResult& failed(RtlRunResult& res, core::RtlFailure kind, const std::string& message) {
+  res.kind = kind;
+  res.failure = message;
+  res.metrics.reason = message;
+  return res;
+}
+
+/// The checks before anything is built: the mapping belongs to the layer and architecture, it
+/// fits the buffers (a typed capacity failure otherwise), the harness can model the DRAM
+/// latency, and the run is within its limits. False (with `res` failed) when it cannot run.
+bool runnable(const core::Layer& layer, const core::Arch& arch, const core::Mapping& mapping,
+              const RtlRunOptions& opt, RtlRunResult& res) {
+  try {
+    core::check_mapping(mapping, layer, arch, "rtl");
+  } catch (const core::SpecError& e) {
+    failed(res, core::RtlFailure::Mapping, std::string("mapping: ") + e.what());
+    return false;
+  }
+  const core::Validity v = core::check_capacity(layer, arch, mapping);
+  if (!v.ok()) {
+    res.metrics.invalid = v.kind;
+    res.metrics.reason = v.reason();
+    res.kind = core::RtlFailure::Invalid;
+    res.failure = "invalid: " + res.metrics.reason;
+    return false;
+  }
+  if (arch.dram_latency_cycles < 2) {
+    // Zero-byte loads complete latency - 1 cycles after their request; see rtl/README.md.
+    failed(res, core::RtlFailure::Arch,
+           "arch: the RTL harness needs a DRAM latency of at least 2 cycles");
+    return false;
+  }
+  return within_limits(layer, arch, mapping, opt.limits, res);
+}
+
+}  // namespace
+
 RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
                                const core::Mapping& mapping, const RtlRunOptions& opt) {
   RtlRunResult res;
   core::Metrics& m = res.metrics;
-  try {
-    core::check_mapping(mapping, layer, arch, "rtl");
-  } catch (const core::SpecError& e) {
-    res.kind = core::RtlFailure::Mapping;
-    res.failure = std::string("mapping: ") + e.what();
-    m.reason = res.failure;
-    return res;
-  }
-  const core::Validity v = core::check_capacity(layer, arch, mapping);
-  if (!v.ok()) {
-    m.invalid = v.kind;
-    m.reason = v.reason();
-    res.kind = core::RtlFailure::Invalid;
-    res.failure = "invalid: " + m.reason;
-    return res;
-  }
-  if (arch.dram_latency_cycles < 2) {
-    // Zero-byte loads complete latency - 1 cycles after their request; see rtl/README.md.
-    res.kind = core::RtlFailure::Arch;
-    res.failure = "arch: the RTL harness needs a DRAM latency of at least 2 cycles";
-    m.reason = res.failure;
-    return res;
-  }
-  if (!within_limits(layer, arch, mapping, opt.limits, res)) return res;
+  if (!runnable(layer, arch, mapping, opt, res)) return res;
   SimHost* h = opt.plain_harness ? plain_host_for(arch, res.failure) : host_for(arch, res.failure);
-  if (!h) {
-    res.kind = core::RtlFailure::Arch;
-    m.reason = res.failure;
-    return res;
-  }
+  if (!h) return failed(res, core::RtlFailure::Arch, res.failure);
 
   CommandProgram prog;
   const int shift = opt.shift >= 0 ? opt.shift : default_shift(layer);
-  if (!build_program(layer, arch, mapping, shift, prog, res.failure)) {
-    res.kind = core::RtlFailure::CommandFormat;
-    m.reason = res.failure;
-    return res;
-  }
+  if (!build_program(layer, arch, mapping, shift, prog, res.failure))
+    return failed(res, core::RtlFailure::CommandFormat, res.failure);
   // DRAM: random operands, a sentinel in the output and psum areas.
   std::vector<uint8_t> dram(prog.dram_bytes, 0xa5);
   const auto in = random_tensor(opt.seed * 2 + 1, static_cast<uint64_t>(layer.input_elems()));
@@ -505,31 +515,14 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   res.sim_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   res.sim_cpu_seconds = thread_cpu_seconds() - c0;
   res.sim_cycles = job.edges;
-  if (end == RunEnd::WallClock) {
-    res.kind = core::RtlFailure::Limit;
-    res.failure = wall_clock_failure(opt.limits.max_seconds);
-    m.reason = res.failure;
-    return res;
-  }
-  if (end != RunEnd::Done) {
-    res.kind = core::RtlFailure::Watchdog;
-    res.failure = watchdog_failure(*h, prog, job, limit);
-    m.reason = res.failure;
-    return res;
-  }
-  if (!job.failure.empty()) {
-    res.kind = core::RtlFailure::Dram;
-    res.failure = job.failure;
-    m.reason = res.failure;
-    return res;
-  }
+  if (end == RunEnd::WallClock)
+    return failed(res, core::RtlFailure::Limit, wall_clock_failure(opt.limits.max_seconds));
+  if (end != RunEnd::Done)
+    return failed(res, core::RtlFailure::Watchdog, watchdog_failure(*h, prog, job, limit));
+  if (!job.failure.empty()) return failed(res, core::RtlFailure::Dram, job.failure);
   const auto& c = job.csr;
-  if (c[detail::kCsrStatus] & 0x1c) {
-    res.kind = core::RtlFailure::RtlError;
-    res.failure = status_failure(c[detail::kCsrStatus]);
-    m.reason = res.failure;
-    return res;
-  }
+  if (c[detail::kCsrStatus] & 0x1c)
+    return failed(res, core::RtlFailure::RtlError, status_failure(c[detail::kCsrStatus]));
   read_counters(c, res);
 
   // Functional check.
