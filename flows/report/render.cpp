@@ -14,6 +14,7 @@
 #include <ostream>
 #include <sstream>
 
+#include "common/html.hpp"
 #include "common/text.hpp"
 #include "common/files.hpp"
 #include "common/process.hpp"
@@ -25,14 +26,11 @@ namespace mapwright::flows {
 
 namespace {
 
+/// The page's own rules, after page_base_css().
 const char* kCss = R"css(
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
-main{max-width:1320px;margin:0 auto;padding:24px 28px 48px}
-h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 10px;border-bottom:1px solid #d8dce3;padding-bottom:4px}
 .meta{color:#5a6473;font-size:13px}
-.banner{padding:10px 14px;border-radius:6px;margin:16px 0;font-weight:600}
 .ok{background:#e3f4e8;color:#17612e;border:1px solid #a8d8b5}.bad{background:#fde8e8;color:#a01616;border:1px solid #f0a5a5}
-.warn{background:#fff4dc;color:#7a5200;border:1px solid #ecd08e}.info{background:#e8eef9;color:#234a8a;border:1px solid #b4c6ea}
+.info{background:#e8eef9;color:#234a8a;border:1px solid #b4c6ea}
 .cards{display:grid;grid-template-columns:repeat(4,1fr);gap:12px;margin:12px 0}
 .card{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:12px 14px}
 .card .k{font-size:12px;color:#5a6473;text-transform:uppercase;letter-spacing:.04em}.card .v{font-size:24px;font-weight:650;margin-top:4px}
@@ -42,9 +40,6 @@ th,td{padding:4px 5px;border-bottom:1px solid #eceef2;text-align:right;white-spa
 th{background:#eef1f5;font-weight:600;position:sticky;top:0}
 td.l,th.l{text-align:left}td.shape{white-space:normal;font-size:11px;color:#3a4250;min-width:150px;max-width:190px;text-align:left}td.wrap{white-space:normal;text-align:left;max-width:420px}
 tr.fail td{background:#fdeaea;color:#a01616}td.fail,span.fail{color:#c01818;font-weight:650}td.pass,span.pass{color:#17612e;font-weight:600}
-td.win{background:#e3f4e8;font-weight:650}
-.plot{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px;margin:8px 0}
-.plot svg{width:100%;height:auto}
 .stats{display:flex;gap:24px;font-size:14px;margin:6px 0 10px}.stats b{font-size:16px}
 pre{background:#fff;border:1px solid #dde1e7;padding:8px;font-size:12px;overflow:auto}
 details{margin:4px 0}summary{cursor:pointer;font-size:13px}
@@ -84,7 +79,8 @@ std::string time_of(double cycles, double mhz) {
 std::string page_head(const std::string& title) {
   return "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>" +
-         html_escape(title) + "</title>\n<style>" + kCss + "</style></head><body><main>\n";
+         html_escape(title) + "</title>\n<style>" + page_base_css() + kCss +
+         "</style></head><body><main>\n";
 }
 
 /// Keeps about `n` log-spaced rows of a best-so-far curve (plus its last row).

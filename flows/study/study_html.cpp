@@ -12,6 +12,7 @@
 #include <limits>
 #include <sstream>
 
+#include "common/html.hpp"
 #include "common/text.hpp"
 
 using nlohmann::json;
@@ -20,22 +21,14 @@ namespace mapwright::flows {
 
 namespace {
 
+/// The page's own rules, after page_base_css().
 const char* kCss = R"css(
-body{font-family:system-ui,-apple-system,"Segoe UI",Roboto,"DejaVu Sans",sans-serif;margin:0;color:#1d2430;background:#f6f7f9}
-main{max-width:1320px;margin:0 auto;padding:24px 28px 48px}
-h1{font-size:24px;margin:0 0 4px}h2{font-size:18px;margin:32px 0 10px;border-bottom:1px solid #d8dce3;padding-bottom:4px}
 h3{font-size:15px;margin:18px 0 6px}
 .meta{color:#5a6473;font-size:13px;line-height:1.5}
-.banner{padding:10px 14px;border-radius:6px;margin:16px 0;font-weight:600}
-.warn{background:#fff4dc;color:#7a5200;border:1px solid #ecd08e}
 table{border-collapse:collapse;background:#fff;font-size:13px;border:1px solid #dde1e7;margin:6px 0}
 th,td{padding:4px 8px;border-bottom:1px solid #eceef2;text-align:right;white-space:nowrap}
 th{background:#eef1f5;font-weight:600;vertical-align:bottom}
-td.l,th.l{text-align:left}
-td.win{background:#e3f4e8;font-weight:650}
 .ci{color:#5a6473;font-size:11px}
-.plot{background:#fff;border:1px solid #dde1e7;border-radius:8px;padding:8px;margin:8px 0}
-.plot svg{width:100%;height:auto}
 .grid{display:grid;grid-template-columns:repeat(2,1fr);gap:12px}
 .note{font-size:13px;color:#3a4250;line-height:1.5;max-width:900px}
 )css";
@@ -120,8 +113,8 @@ void head(std::ostream& h, const View& v) {
   const json& s = v.s;
   h << "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
        "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>"
-    << html_escape("study " + s.value("suite", std::string())) << "</title>\n<style>" << kCss
-    << "</style></head><body><main>\n";
+    << html_escape("study " + s.value("suite", std::string())) << "</title>\n<style>"
+    << page_base_css() << kCss << "</style></head><body><main>\n";
   h << "<h1>Study " << esc(s["suite"]) << "</h1>\n<div class=\"meta\">suite file "
     << esc(s["suite_file"]) << "; architecture " << esc(s["arch"]) << ", objective "
     << esc(s["objective"]) << "; " << v.layers.size() << " layers &times; " << v.searchers.size()

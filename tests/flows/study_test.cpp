@@ -24,6 +24,27 @@ namespace fs = std::filesystem;
 using namespace mapwright;
 using nlohmann::json;
 
+namespace {
+
+/// Each (text, key): the suite `head` + text, written to <dir>/s.yaml, is refused with an error
+/// naming the file and `key`.
+void expect_refused(const fs::path& dir, const std::string& head,
+                    const std::vector<std::pair<std::string, std::string>>& cases) {
+  for (const auto& [text, key] : cases) {
+    std::ofstream(dir / "s.yaml") << head << text;
+    try {
+      flows::load_study_suite((dir / "s.yaml").string());
+      ADD_FAILURE() << "accepted " << text;
+    } catch (const core::SpecError& e) {
+      const std::string m = e.what();
+      EXPECT_NE(m.find("s.yaml"), std::string::npos) << m;
+      EXPECT_NE(m.find(key), std::string::npos) << m;
+    }
+  }
+}
+
+}  // namespace
+
 TEST(StudySuite, TargetsWithoutFivePercentAreRefused_bad) {
   const fs::path dir = mapwright::test_files::fresh_path("study_bad");
   fs::create_directories(dir);
@@ -46,22 +67,10 @@ TEST(StudySuite, BadBootstrapSettingsAreRefused_bad) {
   fs::create_directories(dir);
   const std::string head =
       "name: s\nsearchers: [ga]\nseeds: [1]\nbudget: 10\nlayers: ['gemm:M=8,N=8,K=8']\n";
-  const std::pair<std::string, std::string> cases[] = {
-      {"bootstrap: {confidence: 1.5}\n", "bootstrap.confidence"},
-      {"bootstrap: {resamples: 5}\n", "bootstrap.resamples"},
-      {"bootstrap: {samples: 500}\n", "samples"},
-  };
-  for (const auto& [text, key] : cases) {
-    std::ofstream(dir / "s.yaml") << head << text;
-    try {
-      flows::load_study_suite((dir / "s.yaml").string());
-      ADD_FAILURE() << "accepted " << text;
-    } catch (const core::SpecError& e) {
-      const std::string m = e.what();
-      EXPECT_NE(m.find("s.yaml"), std::string::npos) << m;
-      EXPECT_NE(m.find(key), std::string::npos) << m;
-    }
-  }
+  expect_refused(dir, head,
+                 {{"bootstrap: {confidence: 1.5}\n", "bootstrap.confidence"},
+                  {"bootstrap: {resamples: 5}\n", "bootstrap.resamples"},
+                  {"bootstrap: {samples: 500}\n", "samples"}});
   std::ofstream(dir / "s.yaml") << head
                                 << "bootstrap: {resamples: 300, confidence: 0.9, seed: 8}\n";
   const auto s = flows::load_study_suite((dir / "s.yaml").string());
@@ -79,20 +88,10 @@ TEST(StudySuite, BudgetCapsLimitOneSearcher_bad) {
   const std::string head =
       "name: s\nsearchers: [ga, random]\nseeds: [1]\nbudget: 12\n"
       "layers: ['gemm:M=8,N=8,K=8']\n";
-  const std::pair<std::string, std::string> cases[] = {
-      {"budget_caps: {sa: 4}\n", "budget_caps.sa"},
-      {"budget_caps: {random: 13}\n", "random"},
-      {"budget_caps: [4]\n", "budget_caps"},
-  };
-  for (const auto& [text, key] : cases) {
-    std::ofstream(dir / "s.yaml") << head << text;
-    try {
-      flows::load_study_suite((dir / "s.yaml").string());
-      ADD_FAILURE() << "accepted " << text;
-    } catch (const core::SpecError& e) {
-      EXPECT_NE(std::string(e.what()).find(key), std::string::npos) << e.what();
-    }
-  }
+  expect_refused(dir, head,
+                 {{"budget_caps: {sa: 4}\n", "budget_caps.sa"},
+                  {"budget_caps: {random: 13}\n", "random"},
+                  {"budget_caps: [4]\n", "budget_caps"}});
   std::ofstream(dir / "s.yaml") << head << "budget_caps: {random: 5}\n";
   const auto s = flows::load_study_suite((dir / "s.yaml").string());
   EXPECT_EQ(s.budget_of("random"), 5);

@@ -17,6 +17,25 @@
 namespace mapwright::search {
 namespace {
 
+/// Runs three searchers in lockstep for `rounds` asks of `n` points: `a` and `b` (same seed) must
+/// propose identical points every round (and `size` points each, when given); returns whether
+/// `c` (another seed) proposed something else at least once.
+bool lockstep(Searcher& a, Searcher& b, Searcher& c, const EvaluateFn& ev, int rounds, int n,
+              size_t size = 0) {
+  bool differs = false;
+  for (int round = 0; round < rounds; ++round) {
+    const auto pa = a.ask(n), pb = b.ask(n), pc = c.ask(n);
+    if (size) EXPECT_EQ(pa.size(), size) << "round " << round;
+    EXPECT_EQ(pa, pb) << "round " << round;
+    if (pa != pb) return differs;
+    differs = differs || pa != pc;
+    a.tell(pa, ev(pa));
+    b.tell(pb, ev(pb));
+    c.tell(pc, ev(pc));
+  }
+  return differs;
+}
+
 using testing::batch_of;
 
 SearchResult run(const std::string& kind, const Problem& p, const EvaluateFn& ev, int64_t budget,
@@ -308,16 +327,7 @@ TEST(PpoBox, SameSeedGivesIdenticalProposals) {
   auto a = make_searcher("ppo-box", p, testing::kDefaults, 3);
   auto b = make_searcher("ppo-box", p, testing::kDefaults, 3);
   auto c = make_searcher("ppo-box", p, testing::kDefaults, 4);
-  bool differs = false;
-  for (int round = 0; round < 8; ++round) {
-    const auto pa = a->ask(32), pb = b->ask(32), pc = c->ask(32);
-    ASSERT_EQ(pa, pb) << "round " << round;
-    differs = differs || pa != pc;
-    a->tell(pa, ev(pa));
-    b->tell(pb, ev(pb));
-    c->tell(pc, ev(pc));
-  }
-  EXPECT_TRUE(differs) << "another seed, other proposals";
+  EXPECT_TRUE(lockstep(*a, *b, *c, ev, 8, 32)) << "another seed, other proposals";
   EXPECT_EQ(a->describe()["learner"], b->describe()["learner"]);
   EXPECT_EQ(a->describe()["learner"]["updates"], 8);
 }
@@ -455,17 +465,7 @@ TEST(Bo, SameSeedGivesIdenticalProposalsAndAnotherSeedOthers) {
   auto a = make_searcher("bo", p, o, 3);
   auto b = make_searcher("bo", p, o, 3);
   auto c = make_searcher("bo", p, o, 4);
-  bool differs = false;
-  for (int round = 0; round < 40; ++round) {
-    const auto pa = a->ask(8), pb = b->ask(8), pc = c->ask(8);
-    ASSERT_EQ(pa.size(), 3u);
-    ASSERT_EQ(pa, pb) << "round " << round;
-    differs = differs || pa != pc;
-    a->tell(pa, ev(pa));
-    b->tell(pb, ev(pb));
-    c->tell(pc, ev(pc));
-  }
-  EXPECT_TRUE(differs) << "another seed, other proposals";
+  EXPECT_TRUE(lockstep(*a, *b, *c, ev, 40, 8, 3)) << "another seed, other proposals";
   EXPECT_EQ(a->describe(), b->describe());
   EXPECT_EQ(a->describe()["proposals"], 120);
 }
