@@ -925,10 +925,14 @@ class StudyRun {
           << pct_text(duplicate_rate(f.duplicates, f.samples)) << "\n";
       out << "  " << std::setw(8) << ""
           << " gap to the optimum";
-      for (size_t bi = 0; bi < suite_.iso_budgets.size(); ++bi)
-        out << (bi ? "," : "") << " @" << suite_.iso_budgets[bi] << " "
-            << pct_text(f.gap[bi].estimate - 1) << " [" << pct_text(f.gap[bi].lo - 1) << ", "
-            << pct_text(f.gap[bi].hi - 1) << "]";
+      for (size_t bi = 0; bi < suite_.iso_budgets.size(); ++bi) {
+        out << (bi ? "," : "") << " @" << suite_.iso_budgets[bi] << " ";
+        if (suite_.budget_of(k) < suite_.iso_budgets[bi])
+          out << "- (runs capped at " << suite_.budget_of(k) << ")";
+        else
+          out << pct_text(f.gap[bi].estimate - 1) << " [" << pct_text(f.gap[bi].lo - 1) << ", "
+              << pct_text(f.gap[bi].hi - 1) << "]";
+      }
       out << "\n";
     }
     for (const auto& [base, head] :

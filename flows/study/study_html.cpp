@@ -256,7 +256,8 @@ void gap_section(std::ostream& h, const View& v, const std::string& svg) {
        "cost / optimum, minus 1, with its "
     << v.conf
     << " bootstrap interval (seeds resampled within each layer). &ndash; = the median run of "
-       "some layer had no valid mapping yet (or the interval is open).</p>\n";
+       "some layer had no valid mapping yet (or the interval is open), or the searcher's runs "
+       "stop before that budget (the suite's budget_caps).</p>\n";
   if (!svg.empty())
     h << "<div class=\"plot\">" << svg << "</div>\n";
   else
