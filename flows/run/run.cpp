@@ -715,6 +715,9 @@ void print_run_summary(const RunRecord& rec, const RunOptions& o, const Arch& ar
   const RunSummary s = summarize(rec);
   out << "run " << rec.target << " on " << arch.name << " (" << arch.rows << "x" << arch.cols
       << "), " << o.searcher << ", " << budget_phrase(o.searcher, o.budget, o.exact)
+      << (rec.rtl_reward_warmup ? " (scored on the RTL after " +
+                                      std::to_string(*rec.rtl_reward_warmup) + " surrogate samples)"
+                                : std::string())
       << ", objective " << rec.objective << ", seed " << o.seed
       << (rtl ? ", top-" + std::to_string(o.top_k) + " verified on RTL" : ", surrogate only")
       << "\n";
