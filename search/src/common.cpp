@@ -72,8 +72,10 @@ std::vector<double> RewardNormalizer::rewards(const std::vector<Outcome>& outcom
     if (!seen_valid_ || r[i] < worst_) worst_ = r[i];
     seen_valid_ = true;
   }
-  for (size_t i = 0; i < outcomes.size(); ++i)
+  for (size_t i = 0; i < outcomes.size(); ++i) {
     if (!outcomes[i].valid) r[i] = (seen_valid_ ? worst_ : 0.0) - penalty_;
+    if (outcomes[i].repeat) r[i] -= repeat_penalty_;
+  }
   return r;
 }
 

@@ -49,7 +49,9 @@ nlohmann::json problem_json(const Problem& problem);
 /// before any valid outcome.
 class RewardNormalizer {
  public:
-  explicit RewardNormalizer(double penalty) : penalty_(penalty) {}
+  /// `repeat_penalty` is subtracted from the reward of an outcome marked as a repeat.
+  explicit RewardNormalizer(double penalty, double repeat_penalty = 0)
+      : penalty_(penalty), repeat_penalty_(repeat_penalty) {}
   /// Rewards of one batch, in order. Updates the reference and the worst reward seen.
   std::vector<double> rewards(const std::vector<Outcome>& outcomes);
   bool has_reference() const { return has_ref_; }  ///< True once ref is set.
@@ -57,6 +59,7 @@ class RewardNormalizer {
 
  private:
   double penalty_;           ///< Invalid penalty in log units.
+  double repeat_penalty_;    ///< Repeat penalty in log units.
   bool has_ref_ = false;     ///< Reference set.
   double ref_ = 1.0;         ///< Reference cost.
   double worst_ = 0.0;       ///< Lowest valid reward seen (0 before any).

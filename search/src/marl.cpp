@@ -29,7 +29,7 @@ class MarlSearcher final : public Searcher {
         options_(options),
         seed_(seed),
         rng_(seed),
-        rewards_(options.learner.invalid_penalty),
+        rewards_(options.learner.invalid_penalty, options.learner.repeat_penalty),
         critic_(problem, options.critic_bins, options.critic_ridge) {}
 
   std::vector<Point> ask(int n) override {

@@ -69,7 +69,7 @@ void read_learner(const YAML::Node& n, const std::string& where, const std::stri
   MapReader r(n, where, prefix,
               {"algorithm", "lr", "batch", "epochs", "clip", "entropy_coef", "value_coef",
                "max_grad_norm", "hidden", "layers", "ordinal_basis", "autoregressive", "advantage",
-               "invalid_penalty", "elite", "imitation_coef"});
+               "invalid_penalty", "elite", "imitation_coef", "repeat_penalty"});
   r.get("algorithm", o.algorithm);
   r.get("lr", o.lr);
   r.get("batch", o.batch);
@@ -86,6 +86,7 @@ void read_learner(const YAML::Node& n, const std::string& where, const std::stri
   r.get("invalid_penalty", o.invalid_penalty);
   r.get("elite", o.elite);
   r.get("imitation_coef", o.imitation_coef);
+  r.get("repeat_penalty", o.repeat_penalty);
 }
 
 void read_clustering(const YAML::Node& n, const std::string& where, const std::string& prefix,
@@ -237,6 +238,7 @@ void validate_learner(const LearnerOptions& o, const std::string& where, const s
   check_positive(where, p + ".invalid_penalty", o.invalid_penalty);
   check_int(where, p + ".elite", o.elite, 0, 1000000);
   check_nonneg(where, p + ".imitation_coef", o.imitation_coef);
+  check_nonneg(where, p + ".repeat_penalty", o.repeat_penalty);
 }
 
 }  // namespace
@@ -343,7 +345,8 @@ nlohmann::json to_json(const LearnerOptions& o) {
           {"advantage", o.advantage},
           {"invalid_penalty", o.invalid_penalty},
           {"elite", o.elite},
-          {"imitation_coef", o.imitation_coef}};
+          {"imitation_coef", o.imitation_coef},
+          {"repeat_penalty", o.repeat_penalty}};
 }
 
 nlohmann::json to_json(const PpoBoxOptions& o) {

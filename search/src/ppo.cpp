@@ -15,7 +15,7 @@ class PpoSearcher final : public Searcher {
         seed_(seed),
         torch_seed_(mix_seed(seed)),
         rng_(seed),
-        rewards_(options.invalid_penalty),
+        rewards_(options.invalid_penalty, options.repeat_penalty),
         learner_(heads(problem), options, torch_seed_) {}
 
   std::vector<Point> ask(int n) override {

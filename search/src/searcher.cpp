@@ -157,7 +157,8 @@ SearchResult run_search(Searcher& searcher, const EvaluateFn& evaluate, int64_t 
     std::vector<Outcome> out(pts.size());
     for (size_t i = 0; i < pts.size(); ++i) {
       out[i] = fresh_of[i] != SIZE_MAX ? fresh_out[fresh_of[i]] : cache.at(pts[i]);
-      if (!first[i] || out[i].repeat) ++res.duplicates;
+      if (!first[i]) out[i].repeat = true;  // The searcher is told it proposed a known point.
+      if (out[i].repeat) ++res.duplicates;
     }
     for (size_t i = 0; i < fresh.size(); ++i) cache.emplace(std::move(fresh[i]), fresh_out[i]);
     searcher.tell(pts, out);

@@ -174,6 +174,32 @@ TEST(RunSearch, PointsTheEvaluatorMarksAsRepeatsAreNotCharged) {
   EXPECT_EQ(r.best_so_far.size(), 6u);
 }
 
+// A searcher is told which of its proposals were repeats: the outcome of a point proposed
+// again (answered from the cache) carries repeat, its first proposal does not.
+TEST(RunSearch, ASearcherIsToldWhichProposalsWereRepeats) {
+  struct Fixed final : Searcher {
+    std::vector<std::vector<Point>> batches{{{1}, {2}}, {{2}, {3}, {3}}};
+    size_t next = 0;
+    std::vector<Outcome> told;
+    std::vector<Point> ask(int) override { return batches[std::min(next++, batches.size() - 1)]; }
+    void tell(const std::vector<Point>&, const std::vector<Outcome>& out) override {
+      told.insert(told.end(), out.begin(), out.end());
+    }
+    std::string name() const override { return "fixed"; }
+    nlohmann::json describe() const override { return {}; }
+  } s;
+  EvaluateFn ev = [](const std::vector<Point>& pts) {
+    return std::vector<Outcome>(pts.size(), Outcome{true, 1.0, ""});
+  };
+  // After its second batch the searcher proposes only known points: the run ends exhausted.
+  const SearchResult r = run_search(s, ev, 10);
+  EXPECT_EQ(r.samples, 3);
+  EXPECT_TRUE(r.exhausted);
+  ASSERT_GE(s.told.size(), 8u);
+  const bool want[] = {false, false, true, false, true, true, true, true};
+  for (size_t i = 0; i < 8; ++i) EXPECT_EQ(s.told[i].repeat, want[i]) << i;
+}
+
 TEST(RunSearch, RepeatedPointsAreAnsweredFromTheCacheAndNotCharged) {
   // 625 points and a budget of 2000: every distinct point is evaluated exactly once, the
   // repeats are duplicates, and the run ends as exhausted when the space is used up.

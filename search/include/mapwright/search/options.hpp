@@ -68,6 +68,10 @@ struct LearnerOptions {
   int64_t elite = 8;                 ///< Self-imitation: size of the archive of the best
                                      ///< (action, reward) pairs seen so far (0 = off).
   double imitation_coef = 0.3;       ///< Weight of the self-imitation loss (>= 0).
+  double repeat_penalty = 0.5;       ///< Subtracted from the reward of a point proposed again
+                                     ///< (log-cost units, >= 0; 0 = repeats are rewarded as
+                                     ///< their first evaluation was). Chosen among 0, 0.5 and 2
+                                     ///< on ResNet-18 and BERT layers (docs/study.md).
 };
 
 /// Single-agent PPO over all parameters: one LearnerOptions.

@@ -41,7 +41,9 @@ struct Outcome {
   std::string reason;  ///< Why the point is invalid, e.g. "does not fit: ...".
   /// Set by the evaluator when this point is a new encoding of something it has already
   /// evaluated (e.g. two points that decode to the same mapping): the outcome is that of the
-  /// earlier evaluation, and the run counts it as a duplicate, not as a sample.
+  /// earlier evaluation, and the run counts it as a duplicate, not as a sample. run_search also
+  /// sets it on what it tells a searcher for a point proposed again (answered from its cache),
+  /// so that a learner can tell repeats from new samples (LearnerOptions::repeat_penalty).
   bool repeat = false;
   /// The class of an invalid outcome, set by the evaluator (e.g. "input_overflow",
   /// "rtl:watchdog"): runs count failures per class and the clustering groups by it; `reason`
