@@ -408,10 +408,11 @@ class StudyRun {
   /// "5pct" for 5: the suffix of the samples-to-target keys.
   static std::string pct_key(double t) { return std::to_string(static_cast<int>(t)) + "pct"; }
 
-  /// A count of samples for the CSVs and the table: ">B" when not reached (+inf), "" for NaN.
-  std::string samples_text(double x) const {
+  /// A count of samples of searcher `k` for the CSVs and the table: ">B" (B: its budget) when
+  /// not reached (+inf), "" for NaN.
+  std::string samples_text(double x, const std::string& k) const {
     if (std::isnan(x)) return "";
-    if (!std::isfinite(x)) return ">" + std::to_string(suite_.budget);
+    if (!std::isfinite(x)) return ">" + std::to_string(suite_.budget_of(k));
     return std::to_string(static_cast<long long>(std::llround(x)));
   }
 
@@ -507,8 +508,8 @@ class StudyRun {
       e["samples_to_" + p + "_ci"] = ci_json(km);
       e["reached_" + p] = reached;
       e["median_reached_" + p] = std::isfinite(km.estimate);
-      sf << "," << samples_text(km.estimate) << "," << reached;
-      ci_cols << "," << samples_text(km.lo) << "," << samples_text(km.hi);
+      sf << "," << samples_text(km.estimate, k) << "," << reached;
+      ci_cols << "," << samples_text(km.lo, k) << "," << samples_text(km.hi, k);
     }
     for (size_t bi = 0; bi < suite_.iso_budgets.size(); ++bi) {
       const double m = median(c.ratio_at[bi]);
@@ -718,9 +719,9 @@ class StudyRun {
         f << "," << fmt_num(fg.gap[bi].estimate - 1) << "," << fmt_num(fg.gap[bi].lo - 1) << ","
           << fmt_num(fg.gap[bi].hi - 1);
       for (size_t ti = 0; ti < suite_.targets_pct.size(); ++ti)
-        f << "," << samples_text(fg.median_layer[ti].estimate) << ","
-          << samples_text(fg.median_layer[ti].lo) << "," << samples_text(fg.median_layer[ti].hi)
-          << "," << fg.layers_reached[ti];
+        f << "," << samples_text(fg.median_layer[ti].estimate, k) << ","
+          << samples_text(fg.median_layer[ti].lo, k) << ","
+          << samples_text(fg.median_layer[ti].hi, k) << "," << fg.layers_reached[ti];
       f << "," << fmt_num(invalid_rate(fg.invalid, fg.samples)) << ","
         << fmt_num(duplicate_rate(fg.duplicates, fg.samples)) << "\n";
     }
@@ -908,7 +909,7 @@ class StudyRun {
     for (size_t li = 0; li < layers_.size(); ++li) {
       out << std::left << std::setw(24) << one_line(layers_[li].name).substr(0, 23) << std::right;
       for (const auto& k : suite_.searchers)
-        out << std::setw(12) << samples_text(cells_.at(k)[li].km[t5].estimate);
+        out << std::setw(12) << samples_text(cells_.at(k)[li].km[t5].estimate, k);
       out << "\n";
     }
     out << "per searcher (" << conf
@@ -918,9 +919,9 @@ class StudyRun {
       out << "  " << std::left << std::setw(8) << k << std::right;
       for (size_t ti = 0; ti < suite_.targets_pct.size(); ++ti)
         out << (ti ? "; " : " ") << "samples to " << fmt_g(suite_.targets_pct[ti])
-            << "% (median layer) " << samples_text(f.median_layer[ti].estimate) << " ["
-            << samples_text(f.median_layer[ti].lo) << ", " << samples_text(f.median_layer[ti].hi)
-            << "]";
+            << "% (median layer) " << samples_text(f.median_layer[ti].estimate, k) << " ["
+            << samples_text(f.median_layer[ti].lo, k) << ", "
+            << samples_text(f.median_layer[ti].hi, k) << "]";
       out << "; invalid " << pct_text(invalid_rate(f.invalid, f.samples)) << ", duplicates "
           << pct_text(duplicate_rate(f.duplicates, f.samples)) << "\n";
       out << "  " << std::setw(8) << ""

@@ -107,6 +107,12 @@ struct View {
   std::vector<long long> budgets;      ///< iso_budgets.
   long long budget = 0;                ///< Samples per run.
   std::string conf;                    ///< "95 %".
+  /// Samples per run of searcher `k` (the suite's budget_caps, else `budget`).
+  long long budget_of(const std::string& k) const {
+    return s.contains("budget_caps") && s["budget_caps"].contains(k)
+               ? s["budget_caps"][k].get<long long>()
+               : budget;
+  }
 };
 
 void head(std::ostream& h, const View& v) {
@@ -165,10 +171,10 @@ void efficiency_table(std::ostream& h, const View& v) {
       const std::string p = "samples_to_" + pct_key(v.targets[ti]) + "_median_layer";
       const json& ci = e[p + "_ci"];
       h << "<td" << (best[ti] == static_cast<int>(i) ? " class=\"win\"" : "") << ">"
-        << samples(num(e[p], kInf), v.budget) << " <span class=\"ci\">["
-        << samples(num(ci[0], kInf), v.budget) << ", " << samples(num(ci[1], kInf), v.budget)
-        << "]</span></td><td>" << esc(e["layers_reached_" + pct_key(v.targets[ti])]) << "/"
-        << v.layers.size() << "</td>";
+        << samples(num(e[p], kInf), v.budget_of(v.searchers[i])) << " <span class=\"ci\">["
+        << samples(num(ci[0], kInf), v.budget_of(v.searchers[i])) << ", "
+        << samples(num(ci[1], kInf), v.budget_of(v.searchers[i])) << "]</span></td><td>"
+        << esc(e["layers_reached_" + pct_key(v.targets[ti])]) << "/" << v.layers.size() << "</td>";
     }
     h << "<td>" << rate(num(e["invalid_rate"])) << "</td><td>" << rate(num(e["duplicate_rate"]))
       << "</td></tr>\n";
@@ -282,9 +288,9 @@ void layer_tables(std::ostream& h, const View& v) {
       for (size_t i = 0; i < v.searchers.size(); ++i) {
         const json& e = row[v.searchers[i]];
         h << "<td" << (best == static_cast<int>(i) ? " class=\"win\"" : "") << ">"
-          << samples(vals[i], v.budget) << "<br><span class=\"ci\">["
-          << samples(num(e[p + "_ci"][0], kInf), v.budget) << ", "
-          << samples(num(e[p + "_ci"][1], kInf), v.budget) << "]<br>"
+          << samples(vals[i], v.budget_of(v.searchers[i])) << "<br><span class=\"ci\">["
+          << samples(num(e[p + "_ci"][0], kInf), v.budget_of(v.searchers[i])) << ", "
+          << samples(num(e[p + "_ci"][1], kInf), v.budget_of(v.searchers[i])) << "]<br>"
           << esc(e["reached_" + pct_key(t)]) << "/" << esc(e["seeds"]) << " runs</span></td>";
       }
       h << "</tr>\n";
