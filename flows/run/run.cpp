@@ -184,10 +184,14 @@ void check_resume(const RunOptions& o, const RunRecord& r, const fs::path& file)
 
 /// Opens `dir` for a run: with --resume, reads and checks its results.json and takes the run's
 /// settings from it (into `o`); otherwise makes sure the folder does not already hold a run.
-/// Returns the stored record, or nothing for a new run.
-std::optional<RunRecord> open_run_folder(RunOptions& o, const fs::path& dir) {
+/// Returns the stored record, or nothing for a new run. `fresh_folder`: the folder did not exist,
+/// or was empty, before this process took its lock.
+std::optional<RunRecord> open_run_folder(RunOptions& o, const fs::path& dir, bool fresh_folder) {
   const fs::path results_file = dir / "results.json";
   if (!fs::exists(results_file)) {
+    // A folder that did not exist (or was empty) before this process took its lock starts a
+    // new run, --resume or not (scripts/run-defaults.sh on a fresh clone).
+    if (fresh_folder) return std::nullopt;
     const bool foreign = std::any_of(fs::directory_iterator(dir), fs::directory_iterator(),
                                      [](const fs::directory_entry& e) {
                                        // What a run killed before its first results.json leaves;
@@ -199,7 +203,7 @@ std::optional<RunRecord> open_run_folder(RunOptions& o, const fs::path& dir) {
     if (o.resume && foreign)
       throw SpecError("--out", "out", dir.string(), "has no results.json to resume");
     if (o.resume && !o.given.count("network") && !o.given.count("layer"))
-      // Stopped before its first save (or never started): nothing records what it was.
+      // Stopped before its first save: nothing records what it was.
       throw SpecError("--out", "out", dir.string(),
                       "has no results.json (the run stopped before its first save); start it "
                       "again with its options and --resume");
@@ -759,8 +763,10 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     dir = fs::path("runs") / ("run-" + safe_name(target) + "-" + safe_name(load_arch(o.arch).name) +
                               "-" + o.searcher + "-s" + std::to_string(o.seed));
   }
+  std::error_code ec;
+  const bool fresh_folder = !fs::exists(dir, ec) || fs::is_empty(dir, ec);
   const FolderLock lock(dir, "--out");  // Held until cmd_run returns: one process per folder.
-  std::optional<RunRecord> stored = open_run_folder(o, dir);
+  std::optional<RunRecord> stored = open_run_folder(o, dir, fresh_folder);
   const bool resuming = stored.has_value();
 
   // Everything is validated before any work.

@@ -270,8 +270,11 @@ TEST(Faults, RunKilledAnywhereResumesToTheUninterruptedResult) {
       EXPECT_EQ(first.code, 128 + SIGKILL) << what << ": " << first.err;
     }
     expect_valid_run_folder(dir, what);
-    if (first.code != 0 && !fs::exists(dir / "results.json")) {
-      // Stopped before its first save: `--resume --out` alone is refused (no settings to read).
+    if (first.code != 0 && !fs::exists(dir / "results.json") && fs::exists(dir / ".lock")) {
+      // Stopped before its first save, after it took the folder: `--resume --out` alone is
+      // refused (no settings to read). Killed before it took the folder (the folder is absent
+      // or empty), the folder is a new one: `--resume` there starts a run with the options
+      // given (Run.ResumeOnANewFolderStartsTheRun).
       const Outcome r = run_cli(cli(resume_args(dir)), base);
       EXPECT_EQ(r.code, 2) << what;
       EXPECT_NE(r.err.find("start it again with its options"), std::string::npos) << r.err;

@@ -204,6 +204,20 @@ TEST(Run, RtlRewardScoresTheLastPhaseOnTheRtl) {
   fs::remove_all(exact_dir);
 }
 
+// --resume on a folder that holds no run yet starts one (what scripts/run-defaults.sh does on
+// a fresh clone), without any option given explicitly.
+TEST(Run, ResumeOnANewFolderStartsTheRun) {
+  const fs::path dir = fresh_dir("resume_new");
+  std::ostringstream out;
+  flows::RunOptions o = tiny_run(dir);
+  o.resume = true;
+  o.no_rtl = true;
+  ASSERT_TRUE(o.given.empty());
+  ASSERT_EQ(flows::cmd_run(o, out), 0) << out.str();
+  EXPECT_EQ(load(dir)["status"], "complete");
+  fs::remove_all(dir);
+}
+
 TEST(Run, ArchWithoutRtlModelNeedsNoRtl) {
   const fs::path dir = fresh_dir("large32");
   flows::RunOptions o = tiny_run(dir);
