@@ -360,8 +360,9 @@ class RunSession {
   /// Writes results.json (whole) and the run's row in SQLite.
   void save() {
     rec_.updated = now_iso();
-    write_atomic(dir_ / "results.json", run_record_to_json(rec_).dump(2) + "\n");
-    db_.put_run(rec_, summarize(rec_));
+    const RunSummary summary = summarize(rec_);
+    write_atomic(dir_ / "results.json", run_record_to_json(rec_, summary).dump(2) + "\n");
+    db_.put_run(rec_, summary);
   }
 
   /// Resume: verifications that failed for infrastructure reasons (a worker crashed on every

@@ -505,6 +505,10 @@ RunSummary summarize(const RunRecord& r) {
 }
 
 json run_record_to_json(const RunRecord& r) {
+  return run_record_to_json(r, summarize(r));
+}
+
+json run_record_to_json(const RunRecord& r, const RunSummary& s) {
   json j = json::object();
   j["command"] = "run";
   j["format"] = r.format;
@@ -541,7 +545,6 @@ json run_record_to_json(const RunRecord& r) {
   j["layers"] = json::array();
   for (const auto& L : r.layers) j["layers"].push_back(layer_to_record_json(L, r.rtl));
 
-  const RunSummary s = summarize(r);
   j["totals"] = {{"cycles", s.cycles},
                  {"seconds", s.seconds},
                  {"energy_pj", s.energy_pj},

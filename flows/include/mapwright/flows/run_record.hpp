@@ -172,6 +172,9 @@ RunSummary summarize(const RunRecord& r);
 
 /// results.json: the record plus its summary (totals, verification_summary, parity).
 nlohmann::json run_record_to_json(const RunRecord& r);
+/// The same with the summary already derived (summarize(r)), so a caller that needs it too
+/// derives it once.
+nlohmann::json run_record_to_json(const RunRecord& r, const RunSummary& s);
 /// Reads results.json after check_run_record accepted it; `file` names it in errors.
 RunRecord run_record_from_json(const nlohmann::json& j, const std::string& file);
 
