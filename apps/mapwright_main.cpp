@@ -94,10 +94,20 @@ CLI::App* add_space(CLI::App& app, flows::SpaceOptions& space) {
   return s;
 }
 
+/// --input-shape and --strict: how an ONNX --network is read.
+void add_import_options(CLI::App* app, std::vector<std::string>& input_shapes, bool& strict) {
+  app->add_option("--input-shape", input_shapes,
+                  "ONNX: fix a graph input's dynamic dimensions, NAME=D0xD1x... (repeatable)")
+      ->take_all();
+  app->add_flag("--strict", strict,
+                "ONNX: a compute op that cannot be mapped is an error (default: a warning)");
+}
+
 CLI::App* add_networks(CLI::App& app, flows::NetworksOptions& nets) {
   auto* n = app.add_subcommand("networks", "List the built-in networks, or one network's layers");
-  n->add_option("network", nets.network, "Zoo name or network YAML file");
+  n->add_option("network", nets.network, "Zoo name, network YAML file or ONNX file");
   n->add_flag("--json", nets.json, "Print JSON");
+  add_import_options(n, nets.input_shapes, nets.strict);
   return n;
 }
 
@@ -106,8 +116,10 @@ CLI::App* add_search(CLI::App& app, flows::SearchCliOptions& search) {
       "search", "Search the mapping space of a layer or a network on the surrogate");
   se->add_option("--arch", search.arch, "Named architecture or YAML file")->capture_default_str();
   auto* sl = se->add_option("--layer", search.layer, "Layer (see eval --help)");
-  auto* sn = se->add_option("--network", search.network, "Zoo network or network YAML file");
+  auto* sn =
+      se->add_option("--network", search.network, "Zoo network, network YAML file or ONNX file");
   sl->excludes(sn);
+  add_import_options(se, search.input_shapes, search.strict);
   se->add_option("--time-limit", search.exact.time_limit_s,
                  "exact: wall-clock limit per layer in seconds (anytime: best found + proven gap)")
       ->capture_default_str();
@@ -192,9 +204,10 @@ CLI::App* add_run(CLI::App& app, flows::RunOptions& run) {
       "The main job: search every layer on the surrogate, verify the top-K on RTL, write a report");
   auto* rl =
       ru->add_option("--layer", run.layer, "One layer instead of a network (see eval --help)");
-  auto* rn = ru->add_option("--network", run.network, "Zoo network or network YAML file")
+  auto* rn = ru->add_option("--network", run.network, "Zoo network, network YAML file or ONNX file")
                  ->capture_default_str();
   rl->excludes(rn);
+  add_import_options(ru, run.input_shapes, run.strict);
   ru->add_option("--arch", run.arch, "Named architecture or YAML file")->capture_default_str();
   ru->add_option(
         "--searcher", run.searcher,
@@ -308,7 +321,7 @@ Subcommands add_subcommands(CLI::App& app, CliOptions& o) {
 void record_given_run_flags(const CLI::App& ru, flows::RunOptions& run) {
   for (const char* f :
        {"network", "layer", "arch", "searcher", "budget", "seed", "objective", "options", "top-k",
-        "no-rtl", "time-limit", "gap", "reward", "surrogate-warmup"})
+        "no-rtl", "time-limit", "gap", "reward", "surrogate-warmup", "input-shape", "strict"})
     if (ru.count(std::string("--") + f) > 0) run.given.insert(f);
 }
 

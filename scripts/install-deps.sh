@@ -10,6 +10,8 @@ PKGS=(
   verilator libsystemc-dev zlib1g-dev
   libtorch-dev
   libdlib-dev                   # the bo searcher's global optimizer (search/)
+  libonnx-dev                   # --network model.onnx (core/src/onnx_import.cpp)
+  python3-torch python3-torchvision  # tests: export real ONNX models (tests/core/onnx/)
   gnuplot-nox libboost-dev
   clang-14 libclang-rt-14-dev   # fuzz targets: clang with libFuzzer, ASan, UBSan (fuzz/)
   clang-format-14               # the C++ style check (scripts/check-format.sh)

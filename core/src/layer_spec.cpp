@@ -118,10 +118,28 @@ Layer from_yaml_map(const YAML::Node& node, const std::string& where, const std:
   }
 }
 
+/// The layer of an ONNX file's node, by its layer name.
+Layer onnx_layer(const std::string& path, const std::string& node, const std::string& where,
+                 const OnnxOptions& onnx) {
+  const Network net = import_onnx(path, onnx);
+  for (const auto& l : net.layers)
+    if (l.name == node) return l;
+  std::string known;
+  for (size_t i = 0; i < net.layers.size() && i < 6; ++i)
+    known += (i ? ", " : "") + net.layers[i].name;
+  if (net.layers.size() > 6) known += ", ... (" + std::to_string(net.layers.size()) + " layers)";
+  throw SpecError(where, "layer", path + ":" + node,
+                  "no compute layer of this name in the ONNX file (`mapwright networks " + path +
+                      "` lists them); known: " + known);
+}
+
 }  // namespace
 
-Layer parse_layer_arg(const std::string& arg, const std::string& where) {
+Layer parse_layer_arg(const std::string& arg, const std::string& where, const OnnxOptions& onnx) {
   if (arg.empty()) throw SpecError(where, "layer", arg, "empty layer argument");
+  // FILE.onnx:NODE (node names may hold ':' and '=', so the first ".onnx:" splits).
+  if (const size_t at = arg.find(".onnx:"); at != std::string::npos && at > 0)
+    return onnx_layer(arg.substr(0, at + 5), arg.substr(at + 6), where, onnx);
   if ((arg.size() > 5 && arg.substr(arg.size() - 5) == ".yaml") ||
       (arg.size() > 4 && arg.substr(arg.size() - 4) == ".yml")) {
     const YAML::Node root = load_yaml_file(arg);
@@ -158,7 +176,12 @@ Layer parse_layer_arg(const std::string& arg, const std::string& where) {
   return build(head, f, where, "inline");
 }
 
-Network parse_network_arg(const std::string& arg, const std::string& where) {
+Network parse_network_arg(const std::string& arg, const std::string& where,
+                          const OnnxOptions& onnx) {
+  if (is_onnx_path(arg)) return import_onnx(arg, onnx);
+  if (!onnx.input_shapes.empty())
+    throw SpecError("--input-shape", "input-shape", onnx.input_shapes.begin()->first,
+                    "applies to an ONNX --network only ('" + arg + "' is not a .onnx file)");
   if (!(arg.size() > 5 && arg.substr(arg.size() - 5) == ".yaml") &&
       !(arg.size() > 4 && arg.substr(arg.size() - 4) == ".yml"))
     return zoo_network(arg, where);

@@ -1,5 +1,6 @@
 #include "common/text.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ctime>
@@ -13,6 +14,17 @@ std::string one_line(std::string s) {
     if (u < 0x20 || u == 0x7f) c = ' ';
   }
   return s;
+}
+
+std::string fit_name(const std::string& s, size_t width) {
+  const std::string t = one_line(s);
+  if (t.size() <= width) return t;
+  if (width <= 3) return t.substr(0, width);
+  return "..." + t.substr(t.size() - (width - 3));
+}
+
+size_t name_column_width(size_t longest_name) {
+  return std::min<size_t>(56, std::max<size_t>(24, longest_name + 1));
 }
 
 std::string safe_name(std::string s) {

@@ -10,6 +10,12 @@ namespace mapwright::flows {
 /// `s` with every control character (line breaks, escapes, DEL) replaced by a space: safe to
 /// print on a terminal or inside a one-line comment of a file.
 std::string one_line(std::string s);
+/// `s` on one line in at most `width` characters: a longer name keeps its end after "..." (the
+/// end tells ONNX node names such as "/layers.0/self_attn/MatMul_1" apart).
+std::string fit_name(const std::string& s, size_t width);
+/// The width of a table's name column: the longest name plus one, at least 24 and at most 56
+/// (ONNX node names run long; longer ones are cut by fit_name).
+size_t name_column_width(size_t longest_name);
 /// A file-name-safe version of `s` (letters, digits, '.', '-', '_').
 std::string safe_name(std::string s);
 

@@ -187,19 +187,33 @@ int cmd_networks(const NetworksOptions& o, std::ostream& out) {
           << e["description"].get<std::string>() << "\n";
     return 0;
   }
-  const Network n = parse_network_arg(o.network);
+  const Network n =
+      parse_network_arg(o.network, "network", core::make_onnx_options(o.input_shapes, o.strict));
   for (const auto& l : n.layers) j.push_back(layer_to_json(l));
   if (o.json) {
-    out << j.dump(2) << "\n";
+    if (n.skipped.empty() && n.warnings.empty()) {
+      out << j.dump(2) << "\n";
+    } else {  // an imported file: what was read, skipped and not mapped
+      nlohmann::json skipped = nlohmann::json::object();
+      for (const auto& [op, count] : n.skipped) skipped[op] = count;
+      out << nlohmann::json{{"name", n.name},
+                            {"description", n.description},
+                            {"layers", j},
+                            {"skipped", skipped},
+                            {"warnings", n.warnings}}
+                 .dump(2)
+          << "\n";
+    }
     return 0;
   }
   out << n.name << ": " << n.layers.size() << " layers, " << n.unique_layers().size()
       << " unique shapes, " << std::fixed << std::setprecision(3) << n.total_macs() / 1e9
-      << " GMACs\n"
+      << " GMACs" << (n.description.empty() ? "" : "; " + n.description) << "\n"
       << std::defaultfloat;
   for (const auto& l : n.layers)
     out << "  " << std::left << std::setw(24) << l.name << std::right << " " << l.describe()
         << "\n";
+  out << core::import_note(n);
   return 0;
 }
 

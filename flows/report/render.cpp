@@ -195,6 +195,30 @@ void write_banners(std::ostream& h, const RunView& run) {
   }
 }
 
+/// An imported network (ONNX): the file, the skipped ops by type and every node not mapped.
+void write_import_note(std::ostream& h, const json& res) {
+  if (!res.contains("import")) return;
+  const json& im = res["import"];
+  h << "<div class=\"note\">Network read from " << html_escape(res.value("network_arg", ""));
+  if (!im["input_shapes"].empty()) {
+    h << " with input shapes";
+    for (const auto& s : im["input_shapes"]) h << " " << html_escape(s.get<std::string>());
+  }
+  h << (im.value("strict", false) ? " (strict)" : "");
+  if (!im["skipped"].empty()) {
+    h << "; ops that are not compute layers, skipped:";
+    bool first = true;
+    for (const auto& [op, count] : im["skipped"].items()) {
+      h << (first ? " " : ", ") << html_escape(op) << " " << count.get<int>();
+      first = false;
+    }
+  }
+  h << ".</div>\n";
+  for (const auto& w : im["warnings"])
+    h << "<div class=\"note\"><b>Not mapped:</b> " << html_escape(w.get<std::string>())
+      << "</div>\n";
+}
+
 /// The summary cards of the network totals: latency, energy, EDP, utilization.
 void write_total_cards(std::ostream& h, const RunView& run) {
   const auto& t = run.res["totals"];
@@ -218,6 +242,7 @@ void write_total_cards(std::ostream& h, const RunView& run) {
     << "</div>\n<div class=\"note\">Totals count each unique layer as many times as it occurs in "
        "the network ("
     << t["layers_done"] << " of " << t["layers_total"] << " unique layers done).</div>\n";
+  write_import_note(h, run.res);
 }
 
 /// A layer's RTL verifications: how many ran and how many of them passed.

@@ -165,6 +165,8 @@ void check_resume(const RunOptions& o, const RunRecord& r, const fs::path& file)
                           "); drop the flag or choose another --out");
   };
   same("network", r.network_arg, o.network);
+  same("input-shape", r.input_shapes, o.input_shapes);
+  same("strict", r.strict, o.strict);
   same("layer", r.layer_arg, o.layer);
   same("arch", r.arch_arg, o.arch);
   same("searcher", r.searcher, o.searcher);
@@ -229,6 +231,8 @@ std::optional<RunRecord> open_run_folder(RunOptions& o, const fs::path& dir, boo
   RunRecord r = run_record_from_json(stored, results_file.string());
   check_resume(o, r, results_file);
   o.network = r.network_arg;
+  o.input_shapes = r.input_shapes;
+  o.strict = r.strict;
   o.layer = r.layer_arg;  // the stored run decides (a --layer run resumes as one)
   o.arch = r.arch_arg;
   o.searcher = r.searcher;
@@ -290,6 +294,8 @@ RunRecord new_run_record(const RunOptions& o, const fs::path& dir, const Arch& a
   r.mapwright = "0.1.0";
   r.target = target;
   r.network_arg = o.network;
+  r.input_shapes = o.input_shapes;
+  r.strict = o.strict;
   r.layer_arg = o.layer;
   r.arch_arg = o.arch;
   r.arch = arch_info_of(arch);
@@ -687,9 +693,9 @@ void write_run_csvs(const RunRecord& rec, const fs::path& dir) {
 }
 
 /// One layer's line of the summary table.
-void print_layer_line(const LayerRecord& L, bool rtl, std::ostream& out) {
-  out << std::left << std::setw(24) << L.layer.name.substr(0, 23) << std::right << std::setw(6)
-      << L.count;
+void print_layer_line(const LayerRecord& L, bool rtl, size_t width, std::ostream& out) {
+  out << std::left << std::setw(static_cast<int>(width)) << fit_name(L.layer.name, width - 1)
+      << std::right << std::setw(6) << L.count;
   if (!L.best) {
     out << "  "
         << (L.status == LayerStatus::Pending    ? "not searched"
@@ -726,10 +732,14 @@ void print_run_summary(const RunRecord& rec, const RunOptions& o, const Arch& ar
       << ", objective " << rec.objective << ", seed " << o.seed
       << (rtl ? ", top-" + std::to_string(o.top_k) + " verified on RTL" : ", surrogate only")
       << "\n";
-  out << std::left << std::setw(24) << "layer" << std::right << std::setw(6) << "count"
-      << std::setw(14) << "cycles" << std::setw(12) << "energy_uJ" << std::setw(8) << "util%"
+  size_t longest = 0;
+  for (const auto& L : rec.layers) longest = std::max(longest, L.layer.name.size());
+  const size_t width = name_column_width(longest);
+  out << std::left << std::setw(static_cast<int>(width)) << "layer" << std::right << std::setw(6)
+      << "count" << std::setw(14) << "cycles" << std::setw(12) << "energy_uJ" << std::setw(8)
+      << "util%"
       << "  chosen by / RTL checks\n";
-  for (const auto& L : rec.layers) print_layer_line(L, rtl, out);
+  for (const auto& L : rec.layers) print_layer_line(L, rtl, width, out);
   out << "total: " << static_cast<long long>(s.cycles) << " cycles (" << si(s.seconds) << "s), "
       << std::fixed << std::setprecision(2) << s.energy_pj * 1e-6 << " uJ, EDP " << std::scientific
       << std::setprecision(4) << s.edp << " pJ*cycles, utilization " << std::fixed
@@ -760,7 +770,10 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   fs::path dir = o.out_dir;
   if (dir.empty()) {
     const std::string target =
-        o.layer.empty() ? parse_network_arg(o.network).name : parse_layer_arg(o.layer).name;
+        o.layer.empty()
+            ? parse_network_arg(o.network, "--network", make_onnx_options(o.input_shapes, o.strict))
+                  .name
+            : parse_layer_arg(o.layer).name;
     dir = fs::path("runs") / ("run-" + safe_name(target) + "-" + safe_name(load_arch(o.arch).name) +
                               "-" + o.searcher + "-s" + std::to_string(o.seed));
   }
@@ -777,11 +790,13 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   const search::SearchOptions sopts = load_options_or_default(o.options_file);
   std::vector<std::pair<Layer, int>> layers;
   std::string target;
+  Network net;
   if (!o.layer.empty()) {
-    layers.push_back({parse_layer_arg(o.layer), 1});
+    layers.push_back({parse_layer_arg(o.layer, "--layer", make_onnx_options({}, o.strict)), 1});
     target = layers[0].first.name;
   } else {
-    const Network net = parse_network_arg(o.network);
+    net = parse_network_arg(o.network, "--network", make_onnx_options(o.input_shapes, o.strict));
+    std::cerr << import_note(net);
     target = net.name;
     layers = net.unique_layers();
   }
@@ -797,6 +812,8 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
       resuming ? std::move(*stored) : new_run_record(o, dir, arch, target, objective, layers);
   rec.run_dir = dir.string();
   rec.db = db_path;
+  rec.import_skipped = net.skipped;
+  rec.import_warnings = net.warnings;
   rec.rtl_note = !o.no_rtl
                      ? "each layer's top-" + std::to_string(o.top_k) +
                            " distinct surrogate candidates run on the Verilated RTL (bit-exact "

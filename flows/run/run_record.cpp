@@ -29,7 +29,9 @@ constexpr const char* kMetrics = R"({
 
 constexpr const char* kRun = R"({
   "command": "enum:run", "format": "count", "run_id": "string", "target": "string",
-  "network_arg": "string", "layer_arg": "string", "arch": "string", "arch_arg": "string",
+  "network_arg": "string", "layer_arg": "string",
+  "import?": {"input_shapes": ["string"], "strict": "bool", "skipped": "object",
+              "warnings": ["string"]}, "arch": "string", "arch_arg": "string",
   "arch_info": "object", "searcher": "string", "budget_per_layer": "count", "seed": "uint",
   "objective": "string", "top_k": "count", "options_arg": "string", "options_file?": "string",
   "rtl": "bool", "status": "enum:running|interrupted|complete", "run_dir?": "string",
@@ -519,6 +521,15 @@ json run_record_to_json(const RunRecord& r, const RunSummary& s) {
   j["target"] = r.target;
   j["network_arg"] = r.network_arg;
   j["layer_arg"] = r.layer_arg;
+  if (!r.input_shapes.empty() || r.strict || !r.import_skipped.empty() ||
+      !r.import_warnings.empty()) {
+    json skipped = json::object();
+    for (const auto& [op, count] : r.import_skipped) skipped[op] = count;
+    j["import"] = {{"input_shapes", r.input_shapes},
+                   {"strict", r.strict},
+                   {"skipped", skipped},
+                   {"warnings", r.import_warnings}};
+  }
   j["arch"] = r.arch.name;
   j["arch_arg"] = r.arch_arg;
   j["arch_info"] = arch_info_to_json(r.arch);
@@ -593,6 +604,15 @@ RunRecord run_record_from_json(const json& j, const std::string& file) {
     r.target = j.at("target").get<std::string>();
     r.network_arg = j.at("network_arg").get<std::string>();
     r.layer_arg = j.at("layer_arg").get<std::string>();
+    if (j.contains("import")) {
+      const json& im = j["import"];
+      r.input_shapes = im.value("input_shapes", std::vector<std::string>{});
+      r.strict = im.value("strict", false);
+      const json skipped = im.value("skipped", json::object());
+      for (const auto& [op, count] : skipped.items())
+        r.import_skipped.emplace_back(op, count.get<int>());
+      r.import_warnings = im.value("warnings", std::vector<std::string>{});
+    }
     r.arch_arg = j.at("arch_arg").get<std::string>();
     r.arch = arch_info_from_json(j.at("arch_info"));
     r.arch.name = j.at("arch").get<std::string>();

@@ -564,10 +564,20 @@ SearchJob prepare_search(const SearchCliOptions& o) {
       o.options_file.empty() ? configs_dir() + "/search/default.yaml" : o.options_file;
   job.sopts = load_options_or_default(job.options_file);
   if (!o.layer.empty()) {
-    job.runs.push_back({parse_layer_arg(o.layer), 1, {}, {}, {}, {}, {}, {}, {}});
+    job.runs.push_back({parse_layer_arg(o.layer, "--layer", make_onnx_options({}, o.strict)),
+                        1,
+                        {},
+                        {},
+                        {},
+                        {},
+                        {},
+                        {},
+                        {}});
     job.target = job.runs[0].layer.name;
   } else {
-    const Network net = parse_network_arg(o.network);
+    const Network net =
+        parse_network_arg(o.network, "--network", make_onnx_options(o.input_shapes, o.strict));
+    std::cerr << import_note(net);
     job.target = net.name;
     for (const auto& [l, n] : net.unique_layers())
       job.runs.push_back({l, n, {}, {}, {}, {}, {}, {}, {}});
@@ -595,7 +605,7 @@ bool show_progress(bool tty, size_t li, size_t n, const std::string& name,
                    const search::SearchProgress& p) {
   if (tty) {
     std::cerr << "\r[" << (li + 1) << "/" << n << "] " << std::left << std::setw(22)
-              << name.substr(0, 22) << std::right << " " << std::setw(6) << p.samples << "/"
+              << fit_name(name, 22) << std::right << " " << std::setw(6) << p.samples << "/"
               << p.budget << " samples, best "
               << (p.found ? std::to_string(p.best_cost) : std::string("-")) << "   " << std::flush;
   }
@@ -783,9 +793,10 @@ nlohmann::json search_record(const SearchJob& job, const SearchCliOptions& o, co
 }
 
 /// The summary's column headings.
-void print_layer_header(const SearchJob& job, std::ostream& out) {
-  out << std::left << std::setw(24) << "layer" << std::right << std::setw(6) << "count"
-      << std::setw(14) << "cycles" << std::setw(14) << "energy_uJ" << std::setw(8) << "util%";
+void print_layer_header(const SearchJob& job, size_t width, std::ostream& out) {
+  out << std::left << std::setw(static_cast<int>(width)) << "layer" << std::right << std::setw(6)
+      << "count" << std::setw(14) << "cycles" << std::setw(14) << "energy_uJ" << std::setw(8)
+      << "util%";
   if (job.exact)
     out << std::setw(10) << "gap%" << std::setw(9) << "time_s" << std::setw(12) << "nodes"
         << std::setw(12) << "evals";
@@ -796,9 +807,9 @@ void print_layer_header(const SearchJob& job, std::ostream& out) {
 
 /// One layer's summary line: its metrics, then the exact mapper's gap, time and effort, or a
 /// sampling search's valid share, duplicates and distance to the optimum.
-void print_layer_line(const SearchJob& job, const LayerRun& r, std::ostream& out) {
-  out << std::left << std::setw(24) << one_line(r.layer.name.substr(0, 23)) << std::right
-      << std::setw(6) << r.count;
+void print_layer_line(const SearchJob& job, const LayerRun& r, size_t width, std::ostream& out) {
+  out << std::left << std::setw(static_cast<int>(width)) << fit_name(r.layer.name, width - 1)
+      << std::right << std::setw(6) << r.count;
   if (r.result.found)
     out << std::setw(14) << r.metrics.cycles << std::setw(14) << std::fixed << std::setprecision(2)
         << r.metrics.energy_pj * 1e-6 << std::setw(8) << std::setprecision(1)
@@ -834,7 +845,7 @@ void print_rtl_reward_lines(const SearchJob& job, size_t done_layers, std::ostre
   for (size_t li = 0; li < done_layers; ++li) {
     const nlohmann::json& w = job.runs[li].reward;
     if (!w.is_object() || !w.contains("rtl_samples")) continue;
-    out << "rtl reward " << one_line(job.runs[li].layer.name.substr(0, 23)) << ": "
+    out << "rtl reward " << fit_name(job.runs[li].layer.name, 23) << ": "
         << w["rtl_samples"].get<long long>() << " samples simulated ("
         << w["rtl_failures"].get<long long>() << " failed), " << std::fixed << std::setprecision(1)
         << w["rtl_sim_seconds"].get<double>() << " s simulated, "
@@ -855,8 +866,11 @@ void print_search_summary(const SearchJob& job, const SearchCliOptions& o, const
               ? ", reward rtl after " + std::to_string(o.surrogate_warmup) + " surrogate samples"
               : std::string())
       << "\n";
-  print_layer_header(job, out);
-  for (size_t li = 0; li < s.done_layers; ++li) print_layer_line(job, job.runs[li], out);
+  size_t longest = 0;
+  for (const auto& r : job.runs) longest = std::max(longest, r.layer.name.size());
+  const size_t width = name_column_width(longest);
+  print_layer_header(job, width, out);
+  for (size_t li = 0; li < s.done_layers; ++li) print_layer_line(job, job.runs[li], width, out);
   if (job.rtl_reward) print_rtl_reward_lines(job, s.done_layers, out);
   out << "total: " << static_cast<long long>(t.cycles) << " cycles, " << std::fixed
       << std::setprecision(2) << t.energy * 1e-6 << " uJ, EDP " << std::scientific

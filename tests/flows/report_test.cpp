@@ -73,3 +73,35 @@ TEST(Report, CompareMarksTheWinnerOfEachMetric) {
   EXPECT_THROW(flows::cmd_compare(c, out), core::SpecError);
   fs::remove_all(base);
 }
+
+TEST(Report, AnImportedNetworksSkippedOpsAndUnmappedNodesAreShownEscaped) {
+  const fs::path dir = fresh_dir("import");
+  flows::RunOptions o;
+  o.layer = "conv:K=8,C=8,H=8,W=8,R=3,S=3,pad=1";
+  o.arch = "small4";
+  o.searcher = "random";
+  o.budget = 20;
+  o.no_rtl = true;
+  o.progress = false;
+  o.out_dir = dir.string();
+  std::ostringstream run_out;
+  ASSERT_EQ(flows::cmd_run(o, run_out), 0) << run_out.str();
+  // What an ONNX run records (tests/apps runs one end to end); a node name is user text.
+  nlohmann::json res = nlohmann::json::parse(read_file(dir / "results.json"));
+  res["network_arg"] = "models/net<1>.onnx";
+  res["import"] = {{"input_shapes", {"tokens=2x16x64"}},
+                   {"strict", false},
+                   {"skipped", {{"Relu", 17}, {"Add", 8}}},
+                   {"warnings", {"node '<script>' (ConvTranspose) is not mapped: unsupported"}}};
+  std::ofstream(dir / "results.json") << res.dump(2);
+  std::ostringstream out;
+  ASSERT_EQ(flows::cmd_report({dir.string(), ""}, out), 0) << out.str();
+  const std::string html = read_file(dir / "report.html");
+  EXPECT_NE(
+      html.find("Network read from models/net&lt;1&gt;.onnx with input shapes tokens=2x16x64"),
+      std::string::npos);
+  EXPECT_NE(html.find("skipped: Add 8, Relu 17"), std::string::npos);
+  EXPECT_NE(html.find("<b>Not mapped:</b> node &#39;&lt;script&gt;&#39; (ConvTranspose)"),
+            std::string::npos);
+  EXPECT_EQ(html.find("<script>"), std::string::npos);
+}

@@ -23,6 +23,11 @@ struct Network {
   std::string name;           ///< Zoo name, e.g. "resnet50".
   std::string description;    ///< One-line description.
   std::vector<Layer> layers;  ///< Every mapped layer, in execution order.
+  /// Ops of an imported file that are not compute layers, by type, with their counts (empty for
+  /// the zoo and YAML networks).
+  std::vector<std::pair<std::string, int>> skipped;
+  /// What an import could not map (an unsupported compute op, by node, with the reason).
+  std::vector<std::string> warnings;
 
   /// Sum of the MACs of all layers.
   int64_t total_macs() const;

@@ -38,8 +38,10 @@ struct SpaceOptions {
 int cmd_space(const SpaceOptions& o, std::ostream& out);
 
 struct NetworksOptions {
-  std::string network;  ///< Empty: list the zoo; else list this network's layers.
-  bool json = false;    ///< JSON output.
+  std::string network;                    ///< Empty: list the zoo; else list this network's layers.
+  bool json = false;                      ///< JSON output.
+  std::vector<std::string> input_shapes;  ///< ONNX: --input-shape NAME=D0xD1x...
+  bool strict = false;                    ///< ONNX: an unsupported compute op is an error.
 };
 int cmd_networks(const NetworksOptions& o, std::ostream& out);
 

@@ -23,17 +23,19 @@
 namespace mapwright::flows {
 
 struct RunOptions {
-  std::string network = "resnet18";  ///< Zoo network or YAML (ignored when `layer` is set).
-  std::string layer;                 ///< One layer instead of a network.
-  std::string arch = "default";      ///< Named architecture or YAML file.
-  std::string searcher = "exact";    ///< exact, or a kind of search::searcher_kinds().
-  int64_t budget = 1000;             ///< Surrogate samples per layer (sampling searchers).
-  ExactOptions exact;                ///< Time limit, gap and threads of the exact mapper.
-  uint64_t seed = 1;                 ///< Run seed (layer and RTL seeds derive from it).
-  std::string objective = "edp";     ///< See parse_objective.
-  std::string options_file;          ///< Search options YAML ("" = configs/search/default.yaml).
-  int top_k = 3;                     ///< Distinct candidates per layer verified on RTL.
-  int jobs = 0;                      ///< RTL worker processes (0 = number of cores).
+  std::string network = "resnet18";  ///< Zoo network, YAML or ONNX file (unless `layer` is set).
+  std::vector<std::string> input_shapes;  ///< ONNX: --input-shape NAME=D0xD1x... texts.
+  bool strict = false;             ///< ONNX: an unsupported compute op is an error, not a warning.
+  std::string layer;               ///< One layer instead of a network.
+  std::string arch = "default";    ///< Named architecture or YAML file.
+  std::string searcher = "exact";  ///< exact, or a kind of search::searcher_kinds().
+  int64_t budget = 1000;           ///< Surrogate samples per layer (sampling searchers).
+  ExactOptions exact;              ///< Time limit, gap and threads of the exact mapper.
+  uint64_t seed = 1;               ///< Run seed (layer and RTL seeds derive from it).
+  std::string objective = "edp";   ///< See parse_objective.
+  std::string options_file;        ///< Search options YAML ("" = configs/search/default.yaml).
+  int top_k = 3;                   ///< Distinct candidates per layer verified on RTL.
+  int jobs = 0;                    ///< RTL worker processes (0 = number of cores).
   std::string out_dir;   ///< Run folder ("" = runs/run-<target>-<arch>-<searcher>-s<seed>).
   std::string db;        ///< SQLite file ("" = <out_dir>/results.sqlite).
   bool resume = false;   ///< Continue the run in out_dir (start it if absent).

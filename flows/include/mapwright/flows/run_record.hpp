@@ -131,11 +131,16 @@ struct ExactSettings {
 struct RunRecord {
   int format = 1;
   std::string run_id, created, updated, mapwright;
-  std::string target;       ///< Network or layer name.
-  std::string network_arg;  ///< --network as given.
-  std::string layer_arg;    ///< --layer as given.
-  std::string arch_arg;     ///< --arch as given.
-  ArchInfo arch;            ///< The architecture's name and the parameters reports show.
+  std::string target;                     ///< Network or layer name.
+  std::string network_arg;                ///< --network as given.
+  std::vector<std::string> input_shapes;  ///< ONNX: --input-shape as given.
+  bool strict = false;                    ///< ONNX: --strict.
+  /// ONNX: the nodes that are not layers, by op type with counts, and what could not be mapped.
+  std::vector<std::pair<std::string, int>> import_skipped;
+  std::vector<std::string> import_warnings;
+  std::string layer_arg;  ///< --layer as given.
+  std::string arch_arg;   ///< --arch as given.
+  ArchInfo arch;          ///< The architecture's name and the parameters reports show.
   std::string searcher;
   int64_t budget_per_layer = 0;
   uint64_t seed = 0;

@@ -89,18 +89,20 @@ LayerSearch search_layer(const core::Layer& layer, const core::Arch& arch, const
 search::SearchOptions load_options_or_default(const std::string& file);
 
 struct SearchCliOptions {
-  std::string arch = "default";      ///< Named arch or YAML file.
-  std::string layer;                 ///< --layer (one of layer/network).
-  std::string network;               ///< --network.
-  std::string searcher = "marl";     ///< exact, or a kind of search::searcher_kinds().
-  int64_t budget = 1000;             ///< Samples per layer (sampling searchers).
-  ExactOptions exact;                ///< Time limit, gap and threads of the exact mapper.
-  uint64_t seed = 1;                 ///< Seed (recorded).
-  std::string objective = "edp";     ///< See parse_objective.
-  std::string options_file;          ///< Search options YAML (default configs/search/default.yaml).
-  std::string out_dir;               ///< Output folder (default runs/search-<searcher>-<seed>).
-  bool json = false;                 ///< One JSON object on stdout.
-  bool progress = true;              ///< Progress on stderr when it is a terminal.
+  std::string arch = "default";           ///< Named arch or YAML file.
+  std::string layer;                      ///< --layer (one of layer/network).
+  std::string network;                    ///< --network.
+  std::vector<std::string> input_shapes;  ///< ONNX: --input-shape NAME=D0xD1x... texts.
+  bool strict = false;            ///< ONNX: an unsupported compute op is an error, not a warning.
+  std::string searcher = "marl";  ///< exact, or a kind of search::searcher_kinds().
+  int64_t budget = 1000;          ///< Samples per layer (sampling searchers).
+  ExactOptions exact;             ///< Time limit, gap and threads of the exact mapper.
+  uint64_t seed = 1;              ///< Seed (recorded).
+  std::string objective = "edp";  ///< See parse_objective.
+  std::string options_file;       ///< Search options YAML (default configs/search/default.yaml).
+  std::string out_dir;            ///< Output folder (default runs/search-<searcher>-<seed>).
+  bool json = false;              ///< One JSON object on stdout.
+  bool progress = true;           ///< Progress on stderr when it is a terminal.
   std::string reward = "surrogate";  ///< --reward: surrogate | rtl.
   int64_t surrogate_warmup = 0;      ///< --surrogate-warmup: surrogate-scored samples before RTL.
   rtlpool::SimLimits sim_limits;     ///< --sim-max-*: per-simulation limits with --reward rtl.
