@@ -16,6 +16,7 @@
 #include "mapwright/flows/run.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/study.hpp"
+#include "mapwright/flows/tune.hpp"
 #include "mapwright/flows/verify.hpp"
 
 using namespace mapwright;
@@ -42,6 +43,7 @@ struct CliOptions {
   flows::NetworksOptions nets;     ///< networks
   flows::SearchCliOptions search;  ///< search
   flows::StudyOptions study;       ///< study
+  flows::TuneOptions tune;         ///< tune
   flows::VerifyOptions verify;     ///< verify
   flows::FidelityOptions fid;      ///< fidelity
   flows::RunOptions run;           ///< run
@@ -58,6 +60,7 @@ struct Subcommands {
   CLI::App* networks = nullptr;    ///< networks
   CLI::App* search = nullptr;      ///< search
   CLI::App* study = nullptr;       ///< study
+  CLI::App* tune = nullptr;        ///< tune
   CLI::App* verify = nullptr;      ///< verify
   CLI::App* fidelity = nullptr;    ///< fidelity
   CLI::App* run = nullptr;         ///< run
@@ -152,6 +155,18 @@ CLI::App* add_search(CLI::App& app, flows::SearchCliOptions& search) {
   se->add_option("--jobs", search.jobs, "rtl reward: RTL worker processes (0 = number of cores)")
       ->capture_default_str();
   return se;
+}
+
+CLI::App* add_tune(CLI::App& app, flows::TuneOptions& tune) {
+  auto* tu = app.add_subcommand(
+      "tune", "Equal-effort tuning: the same number of configurations for every searcher");
+  tu->add_option("--plan", tune.plan, "Plan YAML (configs/tuning/<name>.yaml)")->required();
+  tu->add_option("--out", tune.out_dir, "Output folder (default runs/tune-<name>)");
+  tu->add_option("--jobs", tune.jobs, "Worker threads of each study (0 = number of cores)")
+      ->capture_default_str();
+  tu->add_flag("--resume", tune.resume,
+               "Continue the tuning in --out: finished runs of every study are kept");
+  return tu;
 }
 
 CLI::App* add_study(CLI::App& app, flows::StudyOptions& study) {
@@ -306,6 +321,7 @@ Subcommands add_subcommands(CLI::App& app, CliOptions& o) {
   sc.networks = add_networks(app, o.nets);
   sc.search = add_search(app, o.search);
   sc.study = add_study(app, o.study);
+  sc.tune = add_tune(app, o.tune);
   sc.verify = add_verify(app, o.verify);
   sc.fidelity = add_fidelity(app, o.fid);
   sc.run = add_run(app, o.run);
@@ -340,6 +356,7 @@ int run_chosen(const Subcommands& sc, CliOptions& o) {
   if (*sc.networks) return flows::cmd_networks(o.nets, std::cout);
   if (*sc.search) return flows::cmd_search(o.search, std::cout);
   if (*sc.study) return flows::cmd_study(o.study, std::cout);
+  if (*sc.tune) return flows::cmd_tune(o.tune, std::cout);
   if (*sc.verify) return flows::cmd_verify(o.verify, std::cout);
   if (*sc.fidelity) return flows::cmd_fidelity(o.fid, std::cout);
   if (*sc.archs) return flows::cmd_archs(o.archs_json, std::cout);
