@@ -216,8 +216,10 @@ void print_table(const TunePlan& p, const nlohmann::json& result, std::ostream& 
     out << "  " << std::left << std::setw(8) << ss.searcher << std::right;
     for (const auto& t : r["trials"]) {
       const bool win = t["trial"] == r["winner"];
-      out << "  " << (win ? "*" : " ")
-          << (t["score"].is_number() ? fmt_g(t["score"].get<double>()) : std::string("-"));
+      std::ostringstream score;
+      if (t["score"].is_number())
+        score << std::fixed << std::setprecision(3) << t["score"].get<double>();
+      out << "  " << (win ? "*" : " ") << std::setw(6) << (score.str().empty() ? "-" : score.str());
     }
     out << "\n";
   }

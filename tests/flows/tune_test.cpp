@@ -82,9 +82,11 @@ TEST(Tune, EachSearcherGetsTheSameTrialsAndKeepsItsBestConfiguration) {
     EXPECT_TRUE(s["trials"][0]["knobs"].empty());  // trial 0 is the base
     // The winner has the lowest score (ties keep the earlier trial).
     const size_t w = s["winner"].get<size_t>();
-    for (const auto& t : s["trials"])
-      if (t["score"].is_number() && s["trials"][w]["score"].is_number())
+    for (const auto& t : s["trials"]) {
+      if (t["score"].is_number() && s["trials"][w]["score"].is_number()) {
         EXPECT_LE(s["trials"][w]["score"].get<double>(), t["score"].get<double>()) << kind;
+      }
+    }
     EXPECT_TRUE(s["trials"][0]["gap_to_optimum"].contains("48")) << s.dump();
   }
   // The drawn knobs are in range and written into trial 1's options file.

@@ -5,6 +5,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 #include <string>
 
 #include "problems.hpp"
@@ -32,6 +34,18 @@ TEST(SearchOptions, ShippedDefaultFileEqualsBuiltInDefaults) {
   const SearchOptions o =
       load_search_options(std::string(MAPWRIGHT_SOURCE_DIR) + "/configs/search/default.yaml");
   EXPECT_EQ(to_json(o), to_json(testing::kDefaults));
+}
+
+TEST(SearchOptions, EveryShippedOptionsFileIsValid) {
+  // configs/search/tuned.yaml (written by `mapwright tune`) and the ablation files.
+  const std::filesystem::path dir = std::string(MAPWRIGHT_SOURCE_DIR) + "/configs/search";
+  int files = 0;
+  for (const auto& e : std::filesystem::directory_iterator(dir)) {
+    if (e.path().extension() != ".yaml") continue;
+    EXPECT_NO_THROW(load_search_options(e.path().string())) << e.path();
+    ++files;
+  }
+  EXPECT_GE(files, 8);
 }
 
 TEST(SearchOptions, EmptyTextGivesDefaults) {

@@ -37,7 +37,7 @@ inline Outcome separable_cost(const Point& x) {
   }
   c *= categorical_factor(x[4], kSeparableOptimum[4]);
   c *= categorical_factor(x[5], kSeparableOptimum[5]);
-  return {true, c, ""};
+  return {true, c, "", false, ""};
 }
 
 /// f = g1(x0,x1,x2) * g2(x3,x4) * g3(x5), strong interactions inside each group, every
@@ -57,7 +57,7 @@ inline Outcome grouped_cost(const Point& x) {
   const double g1 = 1 + (sq(x0 - x1) + sq(x1 - x2) + sq(x0 - x2)) / 2 + sq(x0 - 4) / 8;
   const double g2 = 1 + sq(x3 + x4 - 9) / 2 + sq(x3 - 5) / 8;
   const double g3 = 1 + sq(x5 - 2) / 4;
-  return {true, g1 * g2 * g3, ""};
+  return {true, g1 * g2 * g3, "", false, ""};
 }
 
 /// A mapping-like space with large domains: a 5040-value loop-order index (categorical),
@@ -81,7 +81,7 @@ inline Outcome mapping_cost(const Point& x) {
   const double flow = x[3] == 1 ? 1.0 : 1.4;
   const double pe_off = static_cast<double>(x[4] - 10) / 4.0;
   const double pes = 1.0 + pe_off * pe_off;
-  return {true, order * tiles * flow * pes, ""};
+  return {true, order * tiles * flow * pes, "", false, ""};
 }
 
 /// Evaluates a batch with a per-point cost function.
