@@ -190,6 +190,32 @@ void apply_input_shapes(onnx::GraphProto& g, const OnnxOptions& o, const std::st
   }
 }
 
+/// Refuses attribute values that the ONNX library's shape inference divides by or sizes with
+/// without checking (a stride of 0 in a Conv made it die of SIGFPE; the checker lets it
+/// through): strides, dilations, kernel_shape, blocksize and group must be positive and pads not
+/// negative, on every node.
+void check_attributes(const onnx::GraphProto& g, const std::string& path) {
+  for (int i = 0; i < g.node_size(); ++i) {
+    const onnx::NodeProto& n = g.node(i);
+    for (const auto& a : n.attribute()) {
+      const std::string& name = a.name();
+      const bool positive = name == "strides" || name == "dilations" || name == "kernel_shape" ||
+                            name == "blocksize" || name == "group";
+      if (!positive && name != "pads") continue;
+      std::vector<int64_t> v(a.ints().begin(), a.ints().end());
+      if (a.type() == onnx::AttributeProto::INT) v.push_back(a.i());
+      for (int64_t x : v)
+        if (positive ? x <= 0 : x < 0)
+          throw SpecError(
+              path,
+              (n.name().empty() ? n.op_type() + "_" + std::to_string(i) : n.name()) + "." + name,
+              std::to_string(x),
+              std::string("must be ") + (positive ? "positive" : "zero or more") +
+                  " (node of type " + n.op_type() + ")");
+    }
+  }
+}
+
 /// Shape inference to a fixed point: the library's inference (data propagation on), then our
 /// folding of integer shape programs, until a round folds nothing (or 16 rounds).
 Shapes infer_shapes(onnx::ModelProto& m, int64_t opset, const std::string& path) {
@@ -408,6 +434,7 @@ Loaded load(const std::string& path, const OnnxOptions& o) {
   } catch (const std::exception& e) {
     throw SpecError(path, "model", "", std::string("the ONNX checker refuses it: ") + e.what());
   }
+  check_attributes(l.model.graph(), path);
   for (const auto& n : l.model.graph().node()) l.file_ops.push_back(n.op_type());
   apply_input_shapes(*l.model.mutable_graph(), o, path);
   l.shapes = infer_shapes(l.model, l.opset, path);

@@ -211,6 +211,28 @@ TEST(OnnxImport, OpsetsOutsideTheLibrarysRangeAreRefused) {
   }
 }
 
+TEST(OnnxImport, AttributesTheLibraryWouldDivideByAreRefusedBeforeInference) {
+  // A stride of 0 passes the ONNX checker and made the library's Conv shape inference die of
+  // SIGFPE (found by fuzz/onnx_fuzz.cpp; the input is
+  // fuzz/corpus/onnx/regression-stride-zero.onnx).
+  for (const char* attr : {"strides", "dilations", "kernel_shape", "pads"}) {
+    onnx::ModelProto m = read_proto(model("resnet18.onnx"));
+    for (auto& node : *m.mutable_graph()->mutable_node()) {
+      if (node.name() != "/conv1/Conv") continue;
+      for (auto& a : *node.mutable_attribute())
+        if (a.name() == attr) a.set_ints(0, std::string(attr) == "pads" ? -1 : 0);
+    }
+    const std::string path = write_proto(m, "attr.onnx");
+    const std::string e = error_of([&] { import_onnx(path); });
+    EXPECT_NE(e.find("key '/conv1/Conv." + std::string(attr) + "'"), std::string::npos) << e;
+  }
+  const std::string e = error_of([] {
+    import_onnx(std::string(MAPWRIGHT_SOURCE_DIR) +
+                "/fuzz/corpus/onnx/regression-stride-zero.onnx");
+  });
+  EXPECT_NE(e.find("must be positive"), std::string::npos) << e;
+}
+
 TEST(OnnxImport, AGraphTheCheckerRefusesIsAnError) {
   onnx::ModelProto m = read_proto(model("bert_layer.onnx"));
   m.mutable_graph()->mutable_node(0)->set_input(0, "no_such_tensor");
