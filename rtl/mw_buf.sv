@@ -34,6 +34,12 @@ module mw_buf #(
     end
   end
 
+  // Every enabled write lane addresses an entry of the buffer (simulation only, kept with
+  // --assert): a write past the end would be dropped silently.
+  for (genvar p = 0; p < WrPorts; p++) begin : gen_wr_range
+    buf_wr_range_a: assert property (@(posedge clk_i) !wr_en_i[p] || (32'(wr_addr_i[p]) < Depth));
+  end
+
   always_ff @(posedge clk_i) begin
     for (int unsigned p = 0; p < WrPorts; p++) begin
       if (wr_en_i[p] && (32'(wr_addr_i[p]) < Depth)) begin

@@ -294,4 +294,9 @@ module mw_dma #(
   logic unused_flags;
   assign unused_flags = ^cmd_i[7:4];  // flag bits are not used by DMA commands
 
+  // The write-data handshake (simulation only, kept with --assert): a beat offered and not taken
+  // stays offered, unchanged, in the next cycle.
+  dram_wr_hold_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      (dram_wr_valid_o && !dram_wr_ready_i) |=> (dram_wr_valid_o && $stable(dram_wr_data_o)));
+
 endmodule

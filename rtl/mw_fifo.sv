@@ -70,6 +70,13 @@ module mw_fifo #(
     end
   end
 
+  // Contract of the callers (simulation only, kept with --assert): a push into a full queue
+  // would lose its entry, a pop of an empty one would desynchronize the consumer.
+  fifo_overflow_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      !(push_i && (cnt_q == CntW'(Depth))));
+  fifo_underflow_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      !(pop_i && (cnt_q == '0)));
+
   assign valid_o = (cnt_q != '0);
   assign rdata_o = mem_q[rptr_q];
   assign full_o  = (cnt_q == CntW'(Depth));

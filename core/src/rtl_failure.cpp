@@ -5,8 +5,9 @@ namespace mapwright::core {
 namespace {
 constexpr RtlFailure kAll[] = {
     RtlFailure::None,          RtlFailure::Invalid,  RtlFailure::Mapping,  RtlFailure::Arch,
-    RtlFailure::CommandFormat, RtlFailure::Watchdog, RtlFailure::RtlError, RtlFailure::Dram,
-    RtlFailure::Trace,         RtlFailure::Limit,    RtlFailure::Worker,   RtlFailure::Internal};
+    RtlFailure::CommandFormat, RtlFailure::Watchdog, RtlFailure::RtlError, RtlFailure::Assertion,
+    RtlFailure::Dram,          RtlFailure::Trace,    RtlFailure::Limit,    RtlFailure::Worker,
+    RtlFailure::Internal};
 }  // namespace
 
 const char* rtl_failure_name(RtlFailure k) {
@@ -25,6 +26,8 @@ const char* rtl_failure_name(RtlFailure k) {
       return "watchdog";
     case RtlFailure::RtlError:
       return "rtl_error";
+    case RtlFailure::Assertion:
+      return "assertion";
     case RtlFailure::Dram:
       return "dram";
     case RtlFailure::Trace:

@@ -107,6 +107,11 @@ class AccelTb : public sc_core::sc_module {
     go.write(!go.read());
   }
 
+  /// Clock edges since the running job started (0 when no job runs).
+  long long cycles_since_start() const {
+    return job_ && !starting_ ? static_cast<long long>(edge_index() - begin_) : 0;
+  }
+
  private:
   uint64_t edge_index() const {
     return static_cast<uint64_t>(sc_core::sc_time_stamp() / clk.period() + 0.5);

@@ -5,6 +5,7 @@
 // costs (bench/rtl_bench) and as a second, independent harness in the tests.
 // Private to systemc/: never include it from a public header.
 
+#include "assertion_stop.hpp"
 #include <cstdint>
 #include <cstring>
 #include <memory>
@@ -54,7 +55,11 @@ class PlainHarness {
         o.wr_data = wr_words_;
       }
       dut_->clk_i = 1;
-      dut_->eval();  // rising edge
+      dut_->eval();                // rising edge
+      if (assertion_stop().hit) {  // a failed SVA (vl_stop, assertion_stop.hpp)
+        job.edges = c;
+        return false;
+      }
       const uint64_t cycle = static_cast<uint64_t>(c);
       drv_.edge(cycle, o, in_);
       dram_.edge(cycle, o, in_);

@@ -24,6 +24,7 @@
 #include <sstream>
 
 #include "accel_tb.hpp"
+#include "assertion_stop.hpp"
 #include "plain_harness.hpp"
 #include "mapwright/core/compact_space.hpp"
 #include "mapwright/core/error.hpp"
@@ -50,7 +51,7 @@ double thread_cpu_seconds() {
 constexpr long long kSliceCycles = 1 << 16;
 
 /// How a simulation ended.
-enum class RunEnd { Done, Watchdog, WallClock };
+enum class RunEnd { Done, Watchdog, WallClock, Assertion };
 
 /// The process's simulation: one testbench around one model type.
 class SimHost {
@@ -82,6 +83,7 @@ class SimHostT final : public SimHost {
   RunEnd run(TbJob& job, long long limit, double max_seconds, const std::string& trace_file,
              std::string& trace_error) override {
     // Drop whatever a previous (possibly aborted) job left, and reset the design.
+    detail::clear_assertion_stop();
     tb_->stop();
     tb_->rst_n.write(false);
     cycles(3);
@@ -106,6 +108,11 @@ class SimHostT final : public SimHost {
       const long long slice = max_seconds > 0 ? std::min(left, kSliceCycles) : left;
       cycles(slice);
       left -= slice;
+      if (detail::assertion_stop().hit) {  // vl_stop paused the kernel
+        job.edges = tb_->cycles_since_start();
+        end = RunEnd::Assertion;
+        break;
+      }
       const double spent =
           std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
       if (!job.done && max_seconds > 0 && spent > max_seconds) {
@@ -117,7 +124,7 @@ class SimHostT final : public SimHost {
       tfp_->close();
       tfp_.reset();
     }
-    return job.done ? RunEnd::Done : end;
+    return job.done && end != RunEnd::Assertion ? RunEnd::Done : end;
   }
 
   uint64_t read_csr(unsigned addr) override {
@@ -144,7 +151,10 @@ class PlainHostT final : public SimHost {
   RunEnd run(TbJob& job, long long limit, double /*max_seconds*/, const std::string& trace_file,
              std::string& trace_error) override {
     if (!trace_file.empty()) trace_error = "trace: the plain C++ harness does not trace";
-    return h_.run(job, limit) ? RunEnd::Done : RunEnd::Watchdog;
+    detail::clear_assertion_stop();
+    const bool done = h_.run(job, limit);
+    if (detail::assertion_stop().hit) return RunEnd::Assertion;
+    return done ? RunEnd::Done : RunEnd::Watchdog;
   }
   uint64_t read_csr(unsigned addr) override { return h_.read_csr(addr); }
 
@@ -488,6 +498,12 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   const int shift = opt.shift >= 0 ? opt.shift : default_shift(layer);
   if (!build_program(layer, arch, mapping, shift, prog, res.failure))
     return failed(res, core::RtlFailure::CommandFormat, res.failure);
+  if (opt.zero_compute_extent)  // test hook: clear the K extent (bits 48..63 of word 2)
+    for (size_t w = 0; w + 2 < prog.words.size(); ++w)
+      if ((w == 0 || prog.last[w - 1]) && (prog.words[w] & 0xf) == 7) {
+        prog.words[w + 2] &= 0x0000ffffffffffffULL;
+        break;
+      }
   // DRAM: random operands, a sentinel in the output and psum areas.
   std::vector<uint8_t> dram(prog.dram_bytes, 0xa5);
   const auto in = random_tensor(opt.seed * 2 + 1, static_cast<uint64_t>(layer.input_elems()));
@@ -517,6 +533,9 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   res.sim_cycles = job.edges;
   if (end == RunEnd::WallClock)
     return failed(res, core::RtlFailure::Limit, wall_clock_failure(opt.limits.max_seconds));
+  if (end == RunEnd::Assertion)
+    return failed(res, core::RtlFailure::Assertion,
+                  describe(detail::assertion_stop()) + " at cycle " + std::to_string(job.edges));
   if (end != RunEnd::Done)
     return failed(res, core::RtlFailure::Watchdog, watchdog_failure(*h, prog, job, limit));
   if (!job.failure.empty()) return failed(res, core::RtlFailure::Dram, job.failure);

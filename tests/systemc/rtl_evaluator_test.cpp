@@ -279,6 +279,29 @@ TEST(RtlSmall4Bad, StuckDesignIsAWatchdogFailureNotAHang) {
   EXPECT_TRUE(ok.functional_ok);
 }
 
+TEST(RtlSmall4Bad, AFailedAssertionIsATypedFailureNamingItAndTheCycle) {
+  // The models are built with --assert; a malformed compute command (K extent 0, which the
+  // driver never sends) trips an SVA. Verilator's default would abort the process.
+  const Arch arch = arch_named("small4");
+  const Layer l = conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1);
+  const Mapping m = default_mapping(l, arch);
+  RtlEvaluator ev;
+  RtlRunOptions o;
+  o.zero_compute_extent = true;
+  o.watchdog_cycles = 20000;
+  const RtlRunResult r = ev.run(l, arch, m, o);
+  EXPECT_EQ(r.kind, mapwright::core::RtlFailure::Assertion) << r.failure;
+  EXPECT_EQ(r.failure.rfind("assertion ", 0), 0u) << r.failure;
+  EXPECT_NE(r.failure.find("assertion cmd_cu_nonzero_a failed (mw_array.sv:"), std::string::npos)
+      << r.failure;
+  EXPECT_NE(r.failure.find(" at cycle "), std::string::npos) << r.failure;
+  EXPECT_EQ(r.failure.find(" at cycle 0"), std::string::npos) << r.failure;  // the real cycle
+  // The next run in the same process resets the design and works.
+  const RtlRunResult ok = ev.run(l, arch, m);
+  EXPECT_EQ(ok.failure, "");
+  EXPECT_TRUE(ok.functional_ok);
+}
+
 TEST(RtlSmall4Bad, SecondArchitectureInOneProcessIsATypedFailure) {
   RtlEvaluator ev;
   const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);

@@ -16,6 +16,7 @@ enum class RtlFailure {
   CommandFormat,  ///< The tile program does not fit the command format.
   Watchdog,       ///< The simulation did not finish within its watchdog cycles (a verdict).
   RtlError,       ///< The RTL raised an error flag (a verdict).
+  Assertion,      ///< An SVA of the RTL failed (a verdict: the assertion and the cycle).
   Dram,           ///< The DRAM model saw an access outside the program's areas (a verdict).
   Trace,          ///< Waveform tracing was asked for and could not be done.
   Limit,          ///< Over a --sim-max-* limit: not run, or stopped (no verdict).
@@ -23,8 +24,8 @@ enum class RtlFailure {
   Internal,       ///< The worker could not handle the request (a malformed job).
 };
 
-/// "none", "invalid", "mapping", "arch", "command_format", "watchdog", "rtl_error", "dram",
-/// "trace", "limit", "worker", "internal".
+/// "none", "invalid", "mapping", "arch", "command_format", "watchdog", "rtl_error", "assertion",
+/// "dram", "trace", "limit", "worker", "internal".
 const char* rtl_failure_name(RtlFailure k);
 /// The kind named by rtl_failure_name; an unknown name is RtlFailure::Internal.
 RtlFailure rtl_failure_from_name(const std::string& name);

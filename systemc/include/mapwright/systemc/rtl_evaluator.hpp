@@ -58,6 +58,9 @@ struct RtlRunOptions {
   double stall_prob = 0.0;           ///< Chance the DRAM withholds a data beat in a cycle.
   int shift = -1;                    ///< Requantizing shift (-1 = default_shift(layer)).
   bool drop_dram_responses = false;  ///< Test hook: the DRAM never answers (a stuck design).
+  /// Test hook: the first compute command asks for a tile of K extent 0, a malformed command
+  /// the driver never sends, which the RTL's SVAs catch (a typed RtlFailure::Assertion).
+  bool zero_compute_extent = false;
   /// Run on the plain C++ Verilator harness (same RTL, driver and DRAM model, no SystemC)
   /// instead of the SystemC testbench; needs a plain model of the architecture
   /// (MAPWRIGHT_RTL_PLAIN_ARCHS). Used to measure the cost of the SystemC boundary.
