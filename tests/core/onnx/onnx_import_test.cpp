@@ -233,6 +233,18 @@ TEST(OnnxImport, AttributesTheLibraryWouldDivideByAreRefusedBeforeInference) {
   EXPECT_NE(e.find("must be positive"), std::string::npos) << e;
 }
 
+TEST(OnnxImport, AFileThatKillsTheOnnxLibraryIsAnErrorNotACrash) {
+  // Found by fuzz/onnx_fuzz.cpp: the ONNX library's ConvTranspose shape inference dies of
+  // SIGSEGV on this file; it runs in a forked child, so the import refuses the file.
+  const std::string e = error_of([] {
+    import_onnx(std::string(MAPWRIGHT_SOURCE_DIR) +
+                "/fuzz/corpus/onnx/regression-convtranspose-segv.onnx");
+  });
+  EXPECT_NE(e.find("the ONNX library failed on this file (signal"), std::string::npos) << e;
+  // And the process goes on importing.
+  EXPECT_EQ(import_onnx(model("bert_layer.onnx")).layers.size(), 8u);
+}
+
 TEST(OnnxImport, AGraphTheCheckerRefusesIsAnError) {
   onnx::ModelProto m = read_proto(model("bert_layer.onnx"));
   m.mutable_graph()->mutable_node(0)->set_input(0, "no_such_tensor");
