@@ -233,7 +233,21 @@ TEST(OnnxImport, AttributesTheLibraryWouldDivideByAreRefusedBeforeInference) {
   EXPECT_NE(e.find("must be positive"), std::string::npos) << e;
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+#define MW_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define MW_ASAN 1
+#endif
+#endif
+
 TEST(OnnxImport, AFileThatKillsTheOnnxLibraryIsAnErrorNotACrash) {
+#ifdef MW_ASAN
+  // Under ASan the child's SIGSEGV inside the (uninstrumented) ONNX library is caught and
+  // reported by the sanitizer, which the sanitized suite counts as a finding; the isolation is
+  // tested in the plain build.
+  GTEST_SKIP() << "the deliberate crash in the child would be an ASan report";
+#endif
   // Found by fuzz/onnx_fuzz.cpp: the ONNX library's ConvTranspose shape inference dies of
   // SIGSEGV on this file; it runs in a forked child, so the import refuses the file.
   const std::string e = error_of([] {
