@@ -56,6 +56,7 @@ struct TunePlan {
   int trials = 6;                     ///< Configurations per searcher (trial 0 = base).
   uint64_t seed = 1;                  ///< Seed of the draws.
   std::vector<SearcherSpace> spaces;  ///< Per searcher, in plan order.
+  StudySuite study;                   ///< The suite, parsed (searchers, iso budgets, caps).
 };
 
 /// The options section of a searcher kind.
@@ -112,7 +113,8 @@ TunePlan load_plan(const std::string& path) {
   p.base = get_string(root, "base", path, "", configs_dir() + "/search/default.yaml");
   p.trials = static_cast<int>(get_int_in(root, "trials", path, "", p.trials, 1, 1000));
   p.seed = static_cast<uint64_t>(get_int_in(root, "seed", path, "", 1, 0, int64_t{1} << 62));
-  const StudySuite suite = load_study_suite(p.suite);
+  p.study = load_study_suite(p.suite);
+  const StudySuite& suite = p.study;
   const YAML::Node base = load_yaml_file(p.base);
   search::load_search_options(p.base);  // the base itself must be valid
   const YAML::Node space = root["space"];
@@ -229,7 +231,7 @@ void print_table(const TunePlan& p, const nlohmann::json& result, std::ostream& 
 
 int cmd_tune(const TuneOptions& o, std::ostream& out) {
   const TunePlan p = load_plan(o.plan);
-  const StudySuite suite = load_study_suite(p.suite);
+  const StudySuite& suite = p.study;
   const fs::path dir =
       o.out_dir.empty() ? fs::path("runs") / ("tune-" + safe_name(p.name)) : fs::path(o.out_dir);
   if (fs::exists(dir / "tune.json") && !o.resume)
