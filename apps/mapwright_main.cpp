@@ -16,6 +16,7 @@
 #include "mapwright/flows/run.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/study.hpp"
+#include "mapwright/flows/sweep.hpp"
 #include "mapwright/flows/tune.hpp"
 #include "mapwright/flows/verify.hpp"
 
@@ -50,7 +51,8 @@ struct CliOptions {
   flows::ReportOptions report;     ///< report
   flows::CompareOptions compare;   ///< compare
   flows::RegressOptions regress;   ///< regress
-  bool archs_json = false;         ///< archs --json
+  flows::ArchsOptions archs;       ///< archs
+  flows::SweepOptions sweep;       ///< sweep
 };
 
 /// The subcommands, to tell which one the command line chose.
@@ -69,6 +71,7 @@ struct Subcommands {
   CLI::App* regress = nullptr;     ///< regress
   CLI::App* rtl_worker = nullptr;  ///< rtl-worker (internal)
   CLI::App* archs = nullptr;       ///< archs
+  CLI::App* sweep = nullptr;       ///< sweep
 };
 
 CLI::App* add_eval(CLI::App& app, flows::EvalOptions& eval) {
@@ -301,15 +304,38 @@ CLI::App* add_regress(CLI::App& app, flows::RegressOptions& regress) {
   return rg;
 }
 
+CLI::App* add_sweep(CLI::App& app, flows::SweepOptions& sweep) {
+  auto* sw = app.add_subcommand(
+      "sweep",
+      "Co-design: map a network onto every architecture of a sweep file (exact mapper, RTL "
+      "verification, area model), Pareto fronts and the winner under constraints");
+  sw->add_option("--file", sweep.file, "Sweep file (configs/sweeps/<name>.yaml)")->required();
+  sw->add_option("--out", sweep.out_dir, "Sweep folder (default runs/sweep-<name>)");
+  sw->add_flag("--resume", sweep.resume, "Continue the sweep in --out (finished points kept)");
+  sw->add_option("--jobs", sweep.jobs, "RTL worker processes per point (0 = number of cores)")
+      ->capture_default_str();
+  sw->add_flag("--json", sweep.json, "Print sweep.json instead of the summary");
+  sw->add_option("--stop-after-points", sweep.stop_after_points,
+                 "Testing: stop as on Ctrl-C after N points")
+      ->group("");
+  return sw;
+}
+
 CLI::App* add_rtl_worker(CLI::App& app) {
   auto* wk = app.add_subcommand("rtl-worker", "RTL worker process (internal)");
   wk->group("");
   return wk;
 }
 
-CLI::App* add_archs(CLI::App& app, bool& archs_json) {
-  auto* a = app.add_subcommand("archs", "List the named architectures");
-  a->add_flag("--json", archs_json, "Print JSON");
+CLI::App* add_archs(CLI::App& app, flows::ArchsOptions& archs) {
+  auto* a = app.add_subcommand(
+      "archs", "List the named architectures and their RTL models; --build builds models ahead");
+  a->add_flag("--json", archs.json, "Print JSON");
+  a->add_option("--build", archs.build,
+                "Build the RTL model of this architecture (name or YAML file) into the model "
+                "cache, if it has none (repeatable)");
+  a->add_option("--jobs", archs.jobs, "Parallel compile jobs of a build (0 = every core)")
+      ->capture_default_str();
   return a;
 }
 
@@ -328,8 +354,9 @@ Subcommands add_subcommands(CLI::App& app, CliOptions& o) {
   sc.report = add_report(app, o.report);
   sc.compare = add_compare(app, o.compare);
   sc.regress = add_regress(app, o.regress);
+  sc.sweep = add_sweep(app, o.sweep);
   sc.rtl_worker = add_rtl_worker(app);
-  sc.archs = add_archs(app, o.archs_json);
+  sc.archs = add_archs(app, o.archs);
   return sc;
 }
 
@@ -359,7 +386,7 @@ int run_chosen(const Subcommands& sc, CliOptions& o) {
   if (*sc.tune) return flows::cmd_tune(o.tune, std::cout);
   if (*sc.verify) return flows::cmd_verify(o.verify, std::cout);
   if (*sc.fidelity) return flows::cmd_fidelity(o.fid, std::cout);
-  if (*sc.archs) return flows::cmd_archs(o.archs_json, std::cout);
+  if (*sc.archs) return flows::cmd_archs(o.archs, std::cout);
   if (*sc.run) {
     record_given_run_flags(*sc.run, o.run);
     return flows::cmd_run(o.run, std::cout);
@@ -367,6 +394,7 @@ int run_chosen(const Subcommands& sc, CliOptions& o) {
   if (*sc.report) return flows::cmd_report(o.report, std::cout);
   if (*sc.compare) return flows::cmd_compare(o.compare, std::cout);
   if (*sc.regress) return flows::cmd_regress(o.regress, std::cout);
+  if (*sc.sweep) return flows::cmd_sweep(o.sweep, std::cout);
   if (*sc.rtl_worker) return run_rtl_worker();
   return 1;
 }

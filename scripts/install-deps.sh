@@ -13,6 +13,7 @@ PKGS=(
   libonnx-dev                   # --network model.onnx (core/src/onnx_import.cpp)
   python3-torch python3-torchvision  # tests: export real ONNX models (tests/core/onnx/)
   gnuplot-nox libboost-dev
+  libssl-dev                    # SHA-256 keys of the RTL model cache (rtlpool/)
   clang-14 libclang-rt-14-dev   # fuzz targets: clang with libFuzzer, ASan, UBSan (fuzz/)
   clang-format-14               # the C++ style check (scripts/check-format.sh)
 )

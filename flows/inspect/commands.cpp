@@ -20,6 +20,7 @@
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/metrics.hpp"
 #include "mapwright/model/surrogate.hpp"
+#include "mapwright/rtlpool/model_cache.hpp"
 #include "common/text.hpp"
 #include "common/files.hpp"
 
@@ -217,7 +218,65 @@ int cmd_networks(const NetworksOptions& o, std::ostream& out) {
   return 0;
 }
 
-int cmd_archs(bool json, std::ostream& out) {
+namespace {
+
+/// Where the RTL model of `a` comes from, without building anything.
+nlohmann::json model_status(const Arch& a) {
+  rtlpool::ModelCacheOptions look;
+  look.build = false;
+  const rtlpool::ModelLookup m = rtlpool::find_or_build_model(rtlpool::model_params(a), "-", look);
+  if (m.prebuilt) return {{"source", "compiled-in"}, {"model", m.name}};
+  if (m.ok()) return {{"source", "cache"}, {"model", m.name}, {"path", m.exe}};
+  if (!m.key.empty()) return {{"source", "built on first use"}, {"model", m.name}};
+  return {{"source", "none"}, {"reason", m.failure}};
+}
+
+/// Builds (or finds) the RTL model of each of `o.build`; 0 when all have one, else 1.
+int build_models(const ArchsOptions& o, std::ostream& out) {
+  std::vector<Arch> archs;
+  for (const auto& b : o.build) archs.push_back(load_arch(b));  // bad names first, exit 2
+  for (size_t i = 0; i < archs.size(); ++i)
+    if (std::string why = rtlpool::check_model_params(rtlpool::model_params(archs[i]));
+        !why.empty())
+      throw SpecError("--build", "build", o.build[i], "no RTL model can be built: " + why);
+  int rc = 0;
+  nlohmann::json j = nlohmann::json::array();
+  for (size_t i = 0; i < archs.size(); ++i) {
+    rtlpool::ModelCacheOptions opt;
+    opt.jobs = o.jobs;
+    opt.progress = &std::cerr;
+    const rtlpool::ModelLookup m =
+        rtlpool::find_or_build_model(rtlpool::model_params(archs[i]), "compiled-in", opt);
+    nlohmann::json e{
+        {"arch", o.build[i]},  {"params", rtlpool::describe(rtlpool::model_params(archs[i]))},
+        {"ok", m.ok()},        {"prebuilt", m.prebuilt},
+        {"built", m.built},    {"build_seconds", m.build_seconds},
+        {"model", m.name},     {"path", m.prebuilt ? std::string() : m.exe},
+        {"failure", m.failure}};
+    j.push_back(e);
+    if (!m.ok()) rc = 1;
+    if (o.json) continue;
+    out << o.build[i] << " (" << e["params"].get<std::string>() << "): ";
+    if (!m.ok())
+      out << "FAILED: " << m.failure << "\n";
+    else if (m.prebuilt)
+      out << "compiled into this mapwright (" << m.name << ")\n";
+    else if (m.built)
+      out << "built in " << std::fixed << std::setprecision(1) << m.build_seconds << " s: " << m.exe
+          << "\n";
+    else
+      out << "already in the cache: " << m.exe << "\n";
+  }
+  if (o.json) out << j.dump(2) << "\n";
+  return rc;
+}
+
+}  // namespace
+
+int cmd_archs(const ArchsOptions& o, std::ostream& out) {
+  if (o.jobs < 0)
+    throw SpecError("--jobs", "jobs", std::to_string(o.jobs), "must be >= 0 (0 = every core)");
+  if (!o.build.empty()) return build_models(o, out);
   // A configs/arch folder in the working directory wins over the built-in configs without
   // MAPWRIGHT_CONFIGS: say so once, on stderr, so the list is never a silent surprise.
   if (const char* env = std::getenv("MAPWRIGHT_CONFIGS");
@@ -239,9 +298,10 @@ int cmd_archs(bool json, std::ostream& out) {
                  {"weight_kib", a.weight_buf_bytes / 1024},
                  {"accum_kib", a.accum_buf_bytes / 1024},
                  {"dram_bytes_per_cycle", a.dram_bytes_per_cycle},
-                 {"dram_latency_cycles", a.dram_latency_cycles}});
+                 {"dram_latency_cycles", a.dram_latency_cycles},
+                 {"rtl_model", model_status(a)}});
   }
-  if (json) {
+  if (o.json) {
     out << j.dump(2) << "\n";
     return 0;
   }
@@ -251,7 +311,8 @@ int cmd_archs(bool json, std::ostream& out) {
         << e["input_kib"].get<long long>() << " KiB, weight " << e["weight_kib"].get<long long>()
         << " KiB, accum " << e["accum_kib"].get<long long>() << " KiB, DRAM "
         << e["dram_bytes_per_cycle"].get<double>() << " B/cycle, "
-        << e["dram_latency_cycles"].get<int>() << " cycles latency\n";
+        << e["dram_latency_cycles"].get<int>()
+        << " cycles latency, RTL model: " << e["rtl_model"]["source"].get<std::string>() << "\n";
   return 0;
 }
 

@@ -52,10 +52,11 @@ void require_model(systemc::RtlEvaluator& rtl, const Arch& arch) {
   systemc::RtlParams p;
   std::string failure;
   if (!rtl.read_params(arch, p, failure)) {
-    std::string known;
-    for (const auto& n : systemc::RtlEvaluator::compiled_archs())
-      known += (known.empty() ? "" : ", ") + n;
-    throw SpecError("--arch", "arch", arch.name, failure);
+    throw SpecError("--arch", "arch", arch.name,
+                    failure +
+                        "; verify runs the compiled-in models only: `mapwright run "
+                        "--layer ... --arch " +
+                        arch.name + "` verifies on a model built by the RTL model cache");
   }
 }
 

@@ -274,11 +274,14 @@ void check_run_options(const RunOptions& o) {
   check_exact_options(o.exact);
 }
 
-/// The RTL worker pool, after the cheap pre-check that the architecture has a compiled model
-/// (before anything is searched).
+/// The RTL worker pool, after the pre-check that the architecture has an RTL model (compiled
+/// in, or from the model cache, built now when absent), before anything is searched.
 std::unique_ptr<RtlWorkerPool> start_rtl_pool(const RunOptions& o, const Arch& arch, int jobs) {
   auto pool = std::make_unique<RtlWorkerPool>(
       o.worker_exe.empty() ? worker_executable() : o.worker_exe, jobs);
+  ModelCacheOptions cache;
+  cache.progress = &std::cerr;
+  pool->enable_model_cache(cache);
   if (const std::string why = pool->check_arch(o.arch); !why.empty())
     throw SpecError("--arch", "arch", arch.name, why + "; run it surrogate-only with --no-rtl");
   return pool;

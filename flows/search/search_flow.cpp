@@ -167,22 +167,19 @@ search::Outcome rtl_outcome(const RtlJobResult& r, const Objective& objective) {
   return oc;
 }
 
-/// A pool of RTL workers for `arch_arg`, after a probe job proved that the architecture has a
-/// compiled model (else a SpecError naming --arch: a usage error, not a result).
+/// A pool of RTL workers for `arch_arg`, after a probe job proved that the architecture has an
+/// RTL model, compiled in or from the model cache (built now when absent); else a SpecError
+/// naming --arch: a usage error, not a result.
 std::unique_ptr<RtlWorkerPool> rtl_pool_for(const std::string& arch_arg, const std::string& exe,
                                             int jobs) {
   const int n =
       jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   auto pool = std::make_unique<RtlWorkerPool>(exe.empty() ? worker_executable() : exe, n);
-  RtlJob probe;
-  probe.arch = arch_arg;
-  probe.probe = true;
-  pool->submit(probe);
-  std::vector<std::pair<size_t, RtlJobResult>> got;
-  while (got.empty()) got = pool->poll(-1);
-  if (!got[0].second.failure.empty())
-    throw SpecError("--arch", "arch", arch_arg,
-                    got[0].second.failure + "; search it with --reward surrogate");
+  ModelCacheOptions cache;
+  cache.progress = &std::cerr;
+  pool->enable_model_cache(cache);
+  if (const std::string why = pool->check_arch(arch_arg); !why.empty())
+    throw SpecError("--arch", "arch", arch_arg, why + "; search it with --reward surrogate");
   return pool;
 }
 

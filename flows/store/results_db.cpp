@@ -35,6 +35,14 @@ CREATE TABLE IF NOT EXISTS verifications (
   cycle_error_pct REAL, functional_ok INTEGER, mismatches INTEGER, counts_equal INTEGER,
   failure TEXT, passed INTEGER, sim_seconds REAL,
   PRIMARY KEY (run_id, layer_index, rank));
+CREATE TABLE IF NOT EXISTS sweep_points (
+  sweep_id TEXT, point_index INTEGER, name TEXT, rows INTEGER, cols INTEGER,
+  input_kib INTEGER, weight_kib INTEGER, accum_kib INTEGER, dram_bytes_per_cycle INTEGER,
+  dataflows TEXT, status TEXT, failure TEXT, run_id TEXT, rtl_model TEXT, area_mm2 REAL,
+  cycles REAL, energy_pj REAL, edp REAL, source TEXT, verifications INTEGER,
+  verification_failures INTEGER, meets_constraints INTEGER, pareto_latency INTEGER,
+  pareto_energy INTEGER, pareto_edp INTEGER, winner INTEGER,
+  PRIMARY KEY (sweep_id, point_index));
 CREATE TABLE IF NOT EXISTS exact_searches (
   run_id TEXT, layer_index INTEGER, lower_bound REAL, gap REAL, optimal INTEGER, stop TEXT,
   nodes INTEGER, evaluations INTEGER, pruned_bound INTEGER, pruned_capacity INTEGER,
@@ -257,6 +265,40 @@ void ResultsDb::put_verification(const std::string& run_id, int layer_index, con
       .bind(v.failure)
       .bind(v.passed)
       .bind(v.sim_seconds);
+  s.run(path_);
+}
+
+void ResultsDb::put_sweep_point(const std::string& sweep_id, int index, const nlohmann::json& p) {
+  Stmt s(db_,
+         "INSERT OR REPLACE INTO sweep_points VALUES "
+         "(?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+         path_);
+  s.bind(sweep_id).bind(index);
+  for (const char* k : {"name",
+                        "rows",
+                        "cols",
+                        "input_kib",
+                        "weight_kib",
+                        "accum_kib",
+                        "dram_bytes_per_cycle",
+                        "dataflows",
+                        "status",
+                        "failure",
+                        "run_id",
+                        "rtl_model",
+                        "area_mm2",
+                        "cycles",
+                        "energy_pj",
+                        "edp",
+                        "source",
+                        "verifications",
+                        "verification_failures",
+                        "meets_constraints",
+                        "pareto_latency",
+                        "pareto_energy",
+                        "pareto_edp",
+                        "winner"})
+    s.bind(at(p, k));
   s.run(path_);
 }
 

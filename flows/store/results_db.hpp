@@ -1,10 +1,11 @@
 #pragma once
 // The results store of `mapwright run`: one SQLite file (in the run folder by default, or any
-// file given with --db, which many runs may share) with four tables:
+// file given with --db, which many runs may share) with these tables:
 //   runs          one row per run (settings, status, network totals)
 //   layers        one row per (run, unique layer): search statistics and the chosen mapping
 //   evaluations   one row per (run, layer, sample): every surrogate evaluation of the search
 //   verifications one row per (run, layer, candidate): every RTL run and its checks
+//   sweep_points  one row per (sweep, point) of `mapwright sweep`: parameters, area, totals
 // Rows are written as their work finishes (INSERT OR REPLACE keyed by run id), so an
 // interrupted run keeps what it finished and a resumed run fills in the rest.
 
@@ -46,6 +47,9 @@ class ResultsDb {
                        const std::vector<EvaluationRow>& rows);
   /// Inserts or replaces one candidate's verification (the candidate must have one).
   void put_verification(const std::string& run_id, int layer_index, const Candidate& cand);
+  /// Inserts or replaces one point of a sweep (`mapwright sweep`): the keys of the
+  /// sweep_points table read from `point` (absent keys are NULL).
+  void put_sweep_point(const std::string& sweep_id, int index, const nlohmann::json& point);
 
  private:
   void exec(const std::string& sql);

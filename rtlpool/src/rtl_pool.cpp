@@ -287,6 +287,9 @@ std::string describe_status(int status) {
 
 struct RtlWorkerPool::Impl {
   std::string exe;                              ///< mapwright binary.
+  bool use_cache = false;                       ///< enable_model_cache was called.
+  ModelCacheOptions cache;                      ///< Its options.
+  std::map<std::string, ModelLookup> models;    ///< check_arch's model per architecture.
   int max_workers = 1;                          ///< Process limit.
   std::vector<Worker> workers;                  ///< Live workers.
   std::deque<std::pair<size_t, RtlJob>> queue;  ///< Jobs not started.
@@ -296,6 +299,8 @@ struct RtlWorkerPool::Impl {
   bool killed = false;                          ///< kill_all ran: crashes are not retried.
 
   Worker spawn(const std::string& arch) {
+    const auto m = models.find(arch);
+    const std::string bin = m != models.end() && m->second.ok() ? m->second.exe : exe;
     int to[2], from[2];
     if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0)
       throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
@@ -315,8 +320,8 @@ struct RtlWorkerPool::Impl {
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
     // The small worker binary takes no argument; mapwright itself needs the subcommand.
     const bool dedicated =
-        exe.size() >= 20 && exe.substr(exe.size() - 20) == "mapwright-rtl-worker";
-    std::string a0 = exe, a1 = "rtl-worker";
+        bin.size() >= 20 && bin.substr(bin.size() - 20) == "mapwright-rtl-worker";
+    std::string a0 = bin, a1 = "rtl-worker";
     char* argv[] = {a0.data(), dedicated ? nullptr : a1.data(), nullptr};
     // The worker's environment names its parent, so a worker whose parent died before it
     // could ask for PR_SET_PDEATHSIG notices and exits (see worker_loop).
@@ -328,7 +333,7 @@ struct RtlWorkerPool::Impl {
     for (auto& e : env_store) envp.push_back(e.data());
     envp.push_back(nullptr);
     pid_t pid = -1;
-    const int rc = posix_spawn(&pid, exe.c_str(), &fa, &at, argv, envp.data());
+    const int rc = posix_spawn(&pid, bin.c_str(), &fa, &at, argv, envp.data());
     posix_spawn_file_actions_destroy(&fa);
     posix_spawnattr_destroy(&at);
     close(to[0]);
@@ -336,7 +341,7 @@ struct RtlWorkerPool::Impl {
     if (rc != 0) {
       close(to[1]);
       close(from[0]);
-      throw std::runtime_error("cannot start the RTL worker '" + exe + "': " + std::strerror(rc));
+      throw std::runtime_error("cannot start the RTL worker '" + bin + "': " + std::strerror(rc));
     }
     Worker w;
     w.pid = pid;
@@ -468,7 +473,22 @@ RtlWorkerPool::~RtlWorkerPool() {
   for (auto& w : impl_->workers) Impl::stop(w, w.busy);
 }
 
+void RtlWorkerPool::enable_model_cache(ModelCacheOptions options) {
+  impl_->use_cache = true;
+  impl_->cache = std::move(options);
+}
+
+ModelLookup RtlWorkerPool::model_of(const std::string& arch) const {
+  const auto it = impl_->models.find(arch);
+  return it == impl_->models.end() ? ModelLookup{} : it->second;
+}
+
 std::string RtlWorkerPool::check_arch(const std::string& arch) {
+  if (impl_->use_cache && !impl_->models.count(arch)) {
+    ModelLookup m = find_or_build_model(model_params(load_arch(arch)), impl_->exe, impl_->cache);
+    if (!m.ok()) return m.failure;
+    impl_->models[arch] = m;
+  }
   RtlJob probe;
   probe.arch = arch;
   probe.probe = true;

@@ -434,6 +434,15 @@ std::vector<std::string> RtlEvaluator::compiled_archs() {
   return v;
 }
 
+std::vector<std::pair<std::string, RtlParams>> RtlEvaluator::compiled_models() {
+  std::vector<std::pair<std::string, RtlParams>> v;
+#define MW_MODEL(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT) \
+  v.push_back({NAME, RtlParams{ROWS, COLS, INB, WTB, ACCW, BEAT}});
+  MW_FOR_EACH_MODEL(MW_MODEL)
+#undef MW_MODEL
+  return v;
+}
+
 bool RtlEvaluator::read_params(const core::Arch& arch, RtlParams& p, std::string& failure) {
   SimHost* h = host_for(arch, failure);
   if (!h) return false;

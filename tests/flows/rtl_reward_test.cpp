@@ -159,19 +159,23 @@ TEST(RtlReward, GaOnSmall4ScoresSamplesAfterTheWarmupOnTheRtl) {
 }
 
 TEST(RtlReward, RefusesAnArchWithoutAModelAndTheExactMapper) {
+  // 6 DRAM bytes per cycle: the RTL takes multiples of 4, so no model can be built.
+  const std::string odd = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/odd_beat.yaml";
   const core::Layer layer = core::parse_layer_arg(kLayer);
-  const core::Arch arch = core::load_arch("large32");
+  const core::Arch arch = core::load_arch(odd);
   const flows::Objective obj = flows::parse_objective("edp");
   const search::SearchOptions opts = flows::load_options_or_default("");
   flows::RewardOptions r = rtl_reward(0);
-  r.arch = "large32";
+  r.arch = odd;
   try {
     flows::search_layer(layer, arch, "random", opts, 1, 4, obj, {}, {}, {},
                         flows::Encoding::Compact, r);
     FAIL() << "no error";
   } catch (const core::SpecError& e) {
     EXPECT_NE(std::string(e.what()).find("--arch"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("large32"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("odd_beat.yaml"), std::string::npos) << e.what();
+    EXPECT_NE(std::string(e.what()).find("the RTL takes a multiple of 4"), std::string::npos)
+        << e.what();
   }
   try {
     flows::search_layer(layer, arch, "exact", opts, 1, 4, obj, {}, {}, {}, flows::Encoding::Compact,

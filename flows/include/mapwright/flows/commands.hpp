@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <ostream>
 #include <string>
+#include <vector>
 
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/layer.hpp"
@@ -45,7 +46,14 @@ struct NetworksOptions {
 };
 int cmd_networks(const NetworksOptions& o, std::ostream& out);
 
-/// Lists the named architectures.
-int cmd_archs(bool json, std::ostream& out);
+struct ArchsOptions {
+  bool json = false;               ///< JSON output.
+  std::vector<std::string> build;  ///< --build NAME|FILE: build (or find) their RTL models.
+  int jobs = 0;                    ///< --jobs: parallel compile jobs of a build (0 = cores).
+};
+/// Lists the named architectures with where their RTL model comes from (compiled in, the
+/// model cache, or built on first use); with `build`, builds the RTL models of the named
+/// architectures or files ahead of a run (exit 1 when a build fails, 2 for bad input).
+int cmd_archs(const ArchsOptions& o, std::ostream& out);
 
 }  // namespace mapwright::flows

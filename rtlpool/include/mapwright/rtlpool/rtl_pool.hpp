@@ -29,6 +29,7 @@
 #include "mapwright/core/mapping.hpp"
 #include "mapwright/core/metrics.hpp"
 #include "mapwright/core/rtl_failure.hpp"
+#include "mapwright/rtlpool/model_cache.hpp"
 
 namespace mapwright::rtlpool {
 
@@ -106,7 +107,16 @@ class RtlWorkerPool {
   /// elaborates the model and reads its parameters; nothing is simulated) and waits for it.
   /// Returns "" when it has, else the reason (naming the architectures that have one). Call it
   /// before submitting jobs.
+  ///
+  /// With the model cache enabled (enable_model_cache), an architecture whose RTL parameters no
+  /// compiled-in model has gets its model from the cache, built first when absent (minutes, with
+  /// progress lines); its workers then run that executable. A model that cannot be built is
+  /// the returned reason (the parameters the RTL refuses, or the build's failure and log).
   std::string check_arch(const std::string& arch);
+  /// Serves architectures without a compiled-in model from the RTL model cache (check_arch).
+  void enable_model_cache(ModelCacheOptions options);
+  /// The model check_arch found for `arch` (empty `exe` when check_arch did not look it up).
+  ModelLookup model_of(const std::string& arch) const;
   /// Queues a job; returns its id (0, 1, 2, ... in submission order).
   size_t submit(RtlJob job);
   /// Starts queued jobs on idle workers, then waits up to `timeout_ms` (0 = do not wait,

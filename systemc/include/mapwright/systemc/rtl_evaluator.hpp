@@ -14,6 +14,7 @@
 
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mapwright/core/metrics.hpp"
@@ -121,6 +122,8 @@ class RtlEvaluator final : public core::Evaluator {
 
   /// Names of the architectures with a compiled model.
   static std::vector<std::string> compiled_archs();
+  /// The compiled models: architecture name and RTL parameters.
+  static std::vector<std::pair<std::string, RtlParams>> compiled_models();
 };
 
 }  // namespace mapwright::systemc

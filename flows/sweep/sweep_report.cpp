@@ -1,0 +1,233 @@
+// sweep.html: the fronts (area vs latency, energy, EDP) as gnuplot SVGs inlined into one
+// self-contained page, the winner under the sweep's constraints, and the table of points. Every
+// name that reaches a gnuplot script or data file is quoted (gp_quote, gp_data_label) and every
+// text in the page is escaped (html_escape).
+#include "sweep/sweep_report.hpp"
+
+#include <cstdio>
+#include <iomanip>
+#include <sstream>
+#include <string>
+
+#include "common/files.hpp"
+#include "common/html.hpp"
+#include "common/process.hpp"
+#include "common/text.hpp"
+
+namespace fs = std::filesystem;
+using nlohmann::json;
+
+namespace mapwright::flows {
+
+namespace {
+
+std::string fixed(double v, int digits) {
+  std::ostringstream s;
+  s << std::fixed << std::setprecision(digits) << v;
+  return s.str();
+}
+
+/// Four significant digits: 8.209, 0.004137, 3958.
+std::string g4(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string sci(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.4e", v);
+  return buf;
+}
+
+struct Front {
+  const char* key;    ///< pareto_* flag of a point.
+  const char* field;  ///< y value of a point.
+  const char* title;  ///< Plot title.
+  const char* ylabel;
+  bool logy;
+};
+const Front kFronts[] = {
+    {"pareto_latency", "latency_ms", "Area vs latency", "network latency (ms)", false},
+    {"pareto_energy", "energy_uj", "Area vs energy", "network energy (uJ)", false},
+    {"pareto_edp", "edp", "Area vs energy-delay product", "EDP (cycles x pJ)", true},
+};
+
+/// One front's plot: every point, the front as a line, the winner; "" when gnuplot failed.
+std::string front_plot(const fs::path& plots, const json& sweep, const Front& f) {
+  std::ostringstream all, front, win;
+  for (const auto& p : sweep["points"]) {
+    if (!p.contains("cycles")) continue;
+    const std::string row = fixed(p["area_mm2"].get<double>(), 6) + " " +
+                            sci(p[f.field].get<double>()) + " " +
+                            gp_data_label("p" + std::to_string(p["index"].get<int>())) + "\n";
+    all << row;
+    if (p.value(f.key, false)) front << row;
+    if (p.value("winner", false)) win << row;
+  }
+  const std::string stem =
+      std::string("front_") + (f.field[0] == 'l'                        ? "latency"
+                               : f.field[0] == 'e' && f.field[1] == 'n' ? "energy"
+                                                                        : "edp");
+  write_atomic(plots / (stem + "_all.dat"), all.str());
+  write_atomic(plots / (stem + "_front.dat"), front.str() + " \n");
+  write_atomic(plots / (stem + "_winner.dat"), win.str() + " \n");
+  if (all.str().empty()) return "";
+  std::ostringstream g;
+  g << "set terminal svg size 640,420 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
+    << "set output " << gp_quote(stem + ".svg") << "\n"
+    << "set title " << gp_quote(f.title) << "\nset xlabel 'area (mm^2, analytical model)'\n"
+    << "set ylabel " << gp_quote(f.ylabel) << "\nset grid\nset key top right\n"
+    << (f.logy ? "set logscale y\n" : "");
+  const double max_area = sweep["constraints"].value("max_area_mm2", 0.0);
+  if (max_area > 0)
+    g << "set arrow from " << max_area << ", graph 0 to " << max_area
+      << ", graph 1 nohead dt 2 lc rgb '#b03030'\n"
+      << "set label 'area limit' at " << max_area << ", graph 0.95 left offset 0.5,0 tc rgb "
+      << "'#b03030'\n";
+  g << "plot " << gp_quote(stem + "_all.dat")
+    << " using 1:2 with points pt 7 ps 0.8 lc rgb '#9aa5b4' title 'points', "
+    << gp_quote(stem + "_front.dat")
+    << " using 1:2 with linespoints pt 7 ps 1.1 lw 2 lc rgb '#3b6fb6' title 'Pareto front', "
+    << gp_quote(stem + "_front.dat")
+    << " using 1:2:3 with labels offset 0.8,0.6 font ',9' notitle, "
+    << gp_quote(stem + "_winner.dat")
+    << " using 1:2 with points pt 3 ps 2.2 lw 2 lc rgb '#d0402b' title 'winner'\n";
+  write_atomic(plots / (stem + ".gp"), g.str());
+  return gnuplot_svg(plots / (stem + ".gp"), plots / (stem + ".svg"));
+}
+
+std::string constraints_text(const json& c) {
+  std::string t;
+  auto add = [&](const char* key, const char* what, const char* unit) {
+    const double v = c.value(key, 0.0);
+    if (v > 0) t += (t.empty() ? "" : ", ") + std::string(what) + " <= " + fmt_g(v) + " " + unit;
+  };
+  add("max_area_mm2", "area", "mm2");
+  add("max_latency_ms", "latency", "ms");
+  add("max_energy_uj", "energy", "uJ");
+  return t.empty() ? "none" : t;
+}
+
+std::string winner_text(const json& sweep) {
+  if (sweep["winner"].is_null())
+    return "no finished point meets the constraints (" + constraints_text(sweep["constraints"]) +
+           ")";
+  const json& p = sweep["points"][sweep["winner"].get<size_t>()];
+  return p["name"].get<std::string>() + ": area " + fixed(p["area_mm2"].get<double>(), 3) +
+         " mm2, latency " + g4(p["latency_ms"].get<double>()) + " ms, energy " +
+         g4(p["energy_uj"].get<double>()) + " uJ, EDP " + sci(p["edp"].get<double>()) + " (best " +
+         sweep["objective"].get<std::string>() + " under " +
+         constraints_text(sweep["constraints"]) + ")";
+}
+
+}  // namespace
+
+void write_sweep_report(const fs::path& dir, const json& sweep) {
+  const fs::path plots = dir / "plots";
+  make_dirs(plots);
+  size_t done = 0, failed = 0, pending = 0;
+  for (const auto& p : sweep["points"]) {
+    const std::string st = p["status"].get<std::string>();
+    (st == "done" ? done : st == "failed" ? failed : pending)++;
+  }
+  std::ostringstream h;
+  const std::string title = "mapwright sweep: " + sweep["name"].get<std::string>();
+  h << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
+    << html_escape(title) << "</title>\n<style>" << page_base_css()
+    << ".fronts{display:flex;flex-wrap:wrap;gap:12px}.fronts .plot{flex:1 1 600px}"
+       "td.bad{color:#b03030}tr.win td{background:#fff4d6}.mark{color:#3b6fb6;font-weight:600}"
+       "</style></head><body><main>\n"
+    << "<h1>" << html_escape(title) << "</h1>\n<p>"
+    << html_escape(sweep.value("description", std::string())) << "</p>\n"
+    << "<p>Network <b>" << html_escape(sweep["network_name"].get<std::string>()) << "</b> ("
+    << html_escape(sweep["network"].get<std::string>()) << "), base architecture <b>"
+    << html_escape(sweep["base_arch"].get<std::string>()) << "</b>, objective <b>"
+    << html_escape(sweep["objective"].get<std::string>()) << "</b>, seed "
+    << sweep["seed"].get<uint64_t>() << ". Every layer mapped by the exact mapper; RTL "
+    << "verification: " << html_escape(sweep["verify"].get<std::string>())
+    << (sweep["verify"] == "sample"
+            ? " (" + std::to_string(sweep["verify_sample"].get<int>()) + " points)"
+            : std::string())
+    << ". " << done << " of " << sweep["points"].size() << " points done, " << failed << " failed, "
+    << pending << " pending (" << html_escape(sweep["status"].get<std::string>()) << ").</p>\n";
+  h << "<div class=\"banner " << (sweep["winner"].is_null() ? "bad" : "good")
+    << "\"><b>Winner:</b> " << html_escape(winner_text(sweep)) << "</div>\n";
+  h << "<h2>Pareto fronts</h2>\n<div class=\"fronts\">\n";
+  for (const Front& f : kFronts) {
+    const std::string svg = front_plot(plots, sweep, f);
+    if (!svg.empty())
+      h << "<div class=\"plot\">" << svg << "</div>\n";
+    else
+      h << "<p>(" << html_escape(f.title) << ": no plot; gnuplot is missing or no point has "
+        << "figures yet)</p>\n";
+  }
+  h << "</div>\n<p>Area is the analytical model's (model/area.hpp; constants in sweep.json "
+       "<code>area_constants</code>), not a synthesis result. Latency and energy are the "
+       "network totals of each point's run: from the RTL where verified, else the "
+       "surrogate (column <i>source</i>).</p>\n";
+  h << "<h2>Points</h2>\n<table><thead><tr><th>#</th><th>point</th><th>array</th>"
+       "<th>input / weight / accum KiB</th><th>DRAM B/cycle</th><th>dataflows</th>"
+       "<th>area mm<sup>2</sup></th><th>latency ms</th><th>energy uJ</th><th>EDP</th>"
+       "<th>source</th><th>RTL checks</th><th>RTL model</th><th>fronts</th><th>status</th>"
+       "</tr></thead><tbody>\n";
+  for (const auto& p : sweep["points"]) {
+    const bool has = p.contains("cycles");
+    h << "<tr" << (p.value("winner", false) ? " class=\"win\"" : "") << "><td>"
+      << p["index"].get<int>() << "</td><td>";
+    if (p.contains("run_dir"))
+      h << "<a href=\"" << html_escape(p["run_dir"].get<std::string>() + "/report.html") << "\">"
+        << html_escape(p["name"].get<std::string>()) << "</a>";
+    else
+      h << html_escape(p["name"].get<std::string>());
+    h << "</td><td>" << p["rows"].get<int>() << "x" << p["cols"].get<int>() << "</td><td>"
+      << p["input_kib"].get<long long>() << " / " << p["weight_kib"].get<long long>() << " / "
+      << p["accum_kib"].get<long long>() << "</td><td>" << p["dram_bytes_per_cycle"].get<int>()
+      << "</td><td>" << html_escape(p["dataflows"].get<std::string>()) << "</td><td>"
+      << (p.contains("area_mm2") ? fixed(p["area_mm2"].get<double>(), 3) : "") << "</td><td>"
+      << (has ? g4(p["latency_ms"].get<double>()) : "") << "</td><td>"
+      << (has ? g4(p["energy_uj"].get<double>()) : "") << "</td><td>"
+      << (has ? sci(p["edp"].get<double>()) : "") << "</td><td>"
+      << (has ? html_escape(p["source"].get<std::string>()) : "") << "</td><td>";
+    if (has && p.value("verifications", 0) > 0)
+      h << p["verifications"].get<int>() - p["verification_failures"].get<int>() << "/"
+        << p["verifications"].get<int>();
+    h << "</td><td>" << html_escape(p.value("rtl_model", std::string()))
+      << (p.value("model_built", false)
+              ? " (built, " + fixed(p["model_build_seconds"].get<double>(), 0) + " s)"
+              : std::string())
+      << "</td><td class=\"mark\">" << (p.value("pareto_latency", false) ? "L " : "")
+      << (p.value("pareto_energy", false) ? "E " : "") << (p.value("pareto_edp", false) ? "D" : "")
+      << "</td><td" << (p["status"] == "failed" ? " class=\"bad\"" : "") << ">"
+      << html_escape(p["status"].get<std::string>())
+      << (p["failure"].get<std::string>().empty()
+              ? std::string()
+              : ": " + html_escape(p["failure"].get<std::string>()))
+      << "</td></tr>\n";
+  }
+  h << "</tbody></table>\n<p>Fronts: L = area vs latency, E = area vs energy, D = area vs EDP. "
+       "Results: sweep.json, and the sweep_points table of results.sqlite (with every point's "
+       "run, layers and verifications).</p>\n</main></body></html>\n";
+  write_atomic(dir / "sweep.html", h.str());
+}
+
+void print_sweep_summary(std::ostream& out, const json& sweep, const fs::path& dir) {
+  size_t done = 0, failed = 0;
+  for (const auto& p : sweep["points"]) {
+    if (p["status"] == "done") ++done;
+    if (p["status"] == "failed") ++failed;
+  }
+  out << "\nsweep " << sweep["name"].get<std::string>() << ": " << done << " of "
+      << sweep["points"].size() << " points done" << (failed ? ", " : "")
+      << (failed ? std::to_string(failed) + " FAILED" : std::string()) << "\n";
+  for (const Front& f : kFronts) {
+    out << "  front " << std::left << std::setw(30) << f.title << std::right << ":";
+    for (const auto& p : sweep["points"])
+      if (p.value(f.key, false)) out << " p" << p["index"].get<int>();
+    out << "\n";
+  }
+  out << "  winner: " << winner_text(sweep) << "\n"
+      << "report: " << (dir / "sweep.html").string() << "\n";
+}
+
+}  // namespace mapwright::flows

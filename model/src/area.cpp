@@ -1,0 +1,93 @@
+// Analytical chip area. PE array: Rows x Cols x (8-bit multiplier + 32-bit adder + the PE's
+// register bits). Buffers: one single-port SRAM macro each, a fixed part plus a part per KiB.
+// Control: a fixed part (queues, decoder, DMA, compute controller, counters) plus the registers
+// and adders along the array edges, counted from the RTL (skew, deskew, output register,
+// accumulate-in adders, per-row address digits). Register counts follow rtl/*.sv; the address
+// generators' multipliers are not charged (rtl/README.md: silicon would use incrementers).
+#include "mapwright/model/area.hpp"
+
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/yaml_util.hpp"
+
+namespace mapwright::model {
+
+namespace {
+
+constexpr double kUm2PerMm2 = 1e6;
+/// mw_compute.sv `a_lane_q`: three 16-bit address digits per array row.
+constexpr long long kLaneDigitBits = 3 * 16;
+
+/// Bits of a skew or deskew triangle: lane k holds k stages (skew) or lanes-1-k (deskew), so
+/// both hold lanes*(lanes-1)/2 stages of `width` bits.
+long long triangle_bits(long long lanes, long long width) {
+  return lanes * (lanes - 1) / 2 * width;
+}
+
+/// One buffer macro of `bytes` bytes.
+double buffer_um2(long long bytes, const AreaConstants& c) {
+  return c.sram_buffer_fixed_um2 + c.sram_um2_per_kib * static_cast<double>(bytes) / 1024.0;
+}
+
+}  // namespace
+
+long long pe_flops(const core::Arch& arch) {
+  return 2LL * arch.operand_bits + arch.acc_bits;  // a_q, b_q, acc_q
+}
+
+long long edge_flops(const core::Arch& arch) {
+  const long long r = arch.rows, k = arch.cols, op = arch.operand_bits, acc = arch.acc_bits;
+  return triangle_bits(r, op)     // mw_skew u_skew_a: activations, one lane per row
+         + triangle_bits(k, op)   // mw_skew u_skew_b: OS weights, one lane per column
+         + triangle_bits(k, acc)  // mw_deskew: WS partial sums, one lane per column
+         + k * acc                // mw_array out_data_q
+         + r * kLaneDigitBits;    // mw_compute a_lane_q
+}
+
+AreaBreakdown estimate_area(const core::Arch& arch, const AreaConstants& c) {
+  AreaBreakdown b;
+  const double pe_um2 =
+      c.mult8_um2 + c.add32_um2 + static_cast<double>(pe_flops(arch)) * c.flop_um2;
+  b.pe_array_mm2 = static_cast<double>(arch.rows) * arch.cols * pe_um2 / kUm2PerMm2;
+  b.input_buf_mm2 = buffer_um2(arch.input_buf_bytes, c) / kUm2PerMm2;
+  b.weight_buf_mm2 = buffer_um2(arch.weight_buf_bytes, c) / kUm2PerMm2;
+  b.accum_buf_mm2 = buffer_um2(arch.accum_buf_bytes, c) / kUm2PerMm2;
+  // One accumulate-in adder per column (mw_array formed_row).
+  const double edge_um2 =
+      static_cast<double>(edge_flops(arch)) * c.flop_um2 + arch.cols * c.add32_um2;
+  b.control_mm2 = (c.control_fixed_um2 + edge_um2) / kUm2PerMm2;
+  b.total_mm2 =
+      b.pe_array_mm2 + b.input_buf_mm2 + b.weight_buf_mm2 + b.accum_buf_mm2 + b.control_mm2;
+  return b;
+}
+
+AreaConstants area_constants_from_yaml(const YAML::Node& node, const std::string& where,
+                                       const std::string& path) {
+  AreaConstants c;
+  if (!node || node.IsNull()) return c;
+  const std::pair<const char*, double*> nums[] = {
+      {"mult8_um2", &c.mult8_um2},
+      {"add32_um2", &c.add32_um2},
+      {"flop_um2", &c.flop_um2},
+      {"sram_um2_per_kib", &c.sram_um2_per_kib},
+      {"sram_buffer_fixed_um2", &c.sram_buffer_fixed_um2},
+      {"control_fixed_um2", &c.control_fixed_um2}};
+  std::vector<std::string> allowed{"node", "source"};
+  for (const auto& [key, dst] : nums) allowed.push_back(key);
+  core::check_keys(node, where, path, allowed);
+  for (const auto& [key, dst] : nums) {
+    *dst = core::get_double(node, key, where, path, *dst);  // refuses text, inf, nan
+    if (!(*dst > 0))
+      throw core::SpecError(where, core::join_key(path, key), core::node_text(node[key]),
+                            "must be a positive area in um^2");
+  }
+  c.node = core::get_string(node, "node", where, path, c.node);
+  const std::string mixed = "defaults of model/area.hpp, overridden by " + where;
+  c.source = core::get_string(node, "source", where, path, node.size() > 0 ? mixed : c.source);
+  return c;
+}
+
+}  // namespace mapwright::model

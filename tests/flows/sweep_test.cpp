@@ -1,0 +1,253 @@
+// `mapwright sweep`: the sweep file's grid and points, its refusals, the Pareto fronts and the
+// winner against a brute-force check, the SQLite rows, resume after an interruption (equal to
+// an uninterrupted sweep), and a point whose RTL model cannot be built (a typed failure of that
+// point while the rest goes on).
+#include <gtest/gtest.h>
+#include <sqlite3.h>
+#include <unistd.h>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "mapwright/core/error.hpp"
+#include "mapwright/flows/sweep.hpp"
+
+namespace fs = std::filesystem;
+using namespace mapwright;
+using nlohmann::json;
+
+namespace {
+
+const std::string kData = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data";
+
+fs::path fresh(const std::string& name) {
+  const fs::path d =
+      fs::temp_directory_path() / ("mw_sweep_" + name + "_" + std::to_string(getpid()));
+  fs::remove_all(d);
+  fs::create_directories(d);
+  return d;
+}
+
+/// Writes a sweep file into `dir` (the tiny network is referenced by absolute path).
+std::string sweep_file(const fs::path& dir, const std::string& body) {
+  const fs::path p = dir / "sweep.yaml";
+  std::ofstream(p) << "network: " << kData << "/tiny_net.yaml\nbase_arch: small4\n" << body;
+  return p.string();
+}
+
+std::string refusal(const std::string& body) {
+  const fs::path dir = fresh("bad");
+  try {
+    flows::load_sweep_file(sweep_file(dir, body));
+  } catch (const core::SpecError& e) {
+    return e.what();
+  }
+  return "(accepted)";
+}
+
+json load(const fs::path& dir) {
+  std::ifstream in(dir / "sweep.json");
+  return json::parse(in);
+}
+
+flows::SweepOptions options(const std::string& file, const fs::path& out) {
+  flows::SweepOptions o;
+  o.file = file;
+  o.out_dir = out.string();
+  o.jobs = 1;
+  o.worker_exe = MAPWRIGHT_WORKER_EXE;
+  return o;
+}
+
+/// A point is on the front of (area, field) iff no other point is at least as good in both and
+/// better in one.
+bool dominated(const json& points, size_t i, const char* field) {
+  const double a = points[i]["area_mm2"].get<double>(), y = points[i][field].get<double>();
+  for (size_t j = 0; j < points.size(); ++j) {
+    if (j == i || !points[j].contains("cycles")) continue;
+    const double a2 = points[j]["area_mm2"].get<double>(), y2 = points[j][field].get<double>();
+    if (a2 <= a && y2 <= y && (a2 < a || y2 < y)) return true;
+  }
+  return false;
+}
+
+long long count_rows(const fs::path& db, const std::string& sql) {
+  sqlite3* h = nullptr;
+  EXPECT_EQ(sqlite3_open(db.c_str(), &h), SQLITE_OK);
+  sqlite3_stmt* st = nullptr;
+  EXPECT_EQ(sqlite3_prepare_v2(h, sql.c_str(), -1, &st, nullptr), SQLITE_OK) << sqlite3_errmsg(h);
+  long long n = -1;
+  if (sqlite3_step(st) == SQLITE_ROW) n = sqlite3_column_int64(st, 0);
+  sqlite3_finalize(st);
+  sqlite3_close(h);
+  return n;
+}
+
+const char* kSurrogateSweep =
+    "name: \"fronts<b>&\"\nseed: 3\nverify: none\nmapper: {time_limit_s: 20}\n"
+    "grid:\n  array: [4x4, 2x2, 8x8]\n  buffer_scale: [1, 2]\n"
+    "constraints: {max_area_mm2: 0.25}\n";
+
+}  // namespace
+
+TEST(SweepFile, GridThenPointsInOrderNamedByTheirParameters) {
+  const fs::path dir = fresh("grid");
+  const flows::SweepFile s = flows::load_sweep_file(sweep_file(
+      dir,
+      "grid:\n  array: [4x4, 8x8]\n  dram_bytes_per_cycle: [8, 16]\npoints:\n  - {array: 2x2, "
+      "dataflows: [os]}\n  - {rows: 4, cols: 2, buffer_scale: 0.5}\n"));
+  ASSERT_EQ(s.points.size(), 6u);
+  EXPECT_EQ(s.points[0].name, "p000-4x4-i16-w16-a8-bw8-ws.os");
+  EXPECT_EQ(s.points[1].name, "p001-4x4-i16-w16-a8-bw16-ws.os");
+  EXPECT_EQ(s.points[2].name, "p002-8x8-i16-w16-a8-bw8-ws.os");
+  EXPECT_EQ(s.points[3].name, "p003-8x8-i16-w16-a8-bw16-ws.os");
+  EXPECT_EQ(s.points[4].name, "p004-2x2-i16-w16-a8-bw8-os");
+  EXPECT_EQ(s.points[5].name, "p005-4x2-i8-w8-a4-bw8-ws.os");
+  EXPECT_EQ(s.network, kData + "/tiny_net.yaml");
+  EXPECT_EQ(s.verify, "all");
+  // A relative network file is found beside the sweep file.
+  EXPECT_EQ(flows::load_sweep_file(kData + "/smoke_sweep.yaml").network, kData + "/tiny_net.yaml");
+}
+
+TEST(SweepFile, BadInputIsRefusedNamingFileKeyAndValue) {
+  struct Case {
+    const char* body;
+    const char* want;
+  };
+  const Case cases[] = {
+      {"grid: {array: [4x4]}\ncolour: red\n", "key 'colour'"},
+      {"grid: {array: [4by4]}\n", "key 'grid.array[0]' = '4by4'"},
+      {"grid: {rows: [65]}\n", "key 'grid.rows[0]' = '65'"},
+      {"grid: {array: [4x4], rows: [4]}\n", "give either array"},
+      {"grid: {buffer_scale: [0.3]}\n", "key 'grid.buffer_scale[0]' = '0.3'"},
+      {"grid: {dataflows: [[ws, is]]}\n", "key 'grid.dataflows[0][1]' = 'is'"},
+      {"grid: {array: [4x4]}\npoints:\n  - {array: 4x4}\n", "same parameters as point 0"},
+      {"grid: {array: [4x4]}\nverify: {sample: 2}\n", "key 'verify.sample' = '2'"},
+      {"grid: {array: [4x4]}\nverify: some\n", "key 'verify' = 'some'"},
+      {"verify: all\n", "needs a grid: or points:"},
+      {"grid: {array: [4x4]}\nmapper: {time_limit_s: 0}\n", "key 'mapper.time_limit_s' = '0'"},
+      {"grid: {array: [4x4]}\narea: {sram_um2_per_kib: -1}\n", "sram_um2_per_kib"},
+      {"grid: {array: [4x4]}\nobjective: speed\n", "unknown objective"},
+      {"grid: {dram_bytes_per_cycle: [0]}\n", "key 'grid.dram_bytes_per_cycle[0]' = '0'"},
+  };
+  for (const Case& c : cases) {
+    const std::string why = refusal(c.body);
+    EXPECT_NE(why.find(c.want), std::string::npos) << c.body << " -> " << why;
+    EXPECT_NE(why.find("sweep.yaml"), std::string::npos) << c.body << " -> " << why;
+  }
+}
+
+TEST(Sweep, FrontsAndWinnerAgreeWithABruteForceCheck) {
+  const fs::path dir = fresh("fronts");
+  const std::string file = sweep_file(dir, kSurrogateSweep);
+  std::ostringstream out;
+  ASSERT_EQ(flows::cmd_sweep(options(file, dir / "out"), out), 0) << out.str();
+  const json r = load(dir / "out");
+  const json& pts = r["points"];
+  ASSERT_EQ(pts.size(), 6u);
+  double best = INFINITY;
+  json winner;
+  for (size_t i = 0; i < pts.size(); ++i) {
+    ASSERT_EQ(pts[i]["status"], "done") << pts[i].dump();
+    EXPECT_EQ(pts[i]["source"], "surrogate");
+    EXPECT_GT(pts[i]["area_mm2"].get<double>(), 0);
+    EXPECT_EQ(pts[i]["pareto_latency"].get<bool>(), !dominated(pts, i, "latency_ms")) << i;
+    EXPECT_EQ(pts[i]["pareto_energy"].get<bool>(), !dominated(pts, i, "energy_uj")) << i;
+    EXPECT_EQ(pts[i]["pareto_edp"].get<bool>(), !dominated(pts, i, "edp")) << i;
+    const bool fits = pts[i]["area_mm2"].get<double>() <= 0.25;
+    EXPECT_EQ(pts[i]["meets_constraints"].get<bool>(), fits);
+    if (fits && pts[i]["edp"].get<double>() < best) {
+      best = pts[i]["edp"].get<double>();
+      winner = i;
+    }
+  }
+  ASSERT_FALSE(winner.is_null());
+  EXPECT_EQ(r["winner"], winner);
+  // The unconstrained best EDP is a larger array: the constraint decides.
+  double best_any = INFINITY;
+  for (const auto& p : pts) best_any = std::min(best_any, p["edp"].get<double>());
+  EXPECT_LT(best_any, best);
+  EXPECT_EQ(count_rows(dir / "out" / "results.sqlite", "SELECT COUNT(*) FROM sweep_points"), 6);
+  EXPECT_EQ(count_rows(dir / "out" / "results.sqlite",
+                       "SELECT COUNT(*) FROM sweep_points WHERE winner = 1"),
+            1);
+  EXPECT_EQ(count_rows(dir / "out" / "results.sqlite", "SELECT COUNT(*) FROM runs"), 6);
+  std::ifstream html(dir / "out" / "sweep.html");
+  const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
+  EXPECT_NE(page.find("fronts&lt;b&gt;&amp;"), std::string::npos);
+  EXPECT_EQ(page.find("fronts<b>&"), std::string::npos);
+  EXPECT_NE(page.find("Winner:"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(Sweep, ResumeAfterAnInterruptionEqualsAnUninterruptedSweep) {
+  const fs::path dir = fresh("resume");
+  const std::string file = sweep_file(dir, kSurrogateSweep);
+  std::ostringstream out;
+  ASSERT_EQ(flows::cmd_sweep(options(file, dir / "whole"), out), 0) << out.str();
+  flows::SweepOptions o = options(file, dir / "cut");
+  o.stop_after_points = 2;
+  EXPECT_EQ(flows::cmd_sweep(o, out), 130);
+  json cut = load(dir / "cut");
+  EXPECT_EQ(cut["status"], "interrupted");
+  EXPECT_EQ(cut["points"][1]["status"], "done");
+  EXPECT_EQ(cut["points"][2]["status"], "pending");
+  // Without --resume the folder is refused; with it the sweep continues.
+  o.stop_after_points = -1;
+  EXPECT_THROW(flows::cmd_sweep(o, out), core::SpecError);
+  o.resume = true;
+  ASSERT_EQ(flows::cmd_sweep(o, out), 0) << out.str();
+  const json whole = load(dir / "whole");
+  cut = load(dir / "cut");
+  for (size_t i = 0; i < whole["points"].size(); ++i) {
+    EXPECT_EQ(cut["points"][i]["cycles"], whole["points"][i]["cycles"]) << i;
+    EXPECT_EQ(cut["points"][i]["energy_pj"], whole["points"][i]["energy_pj"]) << i;
+  }
+  EXPECT_EQ(cut["winner"], whole["winner"]);
+  // A changed sweep file is refused on resume.
+  std::ofstream(file, std::ios::app) << "description: changed\n";
+  try {
+    flows::cmd_sweep(o, out);
+    FAIL() << "a changed file was accepted";
+  } catch (const core::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("differs from the sweep file"), std::string::npos)
+        << e.what();
+  }
+  fs::remove_all(dir);
+}
+
+#ifdef MAPWRIGHT_HAVE_RTL
+TEST(Sweep, APointWithoutAnRtlModelFailsAloneAndKeepsItsSurrogateFigures) {
+  const fs::path dir = fresh("rtl");
+  // Point 1 has 6 DRAM bytes per cycle: fine for the surrogate, but the RTL takes multiples of
+  // 4, so no model can be built for it. Point 0 runs on small4's compiled-in model.
+  const std::string file =
+      sweep_file(dir,
+                 "verify: all\nmapper: {time_limit_s: 20}\npoints:\n  - {array: 4x4}\n  - "
+                 "{dram_bytes_per_cycle: 6}\n");
+  std::ostringstream out;
+  EXPECT_EQ(flows::cmd_sweep(options(file, dir / "out"), out), 4) << out.str();
+  const json r = load(dir / "out");
+  const json& p0 = r["points"][0];
+  const json& p1 = r["points"][1];
+  EXPECT_EQ(p0["status"], "done") << p0.dump();
+  EXPECT_EQ(p0["source"], "rtl");
+  EXPECT_EQ(p0["rtl_model"], "small4");
+  EXPECT_GT(p0["verifications"].get<int>(), 0);
+  EXPECT_EQ(p0["verification_failures"].get<int>(), 0);
+  EXPECT_EQ(p1["status"], "failed");
+  EXPECT_EQ(p1["failure"].get<std::string>().rfind("rtl: no RTL model can be built", 0), 0u)
+      << p1.dump();
+  EXPECT_EQ(p1["source"], "surrogate");
+  EXPECT_TRUE(p1.contains("cycles"));
+  EXPECT_EQ(r["winner"], 0);
+  EXPECT_NE(out.str().find("FAILED: rtl: no RTL model can be built"), std::string::npos)
+      << out.str();
+  fs::remove_all(dir);
+}
+#endif

@@ -1,0 +1,154 @@
+// The analytical area model: the default 16x16 architecture equals a sum worked out by hand from
+// the cited constants; the PE array scales with Rows x Cols and the buffers with their KiB; the
+// total is monotone in every dimension; YAML overrides apply and every bad value is refused with
+// a message naming the file, the key and the value.
+#include "mapwright/model/area.hpp"
+
+#include <gtest/gtest.h>
+
+#include <initializer_list>
+#include <string>
+#include <utility>
+
+#include "mapwright/core/error.hpp"
+#include "mapwright/core/yaml_util.hpp"
+
+using namespace mapwright;
+using namespace mapwright::core;
+using namespace mapwright::model;
+
+namespace {
+
+constexpr double kTol = 1e-9;  // mm^2
+
+Arch arch_of(int rows, int cols, long long in_kib, long long wt_kib, long long acc_kib) {
+  Arch a;
+  a.name = "area";
+  a.rows = rows;
+  a.cols = cols;
+  a.input_buf_bytes = in_kib * 1024;
+  a.weight_buf_bytes = wt_kib * 1024;
+  a.accum_buf_bytes = acc_kib * 1024;
+  return a;
+}
+
+AreaConstants from_text(const std::string& text) {
+  return area_constants_from_yaml(load_yaml_text(text, "t.yaml"), "t.yaml");
+}
+
+/// Expects a SpecError whose message contains every fragment.
+void expect_bad(const std::string& text, std::initializer_list<std::string> fragments) {
+  try {
+    from_text(text);
+    ADD_FAILURE() << "expected a SpecError for: " << text;
+  } catch (const SpecError& e) {
+    const std::string msg = e.what();
+    for (const auto& f : fragments)
+      EXPECT_NE(msg.find(f), std::string::npos) << "'" << f << "' not in: " << msg;
+  }
+}
+
+}  // namespace
+
+TEST(Area, DefaultArchIsTheHandComputedSumOfItsParts) {
+  const Arch a = load_arch("default");
+  ASSERT_EQ(a.rows, 16);
+  ASSERT_EQ(a.cols, 16);
+  ASSERT_EQ(a.input_buf_bytes, 128 * 1024);
+  ASSERT_EQ(a.weight_buf_bytes, 128 * 1024);
+  ASSERT_EQ(a.accum_buf_bytes, 64 * 1024);
+  EXPECT_EQ(pe_flops(a), 8 + 8 + 32);
+  // skew a, skew b: 8 * 16*15/2 each; deskew 32 * 16*15/2; output register 32 * 16; digits 48 * 16.
+  EXPECT_EQ(edge_flops(a), 960 + 960 + 3840 + 512 + 768);
+
+  const AreaBreakdown b = estimate_area(a);
+  // um^2 by hand: PE = 282 + 137 + 48 * 7.182 = 763.736, times 256 PEs.
+  EXPECT_NEAR(b.pe_array_mm2, 195516.416e-6, kTol);
+  EXPECT_NEAR(b.input_buf_mm2, (1888 + 3081 * 128) * 1e-6, kTol);  // 396256 um^2
+  EXPECT_NEAR(b.weight_buf_mm2, 396256e-6, kTol);
+  EXPECT_NEAR(b.accum_buf_mm2, (1888 + 3081 * 64) * 1e-6, kTol);  // 199072 um^2
+  // 79400 fixed + 7040 edge flops * 7.182 + 16 accumulate-in adders * 137.
+  EXPECT_NEAR(b.control_mm2, (79400 + 50561.28 + 2192) * 1e-6, kTol);
+  EXPECT_NEAR(b.total_mm2, 1.319253696, kTol);
+  EXPECT_NEAR(b.total_mm2,
+              b.pe_array_mm2 + b.input_buf_mm2 + b.weight_buf_mm2 + b.accum_buf_mm2 + b.control_mm2,
+              kTol);
+}
+
+TEST(Area, DefaultConstantsNameTheirSources) {
+  const AreaConstants c;
+  EXPECT_EQ(c.node, "45 nm");
+  for (const char* s : {"Horowitz", "Nangate", "CACTI", "assumption"})
+    EXPECT_NE(c.source.find(s), std::string::npos) << s;
+}
+
+TEST(Area, DoublingThePesDoublesThePeArray) {
+  const AreaBreakdown base = estimate_area(arch_of(16, 16, 128, 128, 64));
+  const AreaBreakdown wide = estimate_area(arch_of(16, 32, 128, 128, 64));
+  const AreaBreakdown tall = estimate_area(arch_of(32, 16, 128, 128, 64));
+  EXPECT_NEAR(wide.pe_array_mm2 / base.pe_array_mm2, 2.0, 1e-12);
+  EXPECT_NEAR(tall.pe_array_mm2 / base.pe_array_mm2, 2.0, 1e-12);
+  EXPECT_DOUBLE_EQ(wide.input_buf_mm2, base.input_buf_mm2);  // buffers do not follow the array
+  EXPECT_GT(wide.control_mm2, base.control_mm2);             // edges do
+  EXPECT_GT(tall.control_mm2, base.control_mm2);
+}
+
+TEST(Area, BufferTermsScaleWithKiB) {
+  const AreaConstants c;
+  const AreaBreakdown small = estimate_area(arch_of(16, 16, 16, 32, 64));
+  const AreaBreakdown big = estimate_area(arch_of(16, 16, 32, 64, 128));
+  const double fixed = c.sram_buffer_fixed_um2 * 1e-6;
+  for (auto [s, g] : {std::pair{small.input_buf_mm2, big.input_buf_mm2},
+                      std::pair{small.weight_buf_mm2, big.weight_buf_mm2},
+                      std::pair{small.accum_buf_mm2, big.accum_buf_mm2}})
+    EXPECT_NEAR((g - fixed) / (s - fixed), 2.0, 1e-12);
+  EXPECT_NEAR(big.input_buf_mm2 - small.input_buf_mm2, 16 * c.sram_um2_per_kib * 1e-6, kTol);
+  EXPECT_DOUBLE_EQ(big.pe_array_mm2, small.pe_array_mm2);
+}
+
+TEST(Area, MonotoneInRowsColsAndEveryBuffer) {
+  const Arch base = arch_of(8, 8, 64, 64, 32);
+  const double t0 = estimate_area(base).total_mm2;
+  for (int n = 2; n < 64; ++n) {
+    const double r0 = estimate_area(arch_of(n, 8, 64, 64, 32)).total_mm2;
+    EXPECT_LT(r0, estimate_area(arch_of(n + 1, 8, 64, 64, 32)).total_mm2) << "rows " << n;
+    const double c0 = estimate_area(arch_of(8, n, 64, 64, 32)).total_mm2;
+    EXPECT_LT(c0, estimate_area(arch_of(8, n + 1, 64, 64, 32)).total_mm2) << "cols " << n;
+  }
+  EXPECT_LT(t0, estimate_area(arch_of(8, 8, 65, 64, 32)).total_mm2);
+  EXPECT_LT(t0, estimate_area(arch_of(8, 8, 64, 65, 32)).total_mm2);
+  EXPECT_LT(t0, estimate_area(arch_of(8, 8, 64, 64, 33)).total_mm2);
+}
+
+TEST(Area, YamlOverridesOnlyTheKeysGiven) {
+  const AreaConstants d;
+  const AreaConstants c = from_text("flop_um2: 10\nsram_um2_per_kib: 5000\nnode: 22 nm\n");
+  EXPECT_DOUBLE_EQ(c.flop_um2, 10.0);
+  EXPECT_DOUBLE_EQ(c.sram_um2_per_kib, 5000.0);
+  EXPECT_DOUBLE_EQ(c.mult8_um2, d.mult8_um2);
+  EXPECT_DOUBLE_EQ(c.control_fixed_um2, d.control_fixed_um2);
+  EXPECT_EQ(c.node, "22 nm");
+  EXPECT_NE(c.source.find("t.yaml"), std::string::npos) << c.source;
+  EXPECT_EQ(from_text("source: my synthesis run\nmult8_um2: 300\n").source, "my synthesis run");
+
+  const Arch a = arch_of(16, 16, 128, 128, 64);
+  const double delta = estimate_area(a, c).pe_array_mm2 - estimate_area(a).pe_array_mm2;
+  EXPECT_NEAR(delta, 256 * 48 * (10.0 - 7.182) * 1e-6, kTol);
+  EXPECT_NEAR(estimate_area(a, c).input_buf_mm2, (1888 + 5000 * 128) * 1e-6, kTol);
+
+  // An absent or null section keeps every default.
+  const YAML::Node root = load_yaml_text("name: x\n", "t.yaml");
+  EXPECT_DOUBLE_EQ(area_constants_from_yaml(root["area"], "t.yaml").flop_um2, d.flop_um2);
+  EXPECT_EQ(from_text("~").source, d.source);
+}
+
+TEST(Area, BadYamlIsRefusedNamingFileKeyAndValue) {
+  expect_bad("flop_area: 3\n", {"t.yaml", "'area.flop_area'", "'3'", "unknown key"});
+  expect_bad("flop_um2: big\n", {"t.yaml", "'area.flop_um2'", "'big'"});
+  expect_bad("mult8_um2: 0\n", {"t.yaml", "'area.mult8_um2'", "'0'", "positive"});
+  expect_bad("sram_um2_per_kib: -5\n", {"t.yaml", "'area.sram_um2_per_kib'", "'-5'", "positive"});
+  expect_bad("control_fixed_um2: .inf\n", {"t.yaml", "'area.control_fixed_um2'", "'.inf'"});
+  expect_bad("add32_um2: [1, 2]\n", {"t.yaml", "'area.add32_um2'"});
+  expect_bad("sram_buffer_fixed_um2: -0.5\n", {"'area.sram_buffer_fixed_um2'", "'-0.5'"});
+  expect_bad("- 1\n- 2\n", {"t.yaml", "'area'", "mapping"});
+}
