@@ -7,9 +7,11 @@
 #include <csignal>
 #include <filesystem>
 #include <iostream>
+#include <sstream>
 
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/commands.hpp"
+#include "mapwright/flows/dist.hpp"
 #include "mapwright/flows/regress.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/flows/report.hpp"
@@ -378,6 +380,10 @@ int run_rtl_worker() {
 
 /// Runs the chosen subcommand's flow; 1 when none was chosen.
 int run_chosen(const Subcommands& sc, CliOptions& o) {
+  if (flows::dist::size() > 1 && !*sc.sweep)
+    throw core::SpecError("mpirun", "ranks", std::to_string(flows::dist::size()),
+                          "only `mapwright sweep` shares its work across MPI ranks; run this "
+                          "subcommand without mpirun (or with -np 1)");
   if (*sc.eval) return flows::cmd_eval(o.eval, std::cout);
   if (*sc.space) return flows::cmd_space(o.space, std::cout);
   if (*sc.networks) return flows::cmd_networks(o.nets, std::cout);
@@ -402,34 +408,36 @@ int run_chosen(const Subcommands& sc, CliOptions& o) {
 /// run_chosen, with every exception turned into a one-line error: bad input (a bad spec or
 /// value, a file or folder that cannot be written) exits 2, anything else 70.
 int run_reporting_errors(const Subcommands& sc, CliOptions& o) {
+  // Under mpirun every rank meets the same bad input: rank 0 alone says so.
+  std::ostringstream muted;
+  std::ostream& cerr = flows::dist::rank() == 0 ? std::cerr : muted;
   try {
     return run_chosen(sc, o);
   } catch (const core::SpecError& err) {
-    std::cerr << "mapwright: error: " << err.what() << "\n";
+    cerr << "mapwright: error: " << err.what() << "\n";
     return 2;
   } catch (const std::invalid_argument& err) {
-    std::cerr << "mapwright: error: " << err.what() << "\n";
+    cerr << "mapwright: error: " << err.what() << "\n";
     return 2;
   } catch (const std::filesystem::filesystem_error& err) {
     // A folder or file the command cannot create or write (permissions, a full disk, a file
     // where a folder should be): the user's environment, not a bug.
-    std::cerr << "mapwright: error: " << core::escape_text(err.path1().string()) << ": "
-              << err.code().message() << "\n";
+    cerr << "mapwright: error: " << core::escape_text(err.path1().string()) << ": "
+         << err.code().message() << "\n";
     return 2;
   } catch (const std::exception& err) {
     // Last resort: nothing unexpected may abort the process. Exit code 70 (EX_SOFTWARE) tells
     // an internal error apart from bad input (2).
-    std::cerr << "mapwright: internal error: " << err.what() << "\n";
+    cerr << "mapwright: internal error: " << err.what() << "\n";
     return 70;
   } catch (...) {
-    std::cerr << "mapwright: internal error: unknown exception\n";
+    cerr << "mapwright: internal error: unknown exception\n";
     return 70;
   }
 }
 
-}  // namespace
-
-int main(int argc, char** argv) try {
+/// The command line: parse, run, report.
+int cli_main(int argc, char** argv) {
   // A file-size limit (ulimit -f) makes writes fail with EFBIG, reported like a full disk,
   // instead of killing the process.
   std::signal(SIGXFSZ, SIG_IGN);
@@ -447,8 +455,18 @@ int main(int argc, char** argv) try {
     return app.exit(err) == 0 ? 0 : 2;
   }
   return run_reporting_errors(sc, options);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) try {
+  // Under mpirun, MPI first (it may take its own arguments out of argv); otherwise nothing.
+  mapwright::flows::dist::init(&argc, &argv);
+  const int rc = cli_main(argc, argv);
+  mapwright::flows::dist::finalize();
+  return rc;
 } catch (...) {
-  // Thrown while building the command line itself (e.g. out of memory).
+  // Thrown while building the command line itself (e.g. out of memory), or by MPI's start.
   std::cerr << "mapwright: internal error while starting\n";
   return 70;
 }

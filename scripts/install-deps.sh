@@ -14,6 +14,7 @@ PKGS=(
   python3-torch python3-torchvision  # tests: export real ONNX models (tests/core/onnx/)
   gnuplot-nox libboost-dev
   libssl-dev                    # SHA-256 keys of the RTL model cache (rtlpool/)
+  openmpi-bin libopenmpi-dev    # mpirun -np K mapwright sweep (flows/dist/)
   clang-14 libclang-rt-14-dev   # fuzz targets: clang with libFuzzer, ASan, UBSan (fuzz/)
   clang-format-14               # the C++ style check (scripts/check-format.sh)
 )

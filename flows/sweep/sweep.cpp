@@ -9,6 +9,8 @@
 #include <algorithm>
 #include <chrono>
 #include <cmath>
+#include <deque>
+#include <optional>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -25,11 +27,14 @@
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/layer_spec.hpp"
+#include "mapwright/core/test_hooks.hpp"
 #include "mapwright/core/yaml_util.hpp"
 #include "mapwright/flows/run.hpp"
 #include "mapwright/flows/run_record.hpp"
 #include "mapwright/rtlpool/model_cache.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
+#include "common/signals.hpp"
+#include "mapwright/flows/dist.hpp"
 #include "store/results_db.hpp"
 #include "sweep/sweep_report.hpp"
 
@@ -210,7 +215,7 @@ int run_point(const SweepFile& s, const SweepOptions& o, const fs::path& dir, co
   r.top_k = s.top_k;
   r.jobs = o.jobs;
   r.out_dir = (dir / "points" / sp.name).string();
-  r.db = (dir / "results.sqlite").string();
+  r.db = "";        // the run's own store; the coordinator merges it into the sweep's
   r.resume = true;  // starts the run when its folder is new
   r.given = {"network"};
   r.no_rtl = !rtl;
@@ -279,9 +284,80 @@ void print_point(std::ostream& out, const json& p, size_t n) {
   out << "\n" << std::flush;
 }
 
+/// A rank other than 0 under mpirun: asks rank 0 for a point, runs it, sends its record back,
+/// until told to stop. It writes only the point's own folders (archs/<point>.yaml and
+/// points/<point>/); rank 0 writes everything else.
+int sweep_worker(const SweepOptions& o) {
+  std::optional<SweepFile> s;  // read on the first point (rank 0 has checked it)
+  dist::send(0, dist::Tag::Ready, json::object());
+  for (;;) {
+    int from = 0;
+    dist::Tag tag{};
+    const json m = dist::receive(from, tag);
+    if (tag != dist::Tag::Work) return 0;
+    // Test hook (core/test_hooks.hpp): a rank that dies in the middle of a sweep.
+    if (core::kill_point_reached("sweep_point")) core::kill_self();
+    const size_t i = m["index"].get<size_t>();
+    json p = m["point"];
+    std::ostringstream text;
+    int prc = 4;
+    try {
+      if (!s) s = load_sweep_file(o.file);
+      prc = run_point(*s, o, m["dir"].get<std::string>(), s->points.at(i), p, text);
+    } catch (const std::exception& e) {
+      p["status"] = "failed";
+      p["failure"] = "rank " + std::to_string(dist::rank()) + ": " + e.what();
+    }
+    dist::send(0, dist::Tag::Result,
+               {{"index", i}, {"point", p}, {"rc", prc}, {"log", text.str()}});
+  }
+}
+
+/// Rank 0 under mpirun: hands the points in `todo` one at a time to whichever rank asks
+/// (dynamic load balancing), records which rank runs which point (sweep.json "in_flight", and a
+/// line on `out`), takes the results in as they come, and stops the ranks when the points are
+/// done or on Ctrl-C. A failure here stops every rank (MPI_Abort) after saying why: the ranks
+/// would otherwise wait for it forever.
+template <typename Save, typename Absorb>
+void coordinate(const SweepFile& s, const fs::path& dir, json& rec, std::deque<size_t>& todo,
+                Save& save, Absorb& absorb, bool& interrupted, std::ostream* out) {
+  try {
+    const InterruptSignals signals(true);
+    int active = dist::size() - 1;
+    while (active > 0) {
+      int from = 0;
+      dist::Tag tag{};
+      const json m = dist::receive(from, tag);
+      if (tag == dist::Tag::Result) {
+        rec["in_flight"].erase(std::to_string(from));
+        absorb(m["index"].get<size_t>(), m["point"], m["rc"].get<int>(),
+               m["log"].get<std::string>());
+      }
+      if (InterruptSignals::count() > 0) interrupted = true;
+      if (!todo.empty() && !interrupted) {
+        const size_t i = todo.front();
+        todo.pop_front();
+        rec["in_flight"][std::to_string(from)] = s.points[i].name;
+        save();
+        if (out) *out << "rank " << from << ": " << s.points[i].name << "\n" << std::flush;
+        dist::send(from, dist::Tag::Work,
+                   {{"index", i}, {"point", rec["points"][i]}, {"dir", dir.string()}});
+      } else {
+        dist::send(from, dist::Tag::Stop, json::object());
+        --active;
+      }
+    }
+  } catch (const std::exception& e) {
+    std::cerr << "mapwright: error on rank 0, stopping every rank: " << e.what() << "\n"
+              << "continue with `mapwright sweep --resume`\n";
+    dist::abort(2);
+  }
+}
+
 }  // namespace
 
 int cmd_sweep(const SweepOptions& o, std::ostream& out) {
+  if (dist::size() > 1 && dist::rank() != 0) return sweep_worker(o);
   if (o.file.empty()) throw SpecError("--file", "file", "", "a sweep needs a sweep file");
   if (o.jobs < 0)
     throw SpecError("--jobs", "jobs", std::to_string(o.jobs), "must be >= 0 (0 = every core)");
@@ -309,6 +385,11 @@ int cmd_sweep(const SweepOptions& o, std::ostream& out) {
     if (!rec.is_object() || rec.value("command", "") != "sweep" || !rec.contains("points") ||
         !rec["points"].is_array() || rec["points"].size() != s.points.size())
       throw SpecError(record_file.string(), "command", "", "not a `mapwright sweep` folder");
+    // A sweep stopped by a crash (a rank killed, a power cut) names what was running.
+    if (rec.contains("in_flight") && rec["in_flight"].is_object())
+      for (const auto& [r, name] : rec["in_flight"].items())
+        std::cerr << "note: the sweep stopped while rank " << r << " ran "
+                  << name.get<std::string>() << "; that point runs again\n";
     if (rec.value("file_text", "") != file_text)
       throw SpecError(o.file, "(file)", o.file,
                       "differs from the sweep file of the sweep being resumed (" +
@@ -355,24 +436,45 @@ int cmd_sweep(const SweepOptions& o, std::ostream& out) {
 
   std::ofstream log(dir / "runs.log", std::ios::app);
   const size_t n = s.points.size();
-  int rc = 0, ran = 0;
-  for (size_t i = 0; i < n; ++i) {
-    json& p = rec["points"][i];
-    if (p["status"] == "done") continue;
-    if (o.stop_after_points >= 0 && ran >= o.stop_after_points) {
-      rc = 130;
-      break;
-    }
-    const int prc = run_point(s, o, dir, s.points[i], p, log);
-    ++ran;
+  int rc = 0;
+  bool interrupted = false;
+  // A finished point: its record, its run's rows into the sweep's store, its line.
+  auto absorb = [&](size_t i, const json& point, int prc, const std::string& text) {
+    rec["points"][i] = point;
+    log << text << std::flush;
+    const fs::path run_db = dir / "points" / s.points[i].name / "results.sqlite";
+    if (fs::exists(run_db, ec)) db.merge_from(run_db.string());
     save();
     if (prc == 130) {
-      rc = 130;
-      break;
+      interrupted = true;
+      return;
     }
-    if (!o.json) print_point(out, p, n);
+    if (!o.json) print_point(out, rec["points"][i], n);
     if (prc != 0) rc = 4;
+  };
+  std::deque<size_t> todo;
+  for (size_t i = 0; i < n; ++i)
+    if (rec["points"][i]["status"] != "done") todo.push_back(i);
+  if (o.stop_after_points >= 0 && todo.size() > static_cast<size_t>(o.stop_after_points)) {
+    todo.resize(static_cast<size_t>(o.stop_after_points));
+    interrupted = true;
   }
+  if (dist::size() > 1) {
+    coordinate(s, dir, rec, todo, save, absorb, interrupted, o.json ? nullptr : &out);
+  } else {
+    for (const size_t i : todo) {
+      json p = rec["points"][i];
+      rec["in_flight"] = {{"0", s.points[i].name}};
+      save();
+      std::ostringstream text;
+      const int prc = run_point(s, o, dir, s.points[i], p, text);
+      rec["in_flight"] = json::object();
+      absorb(i, p, prc, text.str());
+      if (prc == 130) break;
+    }
+  }
+  rec["in_flight"] = json::object();
+  if (interrupted) rc = 130;
   rec["status"] = rc == 130 ? "interrupted" : "complete";
   save();
   write_sweep_report(dir, rec);

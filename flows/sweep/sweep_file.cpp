@@ -11,7 +11,7 @@
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/yaml_util.hpp"
-#include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/objective.hpp"
 #include "mapwright/flows/sweep.hpp"
 
 namespace fs = std::filesystem;

@@ -4,10 +4,13 @@
 // text in the page is escaped (html_escape).
 #include "sweep/sweep_report.hpp"
 
+#include <algorithm>
 #include <cstdio>
 #include <iomanip>
 #include <sstream>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "common/files.hpp"
 #include "common/html.hpp"
@@ -56,15 +59,19 @@ const Front kFronts[] = {
 /// One front's plot: every point, the front as a line, the winner; "" when gnuplot failed.
 std::string front_plot(const fs::path& plots, const json& sweep, const Front& f) {
   std::ostringstream all, front, win;
+  std::vector<std::pair<double, std::string>> front_rows;  // drawn as a line: by area
   for (const auto& p : sweep["points"]) {
     if (!p.contains("cycles")) continue;
     const std::string row = fixed(p["area_mm2"].get<double>(), 6) + " " +
                             sci(p[f.field].get<double>()) + " " +
                             gp_data_label("p" + std::to_string(p["index"].get<int>())) + "\n";
     all << row;
-    if (p.value(f.key, false)) front << row;
+    if (p.value(f.key, false)) front_rows.emplace_back(p["area_mm2"].get<double>(), row);
     if (p.value("winner", false)) win << row;
   }
+  std::stable_sort(front_rows.begin(), front_rows.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& r : front_rows) front << r.second;
   const std::string stem =
       std::string("front_") + (f.field[0] == 'l'                        ? "latency"
                                : f.field[0] == 'e' && f.field[1] == 'n' ? "energy"
@@ -74,7 +81,7 @@ std::string front_plot(const fs::path& plots, const json& sweep, const Front& f)
   write_atomic(plots / (stem + "_winner.dat"), win.str() + " \n");
   if (all.str().empty()) return "";
   std::ostringstream g;
-  g << "set terminal svg size 640,420 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
+  g << "set terminal svg size 520,380 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
     << "set output " << gp_quote(stem + ".svg") << "\n"
     << "set title " << gp_quote(f.title) << "\nset xlabel 'area (mm^2, analytical model)'\n"
     << "set ylabel " << gp_quote(f.ylabel) << "\nset grid\nset key top right\n"
@@ -135,7 +142,7 @@ void write_sweep_report(const fs::path& dir, const json& sweep) {
   const std::string title = "mapwright sweep: " + sweep["name"].get<std::string>();
   h << "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>"
     << html_escape(title) << "</title>\n<style>" << page_base_css()
-    << ".fronts{display:flex;flex-wrap:wrap;gap:12px}.fronts .plot{flex:1 1 600px}"
+    << ".fronts{display:grid;grid-template-columns:repeat(auto-fit,minmax(420px,1fr));gap:12px}"
        "td.bad{color:#b03030}tr.win td{background:#fff4d6}.mark{color:#3b6fb6;font-weight:600}"
        "</style></head><body><main>\n"
     << "<h1>" << html_escape(title) << "</h1>\n<p>"

@@ -7,6 +7,7 @@
 ///   write   inside an atomic file write, with half of the temporary file written
 ///   sqlite  inside a SQLite transaction, after its first statement
 ///   trial   inside the append of a study trial record, with half of the line written
+///   sweep_point  when an MPI rank of `mapwright sweep` is handed a point, before it runs it
 /// Tests use it to check that an interrupted run or study resumes to the same result.
 
 #include <signal.h>

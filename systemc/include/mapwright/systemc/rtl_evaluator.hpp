@@ -10,7 +10,10 @@
 /// and later runs reset it; a run for a different architecture in the same process returns a
 /// typed failure. Models are compiled for the architectures in configs/arch (see
 /// systemc/CMakeLists.txt); an architecture is served by the model whose RTL parameters
-/// (rows, cols, buffer sizes, DRAM bytes per cycle) it matches.
+/// (rows, cols, buffer sizes, DRAM bytes per cycle) it matches. A build configured with
+/// MAPWRIGHT_RTL_MODEL holds one model of any parameters instead: the RTL model cache
+/// (rtlpool/model_cache.hpp) builds such a worker for each architecture without a compiled-in
+/// model.
 
 #include <cstdint>
 #include <string>

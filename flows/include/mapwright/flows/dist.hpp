@@ -1,0 +1,41 @@
+#pragma once
+/// \file dist.hpp
+/// Many processes, one result: when mapwright is started by `mpirun` (OpenMPI from Debian, C
+/// API), the ranks share a flow's work items. Rank 0 coordinates: it owns the output folder and
+/// every file in it, hands out one item at a time to whichever rank asks (dynamic load
+/// balancing), gathers the answers and writes the results exactly as a single process would;
+/// the other ranks compute. Started without mpirun, mapwright never touches MPI and runs as one
+/// process. Messages are JSON texts.
+///
+/// Only `sweep` distributes its work so far (points); every other subcommand under mpirun with
+/// more than one rank is refused.
+
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+namespace mapwright::flows::dist {
+
+/// Initializes MPI when this process was started by mpirun (OMPI_COMM_WORLD_SIZE, PMIX_RANK or
+/// PMI_SIZE in the environment); otherwise does nothing. Call once, first thing in main.
+void init(int* argc, char*** argv);
+/// Finalizes MPI if init started it. Call once before main returns.
+void finalize();
+/// This process's rank (0 without MPI).
+int rank();
+/// Number of ranks (1 without MPI).
+int size();
+
+/// Stops every rank of the job with exit code `code` (MPI_Abort); for rank 0's failures, which
+/// the other ranks would otherwise wait on forever.
+[[noreturn]] void abort(int code);
+
+/// Message kinds.
+enum class Tag : int { Ready = 1, Work = 2, Result = 3, Stop = 4 };
+/// Sends `msg` to rank `to`.
+void send(int to, Tag tag, const nlohmann::json& msg);
+/// Waits (without spinning a core) for the next message from any rank; returns it and sets
+/// `from` and `tag`.
+nlohmann::json receive(int& from, Tag& tag);
+
+}  // namespace mapwright::flows::dist
