@@ -380,10 +380,10 @@ int run_rtl_worker() {
 
 /// Runs the chosen subcommand's flow; 1 when none was chosen.
 int run_chosen(const Subcommands& sc, CliOptions& o) {
-  if (flows::dist::size() > 1 && !*sc.sweep)
+  if (flows::dist::size() > 1 && !*sc.sweep && !*sc.study)
     throw core::SpecError("mpirun", "ranks", std::to_string(flows::dist::size()),
-                          "only `mapwright sweep` shares its work across MPI ranks; run this "
-                          "subcommand without mpirun (or with -np 1)");
+                          "only `mapwright sweep` and `mapwright study` share their work across "
+                          "MPI ranks; run this subcommand without mpirun (or with -np 1)");
   if (*sc.eval) return flows::cmd_eval(o.eval, std::cout);
   if (*sc.space) return flows::cmd_space(o.space, std::cout);
   if (*sc.networks) return flows::cmd_networks(o.nets, std::cout);

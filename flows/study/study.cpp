@@ -31,6 +31,7 @@
 #include "mapwright/core/stats.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/yaml_util.hpp"
+#include "mapwright/flows/dist.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "common/text.hpp"
 #include "common/files.hpp"
@@ -320,7 +321,72 @@ class StudyRun {
     j.rtl_samples = ls.reward.value("rtl_samples", int64_t{0});
     j.best = ls.result.found ? ls.result.best_cost : std::numeric_limits<double>::infinity();
     j.done = !ls.result.stopped_early;
-    if (j.done) log_->append(j);
+    if (j.done && log_) log_->append(j);  // an MPI rank other than 0 has no log: rank 0 records
+  }
+
+ public:
+  /// A rank other than 0 under mpirun: runs the searcher runs rank 0 hands out and sends each
+  /// back; writes nothing (rank 0 owns the study folder).
+  int serve() {
+    const InterruptSignals signals(true);
+    const std::function<bool()> stopping = [] { return InterruptSignals::count() > 0; };
+    dist::send(0, dist::Tag::Ready, nlohmann::json::object());
+    for (;;) {
+      int from = 0;
+      dist::Tag tag{};
+      const nlohmann::json m = dist::receive(from, tag);
+      if (tag != dist::Tag::Work) return 0;
+      Job j;
+      static_cast<Trial&>(j) = trial_from_json(m["trial"], "rank 0");
+      std::string failure;
+      try {
+        run_job(j, stopping);
+      } catch (const std::exception& e) {
+        failure = "rank " + std::to_string(dist::rank()) + ": " + e.what();
+      }
+      dist::send(0, dist::Tag::Result,
+                 {{"index", m["index"]},
+                  {"trial", trial_to_json(j)},
+                  {"done", j.done},
+                  {"failure", failure}});
+    }
+  }
+
+ private:
+  /// run_jobs under mpirun (rank 0): one searcher run at a time to whichever rank asks, each
+  /// recorded in the trial log as it comes back; Ctrl-C stops handing out. The runs' seeds come
+  /// from the jobs, so the study equals a one-process study.
+  void run_jobs_mpi(const std::vector<size_t>& order, std::atomic<size_t>& finished,
+                    std::string& write_error) {
+    const InterruptSignals signals(true);
+    size_t next = 0;
+    int active = dist::size() - 1;
+    while (active > 0) {
+      int from = 0;
+      dist::Tag tag{};
+      const nlohmann::json m = dist::receive(from, tag);
+      if (tag == dist::Tag::Result) {
+        Job& j = jobs_[m["index"].get<size_t>()];
+        static_cast<Trial&>(j) = trial_from_json(m["trial"], "rank " + std::to_string(from));
+        j.done = m["done"].get<bool>() && m["failure"].get<std::string>().empty();
+        if (!m["failure"].get<std::string>().empty() && write_error.empty())
+          write_error = m["failure"].get<std::string>();
+        try {
+          if (j.done) log_->append(j);
+        } catch (const std::exception& e) {
+          if (write_error.empty()) write_error = e.what();
+        }
+        if (j.done) ++finished;
+      }
+      if (next < order.size() && write_error.empty() && InterruptSignals::count() == 0) {
+        const size_t idx = order[next++];
+        dist::send(from, dist::Tag::Work, {{"index", idx}, {"trial", trial_to_json(jobs_[idx])}});
+      } else {
+        dist::send(from, dist::Tag::Stop, nlohmann::json::object());
+        --active;
+      }
+    }
+    stopped_ = InterruptSignals::count() > 0;
   }
 
   /// Runs the planned runs not finished yet in a thread pool, longest first.
@@ -342,6 +408,18 @@ class StudyRun {
       return write_failed || InterruptSignals::count() > 0;
     };
     const auto t0 = std::chrono::steady_clock::now();
+    if (dist::size() > 1) {
+      signals.reset();  // run_jobs_mpi holds its own
+      threads_ = dist::size() - 1;
+      run_jobs_mpi(order, finished, write_error);
+      if (!write_error.empty())
+        throw SpecError(dir_.string(), "(trials)", "",
+                        "a run failed or could not be recorded (" + write_error +
+                            "); the runs recorded so far are kept: continue with `mapwright "
+                            "study --resume`");
+      wall_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      return;
+    }
     {
       boost::asio::thread_pool pool(static_cast<size_t>(threads_));
       for (size_t idx : order) {
@@ -998,6 +1076,8 @@ class StudyRun {
 // load_study_suite lives in study_suite.cpp (a small unit the fuzz target compiles).
 
 int cmd_study(const StudyOptions& o, std::ostream& out) {
+  // Under mpirun, ranks other than 0 compute searcher runs for rank 0 (dist.hpp).
+  if (dist::size() > 1 && dist::rank() != 0) return StudyRun(o).serve();
   return StudyRun(o).run(out);
 }
 

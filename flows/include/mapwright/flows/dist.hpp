@@ -7,8 +7,8 @@
 /// the other ranks compute. Started without mpirun, mapwright never touches MPI and runs as one
 /// process. Messages are JSON texts.
 ///
-/// Only `sweep` distributes its work so far (points); every other subcommand under mpirun with
-/// more than one rank is refused.
+/// `sweep` distributes its points and `study` its searcher runs; every other subcommand under
+/// mpirun with more than one rank is refused.
 
 #include <string>
 
