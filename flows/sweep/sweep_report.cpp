@@ -46,14 +46,16 @@ std::string sci(double v) {
 struct Front {
   const char* key;    ///< pareto_* flag of a point.
   const char* field;  ///< y value of a point.
+  const char* stem;   ///< File names of its plot: plots/<stem>*.
   const char* title;  ///< Plot title.
   const char* ylabel;
   bool logy;
 };
 const Front kFronts[] = {
-    {"pareto_latency", "latency_ms", "Area vs latency", "network latency (ms)", false},
-    {"pareto_energy", "energy_uj", "Area vs energy", "network energy (uJ)", false},
-    {"pareto_edp", "edp", "Area vs energy-delay product", "EDP (cycles x pJ)", true},
+    {"pareto_latency", "latency_ms", "front_latency", "Area vs latency", "network latency (ms)",
+     false},
+    {"pareto_energy", "energy_uj", "front_energy", "Area vs energy", "network energy (uJ)", false},
+    {"pareto_edp", "edp", "front_edp", "Area vs energy-delay product", "EDP (cycles x pJ)", true},
 };
 
 /// One front's plot: every point, the front as a line, the winner; "" when gnuplot failed.
@@ -72,10 +74,7 @@ std::string front_plot(const fs::path& plots, const json& sweep, const Front& f)
   std::stable_sort(front_rows.begin(), front_rows.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
   for (const auto& r : front_rows) front << r.second;
-  const std::string stem =
-      std::string("front_") + (f.field[0] == 'l'                        ? "latency"
-                               : f.field[0] == 'e' && f.field[1] == 'n' ? "energy"
-                                                                        : "edp");
+  const std::string stem = f.stem;
   write_atomic(plots / (stem + "_all.dat"), all.str());
   write_atomic(plots / (stem + "_front.dat"), front.str() + " \n");
   write_atomic(plots / (stem + "_winner.dat"), win.str() + " \n");

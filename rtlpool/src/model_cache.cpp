@@ -196,7 +196,7 @@ std::string source_dir_of(const ModelCacheOptions& o) {
                 configs.empty() ? std::string() : fs::path(configs).parent_path().string());
 }
 
-/// The last `n` lines of a file, for a build failure's message.
+/// A build log's last lines, indented, for a build failure's message.
 std::string tail_lines(const std::deque<std::string>& lines) {
   std::string out;
   for (const auto& l : lines) out += "\n    " + l;
