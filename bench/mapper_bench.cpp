@@ -47,6 +47,42 @@ double compact_tilings(const core::Layer& l, const core::Arch& a) {
   for (core::Dataflow df : a.dataflows) {
     m.dataflow = df;
     m.tile.fill(1);
+    if (df == core::Dataflow::IS) {
+      // Rows carry C*R*S (pe_rows), columns N*P*Q (pe_cols, halo-coupled to R and S); K free.
+      for (int pr = 1; pr <= a.rows; ++pr)
+        for (int pc = 1; pc <= a.cols; ++pc) {
+          m.pe_rows = pr;
+          m.pe_cols = pc;
+          for (long long tr = 1; tr <= l.r; ++tr)
+            for (long long ts = 1; ts <= l.s; ++ts) {
+              set(Dim::R, tr);
+              set(Dim::S, ts);
+              double c_ok = 0, npq = 0;
+              for (long long tc : core::compact_tile_sizes(l, m, Dim::C)) {
+                set(Dim::C, tc);
+                c_ok += core::pe_rows_minimal(l, m);
+              }
+              set(Dim::C, 1);
+              for (long long tn : core::compact_tile_sizes(l, m, Dim::N)) {
+                set(Dim::N, tn);
+                for (long long tp : core::compact_tile_sizes(l, m, Dim::P)) {
+                  set(Dim::P, tp);
+                  for (long long tq : core::compact_tile_sizes(l, m, Dim::Q)) {
+                    set(Dim::Q, tq);
+                    npq += core::pe_cols_minimal(l, m);
+                  }
+                  set(Dim::Q, 1);
+                }
+                set(Dim::P, 1);
+              }
+              set(Dim::N, 1);
+              total += c_ok * npq * n_cands(Dim::K) * n_cands(Dim::G);
+            }
+          set(Dim::R, 1);
+          set(Dim::S, 1);
+        }
+      continue;
+    }
     double k_sum = 0;  // sum over pe_cols of minimal K tiles
     for (int pc = 1; pc <= a.cols; ++pc) {
       m.pe_cols = pc;

@@ -90,7 +90,7 @@ module mw_accel #(
   logic             is_last, fire;
   logic             dma_full, cmp_full, dma_push, cmp_push;
   logic             dec_err_d, dec_err_q;
-  logic             cfg_os_d, cfg_os_q, cfg_co_d, cfg_co_q;
+  logic             cfg_os_d, cfg_os_q, cfg_co_d, cfg_co_q, cfg_is_d, cfg_is_q;
   logic [15:0]      cfg_pr_d, cfg_pr_q, cfg_pc_d, cfg_pc_q, cfg_stride_d, cfg_stride_q;
   logic [4:0]       cfg_shift_d, cfg_shift_q;
 
@@ -116,6 +116,7 @@ module mw_accel #(
     w_d          = w_q;
     dec_err_d    = dec_err_q;
     cfg_os_d     = cfg_os_q;
+    cfg_is_d     = cfg_is_q;
     cfg_co_d     = cfg_co_q;
     cfg_pr_d     = cfg_pr_q;
     cfg_pc_d     = cfg_pc_q;
@@ -139,6 +140,10 @@ module mw_accel #(
         if (cur_op == OpConfig) begin
           cfg_os_d     = w_q[0][4];
           cfg_co_d     = w_q[0][5];
+          cfg_is_d     = w_q[0][6];
+          if (w_q[0][4] && w_q[0][6]) begin
+            dec_err_d = 1'b1;  // OS and IS at once
+          end
           cfg_pr_d     = cmd_data_i[15:0];
           cfg_pc_d     = cmd_data_i[31:16];
           cfg_stride_d = cmd_data_i[47:32];
@@ -162,6 +167,7 @@ module mw_accel #(
       w_q          <= '0;
       dec_err_q    <= 1'b0;
       cfg_os_q     <= 1'b0;
+      cfg_is_q     <= 1'b0;
       cfg_co_q     <= 1'b0;
       cfg_pr_q     <= 16'(Rows);
       cfg_pc_q     <= 16'(Cols);
@@ -173,6 +179,7 @@ module mw_accel #(
       w_q          <= w_d;
       dec_err_q    <= dec_err_d;
       cfg_os_q     <= cfg_os_d;
+      cfg_is_q     <= cfg_is_d;
       cfg_co_q     <= cfg_co_d;
       cfg_pr_q     <= cfg_pr_d;
       cfg_pc_q     <= cfg_pc_d;
@@ -223,10 +230,12 @@ module mw_accel #(
   // -------------------------------------------------------------------------------------------
   // Buffers
   // -------------------------------------------------------------------------------------------
-  logic [Rows-1:0][InAW-1:0]   cmp_in_addr;
-  logic [Rows-1:0][7:0]        cmp_in_data;
-  logic [Cols-1:0][WtAW-1:0]   cmp_wt_addr;
-  logic [Cols-1:0][7:0]        cmp_wt_data;
+  // Compute read lanes of the input and weight buffers: Rows and Cols, swapped under IS.
+  localparam int unsigned NL = (Rows > Cols) ? Rows : Cols;
+  logic [NL-1:0][InAW-1:0]     cmp_in_addr;
+  logic [NL-1:0][7:0]          cmp_in_data;
+  logic [NL-1:0][WtAW-1:0]     cmp_wt_addr;
+  logic [NL-1:0][7:0]          cmp_wt_data;
   logic [Cols-1:0][AccAW-1:0]  cmp_acc_raddr;
   logic [Cols-1:0][31:0]       cmp_acc_rdata;
   logic [Cols-1:0]             cmp_acc_we;
@@ -245,7 +254,7 @@ module mw_accel #(
   mw_buf #(
     .Depth   (InBufBytes),
     .Width   (8),
-    .RdPorts (Rows),
+    .RdPorts (NL),
     .WrPorts (BeatBytes)
   ) u_in_buf (
     .clk_i     (clk_i),
@@ -259,7 +268,7 @@ module mw_accel #(
   mw_buf #(
     .Depth   (WtBufBytes),
     .Width   (8),
-    .RdPorts (Cols),
+    .RdPorts (NL),
     .WrPorts (BeatBytes)
   ) u_wt_buf (
     .clk_i     (clk_i),
@@ -349,6 +358,7 @@ module mw_accel #(
     .cmd_i         (cmp_head),
     .cmd_pop_o     (cmp_pop),
     .os_i          (cfg_os_q),
+    .is_i          (cfg_is_q),
     .cols_outer_i  (cfg_co_q),
     .pe_rows_i     (cfg_pr_q),
     .pe_cols_i     (cfg_pc_q),

@@ -18,10 +18,17 @@
 // hrow = pl*A + rl - clip_h with A = stride if (rt >= stride or pt == 1) else rt; a position
 // whose hrow (or wcol) falls outside [0, Hx) (or [0, Wx)) is padding: its lane streams zero, but
 // the read is counted like every streamed activation.
-// Lane decode: fold lanes are consecutive reduction indices (WS) or output pixels (OS); their
-// (r, s, c) or (n, p, q) digits come from a chain of mixed-radix incrementers started at the
-// fold's first row, so no divider is needed. Operand reads are combinational from the buffers;
-// accumulator writes are registered.
+// Dataflows: WS and IS fold the reduction (r, s, c) over the mesh rows; OS folds the output
+// pixels (n, p, q) there. The mesh columns carry K (WS, OS) or the output pixels (IS). IS runs
+// the fold engine in its stationary mode with the input tile in the weights' place: the `w`
+// stream preloads, per reduction row, the fold's cu input pixels (input buffer, column lanes),
+// the `a` stream carries one row of ru weights per output channel k (weight buffer, row lanes),
+// and result row k holds out[k][pixels], written to the accumulator at [g][m][k] like the others.
+// The input and weight buffers therefore have max(Rows, Cols) read lanes.
+// Lane decode: fold lanes are consecutive reduction indices (WS, IS rows), output pixels (OS
+// rows, IS columns); their (r, s, c) or (n, p, q) digits come from chains of mixed-radix
+// incrementers started at the fold's first row (column), so no divider is needed. Operand reads
+// are combinational from the buffers; accumulator writes are registered.
 module mw_compute #(
   parameter int unsigned Rows  = 4,
   parameter int unsigned Cols  = 4,
@@ -30,7 +37,8 @@ module mw_compute #(
   parameter int unsigned AccAW = 12,  // accumulator address width (words)
   parameter int unsigned NW    = 24,  // width of a fold's streamed length
   localparam int unsigned RW   = $clog2(Rows + 1),
-  localparam int unsigned CW   = $clog2(Cols + 1)
+  localparam int unsigned CW   = $clog2(Cols + 1),
+  localparam int unsigned NL   = (Rows > Cols) ? Rows : Cols  // input / weight read lanes
 ) (
   input  logic                          clk_i,
   input  logic                          rst_ni,
@@ -42,6 +50,7 @@ module mw_compute #(
 
   // Configuration (per layer) and fences.
   input  logic                          os_i,          // 1: output-stationary
+  input  logic                          is_i,          // 1: input-stationary (never with os_i)
   input  logic                          cols_outer_i,  // fold order: 1 = cols outer
   input  logic [15:0]                   pe_rows_i,     // rows a fold may use, 1..Rows
   input  logic [15:0]                   pe_cols_i,     // columns a fold may use, 1..Cols
@@ -52,10 +61,10 @@ module mw_compute #(
   output logic                          busy_o,        // a fold is in flight
 
   // Buffer ports.
-  output logic [Rows-1:0][InAW-1:0]     in_rd_addr_o,
-  input  logic [Rows-1:0][7:0]          in_rd_data_i,
-  output logic [Cols-1:0][WtAW-1:0]     wt_rd_addr_o,
-  input  logic [Cols-1:0][7:0]          wt_rd_data_i,
+  output logic [NL-1:0][InAW-1:0]       in_rd_addr_o,
+  input  logic [NL-1:0][7:0]            in_rd_data_i,
+  output logic [NL-1:0][WtAW-1:0]       wt_rd_addr_o,
+  input  logic [NL-1:0][7:0]            wt_rd_data_i,
   output logic [Cols-1:0][AccAW-1:0]    acc_rd_addr_o,
   input  logic [Cols-1:0][31:0]         acc_rd_data_i,
   output logic [Cols-1:0]               acc_wr_en_o,
@@ -93,7 +102,7 @@ module mw_compute #(
   assign h_m        = 32'(h_tn) * 32'(h_tp) * 32'(h_tq);
   assign h_red      = 32'(h_tc) * 32'(h_tr) * 32'(h_ts);
   assign h_rows     = os_i ? h_m : h_red;
-  assign h_kc       = 32'(h_tk);
+  assign h_kc       = is_i ? h_m : 32'(h_tk);
 
   // Lane digit radices (slowest first): WS lanes are reduction indices (r, s, c), OS lanes are
   // output pixels (n, p, q); the streamed index uses the other triple.
@@ -106,6 +115,7 @@ module mw_compute #(
   logic [15:0]       it_g_q;
   logic [31:0]       it_row0_q, it_c0_q;
   logic [2:0][15:0]  it_dig_q;             // digits of row0 ([0] slowest)
+  logic [2:0][15:0]  it_cdig_q;            // IS: pixel digits of c0 ([0] slowest)
 
   // Mixed-radix increment of a digit triple ([0] slowest; the slowest digit never wraps).
   function automatic logic [2:0][15:0] inc3(logic [2:0][15:0] d, logic [15:0] rad1,
@@ -124,26 +134,38 @@ module mw_compute #(
     end
   endfunction
 
-  // Chain of increments: lane[i] = digits of row0 + i (one stage per generate block, so the
-  // chain is not a combinational loop on one variable).
-  logic [2:0][15:0] lane [Rows+1];
-  for (genvar i = 0; i <= Rows; i++) begin : gen_lane
-    logic [2:0][15:0] d;
+  // Chains of increments: lane[i] = digits of row0 + i, clane[j] = (IS) pixel digits of
+  // c0 + j (one stage per generate block, so a chain is not a combinational loop on one
+  // variable). Both run to NL so every read lane has digits; lanes past the fold are unused.
+  logic [2:0][15:0] lane [NL+1];
+  logic [2:0][15:0] clane [NL+1];
+  for (genvar i = 0; i <= NL; i++) begin : gen_lane
+    logic [2:0][15:0] d, cd;
     if (i == 0) begin : gen_first
-      assign d = it_dig_q;
+      assign d  = it_dig_q;
+      assign cd = it_cdig_q;
     end else begin : gen_next
-      assign d = inc3(gen_lane[i-1].d, lane_rad[1], lane_rad[2]);
+      assign d  = inc3(gen_lane[i-1].d, lane_rad[1], lane_rad[2]);
+      assign cd = inc3(gen_lane[i-1].cd, h_tp, h_tq);
     end
-    assign lane[i] = d;
+    assign lane[i]  = d;
+    assign clane[i] = cd;
   end
 
   logic [31:0] pr, pc, f_ru, f_cu;
   logic [2:0][15:0] lane_ru;  // digits of row0 + ru: the next row fold's first row
+  logic [2:0][15:0] clane_cu; // IS: pixel digits of c0 + cu: the next column fold's first
   always_comb begin
-    lane_ru = '0;
+    lane_ru  = '0;
+    clane_cu = '0;
     for (int unsigned i = 1; i <= Rows; i++) begin
       if (f_ru == i) begin
         lane_ru = lane[i];
+      end
+    end
+    for (int unsigned j = 1; j <= Cols; j++) begin
+      if (f_cu == j) begin
+        clane_cu = clane[j];
       end
     end
   end
@@ -181,7 +203,7 @@ module mw_compute #(
   logic [31:0]       a_m_q, a_red_q;
   logic [19:0]       a_in_base_q, a_wt_base_q, a_acc_base_q;
   logic [15:0]       a_hx_q, a_wx_q, a_clip_h_q, a_clip_w_q, a_ah_q, a_aw_q;
-  logic [Rows-1:0][2:0][15:0] a_lane_q;
+  logic [NL-1:0][2:0][15:0] a_lane_q, a_clane_q;
   logic [15:0]       ah_new, aw_new;
 
   assign ah_new = ((h_tr >= stride_i) || (h_tp == 16'd1)) ? stride_i : h_tr;
@@ -214,6 +236,7 @@ module mw_compute #(
       a_ah_q       <= '0;
       a_aw_q       <= '0;
       a_lane_q     <= '0;
+      a_clane_q    <= '0;
     end else if (issue) begin
       a_last_q     <= last_fold;
       a_ru_q       <= f_ru;
@@ -239,8 +262,9 @@ module mw_compute #(
       a_clip_w_q   <= cmd_i[319:304];
       a_ah_q       <= ah_new;
       a_aw_q       <= aw_new;
-      for (int unsigned i = 0; i < Rows; i++) begin
-        a_lane_q[i] <= lane[i];
+      for (int unsigned i = 0; i < NL; i++) begin
+        a_lane_q[i]  <= lane[i];
+        a_clane_q[i] <= clane[i];
       end
     end
   end
@@ -275,7 +299,7 @@ module mw_compute #(
     .cmd_valid_i (arr_cmd_valid),
     .cmd_ready_o (arr_cmd_ready),
     .cmd_os_i    (os_i),
-    .cmd_n_i     (NW'(os_i ? h_red : h_m)),
+    .cmd_n_i     (NW'(os_i ? h_red : (is_i ? 32'(h_tk) : h_m))),
     .cmd_ru_i    (RW'(f_ru)),
     .cmd_cu_i    (CW'(f_cu)),
     .cmd_acc_i   (f_acc),
@@ -304,50 +328,105 @@ module mw_compute #(
   // -------------------------------------------------------------------------------------------
   // Operand addresses
   // -------------------------------------------------------------------------------------------
-  logic [Rows-1:0] lane_ok;  // lane in use and not padding
+  // {in bounds, buffer address} of input element (n, p, q) x (r, s, c) of the active fold's
+  // tile; out of bounds is padding.
+  function automatic logic [InAW:0] in_at(logic [15:0] nl, logic [15:0] pl, logic [15:0] ql,
+                                          logic [15:0] rl, logic [15:0] sl, logic [15:0] cl);
+    logic signed [31:0] hrow, wcol;
+    logic [InAW-1:0] addr;
+    logic ok;
+    hrow = $signed(32'(pl) * 32'(a_ah_q) + 32'(rl)) - $signed(32'(a_clip_h_q));
+    wcol = $signed(32'(ql) * 32'(a_aw_q) + 32'(sl)) - $signed(32'(a_clip_w_q));
+    addr = InAW'(32'(a_in_base_q) +
+           (((a_g_q * 32'(a_tn_q) + 32'(nl)) * 32'(a_hx_q) + 32'(hrow)) * 32'(a_wx_q) +
+            32'(wcol)) * 32'(a_tc_q) + 32'(cl));
+    ok = (hrow >= 0) && (hrow < $signed(32'(a_hx_q))) && (wcol >= 0) &&
+         (wcol < $signed(32'(a_wx_q)));
+    in_at = {ok, addr};
+  endfunction
+
+  // IS: reduction digits of the `w`-stream row being taken (row0 + w_idx).
+  logic [2:0][15:0] w_dig;
   always_comb begin
-    for (int unsigned i = 0; i < Rows; i++) begin
-      logic [15:0] nl, pl, ql, rl, sl, cl;
-      logic signed [31:0] hrow, wcol;
-      logic [InAW-1:0] addr;
-      if (os_i) begin
-        {nl, pl, ql} = {a_lane_q[i][0], a_lane_q[i][1], a_lane_q[i][2]};
-        {rl, sl, cl} = {s_dig_q[0], s_dig_q[1], s_dig_q[2]};
-      end else begin
-        {nl, pl, ql} = {s_dig_q[0], s_dig_q[1], s_dig_q[2]};
-        {rl, sl, cl} = {a_lane_q[i][0], a_lane_q[i][1], a_lane_q[i][2]};
+    w_dig = a_lane_q[0];
+    for (int unsigned i = 1; i < NL; i++) begin
+      if (w_idx_q == 32'(i)) begin
+        w_dig = a_lane_q[i];
       end
-      hrow = $signed(32'(pl) * 32'(a_ah_q) + 32'(rl)) - $signed(32'(a_clip_h_q));
-      wcol = $signed(32'(ql) * 32'(a_aw_q) + 32'(sl)) - $signed(32'(a_clip_w_q));
-      addr = InAW'(32'(a_in_base_q) +
-             (((a_g_q * 32'(a_tn_q) + 32'(nl)) * 32'(a_hx_q) + 32'(hrow)) * 32'(a_wx_q) +
-              32'(wcol)) * 32'(a_tc_q) + 32'(cl));
-      lane_ok[i] = (i < a_ru_q) && (hrow >= 0) && (hrow < $signed(32'(a_hx_q))) &&
-                   (wcol >= 0) && (wcol < $signed(32'(a_wx_q)));
-      in_rd_addr_o[i] = lane_ok[i] ? addr : '0;
     end
   end
 
+  // Input read lanes: WS / OS lane i streams activation row lane i (reduction digits from the
+  // lane chain and pixel digits from the stream position, or the other way round); IS lane j
+  // preloads input pixel j of the fold at the reduction index of the current `w` row.
+  logic [NL-1:0] lane_ok;  // lane in use and not padding
+  always_comb begin
+    for (int unsigned i = 0; i < NL; i++) begin
+      logic [InAW:0] at;
+      if (is_i) begin
+        at = in_at(a_clane_q[i][0], a_clane_q[i][1], a_clane_q[i][2], w_dig[0], w_dig[1],
+                   w_dig[2]);
+        lane_ok[i] = (i < a_cu_q) && at[InAW];
+      end else begin
+        if (os_i) begin
+          at = in_at(a_lane_q[i][0], a_lane_q[i][1], a_lane_q[i][2], s_dig_q[0], s_dig_q[1],
+                     s_dig_q[2]);
+        end else begin
+          at = in_at(s_dig_q[0], s_dig_q[1], s_dig_q[2], a_lane_q[i][0], a_lane_q[i][1],
+                     a_lane_q[i][2]);
+        end
+        lane_ok[i] = (i < a_ru_q) && at[InAW];
+      end
+      in_rd_addr_o[i] = lane_ok[i] ? at[InAW-1:0] : '0;
+    end
+  end
+
+  // Operand data: padding and unused lanes stream zero.
   always_comb begin
     for (int unsigned i = 0; i < Rows; i++) begin
-      a_data[i*8 +: 8] = lane_ok[i] ? in_rd_data_i[i] : 8'd0;  // padding / unused lane: zero
+      if (is_i) begin
+        a_data[i*8 +: 8] = (i < a_ru_q) ? wt_rd_data_i[i] : 8'd0;
+      end else begin
+        a_data[i*8 +: 8] = lane_ok[i] ? in_rd_data_i[i] : 8'd0;
+      end
+    end
+    for (int unsigned j = 0; j < Cols; j++) begin
+      if (is_i) begin
+        w_data[j*8 +: 8] = lane_ok[j] ? in_rd_data_i[j] : 8'd0;
+      end else begin
+        w_data[j*8 +: 8] = wt_rd_data_i[j];
+      end
     end
   end
 
   always_comb begin
-    logic [31:0] widx, wrow, crow, orow;
-    widx = os_i ? a_idx_q : a_row0_q + w_idx_q;
-    wrow = 32'(a_wt_base_q) + (a_g_q * a_red_q + widx) * 32'(a_tk_q) + a_c0_q;
-    crow = 32'(a_acc_base_q) + (a_g_q * a_m_q + (os_i ? a_row0_q + c_idx_q : c_idx_q)) *
-           32'(a_tk_q) + a_c0_q;
-    orow = 32'(a_acc_base_q) + (a_g_q * a_m_q + (os_i ? a_row0_q + o_idx_q : o_idx_q)) *
-           32'(a_tk_q) + a_c0_q;
+    logic [31:0] widx, wrow, crow, orow, wrow_is, acc_is;
+    widx    = os_i ? a_idx_q : a_row0_q + w_idx_q;
+    wrow    = 32'(a_wt_base_q) + (a_g_q * a_red_q + widx) * 32'(a_tk_q) + a_c0_q;
+    crow    = 32'(a_acc_base_q) + (a_g_q * a_m_q + (os_i ? a_row0_q + c_idx_q : c_idx_q)) *
+              32'(a_tk_q) + a_c0_q;
+    orow    = 32'(a_acc_base_q) + (a_g_q * a_m_q + (os_i ? a_row0_q + o_idx_q : o_idx_q)) *
+              32'(a_tk_q) + a_c0_q;
+    // IS: weight row (reduction row0 + lane) at column k = a_idx; accumulator word of pixel
+    // c0 + lane at k = c_idx / o_idx.
+    wrow_is = 32'(a_wt_base_q) + (a_g_q * a_red_q + a_row0_q) * 32'(a_tk_q) + a_idx_q;
+    acc_is  = 32'(a_acc_base_q) + (a_g_q * a_m_q + a_c0_q) * 32'(a_tk_q);
+    for (int unsigned j = 0; j < NL; j++) begin
+      if (is_i) begin
+        wt_rd_addr_o[j] = (j < a_ru_q) ? WtAW'(wrow_is + 32'(j) * 32'(a_tk_q)) : '0;
+      end else begin
+        wt_rd_addr_o[j] = (j < a_cu_q) ? WtAW'(wrow + j) : '0;
+      end
+    end
     for (int unsigned j = 0; j < Cols; j++) begin
-      wt_rd_addr_o[j]    = (j < a_cu_q) ? WtAW'(wrow + j) : '0;
-      w_data[j*8 +: 8]   = wt_rd_data_i[j];
-      acc_rd_addr_o[j]   = (j < a_cu_q) ? AccAW'(crow + j) : '0;
+      if (is_i) begin
+        acc_rd_addr_o[j] = (j < a_cu_q) ? AccAW'(acc_is + 32'(j) * 32'(a_tk_q) + c_idx_q) : '0;
+        acc_wr_addr_o[j] = AccAW'(acc_is + 32'(j) * 32'(a_tk_q) + o_idx_q);
+      end else begin
+        acc_rd_addr_o[j] = (j < a_cu_q) ? AccAW'(crow + j) : '0;
+        acc_wr_addr_o[j] = AccAW'(orow + j);
+      end
       c_data[j*32 +: 32] = acc_rd_data_i[j];
-      acc_wr_addr_o[j]   = AccAW'(orow + j);
       acc_wr_data_o[j]   = out_data[j*32 +: 32];
       acc_wr_en_o[j]     = out_valid && (j < a_cu_q);
     end
@@ -371,6 +450,7 @@ module mw_compute #(
       it_row0_q <= '0;
       it_c0_q   <= '0;
       it_dig_q  <= '0;
+      it_cdig_q <= '0;
       act_q     <= 1'b0;
       a_idx_q   <= '0;
       s_dig_q   <= '0;
@@ -388,11 +468,14 @@ module mw_compute #(
           it_row0_q <= '0;
           it_c0_q   <= '0;
           it_dig_q  <= '0;
+          it_cdig_q <= '0;
         end else if (!cols_outer_i) begin
           if (!last_col) begin
-            it_c0_q <= it_c0_q + pc;
+            it_c0_q   <= it_c0_q + pc;
+            it_cdig_q <= clane_cu;
           end else begin
-            it_c0_q <= '0;
+            it_c0_q   <= '0;
+            it_cdig_q <= '0;
             if (!last_row) begin
               it_row0_q <= it_row0_q + pr;
               it_dig_q  <= lane_ru;
@@ -410,10 +493,12 @@ module mw_compute #(
             it_row0_q <= '0;
             it_dig_q  <= '0;
             if (!last_col) begin
-              it_c0_q <= it_c0_q + pc;
+              it_c0_q   <= it_c0_q + pc;
+              it_cdig_q <= clane_cu;
             end else begin
-              it_c0_q <= '0;
-              it_g_q  <= it_g_q + 16'd1;
+              it_c0_q   <= '0;
+              it_cdig_q <= '0;
+              it_g_q    <= it_g_q + 16'd1;
             end
           end
         end
@@ -458,11 +543,13 @@ module mw_compute #(
       if (issue) begin
         cnt_q[1] <= cnt_q[1] + 64'd1;
       end
-      if (a_fire) begin
-        cnt_q[2] <= cnt_q[2] + 64'(a_ru_q);
+      // Input reads: the activation stream (WS, OS) or the preload (IS); weight reads the
+      // other one.
+      if (is_i ? w_fire : a_fire) begin
+        cnt_q[2] <= cnt_q[2] + (is_i ? 64'(a_cu_q) : 64'(a_ru_q));
       end
-      if (w_fire) begin
-        cnt_q[3] <= cnt_q[3] + 64'(a_cu_q);
+      if (is_i ? a_fire : w_fire) begin
+        cnt_q[3] <= cnt_q[3] + (is_i ? 64'(a_ru_q) : 64'(a_cu_q));
       end
       if (c_fire) begin
         cnt_q[4] <= cnt_q[4] + 64'(a_cu_q);

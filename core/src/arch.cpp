@@ -14,7 +14,28 @@ namespace fs = std::filesystem;
 namespace mapwright::core {
 
 const char* dataflow_name(Dataflow d) {
-  return d == Dataflow::WS ? "ws" : "os";
+  switch (d) {
+    case Dataflow::WS:
+      return "ws";
+    case Dataflow::OS:
+      return "os";
+    case Dataflow::IS:
+      return "is";
+  }
+  return "?";
+}
+
+bool parse_dataflow(const std::string& text, Dataflow& out) {
+  for (Dataflow d : {Dataflow::WS, Dataflow::OS, Dataflow::IS})
+    if (text == dataflow_name(d)) {
+      out = d;
+      return true;
+    }
+  return false;
+}
+
+const char* known_dataflows() {
+  return "ws, os, is";
 }
 
 bool Arch::supports(Dataflow d) const {
@@ -101,22 +122,19 @@ void read_array(const YAML::Node& root, const std::string& path, Arch& a) {
     throw SpecError(path, "array.cols", std::to_string(a.cols), "must be between 2 and 64");
 }
 
-/// dataflows (optional): a non-empty list of ws/os, duplicates dropped.
+/// dataflows (optional): a non-empty list of ws/os/is, duplicates dropped.
 void read_dataflows(const YAML::Node& root, const std::string& path, Arch& a) {
   const YAML::Node dfs = root["dataflows"];
   if (!dfs) return;
   if (!dfs.IsSequence() || dfs.size() == 0)
-    throw SpecError(path, "dataflows", node_text(dfs), "expected a non-empty list of ws/os");
+    throw SpecError(path, "dataflows", node_text(dfs), "expected a non-empty list of ws/os/is");
   a.dataflows.clear();
   for (size_t i = 0; i < dfs.size(); ++i) {
     const std::string t = scalar_of(dfs[i], path, "dataflows[" + std::to_string(i) + "]");
     Dataflow df;
-    if (t == "ws")
-      df = Dataflow::WS;
-    else if (t == "os")
-      df = Dataflow::OS;
-    else
-      throw SpecError(path, "dataflows", t, "unknown dataflow (known: ws, os)");
+    if (!parse_dataflow(t, df))
+      throw SpecError(path, "dataflows", t,
+                      std::string("unknown dataflow (known: ") + known_dataflows() + ")");
     if (!a.supports(df)) a.dataflows.push_back(df);
   }
 }

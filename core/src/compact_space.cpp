@@ -71,39 +71,47 @@ void products(std::vector<long long>& out, const std::vector<long long>& a,
 Coupling coupling(const Layer& l, const Mapping& m, Dim d) {
   Coupling c;
   auto sizes = [&](Dim e) { return class_sizes(l.dim(e), m.tile_of(e)); };
+  // WS and IS: the array rows carry the reduction (C, R, S); OS: the output pixels. WS and
+  // OS: the columns carry K; IS: the output pixels (and K streams).
+  const Dataflow df = m.dataflow;
+  const long long pixel_pe = df == Dataflow::OS ? m.pe_rows : m.pe_cols;
   if (d == Dim::R || d == Dim::S) {
     c.mode = 1;
   } else if (d == Dim::K) {
-    c.mode = 2;
-    c.pe = m.pe_cols;
-    c.mult = {1};
+    if (df != Dataflow::IS) {
+      c.mode = 2;
+      c.pe = m.pe_cols;
+      c.mult = {1};
+    }
   } else if (d == Dim::G) {
     c.mode = 0;
-  } else if (m.dataflow == Dataflow::WS) {
-    if (d == Dim::C) {
+  } else if (d == Dim::C) {
+    if (df != Dataflow::OS) {
       c.mode = 2;
       c.pe = m.pe_rows;
       products(c.mult, sizes(Dim::R), sizes(Dim::S));
-    } else if (d == Dim::P) {
+    }
+  } else if (df == Dataflow::WS) {  // N, P, Q stream: only the halo couples P and Q
+    if (d == Dim::P) {
       c.mode = 2;
       c.halo_filter = m.tile_of(Dim::R);
     } else if (d == Dim::Q) {
       c.mode = 2;
       c.halo_filter = m.tile_of(Dim::S);
     }
-  } else {  // OS: rows carry the output pixels N*P*Q.
+  } else {  // OS rows or IS columns carry the output pixels N*P*Q.
     if (d == Dim::N) {
       c.mode = 1;
     } else if (d == Dim::P) {
       c.mode = 2;
-      c.pe = m.pe_rows;
+      c.pe = pixel_pe;
       std::vector<long long> qs;
       for (long long q = 1; q <= l.q; ++q) qs.push_back(q);
       products(c.mult, sizes(Dim::N), qs);
       c.halo_filter = m.tile_of(Dim::R);
     } else if (d == Dim::Q) {
       c.mode = 2;
-      c.pe = m.pe_rows;
+      c.pe = pixel_pe;
       products(c.mult, sizes(Dim::N), sizes(Dim::P));
       c.halo_filter = m.tile_of(Dim::S);
     }
@@ -194,8 +202,15 @@ std::vector<std::array<Dim, kNumOrderedDims>> order_classes(
 }
 
 std::array<Dim, kNumDims> tile_branch_order(Dataflow df) {
-  if (df == Dataflow::WS) return {Dim::K, Dim::R, Dim::S, Dim::C, Dim::G, Dim::N, Dim::P, Dim::Q};
-  return {Dim::K, Dim::R, Dim::S, Dim::N, Dim::P, Dim::Q, Dim::C, Dim::G};
+  switch (df) {
+    case Dataflow::WS:
+      return {Dim::K, Dim::R, Dim::S, Dim::C, Dim::G, Dim::N, Dim::P, Dim::Q};
+    case Dataflow::OS:
+      return {Dim::K, Dim::R, Dim::S, Dim::N, Dim::P, Dim::Q, Dim::C, Dim::G};
+    case Dataflow::IS:
+      return {Dim::R, Dim::S, Dim::C, Dim::N, Dim::P, Dim::Q, Dim::K, Dim::G};
+  }
+  return {};
 }
 
 std::vector<long long> compact_tile_key(const Layer& l, const Mapping& m, Dim d) {
@@ -274,16 +289,25 @@ bool pe_minimal(long long pe, const std::vector<long long>& sizes) {
 }
 }  // namespace
 
-bool pe_rows_minimal(const Layer& l, const Mapping& m) {
-  const bool ws = m.dataflow == Dataflow::WS;
-  const Dim a = ws ? Dim::C : Dim::N, b = ws ? Dim::R : Dim::P, c = ws ? Dim::S : Dim::Q;
+namespace {
+/// Tile sizes of the product of three loops (every class of each).
+std::vector<long long> product_sizes(const Layer& l, const Mapping& m, Dim a, Dim b, Dim c) {
   std::vector<long long> ab, abc;
   products(ab, class_sizes(l.dim(a), m.tile_of(a)), class_sizes(l.dim(b), m.tile_of(b)));
   products(abc, ab, class_sizes(l.dim(c), m.tile_of(c)));
-  return pe_minimal(m.pe_rows, abc);
+  return abc;
+}
+}  // namespace
+
+bool pe_rows_minimal(const Layer& l, const Mapping& m) {
+  if (m.dataflow == Dataflow::OS)
+    return pe_minimal(m.pe_rows, product_sizes(l, m, Dim::N, Dim::P, Dim::Q));
+  return pe_minimal(m.pe_rows, product_sizes(l, m, Dim::C, Dim::R, Dim::S));
 }
 
 bool pe_cols_minimal(const Layer& l, const Mapping& m) {
+  if (m.dataflow == Dataflow::IS)
+    return pe_minimal(m.pe_cols, product_sizes(l, m, Dim::N, Dim::P, Dim::Q));
   return pe_minimal(m.pe_cols, class_sizes(l.k, m.tile_of(Dim::K)));
 }
 

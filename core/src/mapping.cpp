@@ -78,12 +78,9 @@ Mapping from_node(const YAML::Node& root, const std::string& where) {
                       "expected the layer's shape key N,G,K,C,H,W,R,S,stride,pad (ten integers)");
   }
   const std::string df = get_string(root, "dataflow", where, "", "", true);
-  if (df == "ws")
-    m.dataflow = Dataflow::WS;
-  else if (df == "os")
-    m.dataflow = Dataflow::OS;
-  else
-    throw SpecError(where, "dataflow", df, "unknown dataflow (known: ws, os)");
+  if (!parse_dataflow(df, m.dataflow))
+    throw SpecError(where, "dataflow", df,
+                    std::string("unknown dataflow (known: ") + known_dataflows() + ")");
 
   const YAML::Node tiles = root["tiles"];
   if (!tiles) throw SpecError(where, "tiles", "", "required key is missing");

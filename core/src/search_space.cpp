@@ -105,13 +105,17 @@ SearchSpace::SearchSpace(Layer layer, Arch arch)
   for (Dataflow df : arch_.dataflows) {
     Mapping m;
     m.dataflow = df;
-    std::vector<std::vector<long long>> p_by_rows;  // OS P candidates per pe_rows (for OS Q)
+    std::vector<std::vector<long long>> p_by_pe;  // OS/IS P candidates per PE count (for Q)
     for (Dim d : tile_branch_order(df)) {
       m.tile.fill(1);
       m.pe_rows = arch_.rows;
       m.pe_cols = arch_.cols;
       const bool os = df == Dataflow::OS;
-      if (d == Dim::K) {
+      // OS rows or IS columns carry the output pixels: P and Q couple to that PE count.
+      const bool pix = df != Dataflow::WS;
+      const int pix_max = os ? arch_.rows : arch_.cols;
+      auto set_pix_pe = [&](int pe) { (os ? m.pe_rows : m.pe_cols) = pe; };
+      if (d == Dim::K && df != Dataflow::IS) {
         for (int pc = 1; pc <= arch_.cols; ++pc) {
           m.pe_cols = pc;
           add(m, d);
@@ -125,39 +129,39 @@ SearchSpace::SearchSpace(Layer layer, Arch arch)
               m.tile[I(Dim::S)] = s;
               add(m, d);
             }
-      } else if ((d == Dim::P || d == Dim::Q) && !os) {
+      } else if ((d == Dim::P || d == Dim::Q) && !pix) {
         for (long long f : d == Dim::P ? rs : ss) {
           m.tile[I(d == Dim::P ? Dim::R : Dim::S)] = f;
           add(m, d);
         }
-      } else if (d == Dim::P && os) {
-        p_by_rows.assign(arch_.rows + 1, {});
-        for (int pr = 1; pr <= arch_.rows; ++pr) {
+      } else if (d == Dim::P) {
+        p_by_pe.assign(pix_max + 1, {});
+        for (int pe = 1; pe <= pix_max; ++pe) {
           std::set<long long> p_set;
           for (long long n = 1; n <= l.n; ++n)
             for (long long r : rs) {
-              m.pe_rows = pr;
+              set_pix_pe(pe);
               m.tile[I(Dim::N)] = n;
               m.tile[I(Dim::R)] = r;
               for (long long t : compact_tile_sizes(l, m, d)) p_set.insert(t);
             }
           uni[I(d)].insert(p_set.begin(), p_set.end());
-          p_by_rows[pr].assign(p_set.begin(), p_set.end());
+          p_by_pe[pe].assign(p_set.begin(), p_set.end());
         }
-      } else if (d == Dim::Q && os) {
+      } else if (d == Dim::Q) {
         // Q's candidates are conditioned on a P tile the compact space keeps for this PE use.
-        for (int pr = 1; pr <= arch_.rows; ++pr)
+        for (int pe = 1; pe <= pix_max; ++pe)
           for (long long n = 1; n <= l.n; ++n)
-            for (long long p : p_by_rows[pr])
+            for (long long p : p_by_pe[pe])
               for (long long s : ss) {
-                m.pe_rows = pr;
+                set_pix_pe(pe);
                 m.tile[I(Dim::N)] = n;
                 m.tile[I(Dim::P)] = p;
                 m.tile[I(Dim::S)] = s;
                 add(m, d);
               }
       } else {
-        add(m, d);  // G, N, R, S, and C under OS: no condition
+        add(m, d);  // G, N, R, S, C under OS and K under IS: no condition
       }
     }
   }
@@ -178,12 +182,15 @@ SearchSpace::SearchSpace(Layer layer, Arch arch)
       tile_param_[I(d)] = push(std::string("tile_") + dim_name(d),
                                static_cast<long long>(tiles_[I(d)].size()), true, {Kind::Tile, d});
   order_param_ = push("order", 15, false, {Kind::Order, Dim::N});
-  long long row_max = 1;
-  for (Dataflow df : arch_.dataflows)
-    row_max = std::max<long long>(row_max, df == Dataflow::WS ? l.c * l.r * l.s : l.n * l.p * l.q);
+  long long row_max = 1, col_max = 1;
+  for (Dataflow df : arch_.dataflows) {
+    row_max = std::max<long long>(row_max, df == Dataflow::OS ? l.n * l.p * l.q : l.c * l.r * l.s);
+    col_max = std::max<long long>(col_max, df == Dataflow::IS ? l.n * l.p * l.q : l.k);
+  }
   rows_param_ =
       push("pe_rows", std::min<long long>(arch_.rows, row_max), true, {Kind::PeRows, Dim::N});
-  cols_param_ = push("pe_cols", std::min<long long>(arch_.cols, l.k), true, {Kind::PeCols, Dim::N});
+  cols_param_ =
+      push("pe_cols", std::min<long long>(arch_.cols, col_max), true, {Kind::PeCols, Dim::N});
   db_param_ = push("db_input", 2, false, {Kind::DbInput, Dim::N});
   push("db_weight", 2, false, {Kind::DbWeight, Dim::N});
   push("db_accum", 2, false, {Kind::DbAccum, Dim::N});
@@ -254,20 +261,28 @@ Mapping SearchSpace::decode(const ParamVector& v, bool* repaired) const {
   if (repaired) *repaired = fixed;
 
   // 3. Minimal PE use for the same fold counts.
-  const bool ws = m.dataflow == Dataflow::WS;
-  const Dim a = ws ? Dim::C : Dim::N, b = ws ? Dim::R : Dim::P, c = ws ? Dim::S : Dim::Q;
-  long long sa[2], sb[2], sc[2], prod[8];
-  const int na = class_sizes(l.dim(a), m.tile_of(a), sa);
-  const int nb = class_sizes(l.dim(b), m.tile_of(b), sb);
-  const int nc = class_sizes(l.dim(c), m.tile_of(c), sc);
-  int np = 0;
-  for (int i = 0; i < na; ++i)
-    for (int j = 0; j < nb; ++j)
-      for (int k = 0; k < nc; ++k) prod[np++] = sa[i] * sb[j] * sc[k];
-  m.pe_rows = minimal_pe(m.pe_rows, prod, np);
-  long long sk[2];
-  const int nk = class_sizes(l.k, m.tile_of(Dim::K), sk);
-  m.pe_cols = minimal_pe(m.pe_cols, sk, nk);
+  auto minimal_for = [&](int pe, Dim a, Dim b, Dim c) {
+    long long sa[2], sb[2], sc[2], prod[8];
+    const int na = class_sizes(l.dim(a), m.tile_of(a), sa);
+    const int nb = class_sizes(l.dim(b), m.tile_of(b), sb);
+    const int nc = class_sizes(l.dim(c), m.tile_of(c), sc);
+    int np = 0;
+    for (int i = 0; i < na; ++i)
+      for (int j = 0; j < nb; ++j)
+        for (int k = 0; k < nc; ++k) prod[np++] = sa[i] * sb[j] * sc[k];
+    return minimal_pe(pe, prod, np);
+  };
+  if (m.dataflow == Dataflow::OS)
+    m.pe_rows = minimal_for(m.pe_rows, Dim::N, Dim::P, Dim::Q);
+  else
+    m.pe_rows = minimal_for(m.pe_rows, Dim::C, Dim::R, Dim::S);
+  if (m.dataflow == Dataflow::IS) {
+    m.pe_cols = minimal_for(m.pe_cols, Dim::N, Dim::P, Dim::Q);
+  } else {
+    long long sk[2];
+    const int nk = class_sizes(l.k, m.tile_of(Dim::K), sk);
+    m.pe_cols = minimal_pe(m.pe_cols, sk, nk);
+  }
   return m;
 }
 

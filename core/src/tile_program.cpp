@@ -178,13 +178,33 @@ std::array<std::pair<const char*, long long>, 19> AccessCounts::fields() const {
            {"output_stores", output_stores}}};
 }
 
+long long fold_rows(Dataflow df, const TileBox& b) {
+  if (df == Dataflow::OS) return b.ext_of(Dim::N) * b.ext_of(Dim::P) * b.ext_of(Dim::Q);
+  return b.ext_of(Dim::C) * b.ext_of(Dim::R) * b.ext_of(Dim::S);
+}
+
+long long fold_cols(Dataflow df, const TileBox& b) {
+  if (df == Dataflow::IS) return b.ext_of(Dim::N) * b.ext_of(Dim::P) * b.ext_of(Dim::Q);
+  return b.ext_of(Dim::K);
+}
+
+long long stream_length(Dataflow df, const TileBox& b) {
+  switch (df) {
+    case Dataflow::WS:
+      return b.ext_of(Dim::N) * b.ext_of(Dim::P) * b.ext_of(Dim::Q);
+    case Dataflow::OS:
+      return b.ext_of(Dim::C) * b.ext_of(Dim::R) * b.ext_of(Dim::S);
+    case Dataflow::IS:
+      return b.ext_of(Dim::K);
+  }
+  return 0;
+}
+
 void for_each_fold(
     const Mapping& m, const TileBox& b,
     const std::function<void(long long, long long, long long, long long, long long)>& fold) {
-  const long long M = b.ext_of(Dim::N) * b.ext_of(Dim::P) * b.ext_of(Dim::Q);
-  const long long red = b.ext_of(Dim::C) * b.ext_of(Dim::R) * b.ext_of(Dim::S);
-  const long long kc = b.ext_of(Dim::K);
-  const long long rows = m.dataflow == Dataflow::WS ? red : M;
+  const long long rows = fold_rows(m.dataflow, b);
+  const long long kc = fold_cols(m.dataflow, b);
   const long long pr = m.pe_rows, pc = m.pe_cols;
   for (long long g = 0; g < b.ext_of(Dim::G); ++g) {
     if (m.fold_order == FoldOrder::RowsOuter) {
@@ -201,11 +221,12 @@ void for_each_fold(
 
 long long fold_cycles(Dataflow df, long long stream, long long ru, long long cu) {
   // Measured on the RTL fold engine (rtl/README.md), from the cycle after the fold command is
-  // accepted through the cycle its last result row is taken. WS: ru cycles of weight preload,
-  // then the M skewed input rows and a fill/drain of ru + cu. OS: the reduction streams through
+  // accepted through the cycle its last result row is taken. WS and IS (the fold engine's
+  // stationary mode; IS holds input pixels where WS holds weights): ru cycles of preload, then
+  // the stream's skewed rows and a fill/drain of ru + cu. OS: the reduction streams through
   // the skewed array, then ru + cu cycles until the last result row leaves.
-  if (df == Dataflow::WS) return stream + 2 * ru + cu;
-  return stream + ru + cu;
+  if (df == Dataflow::OS) return stream + ru + cu;
+  return stream + 2 * ru + cu;
 }
 
 long long dma_cycles(const Arch& a, long long bytes) {
@@ -385,17 +406,29 @@ AccessCounts count_by_walk(const Layer& l, const Arch& arch, const Mapping& m) {
         a.macs += b.ext_of(Dim::G) * M * red * b.ext_of(Dim::K);
         for_each_fold(m, b, [&](long long, long long row0, long long ru, long long, long long cu) {
           ++a.folds;
-          if (m.dataflow == Dataflow::WS) {
-            a.input_buf_reads += M * ru;
-            a.weight_buf_reads += ru * cu;
-            a.accum_writes += M * cu;
-            // The first reduction fold of a fresh tile overwrites; all others read-modify-write.
-            if (op.accumulate || row0 > 0) a.accum_reads += M * cu;
-          } else {
-            a.input_buf_reads += ru * red;
-            a.weight_buf_reads += red * cu;
-            a.accum_writes += ru * cu;
-            if (op.accumulate) a.accum_reads += ru * cu;
+          switch (m.dataflow) {
+            case Dataflow::WS:
+              a.input_buf_reads += M * ru;
+              a.weight_buf_reads += ru * cu;
+              a.accum_writes += M * cu;
+              // The first reduction fold of a fresh tile overwrites; all others read-modify-write.
+              if (op.accumulate || row0 > 0) a.accum_reads += M * cu;
+              break;
+            case Dataflow::OS:
+              a.input_buf_reads += ru * red;
+              a.weight_buf_reads += red * cu;
+              a.accum_writes += ru * cu;
+              if (op.accumulate) a.accum_reads += ru * cu;
+              break;
+            case Dataflow::IS: {
+              // Preload: ru rows of cu input pixels; stream: K rows of ru weights.
+              const long long kt = b.ext_of(Dim::K);
+              a.input_buf_reads += ru * cu;
+              a.weight_buf_reads += kt * ru;
+              a.accum_writes += kt * cu;
+              if (op.accumulate || row0 > 0) a.accum_reads += kt * cu;
+              break;
+            }
           }
         });
         break;

@@ -130,8 +130,9 @@ Mapping case_mapping(const YAML::Node& n, const std::string& path, const std::st
   }
   if (n["dataflow"]) {
     const std::string df = get_string(n, "dataflow", path, key, "");
-    if (df != "ws" && df != "os") throw SpecError(path, key + ".dataflow", df, "expected ws or os");
-    mapping.dataflow = df == "ws" ? Dataflow::WS : Dataflow::OS;
+    if (!parse_dataflow(df, mapping.dataflow))
+      throw SpecError(path, key + ".dataflow", df,
+                      std::string("expected one of ") + known_dataflows());
   }
   return mapping;
 }
@@ -166,7 +167,7 @@ struct Sweep {
   std::string name;                ///< Prefix of its case names.
   std::vector<std::string> nets;   ///< Zoo networks.
   std::vector<std::string> archs;  ///< Architecture names or files.
-  std::vector<std::string> dfs;    ///< "ws" / "os".
+  std::vector<std::string> dfs;    ///< "ws" / "os" / "is".
   bool scale = false;              ///< Layers are scaled down to the limits below.
   int64_t max_channels = 32;       ///< scale.max_channels.
   int64_t max_hw = 14;             ///< scale.max_hw.
@@ -191,7 +192,9 @@ Sweep parse_sweep(const YAML::Node& n, const std::string& path, const std::strin
   w.archs = string_list(n["archs"], path, key + ".archs");
   w.dfs = string_list(n["dataflows"], path, key + ".dataflows");
   for (const auto& d : w.dfs)
-    if (d != "ws" && d != "os") throw SpecError(path, key + ".dataflows", d, "expected ws or os");
+    if (Dataflow df; !parse_dataflow(d, df))
+      throw SpecError(path, key + ".dataflows", d,
+                      std::string("expected one of ") + known_dataflows());
   if (const YAML::Node s = n["scale"]) {
     check_keys(s, path, key + ".scale", {"max_channels", "max_hw", "max_rows", "max_groups"});
     const int64_t lim = int64_t{1} << 24;
@@ -232,7 +235,7 @@ std::string expand_sweep(const Sweep& w, const std::string& path, const std::str
           c.seed = w.seed;
           c.cycles_tol_pct = w.tol;
           c.mapping = default_mapping(c.layer, arch);
-          c.mapping.dataflow = df == "ws" ? Dataflow::WS : Dataflow::OS;
+          parse_dataflow(df, c.mapping.dataflow);  // checked when the suite was read
           if (!check_capacity(c.layer, arch, c.mapping).ok()) continue;
           ++generated;
           cases.add(std::move(c), key);

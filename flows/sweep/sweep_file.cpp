@@ -53,23 +53,29 @@ std::pair<int, int> parse_array(const YAML::Node& n, const std::string& where,
   return {num(text.substr(0, x)), num(text.substr(x + 1))};
 }
 
-/// A dataflow list [ws, os] (each once, at least one).
+/// A dataflow list of ws, os, is (each once, at least one), in that order.
 std::vector<std::string> parse_dataflows(const YAML::Node& n, const std::string& where,
                                          const std::string& key) {
   if (!n.IsSequence() || n.size() == 0)
-    throw SpecError(where, key, node_text(n), "expected a non-empty list of ws and os");
+    throw SpecError(where, key, node_text(n), "expected a non-empty list of ws, os and is");
   std::vector<std::string> out;
   for (size_t i = 0; i < n.size(); ++i) {
     const std::string d = scalar_of(n[i], where, key + "[" + std::to_string(i) + "]");
-    if (d != "ws" && d != "os")
-      throw SpecError(where, key + "[" + std::to_string(i) + "]", d, "must be ws or os");
+    Dataflow df;
+    if (!parse_dataflow(d, df))
+      throw SpecError(where, key + "[" + std::to_string(i) + "]", d,
+                      std::string("must be one of ") + known_dataflows());
     if (std::find(out.begin(), out.end(), d) != out.end())
       throw SpecError(where, key, node_text(n), "names " + d + " twice");
     out.push_back(d);
   }
-  std::sort(out.begin(), out.end(), [](const std::string& a, const std::string& b) {
-    return a == "ws" && b == "os";  // ws first
-  });
+  auto rank = [](const std::string& d) {
+    Dataflow df = Dataflow::WS;
+    parse_dataflow(d, df);
+    return static_cast<int>(df);  // ws, os, is
+  };
+  std::sort(out.begin(), out.end(),
+            [&](const std::string& a, const std::string& b) { return rank(a) < rank(b); });
   return out;
 }
 

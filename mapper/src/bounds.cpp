@@ -100,21 +100,39 @@ Bounds LowerBound::bounds_df(const Partial& p, Dataflow df) const {
   // Compute cycles (sum of fold_cycles) and the compute-side buffer counts, all monotone in
   // the fold sums and trip counts.
   double compute, ibr, wbr, caw;
-  ibr = static_cast<double>(G) * NPQ * CRS * sumFk;
-  if (df == Dataflow::WS) {
-    const long long sumFred = sum_ceil3(c(Dim::C), c(Dim::R), c(Dim::S), pr);
-    compute = static_cast<double>(G) *
-              (static_cast<double>(sumFred) * sumFk * NPQ + 2.0 * sumFk * CRS * Tnpq +
-               static_cast<double>(sumFred) * K * Tnpq);
-    wbr = static_cast<double>(G) * CRS * K * Tnpq;
-    caw = static_cast<double>(G) * NPQ * K * sumFred;
-  } else {
-    const long long sumFm = sum_ceil3(c(Dim::N), c(Dim::P), c(Dim::Q), pr);
-    compute = static_cast<double>(G) *
-              (static_cast<double>(sumFm) * sumFk * CRS + static_cast<double>(sumFk) * NPQ * Tcrs +
-               static_cast<double>(sumFm) * K * Tcrs);
-    wbr = static_cast<double>(G) * sumFm * CRS * K;
-    caw = static_cast<double>(G) * NPQ * K * Tcrs;
+  switch (df) {
+    case Dataflow::WS: {
+      const long long sumFred = sum_ceil3(c(Dim::C), c(Dim::R), c(Dim::S), pr);
+      ibr = static_cast<double>(G) * NPQ * CRS * sumFk;
+      compute = static_cast<double>(G) *
+                (static_cast<double>(sumFred) * sumFk * NPQ + 2.0 * sumFk * CRS * Tnpq +
+                 static_cast<double>(sumFred) * K * Tnpq);
+      wbr = static_cast<double>(G) * CRS * K * Tnpq;
+      caw = static_cast<double>(G) * NPQ * K * sumFred;
+      break;
+    }
+    case Dataflow::OS: {
+      const long long sumFm = sum_ceil3(c(Dim::N), c(Dim::P), c(Dim::Q), pr);
+      ibr = static_cast<double>(G) * NPQ * CRS * sumFk;
+      compute = static_cast<double>(G) *
+                (static_cast<double>(sumFm) * sumFk * CRS +
+                 static_cast<double>(sumFk) * NPQ * Tcrs + static_cast<double>(sumFm) * K * Tcrs);
+      wbr = static_cast<double>(G) * sumFm * CRS * K;
+      caw = static_cast<double>(G) * NPQ * K * Tcrs;
+      break;
+    }
+    default: {  // IS: rows carry the reduction, columns the output pixels, K streams
+      const double Tk = static_cast<double>(T[I(Dim::K)]);
+      const long long sumFred = sum_ceil3(c(Dim::C), c(Dim::R), c(Dim::S), pr);
+      const long long sumFm = sum_ceil3(c(Dim::N), c(Dim::P), c(Dim::Q), pc);
+      ibr = static_cast<double>(G) * NPQ * CRS * Tk;
+      compute = static_cast<double>(G) *
+                (static_cast<double>(sumFred) * sumFm * K + 2.0 * sumFm * CRS * Tk +
+                 static_cast<double>(sumFred) * NPQ * Tk);
+      wbr = static_cast<double>(G) * K * CRS * sumFm;
+      caw = static_cast<double>(G) * NPQ * K * sumFred;
+      break;
+    }
   }
 
   // DRAM: input bytes per load pass (halo sum of the merged tiles), weights, outputs.

@@ -244,8 +244,10 @@ class Worker {
       return;
     }
     const Dim d = bo_[level];
-    const bool check_cols = d == Dim::K;
-    const bool check_rows = d == (p_.m.dataflow == Dataflow::WS ? Dim::C : Dim::Q);
+    // PE-use minimality is checked once every loop the rows (columns) carry has its tile.
+    const Dataflow df = p_.m.dataflow;
+    const bool check_cols = d == (df == Dataflow::IS ? Dim::Q : Dim::K);
+    const bool check_rows = d == (df == Dataflow::OS ? Dim::Q : Dim::C);
     std::vector<Child> kids;
     const std::vector<long long> cands = candidates(d);
     kids.reserve(cands.size());

@@ -48,9 +48,7 @@ ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Map
         const long long acc_dep = op.accumulate ? acc_ready : acc_free[op.half];
         long long dur = 0;
         const TileBox& b = op.box;
-        const long long M = b.ext_of(Dim::N) * b.ext_of(Dim::P) * b.ext_of(Dim::Q);
-        const long long red = b.ext_of(Dim::C) * b.ext_of(Dim::R) * b.ext_of(Dim::S);
-        const long long stream = m.dataflow == Dataflow::WS ? M : red;
+        const long long stream = stream_length(m.dataflow, b);
         for_each_fold(m, b, [&](long long, long long, long long ru, long long, long long cu) {
           dur += fold_cycles(m.dataflow, stream, ru, cu);
         });

@@ -64,17 +64,33 @@ AccessCounts closed_form_counts(const Layer& l, const Arch& arch, const Mapping&
   a.macs = l.macs();
   a.steps = sh.steps;
   a.input_buf_reads = G * NPQ * CRS * sumFk;
-  long long compute_acc_writes;
-  if (m.dataflow == Dataflow::WS) {
-    const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
-    a.folds = G * sumFred * sumFk * Tnpq;
-    a.weight_buf_reads = G * CRS * K * Tnpq;
-    compute_acc_writes = G * NPQ * K * sumFred;
-  } else {
-    const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_rows);
-    a.folds = G * sumFm * sumFk * Tcrs;
-    a.weight_buf_reads = G * sumFm * CRS * K;
-    compute_acc_writes = G * NPQ * K * Tcrs;
+  long long compute_acc_writes = 0;
+  switch (m.dataflow) {
+    case Dataflow::WS: {
+      const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
+      a.folds = G * sumFred * sumFk * Tnpq;
+      a.weight_buf_reads = G * CRS * K * Tnpq;
+      compute_acc_writes = G * NPQ * K * sumFred;
+      break;
+    }
+    case Dataflow::OS: {
+      const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_rows);
+      a.folds = G * sumFm * sumFk * Tcrs;
+      a.weight_buf_reads = G * sumFm * CRS * K;
+      compute_acc_writes = G * NPQ * K * Tcrs;
+      break;
+    }
+    case Dataflow::IS: {
+      // Rows carry the reduction (pe_rows), columns the output pixels (pe_cols); K streams.
+      const long long Tk = T[I(Dim::K)];
+      const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
+      const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_cols);
+      a.folds = G * sumFred * sumFm * Tk;
+      a.input_buf_reads = G * CRS * NPQ * Tk;
+      a.weight_buf_reads = G * K * CRS * sumFm;
+      compute_acc_writes = G * NPQ * K * sumFred;
+      break;
+    }
   }
 
   // DRAM traffic.
@@ -113,12 +129,25 @@ CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping
   CycleEstimate e;
   // Exact sum of fold_cycles over all folds. WS fold = M + 2*ru + cu, OS fold = red + ru + cu;
   // summed over the folds of one step, sum(ru) = rows and sum(cu) = k.
-  if (m.dataflow == Dataflow::WS) {
-    const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
-    e.compute_cycles = G * (sumFred * sumFk * NPQ + 2 * sumFk * CRS * Tnpq + sumFred * K * Tnpq);
-  } else {
-    const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_rows);
-    e.compute_cycles = G * (sumFm * sumFk * CRS + sumFk * NPQ * Tcrs + sumFm * K * Tcrs);
+  switch (m.dataflow) {
+    case Dataflow::WS: {
+      const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
+      e.compute_cycles = G * (sumFred * sumFk * NPQ + 2 * sumFk * CRS * Tnpq + sumFred * K * Tnpq);
+      break;
+    }
+    case Dataflow::OS: {
+      const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_rows);
+      e.compute_cycles = G * (sumFm * sumFk * CRS + sumFk * NPQ * Tcrs + sumFm * K * Tcrs);
+      break;
+    }
+    case Dataflow::IS: {
+      // IS fold = kt + 2*ru + cu; per step sum(ru) = C*R*S rows, sum(cu) = N*P*Q pixels.
+      const long long Tk = T[I(Dim::K)];
+      const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
+      const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_cols);
+      e.compute_cycles = G * (sumFred * sumFm * K + 2 * sumFm * CRS * Tk + sumFred * NPQ * Tk);
+      break;
+    }
   }
   const double bw = arch.dram_bytes_per_cycle;
   const double lat = arch.dram_latency_cycles;

@@ -83,7 +83,8 @@ bool build_program(const core::Layer& l, const core::Arch& arch, const core::Map
   };
   // CONFIG: dataflow, fold order, PE use, stride, shift.
   const unsigned cfg_flags = (m.dataflow == core::Dataflow::OS ? 1u : 0u) |
-                             (m.fold_order == core::FoldOrder::ColsOuter ? 2u : 0u);
+                             (m.fold_order == core::FoldOrder::ColsOuter ? 2u : 0u) |
+                             (m.dataflow == core::Dataflow::IS ? 4u : 0u);
   emit({header(Opcode::Config, cfg_flags, 0, 0),
         static_cast<uint64_t>(m.pe_rows) | (static_cast<uint64_t>(m.pe_cols) << 16) |
             (static_cast<uint64_t>(l.stride) << 32) | (static_cast<uint64_t>(shift) << 48)});

@@ -213,7 +213,7 @@ TEST(MapSpace, ParametersSizeAndSampling) {
   const MapSpace space(l, a);
   ASSERT_EQ(space.params().size(), 16u);
   EXPECT_EQ(space.params()[0].name, "dataflow");
-  double expect = std::log10(2.0) + std::log10(1.0) + std::log10(1.0) + std::log10(64.0) +
+  double expect = std::log10(3.0) + std::log10(1.0) + std::log10(1.0) + std::log10(64.0) +
                   std::log10(32.0) + 2 * std::log10(28.0) + 2 * std::log10(3.0) +
                   std::log10(5040.0) + std::log10(2.0) + 2 * std::log10(16.0) + 3 * std::log10(2.0);
   EXPECT_NEAR(space.log10_size(), expect, 1e-9);

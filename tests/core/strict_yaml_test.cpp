@@ -138,9 +138,9 @@ TEST(StrictYamlBad, UnknownKeyWithTrailingSpaceIsQuoted) {
 }
 
 TEST(StrictYamlBad, ControlCharactersAreEscaped) {
-  EXPECT_EQ(
-      arch_error("dataflows: [\"w\\x07s\\nx\\e[31m\"]\n"),
-      arch_file() + ": key 'dataflows' = 'w\\x07s\\nx\\x1b[31m': unknown dataflow (known: ws, os)");
+  EXPECT_EQ(arch_error("dataflows: [\"w\\x07s\\nx\\e[31m\"]\n"),
+            arch_file() +
+                ": key 'dataflows' = 'w\\x07s\\nx\\x1b[31m': unknown dataflow (known: ws, os, is)");
   EXPECT_EQ(error_of([] { parse_layer_arg("conv:K\t=1,C=3,H=8,W=8"); }),
             "--layer: key 'K\\t' = '1': unknown key for conv (known: C, H, K, N, R, S, W, pad, "
             "stride)");

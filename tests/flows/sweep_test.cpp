@@ -102,12 +102,12 @@ TEST(SweepFile, GridThenPointsInOrderNamedByTheirParameters) {
       "grid:\n  array: [4x4, 8x8]\n  dram_bytes_per_cycle: [8, 16]\npoints:\n  - {array: 2x2, "
       "dataflows: [os]}\n  - {rows: 4, cols: 2, buffer_scale: 0.5}\n"));
   ASSERT_EQ(s.points.size(), 6u);
-  EXPECT_EQ(s.points[0].name, "p000-4x4-i16-w16-a8-bw8-ws.os");
-  EXPECT_EQ(s.points[1].name, "p001-4x4-i16-w16-a8-bw16-ws.os");
-  EXPECT_EQ(s.points[2].name, "p002-8x8-i16-w16-a8-bw8-ws.os");
-  EXPECT_EQ(s.points[3].name, "p003-8x8-i16-w16-a8-bw16-ws.os");
+  EXPECT_EQ(s.points[0].name, "p000-4x4-i16-w16-a8-bw8-ws.os.is");
+  EXPECT_EQ(s.points[1].name, "p001-4x4-i16-w16-a8-bw16-ws.os.is");
+  EXPECT_EQ(s.points[2].name, "p002-8x8-i16-w16-a8-bw8-ws.os.is");
+  EXPECT_EQ(s.points[3].name, "p003-8x8-i16-w16-a8-bw16-ws.os.is");
   EXPECT_EQ(s.points[4].name, "p004-2x2-i16-w16-a8-bw8-os");
-  EXPECT_EQ(s.points[5].name, "p005-4x2-i8-w8-a4-bw8-ws.os");
+  EXPECT_EQ(s.points[5].name, "p005-4x2-i8-w8-a4-bw8-ws.os.is");
   EXPECT_EQ(s.network, kData + "/tiny_net.yaml");
   EXPECT_EQ(s.verify, "all");
   // A relative network file is found beside the sweep file.
@@ -125,7 +125,7 @@ TEST(SweepFile, BadInputIsRefusedNamingFileKeyAndValue) {
       {"grid: {rows: [65]}\n", "key 'grid.rows[0]' = '65'"},
       {"grid: {array: [4x4], rows: [4]}\n", "give either array"},
       {"grid: {buffer_scale: [0.3]}\n", "key 'grid.buffer_scale[0]' = '0.3'"},
-      {"grid: {dataflows: [[ws, is]]}\n", "key 'grid.dataflows[0][1]' = 'is'"},
+      {"grid: {dataflows: [[ws, xs]]}\n", "key 'grid.dataflows[0][1]' = 'xs'"},
       {"grid: {array: [4x4]}\npoints:\n  - {array: 4x4}\n", "same parameters as point 0"},
       {"grid: {array: [4x4]}\nverify: {sample: 2}\n", "key 'verify.sample' = '2'"},
       {"grid: {array: [4x4]}\nverify: some\n", "key 'verify' = 'some'"},

@@ -29,7 +29,7 @@ Arch random_arch(std::mt19937_64& rng) {
   a.accum_buf_bytes = u(64, 8192);
   a.dram_bytes_per_cycle = u(1, 16);
   a.dram_latency_cycles = u(0, 100);
-  if (u(0, 3) == 0) a.dataflows = {u(0, 1) ? Dataflow::WS : Dataflow::OS};
+  if (u(0, 3) == 0) a.dataflows = {static_cast<Dataflow>(u(0, 2))};  // one of WS, OS, IS
   return a;
 }
 

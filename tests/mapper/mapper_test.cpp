@@ -239,12 +239,12 @@ TEST(Mapper, NoSingleParameterChangeImprovesTheOptimumOnZooLayers) {
     }
     for (int pr = 1; pr <= a.rows; ++pr)
       for (int pc = 1; pc <= a.cols; ++pc)
-        for (int df = 0; df < 2; ++df)
+        for (int df = 0; df < 3; ++df)
           for (int db = 0; db < 8; ++db) {
             m = r.best;
             m.pe_rows = pr;
             m.pe_cols = pc;
-            m.dataflow = df ? Dataflow::OS : Dataflow::WS;
+            m.dataflow = static_cast<Dataflow>(df);  // WS, OS, IS
             m.db_input = db & 1;
             m.db_weight = db & 2;
             m.db_accum = db & 4;

@@ -9,9 +9,19 @@
 
 namespace mapwright::core {
 
-/// Level-1 dataflow of the array.
-enum class Dataflow { WS, OS };
+/// Level-1 dataflow of the array. What the array's rows, columns and stream carry:
+/// - WS (weight-stationary): rows = reduction (C, R, S), columns = output channels K, stream =
+///   output pixels (N, P, Q); the weights are held in the PEs.
+/// - OS (output-stationary): rows = output pixels, columns = K, stream = reduction; the partial
+///   sums stay in the PEs.
+/// - IS (input-stationary): rows = reduction, columns = output pixels, stream = K; the input
+///   pixels are held in the PEs and the weights stream past them.
+enum class Dataflow { WS, OS, IS };
 const char* dataflow_name(Dataflow d);
+/// "ws", "os" or "is" -> the dataflow; false for any other text.
+bool parse_dataflow(const std::string& text, Dataflow& out);
+/// The names known to parse_dataflow, for error messages: "ws, os, is".
+const char* known_dataflows();
 
 /// Energy per event, in picojoules. Defaults cite their source in `source`.
 struct EnergyTable {
@@ -26,19 +36,19 @@ struct EnergyTable {
 
 /// One accelerator, immutable after `load_arch` validated it.
 struct Arch {
-  std::string name;                                             ///< Config name (file stem).
-  int rows = 16;                                                ///< Array rows.
-  int cols = 16;                                                ///< Array columns.
-  std::vector<Dataflow> dataflows{Dataflow::WS, Dataflow::OS};  ///< Supported at run time.
-  long long input_buf_bytes = 256 * 1024;                       ///< Input (activation) buffer.
-  long long weight_buf_bytes = 256 * 1024;                      ///< Weight buffer.
-  long long accum_buf_bytes = 64 * 1024;  ///< Accumulator buffer (int32 words x 4).
-  double dram_bytes_per_cycle = 16;       ///< DRAM bandwidth.
-  int dram_latency_cycles = 100;          ///< Latency of one DRAM transfer.
-  double clock_mhz = 1000;                ///< Clock, for seconds and power in reports.
-  int operand_bits = 8;                   ///< Operand width (the RTL supports 8).
-  int acc_bits = 32;                      ///< Accumulator width (the RTL supports 32).
-  EnergyTable energy;                     ///< Energy per event.
+  std::string name;  ///< Config name (file stem).
+  int rows = 16;     ///< Array rows.
+  int cols = 16;     ///< Array columns.
+  std::vector<Dataflow> dataflows{Dataflow::WS, Dataflow::OS, Dataflow::IS};  ///< Allowed.
+  long long input_buf_bytes = 256 * 1024;   ///< Input (activation) buffer.
+  long long weight_buf_bytes = 256 * 1024;  ///< Weight buffer.
+  long long accum_buf_bytes = 64 * 1024;    ///< Accumulator buffer (int32 words x 4).
+  double dram_bytes_per_cycle = 16;         ///< DRAM bandwidth.
+  int dram_latency_cycles = 100;            ///< Latency of one DRAM transfer.
+  double clock_mhz = 1000;                  ///< Clock, for seconds and power in reports.
+  int operand_bits = 8;                     ///< Operand width (the RTL supports 8).
+  int acc_bits = 32;                        ///< Accumulator width (the RTL supports 32).
+  EnergyTable energy;                       ///< Energy per event.
 
   bool supports(Dataflow d) const;
 };

@@ -7,8 +7,9 @@
 /// - tiles: per loop, for every trip count T = ceil(bound / t), the smallest tile giving T,
 ///   plus larger tiles with the same T only when they change a fold count (sum over the
 ///   loop's tiles of ceil(size * x / pe)) or lower the halo sum of the input extent. R and S
-///   (and N under OS) keep every size. Which quantity couples a loop depends on the dataflow
-///   and on the loops chosen before it in `tile_branch_order`, so candidates are conditional;
+///   (and N under OS and IS) keep every size. Which quantity couples a loop depends on the
+///   dataflow and on the loops chosen before it in `tile_branch_order`, so candidates are
+///   conditional;
 /// - PE use: only the smallest pe_rows (pe_cols) giving the same fold counts for the chosen
 ///   tiles (fewer enabled PEs, same counts and cycles, less static energy);
 /// - loop orders: one representative per class of orders with equal reuse (reload multiplier
@@ -58,7 +59,8 @@ std::vector<std::array<Dim, kNumOrderedDims>> order_classes(
     const std::array<long long, kNumDims>& trips);
 
 /// The order in which the compact space (and the exact mapper) fixes the tiles: K, R, S, then
-/// C G N P Q (WS) or N P Q C G (OS). Candidates of a loop depend only on loops before it.
+/// C G N P Q (WS) or N P Q C G (OS); R S C N P Q K G (IS). Candidates of a loop depend only on
+/// loops before it.
 std::array<Dim, kNumDims> tile_branch_order(Dataflow df);
 
 /// Compact tile sizes of loop `d`, given the dataflow, the PE use and the tiles of the loops

@@ -123,14 +123,20 @@ void walk_tile_program(const Layer& layer, const Arch& arch, const Mapping& m,
 AccessCounts count_by_walk(const Layer& layer, const Arch& arch, const Mapping& m);
 
 /// Level-1 folds of one compute op: calls fold(group, row0, rows_used, col0, cols_used) with
-/// rows in the GEMM's row space (WS: reduction index; OS: output pixel index m) and cols in K.
+/// rows in the GEMM's row space (WS, IS: reduction index; OS: output pixel index m) and cols in
+/// K (WS, OS) or in the output pixels m (IS).
 void for_each_fold(const Mapping& m, const TileBox& box,
                    const std::function<void(long long g, long long row0, long long ru,
                                             long long col0, long long cu)>& fold);
 
 /// Cycles the array takes for one fold (shared by surrogate and RTL; see docs/timing.md).
-/// `stream` is M (WS) or the reduction length (OS).
+/// `stream` is M (WS), the reduction length (OS) or the tile's K (IS); stream_length gives it.
+long long stream_length(Dataflow df, const TileBox& box);
 long long fold_cycles(Dataflow df, long long stream, long long ru, long long cu);
+/// Number of rows of the GEMM a compute op folds over the array rows (WS, IS: C*R*S; OS: N*P*Q)
+/// and of columns it folds over the array columns (WS, OS: K; IS: N*P*Q).
+long long fold_rows(Dataflow df, const TileBox& box);
+long long fold_cols(Dataflow df, const TileBox& box);
 /// Cycles of one DMA transfer of `bytes` (latency + ceil(bytes / bandwidth)).
 long long dma_cycles(const Arch& arch, long long bytes);
 

@@ -29,7 +29,7 @@ struct SweepPoint {
   int rows = 0, cols = 0;
   long long input_kib = 0, weight_kib = 0, accum_kib = 0;
   int dram_bytes_per_cycle = 0;
-  std::vector<std::string> dataflows;  ///< "ws", "os".
+  std::vector<std::string> dataflows;  ///< "ws", "os", "is".
 };
 
 /// A sweep file, checked.
