@@ -380,10 +380,11 @@ int run_rtl_worker() {
 
 /// Runs the chosen subcommand's flow; 1 when none was chosen.
 int run_chosen(const Subcommands& sc, CliOptions& o) {
-  if (flows::dist::size() > 1 && !*sc.sweep && !*sc.study)
+  if (flows::dist::size() > 1 && !*sc.sweep && !*sc.study && !*sc.run)
     throw core::SpecError("mpirun", "ranks", std::to_string(flows::dist::size()),
-                          "only `mapwright sweep` and `mapwright study` share their work across "
-                          "MPI ranks; run this subcommand without mpirun (or with -np 1)");
+                          "only `mapwright sweep`, `mapwright study` and `mapwright run` share "
+                          "their work across MPI ranks; run this subcommand without mpirun (or "
+                          "with -np 1)");
   if (*sc.eval) return flows::cmd_eval(o.eval, std::cout);
   if (*sc.space) return flows::cmd_space(o.space, std::cout);
   if (*sc.networks) return flows::cmd_networks(o.nets, std::cout);
@@ -395,6 +396,7 @@ int run_chosen(const Subcommands& sc, CliOptions& o) {
   if (*sc.archs) return flows::cmd_archs(o.archs, std::cout);
   if (*sc.run) {
     record_given_run_flags(*sc.run, o.run);
+    o.run.distribute = true;  // under mpirun, the ranks share the layers
     return flows::cmd_run(o.run, std::cout);
   }
   if (*sc.report) return flows::cmd_report(o.report, std::cout);

@@ -20,6 +20,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <deque>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <sstream>
@@ -29,6 +30,8 @@
 #include "common/files.hpp"
 #include "common/signals.hpp"
 #include "mapwright/core/error.hpp"
+#include "mapwright/core/test_hooks.hpp"
+#include "mapwright/flows/dist.hpp"
 #include "mapwright/core/stats.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/mapspace.hpp"
@@ -349,6 +352,8 @@ struct InterruptOnFailure {
 /// One session of a run: searches the pending layers on the surrogate, verifies each layer's
 /// top-K candidates on the RTL as they come, chooses the best, and writes results.json and the
 /// SQLite store after every step, so that whatever stops the session loses nothing finished.
+json worker_options_json(const RunOptions& o);
+
 class RunSession {
  public:
   RunSession(const RunOptions& o, const fs::path& dir, RunRecord& rec, ResultsDb& db,
@@ -418,6 +423,74 @@ class RunSession {
       no_valid = no_valid || r == LayerOutcome::NoValid;
     }
     return !no_valid;
+  }
+
+  /// Under mpirun, rank 0: hands the pending layers one at a time to whichever rank asks
+  /// (dynamic load balancing); each rank searches its layer and verifies the layer's candidates
+  /// on its own RTL workers and sends the layer back, which is recorded as if searched here.
+  /// Returns false when a layer has no valid mapping; `failed` names a rank's failure.
+  bool dispatch_pending_layers(std::string& failed) {
+    std::deque<size_t> todo;
+    for (size_t li = 0; li < rec_.layers.size(); ++li)
+      if (rec_.layers[li].status == LayerStatus::Pending) todo.push_back(li);
+    if (o_.stop_after_layers >= 0 && todo.size() > static_cast<size_t>(o_.stop_after_layers)) {
+      todo.resize(static_cast<size_t>(o_.stop_after_layers));
+      InterruptSignals::note();  // the test hook behaves like a Ctrl-C after these layers
+    }
+    const json options = worker_options_json(o_);
+    std::map<int, size_t> running;  // rank -> layer
+    bool no_valid = false;
+    int active = dist::size() - 1;
+    while (active > 0) {
+      int from = 0;
+      dist::Tag tag{};
+      const json m = dist::receive(from, tag);
+      if (tag == dist::Tag::Result) {
+        running.erase(from);
+        const size_t li = m["index"].get<size_t>();
+        if (m.contains("failure")) {
+          if (failed.empty())
+            failed = "rank " + std::to_string(from) + " failed on layer " +
+                     rec_.layers[li].layer.name + ": " + m["failure"].get<std::string>();
+        } else {
+          absorb_layer(li, m);
+          no_valid = no_valid || rec_.layers[li].candidates.empty();
+        }
+      }
+      if (!todo.empty() && InterruptSignals::count() == 0 && failed.empty()) {
+        const size_t li = todo.front();
+        todo.pop_front();
+        running[from] = li;
+        if (o_.progress)
+          std::cerr << "rank " << from << ": layer " << li + 1 << "/" << rec_.layers.size() << " "
+                    << rec_.layers[li].layer.name << "\n"
+                    << std::flush;
+        dist::send(from, dist::Tag::Work,
+                   {{"index", li}, {"options", options}, {"dir", dir_.string()}});
+      } else {
+        dist::send(from, dist::Tag::Stop, json::object());
+        --active;
+      }
+    }
+    return !no_valid;
+  }
+
+  /// Under mpirun, a rank other than 0: searches layer `li` and verifies its candidates on this
+  /// rank's RTL workers; returns the layer as rank 0 records it (the layer's record, its
+  /// best-so-far curve and its samples).
+  json search_one(size_t li) {
+    last_evals_.clear();
+    const LayerOutcome r = search_layer_at(li);
+    drain_rtl();
+    if (r == LayerOutcome::Stopped) throw std::runtime_error("interrupted");
+    const LayerRecord& L = rec_.layers[li];
+    json evals = json::array();
+    for (const auto& e : last_evals_)
+      evals.push_back({e.sample, e.valid, e.cost, e.cycles, e.energy_pj, e.reason, e.point});
+    return {{"index", li},
+            {"layer", run_record_to_json(rec_)["layers"][li]},
+            {"curve", L.curve_csv.empty() ? std::string() : read_text(dir_ / L.curve_csv)},
+            {"evals", evals}};
   }
 
   /// Lets the RTL finish (after Ctrl-C: only what is in flight).
@@ -491,6 +564,31 @@ class RunSession {
     L.status = LayerStatus::Done;
     write_best(li);
     db_.put_layer(rec_.run_id, L);
+  }
+
+  /// Rank 0 under mpirun: records layer `li` as another rank searched and verified it.
+  void absorb_layer(size_t li, const json& m) {
+    json whole = run_record_to_json(rec_);
+    whole["layers"][li] = m["layer"];
+    LayerRecord L = std::move(run_record_from_json(whole, "the message of an MPI rank").layers[li]);
+    rec_.layers[li] = std::move(L);
+    LayerRecord& R = rec_.layers[li];
+    if (!R.curve_csv.empty()) write_atomic(dir_ / R.curve_csv, m["curve"].get<std::string>());
+    std::vector<EvaluationRow> evals;
+    for (const auto& e : m["evals"])
+      evals.push_back({e[0].get<int64_t>(), e[1].get<bool>(), e[2].get<double>(),
+                       e[3].get<long long>(), e[4].get<double>(), e[5].get<std::string>(),
+                       e[6].get<std::string>()});
+    db_.put_evaluations(rec_.run_id, static_cast<int>(li), evals);
+    for (const auto& c : R.candidates)
+      if (c.verification) db_.put_verification(rec_.run_id, static_cast<int>(li), c);
+    if (R.status == LayerStatus::Done) {
+      write_best(li);
+    } else if (R.status == LayerStatus::Searched && rtl_) {
+      submit_verifications(li);  // the rank was stopped before its checks came in
+    }
+    db_.put_layer(rec_.run_id, R);
+    save();
   }
 
   /// Records the RTL results that came in (waiting at most `timeout_ms`).
@@ -572,6 +670,7 @@ class RunSession {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     record_search(li, ls, top, secs);
     db_.put_evaluations(rec_.run_id, static_cast<int>(li), evals);
+    last_evals_ = std::move(evals);
     if (rtl_) submit_verifications(li);
     finish_layer_if_verified(li);
     db_.put_layer(rec_.run_id, rec_.layers[li]);
@@ -645,7 +744,130 @@ class RunSession {
   std::chrono::steady_clock::time_point last_draw_ = t_start_ - std::chrono::seconds(1);
   /// Verification jobs in the pool: job id -> (layer, candidate index).
   std::map<size_t, std::pair<size_t, size_t>> job_of_;
+  std::vector<EvaluationRow> last_evals_;  ///< The last search's samples (for rank 0, under MPI).
 };
+
+/// The settings a rank needs to search and verify a layer exactly as rank 0 would (rank 0's
+/// options, after a --resume took them from the run folder).
+json worker_options_json(const RunOptions& o) {
+  return {{"network", o.network},
+          {"input_shapes", o.input_shapes},
+          {"strict", o.strict},
+          {"layer", o.layer},
+          {"arch", o.arch},
+          {"searcher", o.searcher},
+          {"budget", o.budget},
+          {"time_limit_s", o.exact.time_limit_s},
+          {"gap", o.exact.gap},
+          {"threads", o.exact.threads},
+          {"seed", o.seed},
+          {"objective", o.objective},
+          {"options_file", o.options_file},
+          {"top_k", o.top_k},
+          {"jobs", o.jobs},
+          {"no_rtl", o.no_rtl},
+          {"worker_exe", o.worker_exe},
+          {"rtl_watchdog_cycles", o.rtl_watchdog_cycles},
+          {"sim_max_cycles", o.sim_limits.max_cycles},
+          {"sim_max_seconds", o.sim_limits.max_seconds},
+          {"sim_max_memory_mb", o.sim_limits.max_memory_mb},
+          {"reward", o.reward},
+          {"surrogate_warmup", o.surrogate_warmup}};
+}
+
+RunOptions worker_options_from_json(const json& j) {
+  RunOptions o;
+  o.network = j["network"].get<std::string>();
+  o.input_shapes = j["input_shapes"].get<std::vector<std::string>>();
+  o.strict = j["strict"].get<bool>();
+  o.layer = j["layer"].get<std::string>();
+  o.arch = j["arch"].get<std::string>();
+  o.searcher = j["searcher"].get<std::string>();
+  o.budget = j["budget"].get<int64_t>();
+  o.exact.time_limit_s = j["time_limit_s"].get<double>();
+  o.exact.gap = j["gap"].get<double>();
+  o.exact.threads = j["threads"].get<int>();
+  o.seed = j["seed"].get<uint64_t>();
+  o.objective = j["objective"].get<std::string>();
+  o.options_file = j["options_file"].get<std::string>();
+  o.top_k = j["top_k"].get<int>();
+  o.jobs = j["jobs"].get<int>();
+  o.no_rtl = j["no_rtl"].get<bool>();
+  o.worker_exe = j["worker_exe"].get<std::string>();
+  o.rtl_watchdog_cycles = j["rtl_watchdog_cycles"].get<long long>();
+  o.sim_limits.max_cycles = j["sim_max_cycles"].get<long long>();
+  o.sim_limits.max_seconds = j["sim_max_seconds"].get<double>();
+  o.sim_limits.max_memory_mb = j["sim_max_memory_mb"].get<long long>();
+  o.reward = j["reward"].get<std::string>();
+  o.surrogate_warmup = j["surrogate_warmup"].get<int64_t>();
+  o.progress = false;
+  return o;
+}
+
+/// A rank other than 0 under mpirun: asks rank 0 for a layer, searches and verifies it, sends
+/// it back, until told to stop. Its own files (curves, mappings, a scratch SQLite store) go to
+/// `<out>/.ranks/<rank>/`, which rank 0 removes at the end; rank 0 writes the run's files.
+int run_worker() {
+  struct Worker {
+    RunOptions o;
+    Arch arch;
+    search::SearchOptions sopts;
+    Objective objective;
+    std::unique_ptr<RtlWorkerPool> pool;
+    fs::path dir;
+    std::unique_ptr<ResultsDb> db;
+    RunRecord rec;
+    std::unique_ptr<RunSession> session;
+  };
+  std::unique_ptr<Worker> w;  // set up on the first layer, from rank 0's settings
+  const InterruptSignals signals(/*also_term=*/true);
+  dist::send(0, dist::Tag::Ready, json::object());
+  for (;;) {
+    int from = 0;
+    dist::Tag tag{};
+    const json m = dist::receive(from, tag);
+    if (tag != dist::Tag::Work) return 0;
+    // Test hook (core/test_hooks.hpp): a rank that dies in the middle of a run.
+    if (core::kill_point_reached("run_layer")) core::kill_self();
+    const size_t li = m["index"].get<size_t>();
+    json reply;
+    try {
+      if (!w) {
+        w = std::make_unique<Worker>();
+        w->o = worker_options_from_json(m["options"]);
+        w->arch = load_arch(w->o.arch);
+        w->sopts = load_options_or_default(w->o.options_file);
+        w->objective = parse_objective(w->o.objective);
+        std::vector<std::pair<Layer, int>> layers;
+        if (!w->o.layer.empty()) {
+          layers.push_back(
+              {parse_layer_arg(w->o.layer, "--layer", make_onnx_options({}, false)), 1});
+        } else {
+          layers = parse_network_arg(w->o.network, "--network",
+                                     make_onnx_options(w->o.input_shapes, w->o.strict))
+                       .unique_layers();
+        }
+        const int jobs = w->o.jobs > 0
+                             ? w->o.jobs
+                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        if (!w->o.no_rtl) w->pool = start_rtl_pool(w->o, w->arch, jobs);
+        w->dir = fs::path(m["dir"].get<std::string>()) / ".ranks" / std::to_string(dist::rank());
+        fs::remove_all(w->dir);
+        make_output_dir(w->dir / "mappings");
+        make_output_dir(w->dir / "curves");
+        w->db = std::make_unique<ResultsDb>((w->dir / "scratch.sqlite").string());
+        w->rec = new_run_record(w->o, w->dir, w->arch, "", w->objective, layers);
+        w->rec.jobs = jobs;
+        w->session = std::make_unique<RunSession>(w->o, w->dir, w->rec, *w->db, w->pool.get(),
+                                                  w->arch, w->objective, w->sopts);
+      }
+      reply = w->session->search_one(li);
+    } catch (const std::exception& e) {
+      reply = {{"index", li}, {"failure", e.what()}};
+    }
+    dist::send(0, dist::Tag::Result, reply);
+  }
+}
 
 /// A value as results.json writes it (the CSVs use the same text).
 template <typename T>
@@ -768,6 +990,8 @@ void print_run_summary(const RunRecord& rec, const RunOptions& o, const Arch& ar
 }  // namespace
 
 int cmd_run(const RunOptions& opt, std::ostream& out) {
+  const bool mpi = opt.distribute && dist::size() > 1;
+  if (mpi && dist::rank() != 0) return run_worker();
   RunOptions o = opt;
   // The run folder first (a resumed run reads its settings from it).
   fs::path dir = o.out_dir;
@@ -832,7 +1056,21 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   RunSession session(o, dir, rec, db, pool.get(), arch, objective, sopts);
   session.save();
   session.resume_verifications(resuming);
-  const bool all_valid = session.search_pending_layers();
+  std::string rank_failure;
+  bool all_valid = true;
+  if (mpi) {
+    try {
+      all_valid = session.dispatch_pending_layers(rank_failure);
+    } catch (const std::exception& e) {
+      std::cerr << "mapwright: error on rank 0, stopping every rank: " << e.what() << "\n"
+                << "continue with `mapwright run --resume --out " << dir.string() << "`\n";
+      session.finish();
+      dist::abort(2);
+    }
+    fs::remove_all(dir / ".ranks", ec);
+  } else {
+    all_valid = session.search_pending_layers();
+  }
   session.drain_rtl();
   const bool complete = session.finish();
 
@@ -843,6 +1081,11 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     out << res.dump(2) << "\n";
   else
     print_run_summary(rec, o, arch, db_path, dir, complete, out);
+  if (!rank_failure.empty()) {
+    std::cerr << "mapwright: " << rank_failure << "; the layer stays pending: continue with "
+              << "`mapwright run --resume --out " << dir.string() << "`\n";
+    return 4;
+  }
   if (!complete && InterruptSignals::count()) return 130;
   if (summarize(rec).failed > 0) return 4;
   if (!all_valid) return 3;

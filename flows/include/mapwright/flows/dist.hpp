@@ -7,8 +7,9 @@
 /// the other ranks compute. Started without mpirun, mapwright never touches MPI and runs as one
 /// process. Messages are JSON texts.
 ///
-/// `sweep` distributes its points and `study` its searcher runs; every other subcommand under
-/// mpirun with more than one rank is refused.
+/// `sweep` distributes its points, `study` its searcher runs and `run` its layers (each with the
+/// layer's RTL verifications); every other subcommand under mpirun with more than one rank is
+/// refused.
 
 #include <string>
 

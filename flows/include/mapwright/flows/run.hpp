@@ -54,6 +54,10 @@ struct RunOptions {
   /// (see RewardOptions); the exact mapper refuses it.
   std::string reward = "surrogate";
   int64_t surrogate_warmup = 0;  ///< --surrogate-warmup: surrogate-scored samples before RTL.
+  /// Under mpirun, spread the layers over the ranks (the `run` subcommand). Flows that run one
+  /// cmd_run per work item on a rank of their own (a sweep point) leave it false: their run
+  /// stays in that rank.
+  bool distribute = false;
 };
 /// Exit codes: 0 all good; 2 bad input; 3 a layer has no valid mapping; 4 an RTL verification
 /// failed (reported, never dropped); 130 interrupted (what finished is kept).
