@@ -9,6 +9,7 @@
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
+#include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
 #include <numeric>
@@ -54,9 +55,54 @@ void require_model(systemc::RtlEvaluator& rtl, const Arch& arch) {
   if (!rtl.read_params(arch, p, failure)) {
     throw SpecError("--arch", "arch", arch.name,
                     failure +
-                        "; verify runs the compiled-in models only: `mapwright run "
-                        "--layer ... --arch " +
-                        arch.name + "` verifies on a model built by the RTL model cache");
+                        "; fidelity runs the compiled-in models only: `mapwright verify` and "
+                        "`mapwright run` verify on a model built by the RTL model cache");
+  }
+}
+
+/// True when this binary has a compiled-in model for `arch`.
+bool has_compiled_model(systemc::RtlEvaluator& rtl, const Arch& arch) {
+  systemc::RtlParams p;
+  std::string failure;
+  return rtl.read_params(arch, p, failure);
+}
+
+/// Runs one verification on an RTL model from the model cache (built first when absent, with
+/// progress on stderr), in a worker process; the result as the in-process evaluator gives it.
+systemc::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& layer,
+                                          const Mapping& m) {
+  if (!o.trace.empty())
+    throw SpecError("--trace", "trace", o.trace,
+                    "a waveform needs a compiled-in RTL model (small4, small8, default); this "
+                    "architecture's model comes from the model cache");
+  RtlWorkerPool pool(worker_executable(), 1);
+  ModelCacheOptions cache;
+  cache.progress = &std::cerr;
+  pool.enable_model_cache(cache);
+  if (const std::string why = pool.check_arch(o.arch); !why.empty())
+    throw SpecError("--arch", "arch", o.arch, why);
+  RtlJob j;
+  j.arch = o.arch;
+  j.layer = layer;
+  j.mapping = m;
+  j.seed = o.seed;
+  j.limits = o.limits;
+  pool.submit(std::move(j));
+  for (;;) {
+    for (auto& [id, jr] : pool.poll(1000)) {
+      (void)id;
+      systemc::RtlRunResult r;
+      r.metrics = jr.metrics;
+      r.counts = jr.metrics.counts;
+      r.functional_ok = jr.functional_ok;
+      r.mismatches = jr.mismatches;
+      r.kind = jr.kind;
+      r.failure = jr.failure;
+      r.predicted_cycles = jr.predicted_cycles;
+      r.estimated_memory_mb = jr.estimated_memory_mb;
+      r.sim_seconds = jr.sim_seconds;
+      return r;
+    }
   }
 }
 
@@ -99,8 +145,8 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
     return 3;
   }
   systemc::RtlEvaluator rtl;
-  require_model(rtl, arch);
-  if (!o.trace.empty()) {
+  const bool compiled = has_compiled_model(rtl, arch);
+  if (!o.trace.empty() && compiled) {
     // Refuse an unwritable waveform path before simulating, not after.
     std::ofstream probe(o.trace, std::ios::binary | std::ios::app);
     if (!probe)
@@ -113,7 +159,9 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   ro.limits.max_cycles = o.limits.max_cycles;
   ro.limits.max_seconds = o.limits.max_seconds;
   ro.limits.max_memory_mb = o.limits.max_memory_mb;
-  const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
+  // An architecture without a compiled-in model runs on one from the model cache.
+  const systemc::RtlRunResult r =
+      compiled ? rtl.run(layer, arch, m, ro) : run_on_cached_model(o, layer, m);
   // Over a limit: not simulated (or stopped by the wall clock), so no table of counts.
   if (r.over_limit()) return report_over_limit(o, layer, arch, r, out);
   std::error_code tec;

@@ -14,7 +14,7 @@
 namespace mapwright::flows {
 
 struct VerifyOptions {
-  std::string arch = "default";  ///< Named arch (must have a compiled RTL model).
+  std::string arch = "default";  ///< Named arch or YAML (compiled-in model, else the cache).
   std::string layer;             ///< --layer.
   std::string mapping;           ///< Mapping YAML or "default".
   std::string trace;             ///< FST waveform file ("" = none).
