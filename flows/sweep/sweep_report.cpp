@@ -120,11 +120,12 @@ std::string winner_text(const json& sweep) {
     return "no finished point meets the constraints (" + constraints_text(sweep["constraints"]) +
            ")";
   const json& p = sweep["points"][sweep["winner"].get<size_t>()];
+  const std::string limits = constraints_text(sweep["constraints"]);
   return p["name"].get<std::string>() + ": area " + fixed(p["area_mm2"].get<double>(), 3) +
          " mm2, latency " + g4(p["latency_ms"].get<double>()) + " ms, energy " +
          g4(p["energy_uj"].get<double>()) + " uJ, EDP " + sci(p["edp"].get<double>()) + " (best " +
-         sweep["objective"].get<std::string>() + " under " +
-         constraints_text(sweep["constraints"]) + ")";
+         sweep["objective"].get<std::string>() +
+         (limits == "none" ? std::string(", no constraints") : " under " + limits) + ")";
 }
 
 }  // namespace
