@@ -448,7 +448,9 @@ class RunSession {
       if (tag == dist::Tag::Result) {
         running.erase(from);
         const size_t li = m["index"].get<size_t>();
-        if (m.contains("failure")) {
+        if (m.value("interrupted", false)) {
+          InterruptSignals::note();  // Ctrl-C reached that rank: its layer stays pending
+        } else if (m.contains("failure")) {
           if (failed.empty())
             failed = "rank " + std::to_string(from) + " failed on layer " +
                      rec_.layers[li].layer.name + ": " + m["failure"].get<std::string>();
@@ -482,7 +484,7 @@ class RunSession {
     last_evals_.clear();
     const LayerOutcome r = search_layer_at(li);
     drain_rtl();
-    if (r == LayerOutcome::Stopped) throw std::runtime_error("interrupted");
+    if (r == LayerOutcome::Stopped) return {{"index", li}, {"interrupted", true}};
     const LayerRecord& L = rec_.layers[li];
     json evals = json::array();
     for (const auto& e : last_evals_)
