@@ -6,6 +6,7 @@
 #include "report/render.hpp"
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
@@ -262,10 +263,25 @@ CheckCount count_checks(const json& L) {
 }
 
 /// The chosen mapping's seven cells (cycles .. chosen by), or one cell saying why there is none.
+/// "ws, 16x9 PEs": the dataflow and PE use of a mapping's YAML text (as results.json holds it).
+std::string dataflow_and_pes(const std::string& yaml) {
+  auto value_after = [&](const std::string& key) {
+    const size_t at = yaml.find(key);
+    if (at == std::string::npos) return std::string();
+    size_t i = at + key.size(), j = i;
+    while (j < yaml.size() && std::isalnum(static_cast<unsigned char>(yaml[j]))) ++j;
+    return yaml.substr(i, j - i);
+  };
+  const std::string df = value_after("dataflow: "), r = value_after("rows: "),
+                    c = value_after("cols: ");
+  if (df.empty()) return "";
+  return df + (r.empty() || c.empty() ? "" : ", " + r + "x" + c + " PEs");
+}
+
 void write_best_cells(std::ostream& h, const json& L) {
   const auto& b = L["best"];
   if (b.is_null()) {
-    h << "<td colspan=\"7\" class=\"l\">"
+    h << "<td colspan=\"8\" class=\"l\">"
       << (L["status"] == "pending"    ? "not searched yet"
           : L["status"] == "searched" ? "RTL verification pending"
                                       : "no valid mapping found")
@@ -280,6 +296,7 @@ void write_best_cells(std::ostream& h, const json& L) {
     << "</td><td>"
     << (b["chosen_by"] == "rtl" && rc > 0 ? fixed(100 * (sc - rc) / rc, 2) : "&ndash;")
     << "</td><td>" << e(b["chosen_by"]) << (b["chosen_by"] == "rtl" ? " #" + b["rank"].dump() : "")
+    << "</td><td class=\"l\">" << html_escape(dataflow_and_pes(b.value("mapping", std::string())))
     << "</td>";
 }
 
@@ -322,7 +339,8 @@ void write_layer_table(std::ostream& h, const RunView& run) {
   h << "<h2>Layers</h2>\n<table><tr><th class=\"l\">#</th><th class=\"l\">layer</th><th "
        "class=\"l\">shape</th>"
        "<th>count</th><th>cycles</th><th>energy</th><th>EDP</th><th>util %</th>"
-       "<th>surrogate cycles</th><th>err %</th><th>chosen by</th>";
+       "<th>surrogate cycles</th><th>err %</th><th>chosen by</th><th class=\"l\">dataflow, "
+       "PE use</th>";
   if (run.rtl) h << "<th>RTL checks</th>";
   if (run.exact_run)
     h << "<th>proven gap %</th><th>nodes</th><th>mappings scored</th><th>search s</th></tr>\n";
@@ -368,8 +386,8 @@ bool write_breakdown_plot(std::ostream& h, const RunView& run) {
        "0.85 border -1\n"
     << "set boxwidth 0.9\nset xtics rotate by -35 noenhanced font ',9'\nset ylabel '% of "
        "network total'\n"
-    << "set grid ytics\nset key top right\nset title 'Where the time and energy go (each layer "
-       "times its count)'\n"
+    << "set grid ytics\nset key top right\nset yrange [0:*]\nset title 'Where the time and "
+       "energy go (each layer times its count)'\n"
     << "set bmargin 6\nplot " << gp_quote("breakdown.dat")
     << " using 2:xtic(1) title 'latency' lc rgb '#3b6fb6', '' using 3 title 'energy' lc rgb "
        "'#e08a2c'\n";
