@@ -90,4 +90,15 @@ nlohmann::json receive(int& from, Tag& tag) {
   return nlohmann::json::parse(buf.begin(), buf.end());
 }
 
+int serve(const std::function<nlohmann::json(const nlohmann::json&)>& answer) {
+  send(0, Tag::Ready, nlohmann::json::object());
+  for (;;) {
+    int from = 0;
+    Tag tag{};
+    const nlohmann::json m = receive(from, tag);
+    if (tag != Tag::Work) return 0;
+    send(0, Tag::Result, answer(m));
+  }
+}
+
 }  // namespace mapwright::flows::dist

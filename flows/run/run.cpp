@@ -823,16 +823,10 @@ int run_worker() {
   };
   std::unique_ptr<Worker> w;  // set up on the first layer, from rank 0's settings
   const InterruptSignals signals(/*also_term=*/true);
-  dist::send(0, dist::Tag::Ready, json::object());
-  for (;;) {
-    int from = 0;
-    dist::Tag tag{};
-    const json m = dist::receive(from, tag);
-    if (tag != dist::Tag::Work) return 0;
+  return dist::serve([&](const json& m) -> json {
     // Test hook (core/test_hooks.hpp): a rank that dies in the middle of a run.
     if (core::kill_point_reached("run_layer")) core::kill_self();
     const size_t li = m["index"].get<size_t>();
-    json reply;
     try {
       if (!w) {
         w = std::make_unique<Worker>();
@@ -863,12 +857,11 @@ int run_worker() {
         w->session = std::make_unique<RunSession>(w->o, w->dir, w->rec, *w->db, w->pool.get(),
                                                   w->arch, w->objective, w->sopts);
       }
-      reply = w->session->search_one(li);
+      return w->session->search_one(li);
     } catch (const std::exception& e) {
-      reply = {{"index", li}, {"failure", e.what()}};
+      return {{"index", li}, {"failure", e.what()}};
     }
-    dist::send(0, dist::Tag::Result, reply);
-  }
+  });
 }
 
 /// A value as results.json writes it (the CSVs use the same text).

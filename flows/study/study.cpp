@@ -330,12 +330,7 @@ class StudyRun {
   int serve() {
     const InterruptSignals signals(true);
     const std::function<bool()> stopping = [] { return InterruptSignals::count() > 0; };
-    dist::send(0, dist::Tag::Ready, nlohmann::json::object());
-    for (;;) {
-      int from = 0;
-      dist::Tag tag{};
-      const nlohmann::json m = dist::receive(from, tag);
-      if (tag != dist::Tag::Work) return 0;
+    return dist::serve([&](const nlohmann::json& m) -> nlohmann::json {
       Job j;
       static_cast<Trial&>(j) = trial_from_json(m["trial"], "rank 0");
       std::string failure;
@@ -344,12 +339,11 @@ class StudyRun {
       } catch (const std::exception& e) {
         failure = "rank " + std::to_string(dist::rank()) + ": " + e.what();
       }
-      dist::send(0, dist::Tag::Result,
-                 {{"index", m["index"]},
-                  {"trial", trial_to_json(j)},
-                  {"done", j.done},
-                  {"failure", failure}});
-    }
+      return {{"index", m["index"]},
+              {"trial", trial_to_json(j)},
+              {"done", j.done},
+              {"failure", failure}};
+    });
   }
 
  private:

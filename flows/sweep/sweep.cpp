@@ -289,12 +289,7 @@ void print_point(std::ostream& out, const json& p, size_t n) {
 /// points/<point>/); rank 0 writes everything else.
 int sweep_worker(const SweepOptions& o) {
   std::optional<SweepFile> s;  // read on the first point (rank 0 has checked it)
-  dist::send(0, dist::Tag::Ready, json::object());
-  for (;;) {
-    int from = 0;
-    dist::Tag tag{};
-    const json m = dist::receive(from, tag);
-    if (tag != dist::Tag::Work) return 0;
+  return dist::serve([&](const json& m) -> json {
     // Test hook (core/test_hooks.hpp): a rank that dies in the middle of a sweep.
     if (core::kill_point_reached("sweep_point")) core::kill_self();
     const size_t i = m["index"].get<size_t>();
@@ -308,9 +303,8 @@ int sweep_worker(const SweepOptions& o) {
       p["status"] = "failed";
       p["failure"] = "rank " + std::to_string(dist::rank()) + ": " + e.what();
     }
-    dist::send(0, dist::Tag::Result,
-               {{"index", i}, {"point", p}, {"rc", prc}, {"log", text.str()}});
-  }
+    return {{"index", i}, {"point", p}, {"rc", prc}, {"log", text.str()}};
+  });
 }
 
 /// Rank 0 under mpirun: hands the points in `todo` one at a time to whichever rank asks

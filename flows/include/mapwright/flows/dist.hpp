@@ -11,6 +11,7 @@
 /// layer's RTL verifications); every other subcommand under mpirun with more than one rank is
 /// refused.
 
+#include <functional>
 #include <string>
 
 #include <nlohmann/json.hpp>
@@ -38,5 +39,9 @@ void send(int to, Tag tag, const nlohmann::json& msg);
 /// Waits (without spinning a core) for the next message from any rank; returns it and sets
 /// `from` and `tag`.
 nlohmann::json receive(int& from, Tag& tag);
+
+/// A rank other than 0: tells rank 0 it is ready, then answers every Work message with
+/// `answer(message)` (sent back as the Result) until rank 0 says Stop; returns 0.
+int serve(const std::function<nlohmann::json(const nlohmann::json&)>& answer);
 
 }  // namespace mapwright::flows::dist
