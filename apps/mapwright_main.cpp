@@ -338,6 +338,9 @@ CLI::App* add_archs(CLI::App& app, flows::ArchsOptions& archs) {
                 "cache, if it has none (repeatable)");
   a->add_option("--jobs", archs.jobs, "Parallel compile jobs of a build (0 = every core)")
       ->capture_default_str();
+  a->add_flag("--traced", archs.traced,
+              "With --build: build the models with FST tracing compiled in, as `verify --trace` "
+              "uses them (the compiled-in models are untraced)");
   return a;
 }
 

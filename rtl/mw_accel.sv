@@ -453,4 +453,11 @@ module mw_accel #(
     endcase
   end
 
+  // Handshake rule of the command port (simulation only, kept with --assert): a word offered
+  // and not taken stays offered, unchanged, in the next cycle. A host that breaks it would lose
+  // or corrupt a command word; the SVA names the cycle instead.
+  cmd_hold_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      (cmd_valid_i && !cmd_ready_o) |=>
+          (cmd_valid_i && $stable(cmd_data_i) && $stable(cmd_last_i)));
+
 endmodule

@@ -298,5 +298,14 @@ module mw_dma #(
   // stays offered, unchanged, in the next cycle.
   dram_wr_hold_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
       (dram_wr_valid_o && !dram_wr_ready_i) |=> (dram_wr_valid_o && $stable(dram_wr_data_o)));
+  // The DRAM side's rules: read beats only for an outstanding read (err_q also records it, as
+  // silicon would), the last-beat flag only with a beat, and a write acknowledgement only after
+  // the write's last beat, for the one request outstanding.
+  dram_rd_expected_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      dram_rd_valid_i |-> (state_q == StRead));
+  dram_rd_last_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      dram_rd_last_i |-> dram_rd_valid_i);
+  dram_wr_done_expected_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      dram_wr_done_i |-> (state_q == StWrWait));
 
 endmodule

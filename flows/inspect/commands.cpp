@@ -235,6 +235,11 @@ nlohmann::json model_status(const Arch& a) {
 int build_models(const ArchsOptions& o, std::ostream& out) {
   std::vector<Arch> archs;
   for (const auto& b : o.build) archs.push_back(load_arch(b));  // bad names first, exit 2
+  auto params = [&](const Arch& a) {
+    rtlpool::ModelParams p = rtlpool::model_params(a);
+    p.traced = o.traced;
+    return p;
+  };
   for (size_t i = 0; i < archs.size(); ++i)
     if (std::string why = rtlpool::check_model_params(rtlpool::model_params(archs[i]));
         !why.empty())
@@ -246,13 +251,12 @@ int build_models(const ArchsOptions& o, std::ostream& out) {
     opt.jobs = o.jobs;
     opt.progress = &std::cerr;
     const rtlpool::ModelLookup m =
-        rtlpool::find_or_build_model(rtlpool::model_params(archs[i]), "compiled-in", opt);
-    nlohmann::json e{
-        {"arch", o.build[i]},  {"params", rtlpool::describe(rtlpool::model_params(archs[i]))},
-        {"ok", m.ok()},        {"prebuilt", m.prebuilt},
-        {"built", m.built},    {"build_seconds", m.build_seconds},
-        {"model", m.name},     {"path", m.prebuilt ? std::string() : m.exe},
-        {"failure", m.failure}};
+        rtlpool::find_or_build_model(params(archs[i]), "compiled-in", opt);
+    nlohmann::json e{{"arch", o.build[i]},  {"params", rtlpool::describe(params(archs[i]))},
+                     {"ok", m.ok()},        {"prebuilt", m.prebuilt},
+                     {"built", m.built},    {"build_seconds", m.build_seconds},
+                     {"model", m.name},     {"path", m.prebuilt ? std::string() : m.exe},
+                     {"failure", m.failure}};
     j.push_back(e);
     if (!m.ok()) rc = 1;
     if (o.json) continue;

@@ -222,7 +222,7 @@ std::string describe(const ModelParams& p) {
   };
   return std::to_string(p.rows) + "x" + std::to_string(p.cols) + ", input " + kib(p.input_bytes) +
          ", weights " + kib(p.weight_bytes) + ", accumulator " + std::to_string(p.accum_words) +
-         " words, " + std::to_string(p.beat_bytes) + " B/cycle";
+         " words, " + std::to_string(p.beat_bytes) + " B/cycle" + (p.traced ? ", traced" : "");
 }
 
 std::string check_model_params(const ModelParams& p) {
@@ -278,6 +278,7 @@ std::string model_key(const ModelParams& p, const std::string& source_dir, std::
   h.add("mapwright rtl model 1");
   for (long long v : {p.rows, p.cols, p.input_bytes, p.weight_bytes, p.accum_words, p.beat_bytes})
     h.add(std::to_string(v));
+  if (p.traced) h.add("traced");
   h.add(verilator);
   h.add(tool_version("c++"));
   std::vector<fs::path> files;
@@ -301,7 +302,7 @@ std::string model_key(const ModelParams& p, const std::string& source_dir, std::
 ModelLookup find_or_build_model(const ModelParams& p, const std::string& prebuilt_exe,
                                 const ModelCacheOptions& o) {
   ModelLookup r;
-  for (const auto& [name, q] : prebuilt_models())
+  for (const auto& [name, q] : prebuilt_models())  // untraced, like p unless p.traced
     if (q == p) {
       r.exe = prebuilt_exe;
       r.name = name;
@@ -383,7 +384,8 @@ ModelLookup find_or_build_model(const ModelParams& p, const std::string& prebuil
   std::string why;
   int rc = run_captured(
       {"cmake", "-S", src, "-B", build.string(), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-       "-DMAPWRIGHT_RTL_WORKER_ONLY=ON", "-DMAPWRIGHT_RTL_MODEL=" + model},
+       "-DMAPWRIGHT_RTL_WORKER_ONLY=ON", "-DMAPWRIGHT_RTL_MODEL=" + model,
+       std::string("-DMAPWRIGHT_RTL_TRACE=") + (p.traced ? "ON" : "OFF")},
       on_line, why);
   if (rc == 0)
     rc = run_captured({"cmake", "--build", build.string(), "--target", "mapwright-rtl-worker", "-j",
@@ -413,6 +415,7 @@ ModelLookup find_or_build_model(const ModelParams& p, const std::string& prebuil
                       {"weight_bytes", p.weight_bytes},
                       {"accum_words", p.accum_words},
                       {"beat_bytes", p.beat_bytes},
+                      {"traced", p.traced},
                       {"key", r.key},
                       {"build_seconds", r.build_seconds}};
   std::ofstream(dir / "model.json") << meta.dump(2) << "\n";

@@ -110,6 +110,8 @@ nlohmann::json result_to_json(size_t id, const RtlJobResult& r) {
                    {"functional_ok", r.functional_ok},
                    {"mismatches", r.mismatches},
                    {"sim_seconds", r.sim_seconds},
+                   {"sim_cpu_seconds", r.sim_cpu_seconds},
+                   {"sim_cycles", r.sim_cycles},
                    {"predicted_cycles", r.predicted_cycles},
                    {"estimated_memory_mb", r.estimated_memory_mb}};
   if (r.kind == RtlFailure::None) j["metrics"] = r.metrics.to_json();
@@ -128,6 +130,8 @@ RtlJobResult result_from_json(const nlohmann::json& j) {
   r.functional_ok = j.value("functional_ok", false);
   r.mismatches = j.value("mismatches", 0LL);
   r.sim_seconds = j.value("sim_seconds", 0.0);
+  r.sim_cpu_seconds = j.value("sim_cpu_seconds", 0.0);
+  r.sim_cycles = j.value("sim_cycles", 0LL);
   r.predicted_cycles = j.value("predicted_cycles", 0LL);
   r.estimated_memory_mb = j.value("estimated_memory_mb", 0.0);
   if (j.contains("metrics")) r.metrics = metrics_from_json(j["metrics"]);
@@ -223,6 +227,7 @@ int worker_loop(std::istream& in, int out_fd) {
         systemc::RtlRunOptions ro;
         ro.seed = req.value("seed", uint64_t{1});
         ro.watchdog_cycles = req.value("watchdog_cycles", 0LL);
+        ro.trace_file = req.value("trace_file", std::string());
         ro.limits.max_cycles = req.value("max_cycles", ro.limits.max_cycles);
         ro.limits.max_memory_mb = req.value("max_memory_mb", ro.limits.max_memory_mb);
         ro.limits.max_seconds = 0;  // the pool enforces the wall clock by killing this process
@@ -234,6 +239,8 @@ int worker_loop(std::istream& in, int out_fd) {
         r.metrics = rr.metrics;
         r.metrics.counts = rr.counts;
         r.sim_seconds = rr.sim_seconds;
+        r.sim_cpu_seconds = rr.sim_cpu_seconds;
+        r.sim_cycles = rr.sim_cycles;
         r.predicted_cycles = rr.predicted_cycles;
         r.estimated_memory_mb = rr.estimated_memory_mb;
       }
@@ -370,6 +377,7 @@ struct RtlWorkerPool::Impl {
       req["max_cycles"] = job.limits.max_cycles;
       req["max_seconds"] = job.limits.max_seconds;
       req["max_memory_mb"] = job.limits.max_memory_mb;
+      if (!job.trace_file.empty()) req["trace_file"] = job.trace_file;
     }
     const std::string line = req.dump() + "\n";
     size_t off = 0;
@@ -485,7 +493,9 @@ ModelLookup RtlWorkerPool::model_of(const std::string& arch) const {
 
 std::string RtlWorkerPool::check_arch(const std::string& arch) {
   if (impl_->use_cache && !impl_->models.count(arch)) {
-    ModelLookup m = find_or_build_model(model_params(load_arch(arch)), impl_->exe, impl_->cache);
+    ModelParams want = model_params(load_arch(arch));
+    want.traced = impl_->cache.traced;
+    ModelLookup m = find_or_build_model(want, impl_->exe, impl_->cache);
     if (!m.ok()) return m.failure;
     impl_->models[arch] = m;
   }

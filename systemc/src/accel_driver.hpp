@@ -80,6 +80,8 @@ struct TbJob {
   double stall_prob = 0;                 ///< Chance a beat is withheld in a cycle.
   uint64_t seed = 1;                     ///< Stall seed.
   bool drop = false;                     ///< Never answer DRAM requests (stuck-design test).
+  /// Change a command word the accelerator has not taken yet, once (handshake SVA test).
+  bool unheld_command = false;
   bool done = false;    ///< The driver saw the accelerator idle after the last word.
   long long edges = 0;  ///< Rising edges from the job's start to its end.
   std::string failure;  ///< DRAM-side protocol failure ("" = none).
@@ -172,6 +174,7 @@ class CmdDriver {
     job_ = &j;
     i_ = 0;
     csr_ = 0;
+    changed_ = false;
     phase_ = Phase::Words;
     load_word(in);
     due = cycle + 1;
@@ -189,7 +192,12 @@ class CmdDriver {
   void edge(uint64_t cycle, const DutOut& o, DutIn& in) {
     switch (phase_) {
       case Phase::Words:
-        if (!o.cmd_ready) {  // not taken: sleep until the queue has room
+        if (!o.cmd_ready) {                         // not taken: sleep until the queue has room
+          if (job_->unheld_command && !changed_) {  // test hook: break the handshake rule
+            in.cmd_data ^= 1ull << 63;
+            in.cmd_dirty = true;
+            changed_ = true;
+          }
           due = kNoDue;
           wake = Wake::CmdReady;
           return;
@@ -253,8 +261,9 @@ class CmdDriver {
 
   TbJob* job_ = nullptr;
   Phase phase_ = Phase::Off;
-  size_t i_ = 0;      ///< Next word to be taken.
-  unsigned csr_ = 0;  ///< Register being read.
+  size_t i_ = 0;          ///< Next word to be taken.
+  unsigned csr_ = 0;      ///< Register being read.
+  bool changed_ = false;  ///< The unheld_command test hook has changed a word.
 
  public:
   uint64_t due = kNoDue;  ///< Next cycle whose edge it must see.

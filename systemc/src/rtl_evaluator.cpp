@@ -6,12 +6,16 @@
 // closed-form upper bound of the memory the run allocates (estimate_run_memory).
 #include "mapwright/systemc/rtl_evaluator.hpp"
 
-// Verilator's trace headers trip -Wnon-virtual-dtor; they are third-party code.
+#include <verilated.h>
+// Waveform tracing is compiled in only for a traced build of the models (MAPWRIGHT_RTL_TRACE;
+// the model cache makes one for `verify --trace`). Verilator's trace headers trip
+// -Wnon-virtual-dtor; they are third-party code.
+#if MAPWRIGHT_RTL_TRACE
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wnon-virtual-dtor"
-#include <verilated.h>
 #include <verilated_fst_sc.h>
 #pragma GCC diagnostic pop
+#endif
 
 #include <algorithm>
 #include <array>
@@ -50,6 +54,12 @@ double thread_cpu_seconds() {
 /// Simulated cycles between two looks at the wall clock (SimLimits::max_seconds).
 constexpr long long kSliceCycles = 1 << 16;
 
+#if !MAPWRIGHT_RTL_TRACE
+constexpr const char* kUntracedModel =
+    "trace: this RTL model is built without tracing (the model cache builds a traced one for "
+    "`mapwright verify --trace`)";
+#endif
+
 /// How a simulation ended.
 enum class RunEnd { Done, Watchdog, WallClock, Assertion };
 
@@ -71,14 +81,18 @@ template <class V>
 class SimHostT final : public SimHost {
  public:
   explicit SimHostT(int beat_bytes) {
+#if MAPWRIGHT_RTL_TRACE
     Verilated::traceEverOn(true);
+#endif
     tb_ = std::make_unique<detail::AccelTb<V>>("tb", beat_bytes);
     tb_->rst_n.write(false);
     sc_core::sc_start(sc_core::SC_ZERO_TIME);
   }
+#if MAPWRIGHT_RTL_TRACE
   ~SimHostT() override {
     if (tfp_) tfp_->close();
   }
+#endif
 
   RunEnd run(TbJob& job, long long limit, double max_seconds, const std::string& trace_file,
              std::string& trace_error) override {
@@ -90,6 +104,7 @@ class SimHostT final : public SimHost {
     tb_->rst_n.write(true);
     cycles(1);
     if (!trace_file.empty()) {
+#if MAPWRIGHT_RTL_TRACE
       if (traced_) {
         trace_error = "trace: only one traced run per process (the model is traced once)";
       } else {
@@ -98,6 +113,9 @@ class SimHostT final : public SimHost {
         tfp_->open(trace_file.c_str());
         traced_ = true;
       }
+#else
+      trace_error = kUntracedModel;
+#endif
     }
     tb_->start(job);
     // Slices of simulated time (the testbench pauses the kernel when the job is done), with a
@@ -120,10 +138,12 @@ class SimHostT final : public SimHost {
         break;
       }
     }
+#if MAPWRIGHT_RTL_TRACE
     if (tfp_) {
       tfp_->close();
       tfp_.reset();
     }
+#endif
     return job.done && end != RunEnd::Assertion ? RunEnd::Done : end;
   }
 
@@ -138,8 +158,10 @@ class SimHostT final : public SimHost {
     sc_core::sc_start(sc_core::sc_time(kPeriodNs * static_cast<double>(n), sc_core::SC_NS));
   }
   std::unique_ptr<detail::AccelTb<V>> tb_;  ///< The testbench.
-  std::unique_ptr<VerilatedFstSc> tfp_;     ///< Open waveform, if any.
-  bool traced_ = false;                     ///< A trace was attached (only once per process).
+#if MAPWRIGHT_RTL_TRACE
+  std::unique_ptr<VerilatedFstSc> tfp_;  ///< Open waveform, if any.
+  bool traced_ = false;                  ///< A trace was attached (only once per process).
+#endif
 };
 
 /// A plain C++ (non-SystemC) harness of one model type.
@@ -527,6 +549,7 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   job.stall_prob = opt.stall_prob;
   job.seed = opt.seed;
   job.drop = opt.drop_dram_responses;
+  job.unheld_command = opt.unheld_command;
   long long limit = opt.watchdog_cycles;
   if (limit <= 0) {
     const double slow = 1.0 / std::max(0.05, 1.0 - opt.stall_prob);

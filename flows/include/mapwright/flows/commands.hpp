@@ -50,6 +50,7 @@ struct ArchsOptions {
   bool json = false;               ///< JSON output.
   std::vector<std::string> build;  ///< --build NAME|FILE: build (or find) their RTL models.
   int jobs = 0;                    ///< --jobs: parallel compile jobs of a build (0 = cores).
+  bool traced = false;             ///< --traced: build the traced twins (for verify --trace).
 };
 /// Lists the named architectures with where their RTL model comes from (compiled in, the
 /// model cache, or built on first use); with `build`, builds the RTL models of the named

@@ -33,15 +33,19 @@ struct ModelParams {
   long long weight_bytes = 0;    ///< Weight buffer bytes.
   long long accum_words = 0;     ///< Accumulator int32 words.
   long long beat_bytes = 0;      ///< DRAM bytes per cycle.
+  /// Build variant: FST waveform tracing compiled in (MAPWRIGHT_RTL_TRACE). The compiled-in
+  /// models are untraced, so a traced model always comes from the cache.
+  bool traced = false;
   bool operator==(const ModelParams& o) const {
     return rows == o.rows && cols == o.cols && input_bytes == o.input_bytes &&
            weight_bytes == o.weight_bytes && accum_words == o.accum_words &&
-           beat_bytes == o.beat_bytes;
+           beat_bytes == o.beat_bytes && traced == o.traced;
   }
 };
 /// The parameters of an architecture's model.
 ModelParams model_params(const core::Arch& arch);
-/// "8x8, input 64 KiB, weights 64 KiB, accumulator 8192 words, 16 B/cycle".
+/// "8x8, input 64 KiB, weights 64 KiB, accumulator 8192 words, 16 B/cycle" (", traced" for a
+/// traced model).
 std::string describe(const ModelParams& p);
 /// "" when rtl/mw_accel.sv accepts the parameters, else why (its elaboration checks: rows and
 /// cols 2..64, beat a multiple of 4 in 4..64, buffers 64 B..1 MiB, accumulator 16..2^20 words).
@@ -59,6 +63,8 @@ struct ModelCacheOptions {
   int jobs = 0;                      ///< Parallel compile jobs (0 = the number of cores).
   std::ostream* progress = nullptr;  ///< Progress lines while building (null = quiet).
   bool build = true;                 ///< False: look the model up only, never build.
+  /// RtlWorkerPool::check_arch looks up (builds) traced models, for jobs with a trace_file.
+  bool traced = false;
 };
 /// The cache folder `o` names (the defaults resolved).
 std::string model_cache_dir(const ModelCacheOptions& o);

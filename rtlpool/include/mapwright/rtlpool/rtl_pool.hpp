@@ -58,6 +58,8 @@ struct RtlJob {
   long long watchdog_cycles = 0;  ///< 0 = the evaluator's automatic bound.
   SimLimits limits;               ///< Cycles and memory (checked in the worker), wall clock (pool).
   bool probe = false;             ///< Only elaborate the model and read its parameters.
+  /// FST waveform of the run ("" = none); needs a traced model (ModelCacheOptions::traced).
+  std::string trace_file;
 };
 
 /// What came back from a worker.
@@ -76,6 +78,8 @@ struct RtlJobResult {
   long long mismatches = 0;    ///< Output bytes that differ.
   core::Metrics metrics;       ///< Cycles, counts, energy, EDP, utilization from the RTL.
   double sim_seconds = 0;      ///< Wall time of the simulation in the worker.
+  double sim_cpu_seconds = 0;  ///< CPU time of the simulating thread (speed measurements).
+  long long sim_cycles = 0;    ///< Clock cycles simulated (the run plus its drain).
   bool ok() const { return kind == core::RtlFailure::None && functional_ok; }
   /// Over a SimLimits bound (not started, or stopped): no verdict, not an infrastructure failure.
   bool over_limit() const { return kind == core::RtlFailure::Limit; }

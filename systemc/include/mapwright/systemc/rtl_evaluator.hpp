@@ -65,6 +65,9 @@ struct RtlRunOptions {
   /// Test hook: the first compute command asks for a tile of K extent 0, a malformed command
   /// the driver never sends, which the RTL's SVAs catch (a typed RtlFailure::Assertion).
   bool zero_compute_extent = false;
+  /// Test hook: the driver changes a command word that the accelerator has not taken yet (it
+  /// must hold it), which the command port's handshake SVA catches.
+  bool unheld_command = false;
   /// Run on the plain C++ Verilator harness (same RTL, driver and DRAM model, no SystemC)
   /// instead of the SystemC testbench; needs a plain model of the architecture
   /// (MAPWRIGHT_RTL_PLAIN_ARCHS). Used to measure the cost of the SystemC boundary.
