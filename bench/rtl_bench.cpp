@@ -74,14 +74,7 @@ rtlpool::RtlJobResult best_of_cached(rtlpool::RtlWorkerPool& pool, const std::st
     j.layer = l;
     j.mapping = m;
     j.limits.max_seconds = 0;
-    const size_t id = pool.submit(std::move(j));
-    rtlpool::RtlJobResult r;
-    for (bool got = false; !got;)
-      for (auto& [jid, jr] : pool.poll(1000))
-        if (jid == id) {
-          r = jr;
-          got = true;
-        }
+    const rtlpool::RtlJobResult r = pool.run_one(std::move(j));
     if (!r.ok())
       fail("cached-model run failed: " + r.failure + " (" + std::to_string(r.mismatches) +
            " mismatches)");

@@ -250,9 +250,9 @@ int build_models(const ArchsOptions& o, std::ostream& out) {
     rtlpool::ModelCacheOptions opt;
     opt.jobs = o.jobs;
     opt.progress = &std::cerr;
-    const rtlpool::ModelLookup m =
-        rtlpool::find_or_build_model(params(archs[i]), "compiled-in", opt);
-    nlohmann::json e{{"arch", o.build[i]},  {"params", rtlpool::describe(params(archs[i]))},
+    const rtlpool::ModelParams p = params(archs[i]);
+    const rtlpool::ModelLookup m = rtlpool::find_or_build_model(p, "compiled-in", opt);
+    nlohmann::json e{{"arch", o.build[i]},  {"params", rtlpool::describe(p)},
                      {"ok", m.ok()},        {"prebuilt", m.prebuilt},
                      {"built", m.built},    {"build_seconds", m.build_seconds},
                      {"model", m.name},     {"path", m.prebuilt ? std::string() : m.exe},

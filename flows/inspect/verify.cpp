@@ -87,23 +87,20 @@ systemc::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& l
   j.seed = o.seed;
   j.limits = o.limits;
   if (!o.trace.empty()) j.trace_file = std::filesystem::absolute(o.trace).string();
-  pool.submit(std::move(j));
-  for (;;) {
-    for (auto& [id, jr] : pool.poll(1000)) {
-      (void)id;
-      systemc::RtlRunResult r;
-      r.metrics = jr.metrics;
-      r.counts = jr.metrics.counts;
-      r.functional_ok = jr.functional_ok;
-      r.mismatches = jr.mismatches;
-      r.kind = jr.kind;
-      r.failure = jr.failure;
-      r.predicted_cycles = jr.predicted_cycles;
-      r.estimated_memory_mb = jr.estimated_memory_mb;
-      r.sim_seconds = jr.sim_seconds;
-      return r;
-    }
-  }
+  const RtlJobResult jr = pool.run_one(std::move(j));
+  systemc::RtlRunResult r;
+  r.metrics = jr.metrics;
+  r.counts = jr.metrics.counts;
+  r.functional_ok = jr.functional_ok;
+  r.mismatches = jr.mismatches;
+  r.kind = jr.kind;
+  r.failure = jr.failure;
+  r.predicted_cycles = jr.predicted_cycles;
+  r.estimated_memory_mb = jr.estimated_memory_mb;
+  r.sim_seconds = jr.sim_seconds;
+  r.sim_cpu_seconds = jr.sim_cpu_seconds;
+  r.sim_cycles = jr.sim_cycles;
+  return r;
 }
 
 /// Prints a run that was over a limit (and not simulated); returns verify's failure code.

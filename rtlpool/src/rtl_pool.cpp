@@ -502,10 +502,17 @@ std::string RtlWorkerPool::check_arch(const std::string& arch) {
   RtlJob probe;
   probe.arch = arch;
   probe.probe = true;
-  const size_t id = submit(std::move(probe));
+  const RtlJobResult r = run_one(std::move(probe));
+  return r.kind == RtlFailure::None ? std::string() : r.failure;
+}
+
+RtlJobResult RtlWorkerPool::run_one(RtlJob job) {
+  if (queued() > 0 || running() > 0)
+    throw std::logic_error("RtlWorkerPool::run_one: other jobs are queued or running");
+  const size_t id = submit(std::move(job));
   for (;;)
     for (auto& [got, r] : poll(-1))
-      if (got == id) return r.kind == RtlFailure::None ? std::string() : r.failure;
+      if (got == id) return r;
 }
 
 size_t RtlWorkerPool::submit(RtlJob job) {

@@ -281,48 +281,49 @@ TEST(RtlSmall4Bad, StuckDesignIsAWatchdogFailureNotAHang) {
   EXPECT_TRUE(ok.functional_ok);
 }
 
-TEST(RtlSmall4Bad, AFailedAssertionIsATypedFailureNamingItAndTheCycle) {
-  // The models are built with --assert; a malformed compute command (K extent 0, which the
-  // driver never sends) trips an SVA. Verilator's default would abort the process.
+/// Runs `l` on small4 with a test hook set by `hook`, expects the SVA `assertion` (as
+/// "name failed (file.sv:") to stop it at a real cycle, then runs it again without the hook and
+/// expects a clean, bit-exact run in the same process (the design is reset between runs).
+void expect_assertion_then_clean_run(const Layer& l, void (*hook)(RtlRunOptions&),
+                                     const std::string& assertion) {
   const Arch arch = arch_named("small4");
-  const Layer l = conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1);
   const Mapping m = default_mapping(l, arch);
   RtlEvaluator ev;
   RtlRunOptions o;
-  o.zero_compute_extent = true;
-  o.watchdog_cycles = 20000;
+  hook(o);
   const RtlRunResult r = ev.run(l, arch, m, o);
   EXPECT_EQ(r.kind, mapwright::core::RtlFailure::Assertion) << r.failure;
   EXPECT_EQ(r.failure.rfind("assertion ", 0), 0u) << r.failure;
-  EXPECT_NE(r.failure.find("assertion cmd_cu_nonzero_a failed (mw_array.sv:"), std::string::npos)
-      << r.failure;
+  EXPECT_NE(r.failure.find("assertion " + assertion), std::string::npos) << r.failure;
   EXPECT_NE(r.failure.find(" at cycle "), std::string::npos) << r.failure;
   EXPECT_EQ(r.failure.find(" at cycle 0"), std::string::npos) << r.failure;  // the real cycle
-  // The next run in the same process resets the design and works.
   const RtlRunResult ok = ev.run(l, arch, m);
   EXPECT_EQ(ok.failure, "");
   EXPECT_TRUE(ok.functional_ok);
 }
 
+TEST(RtlSmall4Bad, AFailedAssertionIsATypedFailureNamingItAndTheCycle) {
+  // The models are built with --assert; a malformed compute command (K extent 0, which the
+  // driver never sends) trips an SVA. Verilator's default would abort the process.
+  expect_assertion_then_clean_run(
+      conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1),
+      [](RtlRunOptions& o) {
+        o.zero_compute_extent = true;
+        o.watchdog_cycles = 20000;
+      },
+      "cmd_cu_nonzero_a failed (mw_array.sv:");
+}
+
 TEST(RtlSmall4Bad, ABrokenCommandHandshakeTripsItsAssertion) {
   // The host must hold a command word the accelerator has not taken; the hook changes one
   // while the queues are full (the layer has more commands than the queues hold).
-  const Arch arch = arch_named("small4");
-  const Layer l = conv(1, 1, 64, 32, 12, 12, 3, 3, 1, 1);
-  const Mapping m = default_mapping(l, arch);
-  RtlEvaluator ev;
-  RtlRunOptions o;
-  o.unheld_command = true;
-  o.watchdog_cycles = 200000;
-  const RtlRunResult r = ev.run(l, arch, m, o);
-  EXPECT_EQ(r.kind, mapwright::core::RtlFailure::Assertion) << r.failure;
-  EXPECT_NE(r.failure.find("assertion cmd_hold_a failed (mw_accel.sv:"), std::string::npos)
-      << r.failure;
-  EXPECT_EQ(r.failure.find(" at cycle 0"), std::string::npos) << r.failure;
-  // Without the hook the same run is clean.
-  const RtlRunResult ok = ev.run(l, arch, m);
-  EXPECT_EQ(ok.failure, "");
-  EXPECT_TRUE(ok.functional_ok);
+  expect_assertion_then_clean_run(
+      conv(1, 1, 64, 32, 12, 12, 3, 3, 1, 1),
+      [](RtlRunOptions& o) {
+        o.unheld_command = true;
+        o.watchdog_cycles = 200000;
+      },
+      "cmd_hold_a failed (mw_accel.sv:");
 }
 
 TEST(RtlSmall4Bad, SecondArchitectureInOneProcessIsATypedFailure) {

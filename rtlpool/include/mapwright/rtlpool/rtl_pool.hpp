@@ -123,6 +123,9 @@ class RtlWorkerPool {
   ModelLookup model_of(const std::string& arch) const;
   /// Queues a job; returns its id (0, 1, 2, ... in submission order).
   size_t submit(RtlJob job);
+  /// Runs one job and waits for its result. Only for a pool with no other job queued or
+  /// running (their results would have nowhere to go); throws std::logic_error otherwise.
+  RtlJobResult run_one(RtlJob job);
   /// Starts queued jobs on idle workers, then waits up to `timeout_ms` (0 = do not wait,
   /// -1 = until at least one result arrives or nothing is in flight) and returns the results
   /// that arrived, as (id, result).
