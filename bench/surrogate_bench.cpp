@@ -1,7 +1,8 @@
 // Surrogate throughput: evaluations per second on one core over random valid mappings of
 // every unique ResNet-50 layer on the default architecture. Side by side in one run: the
-// closed-form surrogate, the capacity check alone, and the tile-program walk (the exact
-// reference the closed form replaces), so the ratio between them is measured, not assumed.
+// closed-form surrogate, the refined cycle estimate, the capacity check alone, the tile-program
+// walk (the exact counts the closed form replaces) and the walked reference schedule (the exact
+// cycles both estimates approximate), so the ratios between them are measured, not assumed.
 #include <benchmark/benchmark.h>
 
 #include <random>
@@ -10,6 +11,7 @@
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/zoo.hpp"
 #include "mapwright/model/schedule.hpp"
+#include "mapwright/model/refined.hpp"
 #include "mapwright/model/surrogate.hpp"
 
 using namespace mapwright;
@@ -56,6 +58,17 @@ void BM_SurrogateEvaluate(benchmark::State& state) {
 }
 BENCHMARK(BM_SurrogateEvaluate);
 
+void BM_RefinedCycles(benchmark::State& state) {
+  const auto& cs = cases();
+  size_t i = 0;
+  for (auto _ : state) {
+    const Case& c = cs[i++ & 4095];
+    benchmark::DoNotOptimize(model::refined_cycles(c.layer, arch(), c.mapping));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_RefinedCycles);
+
 void BM_CapacityCheckOnly(benchmark::State& state) {
   const auto& cs = cases();
   size_t i = 0;
@@ -77,6 +90,17 @@ void BM_WalkCounts(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_WalkCounts)->MinTime(2.0);
+
+void BM_ReferenceSchedule(benchmark::State& state) {
+  const auto& cs = cases();
+  size_t i = 0;
+  for (auto _ : state) {
+    const Case& c = cs[i++ & 4095];
+    benchmark::DoNotOptimize(model::simulate_schedule(c.layer, arch(), c.mapping));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ReferenceSchedule)->MinTime(2.0);
 
 }  // namespace
 

@@ -19,6 +19,7 @@
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/metrics.hpp"
+#include "mapwright/model/refined.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "mapwright/rtlpool/model_cache.hpp"
 #include "common/text.hpp"
@@ -72,6 +73,7 @@ int cmd_eval(const EvalOptions& o, std::ostream& out) {
   if (o.json) {
     nlohmann::json j = r.to_json();
     j["evaluator"] = s.name();
+    if (r.valid) j["refined_cycles"] = model::refined_cycles(layer, arch, m).cycles;
     j["arch"] = arch.name;
     j["layer"] = layer_to_json(layer);
     j["mapping"] = mapping_to_yaml(m);
@@ -87,6 +89,8 @@ int cmd_eval(const EvalOptions& o, std::ostream& out) {
     } else {
       out << "surrogate\n";
       print_metrics(r, arch, out);
+      out << "  refined        " << model::refined_cycles(layer, arch, m).cycles
+          << " cycles (estimate closer to the RTL; the search ranks by `cycles`, docs/timing.md)\n";
     }
   }
   return r.valid ? 0 : 3;

@@ -1,5 +1,6 @@
 // verify and fidelity: the same mapping through the Verilated RTL and the surrogate, with the
-// differences of every count, the cycle error and the functional check.
+// differences of every count, the cycle error (of the surrogate's closed form and of the refined
+// estimate) and the functional check.
 #include "mapwright/flows/verify.hpp"
 
 #include "mapwright/flows/commands.hpp"
@@ -19,6 +20,7 @@
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/stats.hpp"
+#include "mapwright/model/refined.hpp"
 #include "mapwright/model/surrogate.hpp"
 #ifdef MAPWRIGHT_HAVE_RTL
 #include "mapwright/systemc/rtl_evaluator.hpp"
@@ -47,6 +49,44 @@ namespace {
 double cycle_error_pct(long long rtl, long long sur) {
   return rtl > 0 ? 100.0 * (static_cast<double>(sur) - rtl) / rtl : 0.0;
 }
+
+/// Cycle agreement of one prediction with the RTL over many runs.
+struct Agreement {
+  std::vector<double> abs_err, rtl, pred;
+  void add(long long rtl_cycles, long long predicted) {
+    abs_err.push_back(std::abs(cycle_error_pct(rtl_cycles, predicted)));
+    rtl.push_back(static_cast<double>(rtl_cycles));
+    pred.push_back(static_cast<double>(predicted));
+  }
+  void add(const Agreement& o) {
+    abs_err.insert(abs_err.end(), o.abs_err.begin(), o.abs_err.end());
+    rtl.insert(rtl.end(), o.rtl.begin(), o.rtl.end());
+    pred.insert(pred.end(), o.pred.begin(), o.pred.end());
+  }
+  double mape() const {
+    return abs_err.empty() ? 0
+                           : std::accumulate(abs_err.begin(), abs_err.end(), 0.0) /
+                                 static_cast<double>(abs_err.size());
+  }
+  double max() const {
+    return abs_err.empty() ? 0 : *std::max_element(abs_err.begin(), abs_err.end());
+  }
+  double rho() const { return spearman(rtl, pred); }
+  /// How many runs are off by more than `pct` percent.
+  long over(double pct) const {
+    return std::count_if(abs_err.begin(), abs_err.end(), [&](double e) { return e > pct; });
+  }
+  nlohmann::json rho_json() const {
+    const double r = rho();
+    return std::isnan(r) ? nlohmann::json() : nlohmann::json(r);
+  }
+  nlohmann::json to_json() const {
+    return {{"mape_pct", mape()},
+            {"max_error_pct", max()},
+            {"over_10_pct", over(10)},
+            {"spearman", rho_json()}};
+  }
+};
 
 /// Throws a SpecError when the RTL has no model for this arch (a usage error, not a result).
 void require_model(systemc::RtlEvaluator& rtl, const Arch& arch) {
@@ -167,6 +207,8 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
       (!std::filesystem::exists(o.trace, tec) || std::filesystem::file_size(o.trace, tec) == 0))
     throw SpecError("--trace", "trace", o.trace, "the simulation wrote no waveform there");
   const double err = cycle_error_pct(r.metrics.cycles, s.cycles);
+  const long long refined = model::refined_cycles(layer, arch, m).cycles;
+  const double refined_err = cycle_error_pct(r.metrics.cycles, refined);
   int mismatched_counts = 0;
   nlohmann::json diffs = nlohmann::json::object();
   const auto rf = r.counts.fields(), sf = s.counts.fields();
@@ -191,6 +233,8 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
     j["count_mismatches"] = mismatched_counts;
     j["counts"] = diffs;
     j["cycle_error_pct"] = err;
+    j["refined_cycles"] = refined;
+    j["refined_error_pct"] = refined_err;
     if (!o.trace.empty()) j["trace"] = o.trace;
     out << j.dump(2) << "\n";
     return ok ? 0 : 4;
@@ -216,14 +260,16 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
     out << "\n";
   };
   row("cycles", r.metrics.cycles, s.cycles, true);
+  row("cycles (refined)", r.metrics.cycles, refined, true);
   row("energy_pj", r.metrics.energy_pj, s.energy_pj, true);
   row("edp", r.metrics.edp, s.edp, true);
   row("utilization", r.metrics.utilization, s.utilization, true);
   for (size_t i = 0; i < rf.size(); ++i) row(rf[i].first, rf[i].second, sf[i].second, false);
   out << (mismatched_counts ? std::to_string(mismatched_counts) + " COUNTS DIFFER"
                             : std::string("every access count equal"))
-      << "; cycle error " << std::setprecision(3) << err << " %; simulated in " << r.sim_seconds
-      << " s" << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
+      << "; cycle error " << std::setprecision(3) << err << " % (refined estimate " << refined_err
+      << " %); simulated in " << r.sim_seconds << " s"
+      << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
   return ok ? 0 : 4;
 }
 
@@ -239,13 +285,13 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
   model::Surrogate sur;
   std::mt19937_64 rng(o.seed);
   int functional_ok = 0, count_mismatches = 0, failures = 0, total = 0;
-  std::vector<double> all_errs, all_rc, all_sc;
+  Agreement all_sur, all_ref;
   nlohmann::json per_layer = nlohmann::json::array();
   for (size_t li = 0; li < layers.size(); ++li) {
     const Layer& layer = layers[li];
     const MapSpace space(layer, arch);
     int l_ok = 0, l_cm = 0, l_fail = 0;
-    std::vector<double> rc, sc, errs;
+    Agreement sur_a, ref_a;
     nlohmann::json runs = nlohmann::json::array();
     for (int i = 0; i < o.samples; ++i) {
       ParamVector v;
@@ -253,6 +299,7 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
         throw SpecError("--layer", "layer", layer.name, "no valid mapping found by sampling");
       const Mapping m = space.decode(v);
       const Metrics s = sur.evaluate(layer, arch, m);
+      const long long refined = model::refined_cycles(layer, arch, m).cycles;
       systemc::RtlRunOptions ro;
       ro.seed = o.seed * 7919 + li * 1000 + i;
       const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
@@ -260,67 +307,70 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       l_ok += r.ok();
       l_fail += !r.failure.empty();
       l_cm += r.failure.empty() && !counts_equal;
-      nlohmann::json e{{"mapping", mapping_to_yaml(m)}, {"rtl_cycles", r.metrics.cycles},
-                       {"surrogate_cycles", s.cycles},  {"functional_ok", r.functional_ok},
-                       {"counts_equal", counts_equal},  {"failure", r.failure}};
+      nlohmann::json e{{"mapping", mapping_to_yaml(m)},
+                       {"rtl_cycles", r.metrics.cycles},
+                       {"surrogate_cycles", s.cycles},
+                       {"refined_cycles", refined},
+                       {"functional_ok", r.functional_ok},
+                       {"counts_equal", counts_equal},
+                       {"failure", r.failure}};
       if (r.failure.empty()) {
-        const double err = cycle_error_pct(r.metrics.cycles, s.cycles);
-        errs.push_back(std::abs(err));
-        rc.push_back(static_cast<double>(r.metrics.cycles));
-        sc.push_back(static_cast<double>(s.cycles));
-        e["cycle_error_pct"] = err;
+        sur_a.add(r.metrics.cycles, s.cycles);
+        ref_a.add(r.metrics.cycles, refined);
+        e["cycle_error_pct"] = cycle_error_pct(r.metrics.cycles, s.cycles);
+        e["refined_error_pct"] = cycle_error_pct(r.metrics.cycles, refined);
       }
       runs.push_back(e);
       if (!o.json)
         out << "\r" << layer.name << ": " << (i + 1) << "/" << o.samples << " mappings"
             << std::flush;
     }
-    const double mape =
-        errs.empty() ? 0 : std::accumulate(errs.begin(), errs.end(), 0.0) / errs.size();
-    const double maxe = errs.empty() ? 0 : *std::max_element(errs.begin(), errs.end());
-    const double rho = spearman(rc, sc);
     per_layer.push_back({{"layer", layer.name},
                          {"shape", layer.describe()},
                          {"samples", o.samples},
                          {"functional_ok", l_ok},
                          {"failures", l_fail},
                          {"count_mismatches", l_cm},
-                         {"mape_pct", mape},
-                         {"max_error_pct", maxe},
-                         {"spearman", std::isnan(rho) ? nlohmann::json() : nlohmann::json(rho)},
+                         {"mape_pct", sur_a.mape()},
+                         {"max_error_pct", sur_a.max()},
+                         {"spearman", sur_a.rho_json()},
+                         {"refined", ref_a.to_json()},
                          {"runs", runs}});
     functional_ok += l_ok;
     failures += l_fail;
     count_mismatches += l_cm;
     total += o.samples;
-    all_errs.insert(all_errs.end(), errs.begin(), errs.end());
-    all_rc.insert(all_rc.end(), rc.begin(), rc.end());
-    all_sc.insert(all_sc.end(), sc.begin(), sc.end());
+    all_sur.add(sur_a);
+    all_ref.add(ref_a);
     if (!o.json)
       out << "\r" << std::left << std::setw(28) << layer.name << std::right << " bit-exact " << l_ok
           << "/" << o.samples << ", count mismatches " << l_cm << ", failures " << l_fail
-          << ", cycle error mean " << std::setprecision(3) << mape << " % max " << maxe
-          << " %, spearman " << rho << "\n";
+          << ", cycle error mean " << std::setprecision(3) << sur_a.mape() << " % max "
+          << sur_a.max() << " %, spearman " << sur_a.rho() << "; refined mean " << ref_a.mape()
+          << " % max " << ref_a.max() << " %\n";
   }
-  const double mape =
-      all_errs.empty() ? 0
-                       : std::accumulate(all_errs.begin(), all_errs.end(), 0.0) / all_errs.size();
-  const double maxe = all_errs.empty() ? 0 : *std::max_element(all_errs.begin(), all_errs.end());
   // Over all mappings of all layers (per layer in "layers").
-  const double rho_all = spearman(all_rc, all_sc);
-  const nlohmann::json rho1 = std::isnan(rho_all) ? nlohmann::json() : nlohmann::json(rho_all);
-  nlohmann::json j{{"arch", arch.name},    {"seed", o.seed},
-                   {"samples", total},     {"functional_ok", functional_ok},
-                   {"failures", failures}, {"count_mismatches", count_mismatches},
-                   {"mape_pct", mape},     {"max_error_pct", maxe},
-                   {"spearman", rho1},     {"layers", per_layer}};
+  nlohmann::json j{{"arch", arch.name},
+                   {"seed", o.seed},
+                   {"samples", total},
+                   {"functional_ok", functional_ok},
+                   {"failures", failures},
+                   {"count_mismatches", count_mismatches},
+                   {"mape_pct", all_sur.mape()},
+                   {"max_error_pct", all_sur.max()},
+                   {"spearman", all_sur.rho_json()},
+                   {"refined", all_ref.to_json()},
+                   {"layers", per_layer}};
   if (o.json) {
     out << j.dump(2) << "\n";
   } else {
     out << "all: " << total << " random valid mappings on " << arch.name << " (seed " << o.seed
         << "): bit-exact " << functional_ok << "/" << total << ", RTL failures " << failures
         << ", count mismatches " << count_mismatches << ", cycle error mean "
-        << std::setprecision(3) << mape << " %, max " << maxe << " %, spearman " << rho_all << "\n";
+        << std::setprecision(3) << all_sur.mape() << " %, max " << all_sur.max() << " %, spearman "
+        << all_sur.rho() << "; refined estimate mean " << all_ref.mape() << " %, max "
+        << all_ref.max() << " % (" << all_ref.over(10) << " above 10 %), spearman " << all_ref.rho()
+        << "\n";
   }
   return (functional_ok == total && count_mismatches == 0) ? 0 : 4;
 }

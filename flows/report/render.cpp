@@ -455,6 +455,10 @@ void write_parity_stats(std::ostream& h, const json& p) {
       << " %</b></span><span>max |error| <b>" << fixed(num(p["max_error_pct"]), 2)
       << " %</b></span><span>Spearman &rho; <b>"
       << (p["spearman"].is_null() ? "n/a" : fixed(p["spearman"].get<double>(), 3)) << "</b></span>";
+  if (p.contains("refined"))
+    h << "<span>refined estimate: MAPE <b>" << fixed(num(p["refined"]["mape_pct"]), 2)
+      << " %</b>, max |error| <b>" << fixed(num(p["refined"]["max_error_pct"]), 2)
+      << " %</b></span>";
   h << "</div>\n";
 }
 
@@ -541,13 +545,21 @@ std::string failure_reason(const json& v) {
   return why;
 }
 
+/// The refined estimate's cycle error against the RTL, in percent ("&ndash;" without both).
+std::string refined_error(const json& c, const json& v) {
+  const long long ref = c.value("refined_cycles", 0LL);
+  const long long rtl = v.value("cycles", 0LL);
+  if (ref <= 0 || rtl <= 0) return "&ndash;";
+  return fixed(100.0 * static_cast<double>(ref - rtl) / static_cast<double>(rtl), 2);
+}
+
 /// One row of the functional checks: candidate `c` of layer `L` (not run, passed or failed).
 void write_check_row(std::ostream& h, const json& L, const json& c) {
   const auto& v = c["verification"];
   if (v.is_null()) {
     h << "<tr><td class=\"l\">" << e(L["name"]) << "</td><td>#" << c["rank"] << "</td><td></td><td>"
       << commas(static_cast<long long>(num(c["surrogate"]["cycles"], 0)))
-      << "</td><td colspan=\"5\"></td><td class=\"l\">not run (interrupted)</td></tr>\n";
+      << "</td><td colspan=\"6\"></td><td class=\"l\">not run (interrupted)</td></tr>\n";
     return;
   }
   const bool passed = v["passed"].get<bool>();
@@ -557,7 +569,7 @@ void write_check_row(std::ostream& h, const json& L, const json& c) {
     << commas(static_cast<long long>(num(c["surrogate"]["cycles"], 0))) << "</td><td>"
     << (v.contains("cycles") ? commas(v["cycles"].get<long long>()) : "&ndash;") << "</td><td>"
     << (v.contains("cycle_error_pct") ? fixed(v["cycle_error_pct"].get<double>(), 2) : "&ndash;")
-    << "</td>"
+    << "</td><td>" << refined_error(c, v) << "</td>"
     << "<td class=\"" << (v["functional_ok"].get<bool>() ? "pass\">bit-exact" : "fail\">MISMATCH")
     << "</td>"
     << "<td class=\"" << (v["counts_equal"].get<bool>() ? "pass\">equal" : "fail\">DIFFER")
@@ -577,7 +589,7 @@ void write_checks_table(std::ostream& h, const RunView& run) {
        "surrogate's count.</div>\n<table><tr><th "
        "class=\"l\">layer</th><th>cand.</th><th>seed</th>"
        "<th>surrogate cycles</th><th>RTL cycles</th><th>err "
-       "%</th><th>outputs</th><th>counters</th>"
+       "%</th><th>refined err %</th><th>outputs</th><th>counters</th>"
        "<th>sim s</th><th class=\"l\">result</th></tr>\n";
   for (const auto& L : run.layers)
     for (const auto& c : L["candidates"]) write_check_row(h, L, c);

@@ -35,6 +35,7 @@
 #include "mapwright/core/stats.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/mapspace.hpp"
+#include "mapwright/model/refined.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/verify.hpp"
@@ -726,6 +727,7 @@ class RunSession {
       cand.cost = e.cost;
       cand.mapping = e.mapping;
       cand.surrogate = e.metrics;
+      cand.refined_cycles = model::refined_cycles(L.layer, arch_, e.mapping).cycles;
       L.candidates.push_back(std::move(cand));
     }
     L.status = LayerStatus::Searched;
@@ -895,7 +897,7 @@ void write_run_csvs(const RunRecord& rec, const fs::path& dir) {
   }
   write_atomic(dir / "layers.csv", c.str());
   std::ostringstream v;
-  v << "layer,rank,seed,surrogate_cost,surrogate_cycles,rtl_cycles,cycle_error_pct,"
+  v << "layer,rank,seed,surrogate_cost,surrogate_cycles,refined_cycles,rtl_cycles,cycle_error_pct,"
        "functional_ok,counts_equal,passed,failure,sim_seconds\n";
   for (const auto& L : rec.layers)
     for (const auto& cd : L.candidates) {
@@ -904,10 +906,11 @@ void write_run_csvs(const RunRecord& rec, const fs::path& dir) {
       std::string fail = x.failure;
       std::replace(fail.begin(), fail.end(), '"', '\'');
       v << L.layer.name << "," << cd.rank << "," << x.seed << "," << as_json(cd.cost) << ","
-        << cd.surrogate.cycles << "," << (x.rtl ? as_json(x.rtl->cycles) : "") << ","
-        << (x.rtl ? as_json(x.cycle_error_pct) : "") << "," << as_json(x.functional_ok) << ","
-        << as_json(x.counts_equal) << "," << as_json(x.passed) << ",\"" << fail << "\","
-        << as_json(x.sim_seconds) << "\n";
+        << cd.surrogate.cycles << ","
+        << (cd.refined_cycles > 0 ? as_json(cd.refined_cycles) : std::string()) << ","
+        << (x.rtl ? as_json(x.rtl->cycles) : "") << "," << (x.rtl ? as_json(x.cycle_error_pct) : "")
+        << "," << as_json(x.functional_ok) << "," << as_json(x.counts_equal) << ","
+        << as_json(x.passed) << ",\"" << fail << "\"," << as_json(x.sim_seconds) << "\n";
     }
   write_atomic(dir / "verifications.csv", v.str());
 }

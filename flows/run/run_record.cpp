@@ -47,7 +47,7 @@ constexpr const char* kRun = R"({
     "search?": "object", "curve_csv?": "string", "mapping_file?": "string",
     "candidates": [{
       "rank": "uint", "mapping": "string", "cost": "number", "sample?": "int",
-      "surrogate": "@metrics",
+      "surrogate": "@metrics", "refined_cycles?": "uint",
       "verification?": "?object"
     }],
     "best": "?object"
@@ -283,12 +283,14 @@ Verification verification_from_json(const json& j, const std::string& file) {
 }
 
 json candidate_to_json(const Candidate& c) {
-  return {{"rank", c.rank},
-          {"sample", c.sample},
-          {"cost", c.cost},
-          {"mapping", core::mapping_to_yaml(c.mapping)},
-          {"surrogate", c.surrogate.to_json()},
-          {"verification", c.verification ? verification_to_json(*c.verification) : json()}};
+  json j{{"rank", c.rank},
+         {"sample", c.sample},
+         {"cost", c.cost},
+         {"mapping", core::mapping_to_yaml(c.mapping)},
+         {"surrogate", c.surrogate.to_json()},
+         {"verification", c.verification ? verification_to_json(*c.verification) : json()}};
+  if (c.refined_cycles > 0) j["refined_cycles"] = c.refined_cycles;
+  return j;
 }
 
 Candidate candidate_from_json(const json& j, const std::string& file) {
@@ -298,6 +300,7 @@ Candidate candidate_from_json(const json& j, const std::string& file) {
   c.cost = j.at("cost").get<double>();
   c.mapping = core::mapping_from_yaml(j.at("mapping").get<std::string>(), file);
   c.surrogate = core::metrics_from_json(j.at("surrogate"));
+  c.refined_cycles = j.value("refined_cycles", 0LL);
   if (j.contains("verification") && !j["verification"].is_null())
     c.verification = verification_from_json(j["verification"], file);
   return c;
@@ -487,6 +490,13 @@ RunSummary summarize(const RunRecord& r) {
         rc.push_back(static_cast<double>(v.rtl->cycles));
         sc.push_back(static_cast<double>(c.surrogate.cycles));
         errs.push_back(std::abs(v.cycle_error_pct));
+        if (c.refined_cycles > 0 && v.rtl->cycles > 0) {
+          const double e = 100.0 * std::abs(static_cast<double>(c.refined_cycles - v.rtl->cycles)) /
+                           static_cast<double>(v.rtl->cycles);
+          ++s.refined_n;
+          s.refined_mape_pct += e;
+          s.refined_max_error_pct = std::max(s.refined_max_error_pct, e);
+        }
       }
     }
   }
@@ -500,6 +510,7 @@ RunSummary summarize(const RunRecord& r) {
       s.max_error_pct = std::max(s.max_error_pct, e);
     }
     s.mape_pct = sum / errs.size();
+    if (s.refined_n) s.refined_mape_pct /= static_cast<double>(s.refined_n);
     const double rho = core::spearman(rc, sc);
     if (!std::isnan(rho)) s.spearman = rho;
   }
@@ -588,6 +599,10 @@ json run_record_to_json(const RunRecord& r, const RunSummary& s) {
     parity["mape_pct"] = s.mape_pct;
     parity["max_error_pct"] = s.max_error_pct;
     parity["spearman"] = s.spearman ? json(*s.spearman) : json();
+    if (s.refined_n > 0)
+      parity["refined"] = {{"n", s.refined_n},
+                           {"mape_pct", s.refined_mape_pct},
+                           {"max_error_pct", s.refined_max_error_pct}};
   }
   j["parity"] = parity;
   return j;

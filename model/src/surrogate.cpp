@@ -9,6 +9,8 @@
 #include "mapwright/core/compact_space.hpp"
 #include "mapwright/model/tile_classes.hpp"
 
+#include "dma_ops.hpp"
+
 #include <algorithm>
 #include <cmath>
 
@@ -32,6 +34,7 @@ struct Shared {
   std::array<long long, kNumDims> T;  ///< Level-2 trips per loop.
   TensorReuse in, wt, out;            ///< Reload multiplier and period per tensor.
   long long steps;                    ///< Product of the trips.
+  ExtentClasses rows, cols;           ///< Input tile extents (rows: P R; columns: Q S).
 };
 
 inline Shared shared(const Layer& l, const Mapping& m) {
@@ -43,14 +46,12 @@ inline Shared shared(const Layer& l, const Mapping& m) {
   s.in = r.input;
   s.wt = r.weight;
   s.out = r.output;
+  s.rows = extent_classes(l.p, m.tile_of(Dim::P), l.r, m.tile_of(Dim::R), l.stride, l.pad, l.h);
+  s.cols = extent_classes(l.q, m.tile_of(Dim::Q), l.s, m.tile_of(Dim::S), l.stride, l.pad, l.w);
   return s;
 }
 
-}  // namespace
-
-AccessCounts closed_form_counts(const Layer& l, const Arch& arch, const Mapping& m) {
-  (void)arch;
-  const Shared sh = shared(l, m);
+AccessCounts counts_from(const Layer& l, const Mapping& m, const Shared& sh) {
   const auto& T = sh.T;
   auto cl = [&](Dim d) { return classes(l.dim(d), m.tile_of(d)); };
   const Classes cK = cl(Dim::K);
@@ -94,8 +95,8 @@ AccessCounts closed_form_counts(const Layer& l, const Arch& arch, const Mapping&
   }
 
   // DRAM traffic.
-  const long long hs = extent_sum(P, m.tile_of(Dim::P), R, m.tile_of(Dim::R), l.stride, l.pad, l.h);
-  const long long ws = extent_sum(Q, m.tile_of(Dim::Q), S, m.tile_of(Dim::S), l.stride, l.pad, l.w);
+  const long long hs = sh.rows.total();
+  const long long ws = sh.cols.total();
   a.dram_input_bytes = sh.in.mult * G * N * C * hs * ws;
   a.input_loads = sh.steps / sh.in.period;
   a.dram_weight_bytes = sh.wt.mult * G * K * C * R * S;
@@ -117,9 +118,8 @@ AccessCounts closed_form_counts(const Layer& l, const Arch& arch, const Mapping&
   return a;
 }
 
-CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping& m,
-                                 const AccessCounts& a) {
-  const Shared sh = shared(l, m);
+CycleEstimate cycles_from(const Layer& l, const Arch& arch, const Mapping& m, const Shared& sh,
+                          const AccessCounts& a) {
   const auto& T = sh.T;
   auto cl = [&](Dim d) { return classes(l.dim(d), m.tile_of(d)); };
   const long long G = l.g, K = l.k, NPQ = l.n * l.p * l.q, CRS = l.c * l.r * l.s;
@@ -180,12 +180,7 @@ CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping
   const double rl_avg = d_rl;
   const long long periods[3] = {sh.in.period, sh.wt.period, sh.out.period};
   auto step_cost = [&](long long q, double& ov_prefix, double& tail, double& leftover) {
-    struct Op {
-      double d;
-      bool blocking;
-      bool required;
-    };
-    Op ops[4];
+    DmaOp ops[4];
     int n = 0;
     if (periods[0] <= q) ops[n++] = {d_in, !m.db_input, true};
     if (periods[1] <= q) ops[n++] = {d_wt, !m.db_weight, true};
@@ -193,20 +188,7 @@ CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping
       ops[n++] = {st_avg, true, !m.db_accum};
       if (rl_avg > 0) ops[n++] = {rl_avg, true, true};
     }
-    int first_block = n, last_req = -1;
-    for (int i = 0; i < n; ++i) {
-      if (ops[i].blocking && first_block == n) first_block = i;
-      if (ops[i].required) last_req = i;
-    }
-    ov_prefix = tail = leftover = 0;
-    for (int i = 0; i < n; ++i) {
-      if (i < first_block)
-        ov_prefix += ops[i].d;
-      else if (i <= last_req)
-        tail += ops[i].d;
-      else
-        leftover += ops[i].d;
-    }
+    split_dma_ops(ops, n, ov_prefix, tail, leftover);
   };
   const double c_avg = static_cast<double>(e.compute_cycles) / sh.steps;
   const long long S = sh.steps;
@@ -234,6 +216,18 @@ CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping
   return e;
 }
 
+}  // namespace
+
+AccessCounts closed_form_counts(const Layer& l, const Arch& arch, const Mapping& m) {
+  (void)arch;
+  return counts_from(l, m, shared(l, m));
+}
+
+CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping& m,
+                                 const AccessCounts& a) {
+  return cycles_from(l, arch, m, shared(l, m), a);
+}
+
 Metrics Surrogate::evaluate(const Layer& layer, const Arch& arch, const Mapping& mapping) {
   Metrics r;
   const Validity v = check_capacity(layer, arch, mapping);
@@ -243,8 +237,9 @@ Metrics Surrogate::evaluate(const Layer& layer, const Arch& arch, const Mapping&
     return r;
   }
   r.valid = true;
-  r.counts = closed_form_counts(layer, arch, mapping);
-  const CycleEstimate c = closed_form_cycles(layer, arch, mapping, r.counts);
+  const Shared sh = shared(layer, mapping);
+  r.counts = counts_from(layer, mapping, sh);
+  const CycleEstimate c = cycles_from(layer, arch, mapping, sh, r.counts);
   r.cycles = c.cycles;
   r.compute_cycles = c.compute_cycles;
   r.dma_cycles = c.dma_cycles;

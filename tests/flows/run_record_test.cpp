@@ -76,6 +76,7 @@ RunRecord small_record() {
     c.cost = 100 + rank;
     c.surrogate.valid = true;
     c.surrogate.cycles = 1000;
+    c.refined_cycles = rank == 0 ? 990 : 900;
     Verification v;
     v.rtl = core::Metrics{};
     v.rtl->valid = true;
@@ -165,8 +166,16 @@ TEST(RunRecord, SummaryIsDerivedFromTheRecord) {
   EXPECT_EQ(s.parity_n, 2u);
   EXPECT_DOUBLE_EQ(s.mape_pct, 12.5);
   EXPECT_DOUBLE_EQ(s.max_error_pct, 25);
-  // Written out, the failure names its layer, rank and kind.
+  // The refined estimates (990 and 900 against 1000 and 800 RTL cycles): 1 % and 12.5 %.
+  EXPECT_EQ(s.refined_n, 2u);
+  EXPECT_DOUBLE_EQ(s.refined_mape_pct, 6.75);
+  EXPECT_DOUBLE_EQ(s.refined_max_error_pct, 12.5);
   const json j = run_record_to_json(r);
+  // Written out: the refined parity, each candidate's estimate (read back), and the failure
+  // naming its layer, rank and kind.
+  EXPECT_DOUBLE_EQ(j["parity"]["refined"]["mape_pct"].get<double>(), 6.75);
+  EXPECT_EQ(j["layers"][0]["candidates"][1]["refined_cycles"], 900);
+  EXPECT_EQ(run_record_from_json(j, "back").layers[0].candidates[1].refined_cycles, 900);
   EXPECT_EQ(j["verification_summary"]["failures"][0]["rank"], 1);
   EXPECT_EQ(j["verification_summary"]["failures"][0]["kind"], "design");
   EXPECT_EQ(j["totals"]["source"], "rtl");

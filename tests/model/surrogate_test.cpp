@@ -11,6 +11,7 @@
 
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/zoo.hpp"
+#include "mapwright/model/refined.hpp"
 #include "mapwright/model/schedule.hpp"
 
 using namespace mapwright;
@@ -67,6 +68,35 @@ Layer random_layer(std::mt19937_64& rng) {
   return make_layer(l, "random");
 }
 
+/// The sample of the real-layer cycle tests: random valid mappings (seed 1) of every unique
+/// ResNet-18 and MobileNet-v2 layer on the default 16x16 architecture, 400 draws, of which those
+/// with at most 3000 steps are kept (quick to walk). Calls f(layer, arch, mapping, counts) for
+/// each and returns how many.
+template <class F>
+int for_each_real_layer_mapping(F f) {
+  const Arch arch = load_arch("default");
+  std::vector<Layer> layers;
+  for (const char* net : {"resnet18", "mobilenet_v2"})
+    for (const auto& [l, count] : zoo_network(net).unique_layers()) layers.push_back(l);
+  std::mt19937_64 rng(1);
+  int n = 0;
+  for (int i = 0; i < 400; ++i) {
+    const Layer& layer = layers[i % layers.size()];
+    const MapSpace space(layer, arch);
+    ParamVector v;
+    if (!space.sample_valid(rng, v)) {
+      ADD_FAILURE() << "no valid mapping sampled for " << layer.name;
+      continue;
+    }
+    const Mapping m = space.decode(v);
+    const AccessCounts c = model::closed_form_counts(layer, arch, m);
+    if (c.steps > 3000) continue;
+    f(layer, arch, m, c);
+    ++n;
+  }
+  return n;
+}
+
 }  // namespace
 
 TEST(SurrogateCounts, ClosedFormEqualsWalkOnRandomLayersAndMappings) {
@@ -114,31 +144,18 @@ TEST(SurrogateCounts, ComputeCyclesEqualScheduleSum) {
 }
 
 TEST(SurrogateCycles, TracksReferenceScheduleOnRealLayers) {
-  // Every unique ResNet-18 and MobileNet-v2 layer on the default 16x16 architecture: error
-  // statistics of the closed-form cycle estimate against the walked reference schedule (which
-  // the RTL reproduces cycle for cycle) over random valid mappings, seed 1.
-  const Arch arch = load_arch("default");
-  std::vector<Layer> layers;
-  for (const char* net : {"resnet18", "mobilenet_v2"})
-    for (const auto& [l, count] : zoo_network(net).unique_layers()) layers.push_back(l);
-  std::mt19937_64 rng(1);
+  // Error statistics of the closed-form cycle estimate against the walked reference schedule
+  // (which the RTL reproduces cycle for cycle) over the real-layer sample.
   double sum_err = 0, max_err = 0;
-  int n = 0;
   model::Surrogate s;
-  for (int i = 0; i < 400; ++i) {
-    const Layer& layer = layers[i % layers.size()];
-    const MapSpace space(layer, arch);
-    ParamVector v;
-    ASSERT_TRUE(space.sample_valid(rng, v));
-    const Mapping m = space.decode(v);
-    if (model::closed_form_counts(layer, arch, m).steps > 3000) continue;  // keep it quick
-    const Metrics r = s.evaluate(layer, arch, m);
-    const auto sched = model::simulate_schedule(layer, arch, m);
-    const double err = std::abs(static_cast<double>(r.cycles - sched.cycles)) / sched.cycles;
-    sum_err += err;
-    max_err = std::max(max_err, err);
-    ++n;
-  }
+  const int n = for_each_real_layer_mapping(
+      [&](const Layer& layer, const Arch& arch, const Mapping& m, const AccessCounts&) {
+        const Metrics r = s.evaluate(layer, arch, m);
+        const auto sched = model::simulate_schedule(layer, arch, m);
+        const double err = std::abs(static_cast<double>(r.cycles - sched.cycles)) / sched.cycles;
+        sum_err += err;
+        max_err = std::max(max_err, err);
+      });
   ASSERT_GT(n, 250);
   const double mape = 100 * sum_err / n;
   std::printf("closed-form vs reference schedule: MAPE %.2f%%, max %.1f%% over %d mappings\n", mape,
@@ -167,4 +184,63 @@ TEST(Surrogate, InvalidMappingIsTypedResult) {
   EXPECT_FALSE(r.valid);
   EXPECT_EQ(r.invalid, InvalidKind::AccumOverflow);
   EXPECT_NE(r.reason.find("accumulator buffer overflows by"), std::string::npos) << r.reason;
+}
+
+// The refined estimate over the same sample as SurrogateCycles above.
+TEST(RefinedCycles, TracksReferenceScheduleOnRealLayers) {
+  double sum_err = 0, max_err = 0, sum_closed = 0;
+  const int n = for_each_real_layer_mapping([&](const Layer& layer, const Arch& arch,
+                                                const Mapping& m, const AccessCounts& c) {
+    const auto closed = model::closed_form_cycles(layer, arch, m, c);
+    const auto refined = model::refined_cycles(layer, arch, m);
+    const auto sched = model::simulate_schedule(layer, arch, m);
+    // Same exact totals as the closed form.
+    EXPECT_EQ(refined.compute_cycles, closed.compute_cycles);
+    EXPECT_EQ(refined.dma_cycles, closed.dma_cycles);
+    const double err = std::abs(static_cast<double>(refined.cycles - sched.cycles)) / sched.cycles;
+    sum_closed += std::abs(static_cast<double>(closed.cycles - sched.cycles)) / sched.cycles;
+    sum_err += err;
+    max_err = std::max(max_err, err);
+  });
+  ASSERT_GT(n, 250);
+  std::printf(
+      "refined vs reference schedule: MAPE %.2f%%, max %.1f%% over %d mappings "
+      "(closed form MAPE %.2f%%)\n",
+      100 * sum_err / n, 100 * max_err, n, 100 * sum_closed / n);
+  EXPECT_LT(100 * sum_err / n, 0.5);
+  EXPECT_LT(100 * max_err, 10.0);
+  EXPECT_LT(sum_err, sum_closed) << "the refined estimate is no better than the closed form";
+}
+
+// On random small layers and architectures (latency 0..50, 1..16 bytes per cycle): never below
+// the busier engine, exact for a single step, and close to the schedule on average.
+TEST(RefinedCycles, BoundedAndExactForOneStep) {
+  std::mt19937_64 rng(99);
+  double sum_err = 0;
+  int n = 0, single = 0;
+  for (int iter = 0; iter < 1500; ++iter) {
+    const Arch arch = small_arch(rng);
+    const Layer layer = random_layer(rng);
+    const MapSpace space(layer, arch);
+    const Mapping m = space.decode(space.sample_naive(rng));
+    const auto refined = model::refined_cycles(layer, arch, m);
+    const auto sched = model::simulate_schedule(layer, arch, m);
+    ASSERT_GE(refined.cycles, std::max(refined.compute_cycles, refined.dma_cycles))
+        << mapping_to_yaml(m);
+    if (model::closed_form_counts(layer, arch, m).steps == 1) {
+      // Load, load, compute, store in sequence; only the per-transfer rounding of
+      // ceil(bytes / bandwidth) can differ.
+      EXPECT_NEAR(static_cast<double>(refined.cycles), static_cast<double>(sched.cycles), 3.0)
+          << mapping_to_yaml(m);
+      ++single;
+    }
+    sum_err += std::abs(static_cast<double>(refined.cycles - sched.cycles)) / sched.cycles;
+    ++n;
+  }
+  std::printf(
+      "refined vs reference schedule on %d random small layers: MAPE %.2f%% (%d with one "
+      "step)\n",
+      n, 100 * sum_err / n, single);
+  EXPECT_GT(single, 10);
+  EXPECT_LT(100 * sum_err / n, 1.0);
 }

@@ -68,11 +68,13 @@ struct Verification {
 
 /// One of a layer's top-K distinct surrogate candidates.
 struct Candidate {
-  int rank = 0;                              ///< 0 = the surrogate's best.
-  int64_t sample = -1;                       ///< Sample index at which the search saw it.
-  double cost = 0;                           ///< Surrogate objective.
-  core::Mapping mapping;                     ///< The mapping (YAML in results.json).
-  core::Metrics surrogate;                   ///< Surrogate metrics.
+  int rank = 0;             ///< 0 = the surrogate's best.
+  int64_t sample = -1;      ///< Sample index at which the search saw it.
+  double cost = 0;          ///< Surrogate objective.
+  core::Mapping mapping;    ///< The mapping (YAML in results.json).
+  core::Metrics surrogate;  ///< Surrogate metrics.
+  /// The refined cycle estimate (model/refined.hpp); 0 in runs written before it existed.
+  long long refined_cycles = 0;
   std::optional<Verification> verification;  ///< Empty until its RTL run came back.
 };
 
@@ -172,6 +174,10 @@ struct RunSummary {
   double mape_pct = 0;             ///< Mean |cycle error| in percent.
   double max_error_pct = 0;        ///< Largest |cycle error|.
   std::optional<double> spearman;  ///< Rank correlation of RTL and surrogate cycles.
+  /// The same for the refined estimate, over the verifications whose candidate has one.
+  size_t refined_n = 0;
+  double refined_mape_pct = 0;
+  double refined_max_error_pct = 0;
 };
 RunSummary summarize(const RunRecord& r);
 

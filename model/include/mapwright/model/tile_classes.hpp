@@ -11,7 +11,13 @@
 
 namespace mapwright::model {
 
+/// ceil(a / b) for a >= 0, b >= 1. Operands that fit in 32 bits (every real layer) take a
+/// 32-bit division, several times faster than a 64-bit one on x86-64.
 inline long long cdiv(long long a, long long b) {
+  if (((a | b) >> 32) == 0)
+    return a == 0 ? 0
+                  : static_cast<long long>(
+                        (static_cast<unsigned>(a) - 1) / static_cast<unsigned>(b) + 1);
   return (a + b - 1) / b;
 }
 
@@ -61,6 +67,38 @@ inline long long sum_ceil1(const TileClasses& a, long long p) {
   long long s = 0;
   for (int i = 0; i < a.n; ++i) s += a.count[i] * cdiv(a.size[i], p);
   return s;
+}
+
+/// The distinct in-bounds input extent (core::input_extent) over output tiles (rows: P by tp)
+/// and filter tiles (R by tr), summed per class: [output tile is P's remainder][filter tile is
+/// R's remainder] (a loop without a remainder has only class 0).
+struct ExtentClasses {
+  long long sum[2][2] = {};    ///< Sum of the extents.
+  long long count[2][2] = {};  ///< Number of (output tile, filter tile) pairs.
+  long long total() const { return sum[0][0] + sum[0][1] + sum[1][0] + sum[1][1]; }
+  double average(int p_rem, int r_rem) const {
+    const long long n = count[p_rem][r_rem];
+    return n ? static_cast<double>(sum[p_rem][r_rem]) / static_cast<double>(n) : 0.0;
+  }
+};
+
+inline ExtentClasses extent_classes(long long P, long long tp, long long R, long long tr,
+                                    long long stride, long long pad, long long H) {
+  ExtentClasses e;
+  tp = std::min(tp, P);
+  tr = std::min(tr, R);
+  const bool p_rem = P % tp != 0, r_rem = R % tr != 0;
+  for (long long p0 = 0; p0 < P; p0 += tp) {
+    const long long pt = std::min(tp, P - p0);
+    const int cp = p_rem && p0 + tp >= P ? 1 : 0;
+    for (long long r0 = 0; r0 < R; r0 += tr) {
+      const long long rt = std::min(tr, R - r0);
+      const int cr = r_rem && r0 + tr >= R ? 1 : 0;
+      e.sum[cp][cr] += core::input_extent(p0, pt, r0, rt, stride, pad, H);
+      ++e.count[cp][cr];
+    }
+  }
+  return e;
 }
 
 /// Sum over output tiles (rows: P by tp) and filter tiles (R by tr) of the distinct in-bounds
