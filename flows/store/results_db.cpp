@@ -33,7 +33,7 @@ CREATE TABLE IF NOT EXISTS verifications (
   run_id TEXT, layer_index INTEGER, rank INTEGER, seed INTEGER, mapping TEXT,
   surrogate_cost REAL, surrogate_cycles INTEGER, rtl_cycles INTEGER, rtl_energy_pj REAL,
   cycle_error_pct REAL, functional_ok INTEGER, mismatches INTEGER, counts_equal INTEGER,
-  failure TEXT, passed INTEGER, sim_seconds REAL,
+  failure TEXT, passed INTEGER, sim_seconds REAL, refined_cycles INTEGER,
   PRIMARY KEY (run_id, layer_index, rank));
 CREATE TABLE IF NOT EXISTS sweep_points (
   sweep_id TEXT, point_index INTEGER, name TEXT, rows INTEGER, cols INTEGER,
@@ -88,6 +88,14 @@ class Stmt {
       sqlite3_bind_text(st_, i_, v.dump().c_str(), -1, SQLITE_TRANSIENT);
     return *this;
   }
+  /// Runs a query of one integer (SELECT COUNT(*) ...) and returns it.
+  long long count(const std::string& path) {
+    if (sqlite3_step(st_) != SQLITE_ROW) throw core::SpecError(path, "(sqlite)", "", why(db_));
+    const long long n = sqlite3_column_int64(st_, 0);
+    sqlite3_reset(st_);
+    i_ = 0;
+    return n;
+  }
   void run(const std::string& path) {
     if (sqlite3_step(st_) != SQLITE_DONE) throw core::SpecError(path, "(sqlite)", "", why(db_));
     sqlite3_reset(st_);
@@ -117,6 +125,7 @@ ResultsDb::ResultsDb(const std::string& path) : path_(path) {
   sqlite3_busy_timeout(db_, 5000);
   try {
     exec(kSchema);
+    add_missing_columns();
   } catch (...) {
     // A full disk or a read-only file: the destructor will not run, so close here.
     sqlite3_close(db_);
@@ -127,6 +136,24 @@ ResultsDb::ResultsDb(const std::string& path) : path_(path) {
 
 ResultsDb::~ResultsDb() {
   sqlite3_close(db_);
+}
+
+void ResultsDb::add_missing_columns() {
+  // Columns added after a table was first written, appended in this order (so `SELECT *`
+  // lines up between stores of either age once both are open).
+  struct Added {
+    const char* table;
+    const char* column;
+    const char* type;
+  };
+  for (const Added& a : {Added{"verifications", "refined_cycles", "INTEGER"}}) {
+    const std::string sql =
+        std::string("SELECT COUNT(*) FROM pragma_table_info('") + a.table + "') WHERE name = ?";
+    Stmt info(db_, sql.c_str(), path_);
+    info.bind(std::string(a.column));
+    if (info.count(path_) == 0)
+      exec(std::string("ALTER TABLE ") + a.table + " ADD COLUMN " + a.column + " " + a.type);
+  }
 }
 
 void ResultsDb::exec(const std::string& sql) {
@@ -247,7 +274,7 @@ void ResultsDb::put_evaluations(const std::string& run_id, int layer_index,
 void ResultsDb::put_verification(const std::string& run_id, int layer_index, const Candidate& c) {
   const Verification& v = *c.verification;
   const bool ran = v.rtl.has_value();
-  Stmt s(db_, "INSERT OR REPLACE INTO verifications VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+  Stmt s(db_, "INSERT OR REPLACE INTO verifications VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
          path_);
   s.bind(run_id)
       .bind(layer_index)
@@ -264,7 +291,8 @@ void ResultsDb::put_verification(const std::string& run_id, int layer_index, con
       .bind(v.counts_equal)
       .bind(v.failure)
       .bind(v.passed)
-      .bind(v.sim_seconds);
+      .bind(v.sim_seconds)
+      .bind(or_null(c.refined_cycles > 0, c.refined_cycles));
   s.run(path_);
 }
 

@@ -56,6 +56,8 @@ class ResultsDb {
 
  private:
   void exec(const std::string& sql);
+  /// Adds the columns a store written by an earlier version lacks.
+  void add_missing_columns();
   sqlite3* db_ = nullptr;  ///< Connection.
   std::string path_;       ///< File, for messages.
 };

@@ -82,6 +82,7 @@ TEST(Run, TinyNetworkOnSmall4VerifiedOnRtl) {
   EXPECT_EQ(count_rows(dir / "results.sqlite", "layers"), 3);
   EXPECT_EQ(count_rows(dir / "results.sqlite", "evaluations"), 3 * 150);
   EXPECT_EQ(count_rows(dir / "results.sqlite", "verifications"), 6);
+  EXPECT_EQ(count_rows(dir / "results.sqlite", "verifications WHERE refined_cycles > 0"), 6);
 
   // CSVs and the report: self-contained, escaped, with plots and every check.
   EXPECT_TRUE(fs::exists(dir / "layers.csv"));
