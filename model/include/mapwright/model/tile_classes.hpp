@@ -105,13 +105,7 @@ inline ExtentClasses extent_classes(long long P, long long tp, long long R, long
 /// input extent (core::input_extent).
 inline long long extent_sum(long long P, long long tp, long long R, long long tr, long long stride,
                             long long pad, long long H) {
-  long long s = 0;
-  for (long long p0 = 0; p0 < P; p0 += tp) {
-    const long long pt = std::min(tp, P - p0);
-    for (long long r0 = 0; r0 < R; r0 += tr)
-      s += core::input_extent(p0, pt, r0, std::min(tr, R - r0), stride, pad, H);
-  }
-  return s;
+  return extent_classes(P, tp, R, tr, stride, pad, H).total();
 }
 
 }  // namespace mapwright::model
