@@ -25,10 +25,12 @@
 // the `a` stream carries one row of ru weights per output channel k (weight buffer, row lanes),
 // and result row k holds out[k][pixels], written to the accumulator at [g][m][k] like the others.
 // The input and weight buffers therefore have max(Rows, Cols) read lanes.
-// Lane decode: fold lanes are consecutive reduction indices (WS, IS rows), output pixels (OS
-// rows, IS columns); their (r, s, c) or (n, p, q) digits come from chains of mixed-radix
-// incrementers started at the fold's first row (column), so no divider is needed. Operand reads
-// are combinational from the buffers; accumulator writes are registered.
+// Address generation: fold lanes are consecutive reduction indices (WS, IS rows), output pixels
+// (OS rows, IS columns). Their address parts come from chains of mixed-radix increments (adds
+// only) run once at fold issue and registered; the streamed position is a counter of the same
+// kind, so an operand address is one add per lane and cycle (no divider, no multiply per cycle;
+// the per-command strides are products of the head command's fields). Operand reads are
+// combinational from the buffers; accumulator writes are registered.
 module mw_compute #(
   parameter int unsigned Rows  = 4,
   parameter int unsigned Cols  = 4,
@@ -104,71 +106,111 @@ module mw_compute #(
   assign h_rows     = os_i ? h_m : h_red;
   assign h_kc       = is_i ? h_m : 32'(h_tk);
 
-  // Lane digit radices (slowest first): WS lanes are reduction indices (r, s, c), OS lanes are
-  // output pixels (n, p, q); the streamed index uses the other triple.
-  logic [2:0][15:0] lane_rad;
-  assign lane_rad = os_i ? {h_tq, h_tp, h_tn} : {h_tc, h_ts, h_tr};
+  // -------------------------------------------------------------------------------------------
+  // Walks: incremental address generation
+  // -------------------------------------------------------------------------------------------
+  // A position is three digits ([0] slowest) of either the reduction index (r, s, c) or the
+  // output pixel (n, p, q), with the input-buffer address partial of each digit (digit x its
+  // stride) and the buffer row / column partials, so that an input element's buffer address is
+  // a sum of registered partials and its row / column a sum of two registered values. A walk
+  // holds the radices and strides; adv() moves a position by one index with adds only.
+  typedef struct packed {
+    logic [2:0][15:0] d;    // digits, [0] slowest
+    logic [2:0][31:0] off;  // address partial of each digit
+    logic [31:0]      h;    // buffer-row partial (of digit hd)
+    logic [31:0]      w;    // buffer-column partial (of digit wd)
+  } pos_t;
+  typedef struct packed {
+    logic [2:0][15:0] rad;  // radices (the slowest digit never wraps)
+    logic [2:0][31:0] st;   // address stride of each digit
+    logic [1:0]       hd;   // digit that moves the buffer row, by hs
+    logic [1:0]       wd;   // digit that moves the buffer column, by ws
+    logic [31:0]      hs;
+    logic [31:0]      ws;
+  } walk_t;
+
+  // The position one index further: the fastest digit that does not wrap increments (its
+  // partials add their step), the faster ones restart at zero.
+  function automatic pos_t adv(pos_t x, walk_t k);
+    logic [1:0] j;
+    adv = x;
+    if (x.d[2] + 16'd1 < k.rad[2]) begin
+      j = 2'd2;
+    end else if (x.d[1] + 16'd1 < k.rad[1]) begin
+      j = 2'd1;
+    end else begin
+      j = 2'd0;
+    end
+    for (int unsigned t = 0; t < 3; t++) begin
+      if (2'(t) == j) begin
+        adv.d[t]   = x.d[t] + 16'd1;
+        adv.off[t] = x.off[t] + k.st[t];
+      end else if (2'(t) > j) begin
+        adv.d[t]   = '0;
+        adv.off[t] = '0;
+      end
+    end
+    if (k.hd == j) begin
+      adv.h = x.h + k.hs;
+    end else if (k.hd > j) begin
+      adv.h = '0;
+    end
+    if (k.wd == j) begin
+      adv.w = x.w + k.ws;
+    end else if (k.wd > j) begin
+      adv.w = '0;
+    end
+  endfunction
+
+  function automatic logic [31:0] off_sum(logic [2:0][31:0] off);
+    off_sum = off[0] + off[1] + off[2];
+  endfunction
+
+  // Input-buffer strides of the head command: one buffer column holds tc bytes, one buffer row
+  // Wx columns, one image Hx rows; an output row moves ah buffer rows, an output column aw
+  // columns (A = stride if (rt >= stride or pt == 1) else rt). These products of the command's
+  // fields are per-command constants; everything per fold and per cycle below is adds.
+  logic [15:0] ah_new, aw_new;
+  logic [15:0] h_hx, h_wx, h_clip_h, h_clip_w;
+  logic [31:0] st_col, st_row, st_img, st_grp, st_clip, st_gwt, st_gacc;
+  walk_t       red_walk, pix_walk, lane_walk;
+  assign h_hx     = cmd_i[271:256];
+  assign h_wx     = cmd_i[287:272];
+  assign h_clip_h = cmd_i[303:288];
+  assign h_clip_w = cmd_i[319:304];
+  assign ah_new   = ((h_tr >= stride_i) || (h_tp == 16'd1)) ? stride_i : h_tr;
+  assign aw_new   = ((h_ts >= stride_i) || (h_tq == 16'd1)) ? stride_i : h_ts;
+  assign st_col   = 32'(h_tc);
+  assign st_row   = 32'(h_wx) * st_col;
+  assign st_img   = 32'(h_hx) * st_row;
+  assign st_grp   = 32'(h_tn) * st_img;
+  assign st_clip  = 32'(h_clip_h) * st_row + 32'(h_clip_w) * st_col;
+  assign st_gwt   = h_red * 32'(h_tk);
+  assign st_gacc  = h_m * 32'(h_tk);
+  // Reduction (r, s, c): r moves one buffer row, s one column, c one byte.
+  assign red_walk = '{rad: {h_tc, h_ts, h_tr}, st: {32'd1, st_col, st_row}, hd: 2'd0, wd: 2'd1,
+                      hs: 32'd1, ws: 32'd1};
+  // Output pixel (n, p, q): n moves one image, p ah rows, q aw columns.
+  assign pix_walk = '{rad: {h_tq, h_tp, h_tn},
+                      st: {32'(aw_new) * st_col, 32'(ah_new) * st_row, st_img},
+                      hd: 2'd1, wd: 2'd2, hs: 32'(ah_new), ws: 32'(aw_new)};
+  // Fold rows are reduction indices (WS, IS) or output pixels (OS).
+  assign lane_walk = os_i ? pix_walk : red_walk;
 
   // -------------------------------------------------------------------------------------------
   // Fold iterator of the head command
   // -------------------------------------------------------------------------------------------
-  logic [15:0]       it_g_q;
-  logic [31:0]       it_row0_q, it_c0_q;
-  logic [2:0][15:0]  it_dig_q;             // digits of row0 ([0] slowest)
-  logic [2:0][15:0]  it_cdig_q;            // IS: pixel digits of c0 ([0] slowest)
-
-  // Mixed-radix increment of a digit triple ([0] slowest; the slowest digit never wraps).
-  function automatic logic [2:0][15:0] inc3(logic [2:0][15:0] d, logic [15:0] rad1,
-                                             logic [15:0] rad2);
-    inc3 = d;
-    if (d[2] + 16'd1 < rad2) begin
-      inc3[2] = d[2] + 16'd1;
-    end else begin
-      inc3[2] = '0;
-      if (d[1] + 16'd1 < rad1) begin
-        inc3[1] = d[1] + 16'd1;
-      end else begin
-        inc3[1] = '0;
-        inc3[0] = d[0] + 16'd1;
-      end
-    end
-  endfunction
-
-  // Chains of increments: lane[i] = digits of row0 + i, clane[j] = (IS) pixel digits of
-  // c0 + j (one stage per generate block, so a chain is not a combinational loop on one
-  // variable). Both run to NL so every read lane has digits; lanes past the fold are unused.
-  logic [2:0][15:0] lane [NL+1];
-  logic [2:0][15:0] clane [NL+1];
-  for (genvar i = 0; i <= NL; i++) begin : gen_lane
-    logic [2:0][15:0] d, cd;
-    if (i == 0) begin : gen_first
-      assign d  = it_dig_q;
-      assign cd = it_cdig_q;
-    end else begin : gen_next
-      assign d  = inc3(gen_lane[i-1].d, lane_rad[1], lane_rad[2]);
-      assign cd = inc3(gen_lane[i-1].cd, h_tp, h_tq);
-    end
-    assign lane[i]  = d;
-    assign clane[i] = cd;
-  end
+  logic [15:0] it_g_q;
+  logic [31:0] it_row0_q, it_c0_q;
+  pos_t        it_pos_q;    // position of row0 (lane walk)
+  pos_t        it_cpos_q;   // IS: pixel position of c0
+  logic [31:0] it_gin_q;    // input-buffer offset of group g: g * tn * Hx * Wx * tc
+  logic [31:0] it_gwt_q;    // weight-buffer offset of group g: g * red * tk
+  logic [31:0] it_gacc_q;   // accumulator offset of group g: g * m * tk
+  logic [31:0] it_row0k_q;  // row0 * tk
+  logic [31:0] it_c0k_q;    // c0 * tk
 
   logic [31:0] pr, pc, f_ru, f_cu;
-  logic [2:0][15:0] lane_ru;  // digits of row0 + ru: the next row fold's first row
-  logic [2:0][15:0] clane_cu; // IS: pixel digits of c0 + cu: the next column fold's first
-  always_comb begin
-    lane_ru  = '0;
-    clane_cu = '0;
-    for (int unsigned i = 1; i <= Rows; i++) begin
-      if (f_ru == i) begin
-        lane_ru = lane[i];
-      end
-    end
-    for (int unsigned j = 1; j <= Cols; j++) begin
-      if (f_cu == j) begin
-        clane_cu = clane[j];
-      end
-    end
-  end
   logic        last_row, last_col, last_fold;
   assign pr        = 32'(pe_rows_i);
   assign pc        = 32'(pe_cols_i);
@@ -177,6 +219,9 @@ module mw_compute #(
   assign last_row  = (it_row0_q + pr >= h_rows);
   assign last_col  = (it_c0_q + pc >= h_kc);
   assign last_fold = last_row && last_col && (it_g_q + 16'd1 >= h_tg);
+  logic [31:0] pr_k, pc_k;  // a row / column fold's step of row0 * tk / c0 * tk
+  assign pr_k = pr * 32'(h_tk);
+  assign pc_k = pc * 32'(h_tk);
 
   // -------------------------------------------------------------------------------------------
   // Fold issue
@@ -191,92 +236,149 @@ module mw_compute #(
   // WS: only the first reduction fold of a fresh tile overwrites; OS: the whole fresh step.
   assign f_acc         = os_i ? h_accum : (h_accum || (it_row0_q != '0));
 
-  // The fold iterator's next state is written in the clocked block at the end of the module.
-
   // -------------------------------------------------------------------------------------------
-  // Active fold: copied from the head at issue, used by the operand and result streams
+  // Active fold: set up at issue, used by the operand and result streams
   // -------------------------------------------------------------------------------------------
+  // Per input read lane: its part of the input address and of the buffer row / column (the
+  // low-edge clip folded in). The streamed position adds the rest, so a lane's address is one
+  // add and its padding test two adds and compares. Per weight / accumulator lane: its offset
+  // from the lane-0 address (j, or j * tk under IS).
   logic              act_q;                 // a fold is in flight
   logic              a_last_q;              // the fold is its command's last
-  logic [31:0]       a_ru_q, a_cu_q, a_g_q, a_row0_q, a_c0_q;
-  logic [15:0]       a_tn_q, a_tp_q, a_tq_q, a_tc_q, a_tr_q, a_ts_q, a_tk_q;
-  logic [31:0]       a_m_q, a_red_q;
-  logic [19:0]       a_in_base_q, a_wt_base_q, a_acc_base_q;
-  logic [15:0]       a_hx_q, a_wx_q, a_clip_h_q, a_clip_w_q, a_ah_q, a_aw_q;
-  logic [NL-1:0][2:0][15:0] a_lane_q, a_clane_q;
-  logic [15:0]       ah_new, aw_new;
-
-  assign ah_new = ((h_tr >= stride_i) || (h_tp == 16'd1)) ? stride_i : h_tr;
-  assign aw_new = ((h_ts >= stride_i) || (h_tq == 16'd1)) ? stride_i : h_ts;
+  logic [31:0]       a_ru_q, a_cu_q;
+  logic [NL-1:0][31:0] a_lin_q, a_lh_q, a_lw_q, a_lk_q;
+  walk_t             s_walk_q;              // walk of the streamed input index
+  pos_t              s_pos_q;               // streamed input position
+  logic [31:0]       s_base_q;              // input base + group offset
+  logic [31:0]       s_addr_q;              // s_base + the streamed position's address partials
+  logic [31:0]       w_addr_q, w_step_q;    // weight lane-0 address and its step
+  logic [31:0]       c_addr_q, o_addr_q;    // accumulate-in / result lane-0 addresses
+  logic [31:0]       acc_step_q;            // their step per row
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      a_last_q     <= 1'b0;
-      a_ru_q       <= '0;
-      a_cu_q       <= '0;
-      a_g_q        <= '0;
-      a_row0_q     <= '0;
-      a_c0_q       <= '0;
-      a_tn_q       <= '0;
-      a_tp_q       <= '0;
-      a_tq_q       <= '0;
-      a_tc_q       <= '0;
-      a_tr_q       <= '0;
-      a_ts_q       <= '0;
-      a_tk_q       <= '0;
-      a_m_q        <= '0;
-      a_red_q      <= '0;
-      a_in_base_q  <= '0;
-      a_wt_base_q  <= '0;
-      a_acc_base_q <= '0;
-      a_hx_q       <= '0;
-      a_wx_q       <= '0;
-      a_clip_h_q   <= '0;
-      a_clip_w_q   <= '0;
-      a_ah_q       <= '0;
-      a_aw_q       <= '0;
-      a_lane_q     <= '0;
-      a_clane_q    <= '0;
-    end else if (issue) begin
-      a_last_q     <= last_fold;
-      a_ru_q       <= f_ru;
-      a_cu_q       <= f_cu;
-      a_g_q        <= 32'(it_g_q);
-      a_row0_q     <= it_row0_q;
-      a_c0_q       <= it_c0_q;
-      a_tn_q       <= h_tn;
-      a_tp_q       <= h_tp;
-      a_tq_q       <= h_tq;
-      a_tc_q       <= h_tc;
-      a_tr_q       <= h_tr;
-      a_ts_q       <= h_ts;
-      a_tk_q       <= h_tk;
-      a_m_q        <= h_m;
-      a_red_q      <= h_red;
-      a_in_base_q  <= cmd_i[211:192];
-      a_wt_base_q  <= cmd_i[231:212];
-      a_acc_base_q <= cmd_i[251:232];
-      a_hx_q       <= cmd_i[271:256];
-      a_wx_q       <= cmd_i[287:272];
-      a_clip_h_q   <= cmd_i[303:288];
-      a_clip_w_q   <= cmd_i[319:304];
-      a_ah_q       <= ah_new;
-      a_aw_q       <= aw_new;
+      it_g_q     <= '0;
+      it_row0_q  <= '0;
+      it_c0_q    <= '0;
+      it_pos_q   <= '0;
+      it_cpos_q  <= '0;
+      it_gin_q   <= '0;
+      it_gwt_q   <= '0;
+      it_gacc_q  <= '0;
+      it_row0k_q <= '0;
+      it_c0k_q   <= '0;
+      a_last_q   <= 1'b0;
+      a_ru_q     <= '0;
+      a_cu_q     <= '0;
+      a_lin_q    <= '0;
+      a_lh_q     <= '0;
+      a_lw_q     <= '0;
+      a_lk_q     <= '0;
+      s_walk_q   <= '0;
+      acc_step_q <= '0;
+    end else if (issue) begin : set_up
+      // Chains of positions: lane[i] = row0 + i (lane walk), clane[j] = (IS) pixel c0 + j.
+      // They run to NL so every read lane has a position; lanes past the fold are unused.
+      pos_t        lane  [NL+1];
+      pos_t        clane [NL+1];
+      logic [31:0] lk;
+      pos_t        lane_ru, clane_cu;  // the next row / column fold's first
+      lane[0]  = it_pos_q;
+      clane[0] = it_cpos_q;
+      for (int unsigned i = 1; i <= NL; i++) begin
+        lane[i]  = adv(lane[i-1], lane_walk);
+        clane[i] = adv(clane[i-1], pix_walk);
+      end
+      lane_ru  = lane[0];
+      clane_cu = clane[0];
+      for (int unsigned i = 1; i <= Rows; i++) begin
+        if (f_ru == i) begin
+          lane_ru = lane[i];
+        end
+      end
+      for (int unsigned j = 1; j <= Cols; j++) begin
+        if (f_cu == j) begin
+          clane_cu = clane[j];
+        end
+      end
+
+      a_last_q <= last_fold;
+      a_ru_q   <= f_ru;
+      a_cu_q   <= f_cu;
+      lk       = '0;
       for (int unsigned i = 0; i < NL; i++) begin
-        a_lane_q[i]  <= lane[i];
-        a_clane_q[i] <= clane[i];
+        a_lin_q[i] <= off_sum(is_i ? clane[i].off : lane[i].off);
+        a_lh_q[i]  <= (is_i ? clane[i].h : lane[i].h) - 32'(h_clip_h);
+        a_lw_q[i]  <= (is_i ? clane[i].w : lane[i].w) - 32'(h_clip_w);
+        a_lk_q[i]  <= lk;
+        lk         = lk + (is_i ? 32'(h_tk) : 32'd1);
+      end
+      // The streamed input index: output pixels from zero (WS), reduction indices from zero
+      // (OS) or from row0 (IS, the `w` stream's reduction row).
+      s_walk_q   <= (os_i || is_i) ? red_walk : pix_walk;
+      acc_step_q <= is_i ? 32'd1 : 32'(h_tk);
+
+      // Fold iterator (the offsets follow the indices: group, row0 * tk, c0 * tk).
+      if (last_fold) begin
+        it_g_q     <= '0;
+        it_row0_q  <= '0;
+        it_c0_q    <= '0;
+        it_pos_q   <= '0;
+        it_cpos_q  <= '0;
+        it_gin_q   <= '0;
+        it_gwt_q   <= '0;
+        it_gacc_q  <= '0;
+        it_row0k_q <= '0;
+        it_c0k_q   <= '0;
+      end else if (!cols_outer_i) begin
+        if (!last_col) begin
+          it_c0_q   <= it_c0_q + pc;
+          it_cpos_q <= clane_cu;
+          it_c0k_q  <= it_c0k_q + pc_k;
+        end else begin
+          it_c0_q   <= '0;
+          it_cpos_q <= '0;
+          it_c0k_q  <= '0;
+          if (!last_row) begin
+            it_row0_q  <= it_row0_q + pr;
+            it_pos_q   <= lane_ru;
+            it_row0k_q <= it_row0k_q + pr_k;
+          end else begin
+            it_row0_q  <= '0;
+            it_pos_q   <= '0;
+            it_row0k_q <= '0;
+            it_g_q     <= it_g_q + 16'd1;
+            it_gin_q   <= it_gin_q + st_grp;
+            it_gwt_q   <= it_gwt_q + st_gwt;
+            it_gacc_q  <= it_gacc_q + st_gacc;
+          end
+        end
+      end else begin
+        if (!last_row) begin
+          it_row0_q  <= it_row0_q + pr;
+          it_pos_q   <= lane_ru;
+          it_row0k_q <= it_row0k_q + pr_k;
+        end else begin
+          it_row0_q  <= '0;
+          it_pos_q   <= '0;
+          it_row0k_q <= '0;
+          if (!last_col) begin
+            it_c0_q   <= it_c0_q + pc;
+            it_cpos_q <= clane_cu;
+            it_c0k_q  <= it_c0k_q + pc_k;
+          end else begin
+            it_c0_q   <= '0;
+            it_cpos_q <= '0;
+            it_c0k_q  <= '0;
+            it_g_q    <= it_g_q + 16'd1;
+            it_gin_q  <= it_gin_q + st_grp;
+            it_gwt_q  <= it_gwt_q + st_gwt;
+            it_gacc_q <= it_gacc_q + st_gacc;
+          end
+        end
       end
     end
   end
-
-  // Stream positions of the active fold.
-  logic [31:0]      a_idx_q;               // a (and OS w) rows taken
-  logic [2:0][15:0] s_dig_q;               // digits of a_idx ([0] slowest)
-  logic [31:0]      w_idx_q;               // WS weight rows taken
-  logic [31:0]      c_idx_q;               // accumulate-in rows taken
-  logic [31:0]      o_idx_q;               // result rows taken
-  logic [2:0][15:0] s_rad;
-  assign s_rad = os_i ? {a_tc_q, a_ts_q, a_tr_q} : {a_tq_q, a_tp_q, a_tn_q};
 
   // -------------------------------------------------------------------------------------------
   // Fold engine
@@ -326,58 +428,24 @@ module mw_compute #(
   assign fin = out_valid && out_last && a_last_q;
 
   // -------------------------------------------------------------------------------------------
-  // Operand addresses
+  // Operand addresses: one add per lane from registered values
   // -------------------------------------------------------------------------------------------
-  // {in bounds, buffer address} of input element (n, p, q) x (r, s, c) of the active fold's
-  // tile; out of bounds is padding.
-  function automatic logic [InAW:0] in_at(logic [15:0] nl, logic [15:0] pl, logic [15:0] ql,
-                                          logic [15:0] rl, logic [15:0] sl, logic [15:0] cl);
-    logic signed [31:0] hrow, wcol;
-    logic [InAW-1:0] addr;
-    logic ok;
-    hrow = $signed(32'(pl) * 32'(a_ah_q) + 32'(rl)) - $signed(32'(a_clip_h_q));
-    wcol = $signed(32'(ql) * 32'(a_aw_q) + 32'(sl)) - $signed(32'(a_clip_w_q));
-    addr = InAW'(32'(a_in_base_q) +
-           (((a_g_q * 32'(a_tn_q) + 32'(nl)) * 32'(a_hx_q) + 32'(hrow)) * 32'(a_wx_q) +
-            32'(wcol)) * 32'(a_tc_q) + 32'(cl));
-    ok = (hrow >= 0) && (hrow < $signed(32'(a_hx_q))) && (wcol >= 0) &&
-         (wcol < $signed(32'(a_wx_q)));
-    in_at = {ok, addr};
-  endfunction
-
-  // IS: reduction digits of the `w`-stream row being taken (row0 + w_idx).
-  logic [2:0][15:0] w_dig;
-  always_comb begin
-    w_dig = a_lane_q[0];
-    for (int unsigned i = 1; i < NL; i++) begin
-      if (w_idx_q == 32'(i)) begin
-        w_dig = a_lane_q[i];
-      end
-    end
-  end
-
-  // Input read lanes: WS / OS lane i streams activation row lane i (reduction digits from the
-  // lane chain and pixel digits from the stream position, or the other way round); IS lane j
-  // preloads input pixel j of the fold at the reduction index of the current `w` row.
+  // Input read lanes: WS / OS lane i streams activation row lane i (its reduction or pixel
+  // part plus the streamed position's other part); IS lane j preloads input pixel j of the fold
+  // at the reduction index of the current `w` row. A lane whose buffer row or column falls
+  // outside [0, Hx) / [0, Wx) is padding: it streams zero, but the read is counted like every
+  // streamed activation.
+  logic [15:0]   a_hx_q, a_wx_q;
   logic [NL-1:0] lane_ok;  // lane in use and not padding
   always_comb begin
     for (int unsigned i = 0; i < NL; i++) begin
-      logic [InAW:0] at;
-      if (is_i) begin
-        at = in_at(a_clane_q[i][0], a_clane_q[i][1], a_clane_q[i][2], w_dig[0], w_dig[1],
-                   w_dig[2]);
-        lane_ok[i] = (i < a_cu_q) && at[InAW];
-      end else begin
-        if (os_i) begin
-          at = in_at(a_lane_q[i][0], a_lane_q[i][1], a_lane_q[i][2], s_dig_q[0], s_dig_q[1],
-                     s_dig_q[2]);
-        end else begin
-          at = in_at(s_dig_q[0], s_dig_q[1], s_dig_q[2], a_lane_q[i][0], a_lane_q[i][1],
-                     a_lane_q[i][2]);
-        end
-        lane_ok[i] = (i < a_ru_q) && at[InAW];
-      end
-      in_rd_addr_o[i] = lane_ok[i] ? at[InAW-1:0] : '0;
+      logic signed [31:0] hrow, wcol;
+      hrow       = $signed(s_pos_q.h + a_lh_q[i]);
+      wcol       = $signed(s_pos_q.w + a_lw_q[i]);
+      lane_ok[i] = (i < (is_i ? a_cu_q : a_ru_q)) && (hrow >= 0) &&
+                   (hrow < $signed(32'(a_hx_q))) && (wcol >= 0) &&
+                   (wcol < $signed(32'(a_wx_q)));
+      in_rd_addr_o[i] = lane_ok[i] ? InAW'(s_addr_q + a_lin_q[i]) : '0;
     end
   end
 
@@ -399,33 +467,16 @@ module mw_compute #(
     end
   end
 
+  // Weights: WS lane j reads row (row0 + w rows taken) at column c0 + j; OS row (a rows
+  // taken) at c0 + j; IS reduction row row0 + j at column k = a rows taken. Accumulator: row
+  // (pixel) m at column c0 + j (WS, OS), or pixel c0 + j at column k (IS).
   always_comb begin
-    logic [31:0] widx, wrow, crow, orow, wrow_is, acc_is;
-    widx    = os_i ? a_idx_q : a_row0_q + w_idx_q;
-    wrow    = 32'(a_wt_base_q) + (a_g_q * a_red_q + widx) * 32'(a_tk_q) + a_c0_q;
-    crow    = 32'(a_acc_base_q) + (a_g_q * a_m_q + (os_i ? a_row0_q + c_idx_q : c_idx_q)) *
-              32'(a_tk_q) + a_c0_q;
-    orow    = 32'(a_acc_base_q) + (a_g_q * a_m_q + (os_i ? a_row0_q + o_idx_q : o_idx_q)) *
-              32'(a_tk_q) + a_c0_q;
-    // IS: weight row (reduction row0 + lane) at column k = a_idx; accumulator word of pixel
-    // c0 + lane at k = c_idx / o_idx.
-    wrow_is = 32'(a_wt_base_q) + (a_g_q * a_red_q + a_row0_q) * 32'(a_tk_q) + a_idx_q;
-    acc_is  = 32'(a_acc_base_q) + (a_g_q * a_m_q + a_c0_q) * 32'(a_tk_q);
     for (int unsigned j = 0; j < NL; j++) begin
-      if (is_i) begin
-        wt_rd_addr_o[j] = (j < a_ru_q) ? WtAW'(wrow_is + 32'(j) * 32'(a_tk_q)) : '0;
-      end else begin
-        wt_rd_addr_o[j] = (j < a_cu_q) ? WtAW'(wrow + j) : '0;
-      end
+      wt_rd_addr_o[j] = (j < (is_i ? a_ru_q : a_cu_q)) ? WtAW'(w_addr_q + a_lk_q[j]) : '0;
     end
     for (int unsigned j = 0; j < Cols; j++) begin
-      if (is_i) begin
-        acc_rd_addr_o[j] = (j < a_cu_q) ? AccAW'(acc_is + 32'(j) * 32'(a_tk_q) + c_idx_q) : '0;
-        acc_wr_addr_o[j] = AccAW'(acc_is + 32'(j) * 32'(a_tk_q) + o_idx_q);
-      end else begin
-        acc_rd_addr_o[j] = (j < a_cu_q) ? AccAW'(crow + j) : '0;
-        acc_wr_addr_o[j] = AccAW'(orow + j);
-      end
+      acc_rd_addr_o[j]   = (j < a_cu_q) ? AccAW'(c_addr_q + a_lk_q[j]) : '0;
+      acc_wr_addr_o[j]   = AccAW'(o_addr_q + a_lk_q[j]);
       c_data[j*32 +: 32] = acc_rd_data_i[j];
       acc_wr_data_o[j]   = out_data[j*32 +: 32];
       acc_wr_en_o[j]     = out_valid && (j < a_cu_q);
@@ -435,100 +486,84 @@ module mw_compute #(
   // -------------------------------------------------------------------------------------------
   // Stream counters, completion, counters
   // -------------------------------------------------------------------------------------------
-  logic       a_fire, w_fire, c_fire;
+  logic       a_fire, w_fire, c_fire, s_fire;
   logic [7:0][63:0] cnt_q;
   logic       err_q;
   assign a_fire = a_ready;  // the sources are always valid
   assign w_fire = w_ready;
   assign c_fire = c_ready;
+  assign s_fire = is_i ? w_fire : a_fire;  // the streamed input index advances
 
   // Next state written in the clocked block (issue depends on the DRAM inputs through the DMA
   // completion bypass; a simulator then evaluates this once per clock edge).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
-      it_g_q    <= '0;
-      it_row0_q <= '0;
-      it_c0_q   <= '0;
-      it_dig_q  <= '0;
-      it_cdig_q <= '0;
-      act_q     <= 1'b0;
-      a_idx_q   <= '0;
-      s_dig_q   <= '0;
-      w_idx_q   <= '0;
-      c_idx_q   <= '0;
-      o_idx_q   <= '0;
-      done_q    <= '0;
-      err_q     <= 1'b0;
-      cnt_q     <= '0;
+      act_q    <= 1'b0;
+      s_pos_q  <= '0;
+      s_base_q <= '0;
+      s_addr_q <= '0;
+      a_hx_q   <= '0;
+      a_wx_q   <= '0;
+      w_addr_q <= '0;
+      w_step_q <= '0;
+      c_addr_q <= '0;
+      o_addr_q <= '0;
+      done_q   <= '0;
+      err_q    <= 1'b0;
+      cnt_q    <= '0;
     end else begin
-      // Fold iterator.
-      if (issue) begin
-        if (last_fold) begin
-          it_g_q    <= '0;
-          it_row0_q <= '0;
-          it_c0_q   <= '0;
-          it_dig_q  <= '0;
-          it_cdig_q <= '0;
-        end else if (!cols_outer_i) begin
-          if (!last_col) begin
-            it_c0_q   <= it_c0_q + pc;
-            it_cdig_q <= clane_cu;
-          end else begin
-            it_c0_q   <= '0;
-            it_cdig_q <= '0;
-            if (!last_row) begin
-              it_row0_q <= it_row0_q + pr;
-              it_dig_q  <= lane_ru;
-            end else begin
-              it_row0_q <= '0;
-              it_dig_q  <= '0;
-              it_g_q    <= it_g_q + 16'd1;
-            end
-          end
-        end else begin
-          if (!last_row) begin
-            it_row0_q <= it_row0_q + pr;
-            it_dig_q  <= lane_ru;
-          end else begin
-            it_row0_q <= '0;
-            it_dig_q  <= '0;
-            if (!last_col) begin
-              it_c0_q   <= it_c0_q + pc;
-              it_cdig_q <= clane_cu;
-            end else begin
-              it_c0_q   <= '0;
-              it_cdig_q <= '0;
-              it_g_q    <= it_g_q + 16'd1;
-            end
-          end
-        end
-      end
-
       // Stream positions of the active fold.
-      if (issue) begin
-        act_q   <= 1'b1;
-        a_idx_q <= '0;
-        s_dig_q <= '0;
-        w_idx_q <= '0;
-        c_idx_q <= '0;
-        o_idx_q <= '0;
+      if (issue) begin : start
+        logic [31:0] wt0, acc0;
+        act_q    <= 1'b1;
+        a_hx_q   <= h_hx;
+        a_wx_q   <= h_wx;
+        s_base_q <= 32'(cmd_i[211:192]) + it_gin_q - st_clip;
+        if (is_i) begin
+          s_pos_q  <= it_pos_q;
+          s_addr_q <= 32'(cmd_i[211:192]) + it_gin_q - st_clip + off_sum(it_pos_q.off);
+        end else begin
+          s_pos_q  <= '0;
+          s_addr_q <= 32'(cmd_i[211:192]) + it_gin_q - st_clip;
+        end
+        wt0  = 32'(cmd_i[231:212]) + it_gwt_q;
+        acc0 = 32'(cmd_i[251:232]) + it_gacc_q;
+        if (is_i) begin
+          w_addr_q <= wt0 + it_row0k_q;
+          w_step_q <= 32'd1;
+          c_addr_q <= acc0 + it_c0k_q;
+          o_addr_q <= acc0 + it_c0k_q;
+        end else if (os_i) begin
+          w_addr_q <= wt0 + it_c0_q;
+          w_step_q <= 32'(h_tk);
+          c_addr_q <= acc0 + it_row0k_q + it_c0_q;
+          o_addr_q <= acc0 + it_row0k_q + it_c0_q;
+        end else begin
+          w_addr_q <= wt0 + it_row0k_q + it_c0_q;
+          w_step_q <= 32'(h_tk);
+          c_addr_q <= acc0 + it_c0_q;
+          o_addr_q <= acc0 + it_c0_q;
+        end
         if (h_op != OpCompute || h_tg == '0 || h_tn == '0 || h_tp == '0 || h_tq == '0 ||
             h_tc == '0 || h_tr == '0 || h_ts == '0 || h_tk == '0) begin
           err_q <= 1'b1;
         end
       end else begin
-        if (a_fire) begin
-          a_idx_q <= a_idx_q + 32'd1;
-          s_dig_q <= inc3(s_dig_q, s_rad[1], s_rad[2]);
+        if (s_fire) begin : step
+          pos_t nx;
+          nx       = adv(s_pos_q, s_walk_q);
+          s_pos_q  <= nx;
+          s_addr_q <= s_base_q + off_sum(nx.off);
         end
-        if (w_fire && !os_i) begin
-          w_idx_q <= w_idx_q + 32'd1;
+        // The weight row advances with the `w` stream (WS) or the `a` stream (OS, IS).
+        if (os_i || is_i ? a_fire : w_fire) begin
+          w_addr_q <= w_addr_q + w_step_q;
         end
         if (c_fire) begin
-          c_idx_q <= c_idx_q + 32'd1;
+          c_addr_q <= c_addr_q + acc_step_q;
         end
         if (out_valid) begin
-          o_idx_q <= o_idx_q + 32'd1;
+          o_addr_q <= o_addr_q + acc_step_q;
         end
         if (out_valid && out_last) begin
           act_q <= 1'b0;
@@ -570,6 +605,6 @@ module mw_compute #(
   assign err_o      = err_q;
 
   logic unused_bits;
-  assign unused_bits = ^{cmd_i[255:252], cmd_i[7:5], lane_rad[0], s_rad[0], arr_done};
+  assign unused_bits = ^{cmd_i[255:252], cmd_i[7:5], arr_done};
 
 endmodule

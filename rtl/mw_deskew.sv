@@ -38,12 +38,8 @@ module mw_deskew #(
       logic [Width-1:0] sr_q [Depth];
       logic [UsedW-1:0] tap;  // delay of this lane: used_i - 1 - k (wraps when unused)
 
-      always_ff @(posedge clk_i or negedge rst_ni) begin
-        if (!rst_ni) begin
-          for (int unsigned s = 0; s < Depth; s++) begin
-            sr_q[s] <= '0;
-          end
-        end else if (clr_i) begin
+      always_ff @(posedge clk_i) begin
+        if (!rst_ni || clr_i) begin
           for (int unsigned s = 0; s < Depth; s++) begin
             sr_q[s] <= '0;
           end

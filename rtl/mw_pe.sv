@@ -45,12 +45,8 @@ module mw_pe #(
 
   // Next-state logic lives in the clocked block (no separate combinational next-state), so a
   // simulator evaluates the multiply-add once per clock edge and only when enabled.
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      a_q   <= '0;
-      b_q   <= '0;
-      acc_q <= '0;
-    end else if (clr_i) begin
+  always_ff @(posedge clk_i) begin
+    if (!rst_ni || clr_i) begin
       a_q   <= '0;
       b_q   <= '0;
       acc_q <= '0;

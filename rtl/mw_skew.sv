@@ -30,12 +30,8 @@ module mw_skew #(
   for (genvar k = 1; k < Lanes; k++) begin : gen_lane
     logic [Width-1:0] sr_q [k];
 
-    always_ff @(posedge clk_i or negedge rst_ni) begin
-      if (!rst_ni) begin
-        for (int unsigned s = 0; s < k; s++) begin
-          sr_q[s] <= '0;
-        end
-      end else if (clr_i) begin
+    always_ff @(posedge clk_i) begin
+      if (!rst_ni || clr_i) begin
         for (int unsigned s = 0; s < k; s++) begin
           sr_q[s] <= '0;
         end

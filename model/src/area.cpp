@@ -2,10 +2,11 @@
 // register bits). Buffers: one single-port SRAM macro each, a fixed part plus a part per KiB.
 // Control: a fixed part (queues, decoder, DMA, compute controller, counters) plus the registers
 // and adders along the array edges, counted from the RTL (skew, deskew, output register,
-// accumulate-in adders, per-row address digits). Register counts follow rtl/*.sv; the address
-// generators' multipliers are not charged (rtl/README.md: silicon would use incrementers).
+// accumulate-in adders, per-lane address registers). Register counts follow rtl/*.sv; the
+// compute controller's per-command stride multipliers are not charged.
 #include "mapwright/model/area.hpp"
 
+#include <algorithm>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,8 +19,10 @@ namespace mapwright::model {
 namespace {
 
 constexpr double kUm2PerMm2 = 1e6;
-/// mw_compute.sv `a_lane_q`: three 16-bit address digits per array row.
-constexpr long long kLaneDigitBits = 3 * 16;
+/// mw_compute.sv, per read lane (max(rows, cols) lanes): the lane's input-address, buffer-row
+/// and buffer-column parts and its weight / accumulator offset (`a_lin_q`, `a_lh_q`, `a_lw_q`,
+/// `a_lk_q`), 32 bits each.
+constexpr long long kLaneAddressBits = 4 * 32;
 
 /// Bits of a skew or deskew triangle: lane k holds k stages (skew) or lanes-1-k (deskew), so
 /// both hold lanes*(lanes-1)/2 stages of `width` bits.
@@ -40,11 +43,11 @@ long long pe_flops(const core::Arch& arch) {
 
 long long edge_flops(const core::Arch& arch) {
   const long long r = arch.rows, k = arch.cols, op = arch.operand_bits, acc = arch.acc_bits;
-  return triangle_bits(r, op)     // mw_skew u_skew_a: activations, one lane per row
-         + triangle_bits(k, op)   // mw_skew u_skew_b: OS weights, one lane per column
-         + triangle_bits(k, acc)  // mw_deskew: WS partial sums, one lane per column
-         + k * acc                // mw_array out_data_q
-         + r * kLaneDigitBits;    // mw_compute a_lane_q
+  return triangle_bits(r, op)                  // mw_skew u_skew_a: activations, one lane per row
+         + triangle_bits(k, op)                // mw_skew u_skew_b: OS weights, one lane per column
+         + triangle_bits(k, acc)               // mw_deskew: WS partial sums, one lane per column
+         + k * acc                             // mw_array out_data_q
+         + std::max(r, k) * kLaneAddressBits;  // mw_compute per-lane address registers
 }
 
 AreaBreakdown estimate_area(const core::Arch& arch, const AreaConstants& c) {

@@ -58,8 +58,9 @@ TEST(Area, DefaultArchIsTheHandComputedSumOfItsParts) {
   ASSERT_EQ(a.weight_buf_bytes, 128 * 1024);
   ASSERT_EQ(a.accum_buf_bytes, 64 * 1024);
   EXPECT_EQ(pe_flops(a), 8 + 8 + 32);
-  // skew a, skew b: 8 * 16*15/2 each; deskew 32 * 16*15/2; output register 32 * 16; digits 48 * 16.
-  EXPECT_EQ(edge_flops(a), 960 + 960 + 3840 + 512 + 768);
+  // skew a, skew b: 8 * 16*15/2 each; deskew 32 * 16*15/2; output register 32 * 16; lane address
+  // registers 4 * 32 * 16.
+  EXPECT_EQ(edge_flops(a), 960 + 960 + 3840 + 512 + 2048);
 
   const AreaBreakdown b = estimate_area(a);
   // um^2 by hand: PE = 282 + 137 + 48 * 7.182 = 763.736, times 256 PEs.
@@ -67,9 +68,9 @@ TEST(Area, DefaultArchIsTheHandComputedSumOfItsParts) {
   EXPECT_NEAR(b.input_buf_mm2, (1888 + 3081 * 128) * 1e-6, kTol);  // 396256 um^2
   EXPECT_NEAR(b.weight_buf_mm2, 396256e-6, kTol);
   EXPECT_NEAR(b.accum_buf_mm2, (1888 + 3081 * 64) * 1e-6, kTol);  // 199072 um^2
-  // 79400 fixed + 7040 edge flops * 7.182 + 16 accumulate-in adders * 137.
-  EXPECT_NEAR(b.control_mm2, (79400 + 50561.28 + 2192) * 1e-6, kTol);
-  EXPECT_NEAR(b.total_mm2, 1.319253696, kTol);
+  // 79400 fixed + 8320 edge flops * 7.182 + 16 accumulate-in adders * 137.
+  EXPECT_NEAR(b.control_mm2, (79400 + 59754.24 + 2192) * 1e-6, kTol);
+  EXPECT_NEAR(b.total_mm2, 1.328446656, kTol);
   EXPECT_NEAR(b.total_mm2,
               b.pe_array_mm2 + b.input_buf_mm2 + b.weight_buf_mm2 + b.accum_buf_mm2 + b.control_mm2,
               kTol);

@@ -54,7 +54,7 @@ struct AreaBreakdown {
 /// Register bits of one PE (rtl/mw_pe.sv: a_q, b_q of operand_bits, acc_q of acc_bits).
 long long pe_flops(const core::Arch& arch);
 /// Register bits along the array edges (rtl/mw_skew.sv, mw_deskew.sv, mw_array.sv output
-/// register, mw_compute.sv per-row address digits); grows with Rows^2 and Cols^2.
+/// register, mw_compute.sv per-lane address registers); grows with Rows^2 and Cols^2.
 long long edge_flops(const core::Arch& arch);
 
 /// The area of `arch`; monotone in rows, cols and each buffer size.
