@@ -1,0 +1,299 @@
+// Bank-conflict study for banked compute buffers (a plain main; a design measurement, not a
+// micro-benchmark). The RTL's buffers are multi-ported arrays today (rtl/README.md); a banked
+// design gives each bank one read port, so a cycle whose read lanes fall into the same bank
+// stalls the array for (largest bank load - 1) cycles. This program replays the compute
+// controller's exact lane addresses (the buffer layouts of rtl/README.md, the folds of
+// core::for_each_fold, padding lanes not read) for a set of mappings and counts those stall
+// cycles under candidate lane-to-bank maps of the byte (input, weight) and word (accumulator)
+// address:
+//   mod B     bank = address mod B, B = max(Rows, Cols) (low-order interleave)
+//   mod 2B    twice the banks
+//   mod P     P = the smallest prime above B
+//   mod B, odd pitch   low-order interleave, the input tile's column pitch (tc bytes) rounded
+//             up to odd (a layout change: up to 1 / tc more input-buffer bytes)
+// Every candidate depends on address differences only, so buffer bases and group offsets do
+// not change the count. Only compute-side reads and writes are counted; the DMA side writes and
+// reads consecutive bytes or words (conflict-free under every candidate when a beat has at
+// most B lanes), and engine-against-engine conflicts on a shared bank are not modelled.
+//
+//   bank_study [--arch NAME] [--samples 20] [--seed 11] [--optimal]
+//
+// Mappings: --samples random valid mappings of each of the ten fidelity layers (the mappings
+// of `mapwright fidelity --layer L --samples N --seed S`, one call per layer as in
+// bench/README.md), and with --optimal also
+// the exact mapper's EDP-optimal mapping of every unique ResNet-18 and MobileNet-v2 layer.
+// Prints, per candidate and dataflow: mappings without any conflict, and the stall cycles as a
+// share of the compute cycles (median, 90th percentile, max).
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <random>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "mapwright/core/arch.hpp"
+#include "mapwright/core/mapspace.hpp"
+#include "mapwright/core/tile_program.hpp"
+#include "mapwright/core/zoo.hpp"
+#include "mapwright/mapper/mapper.hpp"
+#include "mapwright/model/schedule.hpp"
+#include "mapwright/systemc/command_program.hpp"
+
+using namespace mapwright;
+using core::Dataflow;
+using core::Dim;
+
+namespace {
+
+/// A lane-to-bank map: bank = address mod banks, with the input tile's column pitch (bytes
+/// between buffer columns, tc in the RTL's layout) rounded up to an odd number when odd_pitch.
+struct Candidate {
+  std::string name;
+  long long banks = 1;
+  bool odd_pitch = false;
+};
+
+/// Stall cycles of one access row: the largest number of lanes in one bank, minus one.
+class RowStall {
+ public:
+  explicit RowStall(long long banks) : load_(static_cast<size_t>(banks), 0) {}
+  long long operator()(const std::vector<long long>& addrs) {
+    if (addrs.size() < 2) return 0;
+    int worst = 0;
+    for (long long a : addrs) worst = std::max(worst, ++load_[bank(a)]);
+    for (long long a : addrs) load_[bank(a)] = 0;
+    return worst - 1;
+  }
+
+ private:
+  size_t bank(long long a) const {
+    return static_cast<size_t>(a % static_cast<long long>(load_.size()));
+  }
+  std::vector<int> load_;
+};
+
+/// Stall cycles of one mapping, per buffer.
+struct Stalls {
+  long long input = 0, weight = 0, accum = 0;
+  long long total() const { return input + weight + accum; }
+};
+
+/// Digits of a mixed-radix index (slowest first).
+struct Digits3 {
+  long long a, b, c;
+};
+Digits3 split3(long long idx, long long rb, long long rc) {
+  return {idx / (rb * rc), (idx / rc) % rb, idx % rc};
+}
+
+/// Replays every compute op of the mapping's tile program.
+Stalls count_stalls(const core::Layer& l, const core::Arch& arch, const core::Mapping& m,
+                    const Candidate& cand) {
+  Stalls st;
+  RowStall row(cand.banks);
+  std::vector<long long> addrs;
+  core::walk_tile_program(l, arch, m, [&](const core::TileOp& op) {
+    if (op.kind != core::OpKind::Compute) return;
+    const core::TileBox& b = op.box;
+    const long long tn = b.ext_of(Dim::N), tp = b.ext_of(Dim::P), tq = b.ext_of(Dim::Q);
+    const long long tc = b.ext_of(Dim::C), tr = b.ext_of(Dim::R), ts = b.ext_of(Dim::S);
+    const long long tk = b.ext_of(Dim::K), tg = b.ext_of(Dim::G);
+    const systemc::RowMap rm =
+        systemc::input_rows(b.lo_of(Dim::P), tp, b.lo_of(Dim::R), tr, l.stride, l.pad, l.h);
+    const systemc::RowMap cm =
+        systemc::input_rows(b.lo_of(Dim::Q), tq, b.lo_of(Dim::S), ts, l.stride, l.pad, l.w);
+    const long long hx = static_cast<long long>(rm.rows.size());
+    const long long wx = static_cast<long long>(cm.rows.size());
+    const long long pitch = cand.odd_pitch ? (tc | 1) : tc;
+    // Input address of pixel index x (n, p, q) and reduction index y (r, s, c); -1 = padding.
+    auto in_addr = [&](long long x, long long y) {
+      const Digits3 px = split3(x, tp, tq), rd = split3(y, ts, tc);
+      const long long hrow = px.b * rm.a + rd.a - rm.clip, wcol = px.c * cm.a + rd.b - cm.clip;
+      if (hrow < 0 || hrow >= hx || wcol < 0 || wcol >= wx) return -1LL;
+      return ((px.a * hx + hrow) * wx + wcol) * pitch + rd.c;
+    };
+    const long long pixels = tn * tp * tq, red = tc * tr * ts;
+    // Input stalls of a fold depend on its rows (and under IS its columns) only: the column
+    // folds of WS and OS stream the same input rows again.
+    std::map<std::pair<long long, long long>, long long> memo;
+    core::for_each_fold(
+        m, b, [&](long long g, long long row0, long long ru, long long col0, long long cu) {
+          if (g != 0) return;  // every group repeats group 0's pattern
+          long long in = 0, wt = 0, acc = 0;
+          const auto key = std::make_pair(row0, m.dataflow == Dataflow::IS ? col0 : 0);
+          const auto hit = memo.find(key);
+          const bool cached = hit != memo.end();
+          if (cached) in = hit->second;
+          auto gather = [&](long long count, auto&& addr_of) {
+            addrs.clear();
+            for (long long i = 0; i < count; ++i) {
+              const long long a = addr_of(i);
+              if (a >= 0) addrs.push_back(a);
+            }
+            return row(addrs);
+          };
+          switch (m.dataflow) {
+            case Dataflow::WS:
+              // a stream: one output pixel per cycle, lanes = reduction rows row0 + i.
+              if (!cached)
+                for (long long x = 0; x < pixels; ++x)
+                  in += gather(ru, [&](long long i) { return in_addr(x, row0 + i); });
+              // Weight preload and accumulator lanes are consecutive (k = col0 + j): no conflict.
+              break;
+            case Dataflow::OS:
+              // a stream: one reduction index per cycle, lanes = output pixels row0 + i.
+              if (!cached)
+                for (long long y = 0; y < red; ++y)
+                  in += gather(ru, [&](long long i) { return in_addr(row0 + i, y); });
+              break;
+            case Dataflow::IS:
+              // w preload: reduction row row0 + j per cycle, lanes = pixels col0 + i.
+              if (!cached)
+                for (long long j = 0; j < ru; ++j)
+                  in += gather(cu, [&](long long i) { return in_addr(col0 + i, row0 + j); });
+              // a stream: output channel k per cycle, weight lanes (row0 + i) * tk + k; result
+              // and accumulate-in rows: accumulator lanes (col0 + i) * tk + k, read and written.
+              wt = tk * gather(ru, [&](long long i) { return (row0 + i) * tk; });
+              acc = 2 * tk * gather(cu, [&](long long i) { return (col0 + i) * tk; });
+              break;
+          }
+          if (!cached) memo.emplace(key, in);
+          st.input += tg * in;
+          st.weight += tg * wt;
+          st.accum += tg * acc;
+        });
+  });
+  return st;
+}
+
+long long smallest_prime_above(long long n) {
+  for (long long p = n + 1;; ++p) {
+    bool prime = p > 1;
+    for (long long d = 2; d * d <= p && prime; ++d) prime = p % d != 0;
+    if (prime) return p;
+  }
+}
+
+struct Sample {
+  std::string layer;
+  core::Layer l;
+  core::Mapping m;
+  long long compute_cycles = 0;
+};
+
+double quantile(std::vector<double> v, double q) {
+  if (v.empty()) return 0;
+  std::sort(v.begin(), v.end());
+  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  std::string arch_name = "default";
+  int samples = 20;
+  unsigned long long seed = 11;
+  bool optimal = false;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--arch" && i + 1 < argc) {
+      arch_name = argv[++i];
+    } else if (a == "--samples" && i + 1 < argc) {
+      samples = std::atoi(argv[++i]);
+    } else if (a == "--seed" && i + 1 < argc) {
+      seed = std::strtoull(argv[++i], nullptr, 10);
+    } else if (a == "--optimal") {
+      optimal = true;
+    } else {
+      std::fprintf(stderr,
+                   "usage: bank_study [--arch NAME] [--samples N] [--seed S] [--optimal]\n");
+      return 2;
+    }
+  }
+  try {
+    const core::Arch arch = core::load_arch(arch_name);
+    const long long lanes = std::max(arch.rows, arch.cols);
+    const std::vector<Candidate> cands = {
+        {"mod " + std::to_string(lanes), lanes},
+        {"mod " + std::to_string(2 * lanes), 2 * lanes},
+        {"mod " + std::to_string(smallest_prime_above(lanes)) + " (prime)",
+         smallest_prime_above(lanes)},
+        {"mod " + std::to_string(lanes) + ", odd pitch", lanes, true}};
+
+    std::vector<Sample> set;
+    const char* fidelity_layers[] = {"resnet18:layer1.0.conv1",
+                                     "resnet18:layer2.0.downsample",
+                                     "resnet18:layer3.0.conv2",
+                                     "resnet18:layer4.0.conv2",
+                                     "resnet18:fc",
+                                     "mobilenet_v2:features.2.dw",
+                                     "mobilenet_v2:features.4.expand",
+                                     "mobilenet_v2:features.7.project",
+                                     "mobilenet_v2:features.14.dw",
+                                     "mobilenet_v2:features.18"};
+    for (const char* spec : fidelity_layers) {
+      const std::string s = spec;
+      const size_t colon = s.find(':');
+      const core::Layer l = core::zoo_layer(s.substr(0, colon), s.substr(colon + 1), "layer");
+      core::MapSpace space(l, arch);
+      std::mt19937_64 rng(seed);
+      for (int i = 0; i < samples; ++i) {
+        core::ParamVector v;
+        if (!space.sample_valid(rng, v)) break;
+        set.push_back({s, l, space.decode(v), 0});
+      }
+    }
+    if (optimal) {
+      for (const char* net : {"resnet18", "mobilenet_v2"})
+        for (const auto& [l, count] : core::zoo_network(net).unique_layers()) {
+          const mapper::Result r = mapper::solve(l, arch);
+          if (r.found)
+            set.push_back({std::string(net) + ":" + l.name + " (optimal)", l, r.best, 0});
+        }
+    }
+    for (Sample& s : set)
+      s.compute_cycles = model::simulate_schedule(s.l, arch, s.m).compute_cycles;
+
+    std::printf("bank_study: %zu mappings on %s (%lldx%lld, %lld read lanes), seed %llu\n",
+                set.size(), arch_name.c_str(), static_cast<long long>(arch.rows),
+                static_cast<long long>(arch.cols), lanes, seed);
+    std::printf("%-18s %-4s %6s %10s %10s %10s %10s   %s\n", "candidate", "df", "maps", "no-stall",
+                "median %", "p90 %", "max %", "worst mapping");
+    for (const Candidate& c : cands) {
+      std::map<std::string, std::vector<double>> share;
+      std::map<std::string, std::pair<double, std::string>> worst;
+      std::map<std::string, int> clean;
+      Stalls sum;
+      for (const Sample& s : set) {
+        const Stalls st = count_stalls(s.l, arch, s.m, c);
+        sum.input += st.input;
+        sum.weight += st.weight;
+        sum.accum += st.accum;
+        const double pct = 100.0 * static_cast<double>(st.total()) /
+                           static_cast<double>(std::max(1LL, s.compute_cycles));
+        for (const std::string& df :
+             {std::string(core::dataflow_name(s.m.dataflow)), std::string("all")}) {
+          share[df].push_back(pct);
+          clean[df] += st.total() == 0;
+          if (pct >= worst[df].first) worst[df] = {pct, s.layer};
+        }
+      }
+      for (const auto& [df, v] : share)
+        std::printf("%-18s %-4s %6zu %9.0f%% %10.2f %10.2f %10.2f   %s\n", c.name.c_str(),
+                    df.c_str(), v.size(), 100.0 * clean[df] / static_cast<double>(v.size()),
+                    quantile(v, 0.5), quantile(v, 0.9), quantile(v, 1.0), worst[df].second.c_str());
+      const double t = static_cast<double>(std::max(1LL, sum.total()));
+      std::printf("%-18s stall cycles by buffer: input %.0f%%, weight %.0f%%, accumulator %.0f%%\n",
+                  c.name.c_str(), 100.0 * static_cast<double>(sum.input) / t,
+                  100.0 * static_cast<double>(sum.weight) / t,
+                  100.0 * static_cast<double>(sum.accum) / t);
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "bank_study: %s\n", e.what());
+    return 2;
+  }
+}
