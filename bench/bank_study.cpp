@@ -40,7 +40,6 @@
 #include "mapwright/core/zoo.hpp"
 #include "mapwright/mapper/mapper.hpp"
 #include "mapwright/model/schedule.hpp"
-#include "mapwright/systemc/command_program.hpp"
 
 using namespace mapwright;
 using core::Dataflow;
@@ -101,10 +100,10 @@ Stalls count_stalls(const core::Layer& l, const core::Arch& arch, const core::Ma
     const long long tn = b.ext_of(Dim::N), tp = b.ext_of(Dim::P), tq = b.ext_of(Dim::Q);
     const long long tc = b.ext_of(Dim::C), tr = b.ext_of(Dim::R), ts = b.ext_of(Dim::S);
     const long long tk = b.ext_of(Dim::K), tg = b.ext_of(Dim::G);
-    const systemc::RowMap rm =
-        systemc::input_rows(b.lo_of(Dim::P), tp, b.lo_of(Dim::R), tr, l.stride, l.pad, l.h);
-    const systemc::RowMap cm =
-        systemc::input_rows(b.lo_of(Dim::Q), tq, b.lo_of(Dim::S), ts, l.stride, l.pad, l.w);
+    const core::RowMap rm =
+        core::input_rows(b.lo_of(Dim::P), tp, b.lo_of(Dim::R), tr, l.stride, l.pad, l.h);
+    const core::RowMap cm =
+        core::input_rows(b.lo_of(Dim::Q), tq, b.lo_of(Dim::S), ts, l.stride, l.pad, l.w);
     const long long hx = static_cast<long long>(rm.rows.size());
     const long long wx = static_cast<long long>(cm.rows.size());
     const long long pitch = cand.odd_pitch ? (tc | 1) : tc;

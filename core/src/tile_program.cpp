@@ -101,6 +101,25 @@ long long input_extent(long long p0, long long pt, long long r0, long long rt, l
   return n;
 }
 
+RowMap input_rows(long long p0, long long pt, long long r0, long long rt, long long stride,
+                  long long pad, long long h) {
+  RowMap m;
+  m.a = (rt >= stride || pt == 1) ? stride : rt;
+  const long long first = p0 * stride + r0 - pad;
+  std::vector<long long> touched;
+  for (long long pl = 0; pl < pt; ++pl)
+    for (long long rl = 0; rl < rt; ++rl) touched.push_back(first + pl * stride + rl);
+  std::sort(touched.begin(), touched.end());
+  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
+  for (long long r : touched) {
+    if (r < 0)
+      ++m.clip;
+    else if (r < h)
+      m.rows.push_back(r);
+  }
+  return m;
+}
+
 long long input_tile_bytes(const Layer& l, const TileBox& b) {
   const long long hx = input_extent(b.lo_of(Dim::P), b.ext_of(Dim::P), b.lo_of(Dim::R),
                                     b.ext_of(Dim::R), l.stride, l.pad, l.h);

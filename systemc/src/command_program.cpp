@@ -10,7 +10,9 @@
 namespace mapwright::systemc {
 
 using core::Dim;
+using core::input_rows;
 using core::OpKind;
+using core::RowMap;
 
 namespace {
 
@@ -34,25 +36,6 @@ void add_segment(std::vector<DramSegment>& segs, uint64_t addr, uint64_t len) {
 }
 
 }  // namespace
-
-RowMap input_rows(long long p0, long long pt, long long r0, long long rt, long long stride,
-                  long long pad, long long h) {
-  RowMap m;
-  m.a = (rt >= stride || pt == 1) ? stride : rt;
-  const long long first = p0 * stride + r0 - pad;
-  std::vector<long long> touched;
-  for (long long pl = 0; pl < pt; ++pl)
-    for (long long rl = 0; rl < rt; ++rl) touched.push_back(first + pl * stride + rl);
-  std::sort(touched.begin(), touched.end());
-  touched.erase(std::unique(touched.begin(), touched.end()), touched.end());
-  for (long long r : touched) {
-    if (r < 0)
-      ++m.clip;
-    else if (r < h)
-      m.rows.push_back(r);
-  }
-  return m;
-}
 
 int default_shift(const core::Layer& l) {
   const double red = static_cast<double>(l.c * l.r * l.s);

@@ -22,6 +22,7 @@
 #include <array>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/layer.hpp"
@@ -111,6 +112,17 @@ struct TileOp {
 /// inside [0, h). (Also used for columns with q, s, w.)
 long long input_extent(long long p0, long long pt, long long r0, long long rt, long long stride,
                        long long pad, long long h);
+/// Distinct in-bounds input rows of output rows [p0, p0+pt) and filter rows [r0, r0+rt), in
+/// ascending order, with the buffer-row formula's constants: the buffer row of (pl, rl) is
+/// pl * a + rl - clip, valid iff it lies in [0, rows.size()). (Also used for columns.) The RTL's
+/// input-tile layout (rtl/README.md); rows.size() equals input_extent.
+struct RowMap {
+  std::vector<long long> rows;  ///< Absolute input rows held, ascending (buffer row i = rows[i]).
+  long long a = 1;     ///< Row step per output row: stride if rt >= stride or pt == 1, else rt.
+  long long clip = 0;  ///< Positions (pl, rl) below row 0, all before the first held row.
+};
+RowMap input_rows(long long p0, long long pt, long long r0, long long rt, long long stride,
+                  long long pad, long long h);
 /// DRAM bytes of the input tile for `box` (distinct in-bounds bytes).
 long long input_tile_bytes(const Layer& layer, const TileBox& box);
 

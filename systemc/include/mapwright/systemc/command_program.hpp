@@ -61,17 +61,6 @@ struct CommandProgram {
   uint64_t dram_bytes = 0;         ///< DRAM size needed.
 };
 
-/// Distinct in-bounds input rows of output rows [p0, p0+pt) and filter rows [r0, r0+rt), in
-/// ascending order, with the buffer-row formula's constants: the buffer row of (pl, rl) is
-/// pl * a + rl - clip, valid iff it lies in [0, rows.size()).
-struct RowMap {
-  std::vector<long long> rows;  ///< Absolute input rows held, ascending (buffer row i = rows[i]).
-  long long a = 1;     ///< Row step per output row: stride if rt >= stride or pt == 1, else rt.
-  long long clip = 0;  ///< Positions (pl, rl) below row 0, all before the first held row.
-};
-RowMap input_rows(long long p0, long long pt, long long r0, long long rt, long long stride,
-                  long long pad, long long h);
-
 /// The requantizing shift used for a layer: about log2 of the typical |sum| / 64 for random
 /// int8 operands, so outputs spread over int8 and some saturate.
 int default_shift(const core::Layer& layer);
