@@ -514,17 +514,18 @@ module mw_compute #(
     end else begin
       // Stream positions of the active fold.
       if (issue) begin : start
-        logic [31:0] wt0, acc0;
+        logic [31:0] inb, wt0, acc0;
+        inb      = 32'(cmd_i[211:192]) + it_gin_q - st_clip;
         act_q    <= 1'b1;
         a_hx_q   <= h_hx;
         a_wx_q   <= h_wx;
-        s_base_q <= 32'(cmd_i[211:192]) + it_gin_q - st_clip;
+        s_base_q <= inb;
         if (is_i) begin
           s_pos_q  <= it_pos_q;
-          s_addr_q <= 32'(cmd_i[211:192]) + it_gin_q - st_clip + off_sum(it_pos_q.off);
+          s_addr_q <= inb + off_sum(it_pos_q.off);
         end else begin
           s_pos_q  <= '0;
-          s_addr_q <= 32'(cmd_i[211:192]) + it_gin_q - st_clip;
+          s_addr_q <= inb;
         end
         wt0  = 32'(cmd_i[231:212]) + it_gwt_q;
         acc0 = 32'(cmd_i[251:232]) + it_gacc_q;
