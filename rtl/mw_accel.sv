@@ -363,7 +363,7 @@ module mw_accel #(
     .pe_rows_i     (cfg_pr_q),
     .pe_cols_i     (cfg_pc_q),
     .stride_i      (cfg_stride_q),
-    .dma_done_i    (dma_done + 28'(dma_done_now)),
+    .dma_done_i    (dma_done),
     .done_cnt_o    (cmp_done),
     .done_now_o    (cmp_done_now),
     .busy_o        (cmp_busy),

@@ -57,7 +57,7 @@ module mw_compute #(
   input  logic [15:0]                   pe_rows_i,     // rows a fold may use, 1..Rows
   input  logic [15:0]                   pe_cols_i,     // columns a fold may use, 1..Cols
   input  logic [15:0]                   stride_i,      // layer stride
-  input  logic [27:0]                   dma_done_i,    // completed DMA commands, this cycle's too
+  input  logic [27:0]                   dma_done_i,    // completed DMA commands (registered)
   output logic [27:0]                   done_cnt_o,    // completed compute commands
   output logic                          done_now_o,    // a compute command completes this cycle
   output logic                          busy_o,        // a fold is in flight
@@ -494,8 +494,8 @@ module mw_compute #(
   assign c_fire = c_ready;
   assign s_fire = is_i ? w_fire : a_fire;  // the streamed input index advances
 
-  // Next state written in the clocked block (issue depends on the DRAM inputs through the DMA
-  // completion bypass; a simulator then evaluates this once per clock edge).
+  // Next state written in the clocked block: it runs once per rising edge and only under its
+  // enables. Issue depends on registers only (the DMA completion count is registered).
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       act_q    <= 1'b0;

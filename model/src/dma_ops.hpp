@@ -3,6 +3,10 @@
 // and after them (docs/timing.md, section 4): shared by the closed form and the refined
 // estimate, so both split a step by the same rule.
 
+#include <algorithm>
+
+#include "mapwright/core/tile_program.hpp"
+
 namespace mapwright::model {
 
 /// One DMA operation of a step.
@@ -30,6 +34,27 @@ inline void split_dma_ops(const DmaOp* o, int n, double& prefix, double& tail, d
     else
       left += o[i].d;
   }
+}
+
+/// Time from the start of one compute to the start of the next over a transition whose DMA
+/// operations split into `prefix`, `tail` and `left` (see split_dma_ops): the tail follows the
+/// old compute, and the new compute starts `kDmaToCompute` cycles after the last transfer it
+/// waits for ends (the prefix holds only loads the new compute needs).
+inline double next_compute_start(double compute, double prefix, double tail) {
+  constexpr double r = static_cast<double>(core::kDmaToCompute);
+  if (tail > 0) return std::max(compute, prefix) + tail + r;
+  if (prefix > 0) return std::max(compute, prefix + r);
+  return compute;
+}
+
+/// How much the `left` operations of a transition delay the step after the next one. They
+/// start where the tail ends (after the old compute), `gain` cycles before the new compute
+/// starts (the registered completion), and share the DMA engine with the next transition's
+/// prefix `next_prefix`, which the compute after the new one (`next_compute` long) waits for.
+inline double leftover_delay(double left, double gain, double next_compute, double next_prefix) {
+  constexpr double r = static_cast<double>(core::kDmaToCompute);
+  const double base = next_prefix > 0 ? next_prefix + r : 0.0;
+  return std::max(0.0, std::max(next_compute, left - gain + base) - std::max(next_compute, base));
 }
 
 }  // namespace mapwright::model

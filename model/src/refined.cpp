@@ -73,7 +73,7 @@ class StepModel {
   double total() {
     const Step& first = step(0);
     const Step& last = step(last_mask_);
-    double t = first.in + first.wt + last.compute + last.store;
+    double t = first.in + first.wt + static_cast<double>(kDmaToCompute) + last.compute + last.store;
     if (innermost_ < 0) return t;  // one step
     for (int j = 0; j <= innermost_; ++j)
       if (loop_[j].T > 1) t += level(j);
@@ -184,13 +184,27 @@ class StepModel {
     DmaOp o[4];
     double prefix, tail, left;
     split_dma_ops(o, ops(j, before, after, complete, revisit, o), prefix, tail, left);
-    double t = std::max(before.compute, prefix) + tail;
+    // The prefix starts when the DMA engine is free, `lead` cycles before the old compute.
+    prefix = std::max(0.0, prefix - lead(before));
+    double t = next_compute_start(before.compute, prefix, tail);
     if (left > 0) {
       double np = 0, nt, nl;
       if (!final) split_dma_ops(o, ops(innermost_, after, after, true, false, o), np, nt, nl);
-      t += std::max(0.0, left - std::max(0.0, after.compute - np));
+      const double gain = t - (std::max(before.compute, prefix) + tail);
+      t += leftover_delay(left, gain, after.compute, np);
     }
     return t;
+  }
+
+  /// How many cycles before the start of `st`'s compute the DMA engine is free, when the
+  /// transition into `st` is at the innermost level (most are): the registered completion
+  /// gives one cycle when that compute waited for a transfer and nothing ran beside it.
+  double lead(const Step& st) const {
+    DmaOp o[4];
+    double prefix, tail, left;
+    split_dma_ops(o, ops(innermost_, st, st, true, false, o), prefix, tail, left);
+    if (left > 0) return 0.0;  // leftover_delay accounts for what runs beside it
+    return next_compute_start(st.compute, prefix, tail) - (std::max(st.compute, prefix) + tail);
   }
 
   /// Sum of the costs of every transition at level j: per size class of the loops outside j

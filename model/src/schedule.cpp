@@ -16,7 +16,7 @@ ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Map
   int in_half = 0, wt_half = 0;
   long long acc_free[2] = {0, 0};      // store/spill end of the tile that left each half
   long long acc_last_cmp[2] = {0, 0};  // last compute end per accumulator half
-  long long acc_ready = 0;             // when the resident output tile may be computed on
+  long long acc_reload = 0;            // reload end of the resident output tile (0: none)
   long long end = 0;
   auto dma = [&](long long dep, long long bytes) {
     const long long start = std::max(dma_free, dep);
@@ -41,24 +41,26 @@ ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Map
         acc_free[op.half] = dma(acc_last_cmp[op.half], op.bytes);
         break;
       case OpKind::LoadPsum:
-        acc_ready = dma(acc_free[op.half], op.bytes);
+        acc_reload = dma(acc_free[op.half], op.bytes);
         break;
       case OpKind::Compute: {
         // A fresh tile may start once the previous occupant of its half has left.
-        const long long acc_dep = op.accumulate ? acc_ready : acc_free[op.half];
+        const long long acc_dep_dma = op.accumulate ? acc_reload : acc_free[op.half];
         long long dur = 0;
         const TileBox& b = op.box;
         const long long stream = stream_length(m.dataflow, b);
         for_each_fold(m, b, [&](long long, long long, long long ru, long long, long long cu) {
           dur += fold_cycles(m.dataflow, stream, ru, cu);
         });
-        const long long start = std::max({cmp_free, in_ready, wt_ready, acc_dep});
+        // DMA completions reach the compute engine through a register: a compute that waits
+        // for a transfer starts one cycle after its end (docs/timing.md).
+        const long long start =
+            std::max(cmp_free, std::max({in_ready, wt_ready, acc_dep_dma}) + kDmaToCompute);
         cmp_free = start + dur;
         r.compute_cycles += dur;
         in_free[in_half] = cmp_free;
         wt_free[wt_half] = cmp_free;
         acc_last_cmp[op.half] = cmp_free;
-        acc_ready = std::max(acc_ready, cmp_free);
         end = std::max(end, cmp_free);
         break;
       }

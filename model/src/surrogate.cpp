@@ -199,19 +199,22 @@ CycleEstimate cycles_from(const Layer& l, const Arch& arch, const Mapping& m, co
   // Overlappable DMA of the step after one of class k: the smallest class if its period is 1.
   double ov1 = 0, t1 = 0, l1 = 0;
   step_cost(1, ov1, t1, l1);
-  const double slack_after = q[0] == 1 ? c_avg - ov1 : c_avg;
+  const double next_prefix = q[0] == 1 ? ov1 : 0.0;
   double total = 0;
   long long covered = 0;  // steps 1..S-1 carrying at least one event
   for (int k = 0; k < nq; ++k) {
     const long long cnt = (S - 1) / q[k] - (k + 1 < nq ? (S - 1) / q[k + 1] : 0);
     double ov, tail, left;
     step_cost(q[k], ov, tail, left);
-    total += cnt * (std::max(c_avg, ov) + tail + std::max(0.0, left - std::max(0.0, slack_after)));
+    const double start = next_compute_start(c_avg, ov, tail);
+    const double gain = start - (std::max(c_avg, ov) + tail);
+    total += cnt * (start + (left > 0 ? leftover_delay(left, gain, c_avg, next_prefix) : 0.0));
     covered += cnt;
   }
   total += static_cast<double>((S - 1) - covered) * c_avg;
-  // Step 0: its loads are not overlapped; the last store follows the last compute.
-  total += d_in + d_wt + c_avg + st_avg;
+  // Step 0: its loads are not overlapped (its compute starts kDmaToCompute after them); the
+  // last store follows the last compute.
+  total += d_in + d_wt + static_cast<double>(kDmaToCompute) + c_avg + st_avg;
   e.cycles = static_cast<long long>(std::llround(total));
   return e;
 }

@@ -151,5 +151,8 @@ long long fold_rows(Dataflow df, const TileBox& box);
 long long fold_cols(Dataflow df, const TileBox& box);
 /// Cycles of one DMA transfer of `bytes` (latency + ceil(bytes / bandwidth)).
 long long dma_cycles(const Arch& arch, long long bytes);
+/// Cycles from the end of a DMA transfer to the start of a compute that waits for it: the
+/// completion reaches the compute engine's fence through a register (docs/timing.md).
+inline constexpr long long kDmaToCompute = 1;
 
 }  // namespace mapwright::core
