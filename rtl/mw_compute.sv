@@ -494,6 +494,23 @@ module mw_compute #(
   assign c_fire = c_ready;
   assign s_fire = is_i ? w_fire : a_fire;  // the streamed input index advances
 
+  // Every buffer address a lane uses fits the buffer's address width before it is truncated to
+  // the port (simulation only, kept with --assert): the driver checks the mapping's capacity,
+  // so a violation is an address-generation error that truncation would otherwise hide.
+  for (genvar i = 0; i < NL; i++) begin : gen_rd_range
+    in_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+        (act_q && s_fire && lane_ok[i]) |-> ((s_addr_q + a_lin_q[i]) >> InAW) == '0);
+    wt_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+        (act_q && (is_i ? a_fire : w_fire) && (32'(i) < (is_i ? a_ru_q : a_cu_q))) |->
+        ((w_addr_q + a_lk_q[i]) >> WtAW) == '0);
+  end
+  for (genvar j = 0; j < Cols; j++) begin : gen_acc_range
+    acc_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+        (act_q && c_fire && (32'(j) < a_cu_q)) |-> ((c_addr_q + a_lk_q[j]) >> AccAW) == '0);
+    acc_wr_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+        acc_wr_en_o[j] |-> ((o_addr_q + a_lk_q[j]) >> AccAW) == '0);
+  end
+
   // Next state written in the clocked block: it runs once per rising edge and only under its
   // enables. Issue depends on registers only (the DMA completion count is registered).
   always_ff @(posedge clk_i or negedge rst_ni) begin

@@ -529,10 +529,13 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   const int shift = opt.shift >= 0 ? opt.shift : default_shift(layer);
   if (!build_program(layer, arch, mapping, shift, prog, res.failure))
     return failed(res, core::RtlFailure::CommandFormat, res.failure);
-  if (opt.zero_compute_extent)  // test hook: clear the K extent (bits 48..63 of word 2)
-    for (size_t w = 0; w + 2 < prog.words.size(); ++w)
+  // Test hooks on the first compute command (opcode 7): clear its K extent (bits 48..63 of
+  // word 2), or set its accumulator base (bits 40..59 of word 3) to all ones.
+  if (opt.zero_compute_extent || opt.acc_base_past_end)
+    for (size_t w = 0; w + 3 < prog.words.size(); ++w)
       if ((w == 0 || prog.last[w - 1]) && (prog.words[w] & 0xf) == 7) {
-        prog.words[w + 2] &= 0x0000ffffffffffffULL;
+        if (opt.zero_compute_extent) prog.words[w + 2] &= 0x0000ffffffffffffULL;
+        if (opt.acc_base_past_end) prog.words[w + 3] |= 0xfffffULL << 40;
         break;
       }
   // DRAM: random operands, a sentinel in the output and psum areas.

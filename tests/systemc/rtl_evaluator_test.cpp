@@ -314,6 +314,19 @@ TEST(RtlSmall4Bad, AFailedAssertionIsATypedFailureNamingItAndTheCycle) {
       "cmd_cu_nonzero_a failed (mw_array.sv:");
 }
 
+TEST(RtlSmall4Bad, AnAddressPastTheBufferTripsItsAssertion) {
+  // The compute controller's addresses are checked against the buffer before they are
+  // truncated to the port width: an accumulator base past the end (which the driver never
+  // sends) would otherwise wrap around silently.
+  expect_assertion_then_clean_run(
+      conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1),
+      [](RtlRunOptions& o) {
+        o.acc_base_past_end = true;
+        o.watchdog_cycles = 20000;
+      },
+      "acc_wr_range_a failed (mw_compute.sv:");
+}
+
 TEST(RtlSmall4Bad, ABrokenCommandHandshakeTripsItsAssertion) {
   // The host must hold a command word the accelerator has not taken; the hook changes one
   // while the queues are full (the layer has more commands than the queues hold).

@@ -65,6 +65,9 @@ struct RtlRunOptions {
   /// Test hook: the first compute command asks for a tile of K extent 0, a malformed command
   /// the driver never sends, which the RTL's SVAs catch (a typed RtlFailure::Assertion).
   bool zero_compute_extent = false;
+  /// Test hook: the first compute command's accumulator base is set past the end of the
+  /// buffer (a command the driver never sends), which the address-range SVAs catch.
+  bool acc_base_past_end = false;
   /// Test hook: the driver changes a command word that the accelerator has not taken yet (it
   /// must hold it), which the command port's handshake SVA catches.
   bool unheld_command = false;
