@@ -86,6 +86,15 @@ class StepModel {
     const Step& after = step(last_mask_);
     t += cost(innermost_, before, after, complete, !fresh, true) -
          cost(innermost_, before, after, complete, !fresh);
+    // The transition out of the first step was counted with the DMA lead of a typical one; the
+    // first step's compute waited for its loads with nothing beside them, a lead of one cycle.
+    double steps = 1;
+    for (const Loop& lp : loop_) steps *= static_cast<double>(lp.T);
+    const bool two = steps == 2;  // the first transition is also the last one
+    const Step& s1 = step(lj.T == 2 && lj.has_rem ? lj.bit : 0);
+    const bool first_complete = !lj.reduction && !outer_red;
+    t += cost(innermost_, step(0), s1, first_complete, false, two, kFirstLead) -
+         cost(innermost_, step(0), s1, first_complete, false, two);
     return t;
   }
 
@@ -180,12 +189,12 @@ class StepModel {
   /// does not need run beside it, delaying the following step's loads by what it cannot hide.
   /// `final`: the new step is the last one (no loads follow; the last store waits instead).
   double cost(int j, const Step& before, const Step& after, bool complete, bool revisit,
-              bool final = false) const {
+              bool final = false, double lead_before = -1) const {
     DmaOp o[4];
     double prefix, tail, left;
     split_dma_ops(o, ops(j, before, after, complete, revisit, o), prefix, tail, left);
     // The prefix starts when the DMA engine is free, `lead` cycles before the old compute.
-    prefix = std::max(0.0, prefix - lead(before));
+    prefix = std::max(0.0, prefix - (lead_before >= 0 ? lead_before : lead(before)));
     double t = next_compute_start(before.compute, prefix, tail);
     if (left > 0) {
       double np = 0, nt, nl;
@@ -195,6 +204,9 @@ class StepModel {
     }
     return t;
   }
+
+  /// The first step's lead: its compute waits for its loads, and nothing runs beside them.
+  static constexpr double kFirstLead = static_cast<double>(kDmaToCompute);
 
   /// How many cycles before the start of `st`'s compute the DMA engine is free, when the
   /// transition into `st` is at the innermost level (most are): the registered completion
