@@ -47,6 +47,12 @@ inline double next_compute_start(double compute, double prefix, double tail) {
   return compute;
 }
 
+/// How many cycles before the new compute starts the DMA engine is done with the prefix and
+/// the tail: `kDmaToCompute` when that compute waited for a transfer, else 0.
+inline double dma_lead(double compute, double prefix, double tail) {
+  return next_compute_start(compute, prefix, tail) - (std::max(compute, prefix) + tail);
+}
+
 /// How much the `left` operations of a transition delay the step after the next one. They
 /// start where the tail ends (after the old compute), `gain` cycles before the new compute
 /// starts (the registered completion), and share the DMA engine with the next transition's

@@ -188,6 +188,8 @@ class StepModel {
   /// prefix overlaps the old compute, the tail follows it, and operations the new compute
   /// does not need run beside it, delaying the following step's loads by what it cannot hide.
   /// `final`: the new step is the last one (no loads follow; the last store waits instead).
+  /// `lead_before`: cycles the DMA engine is free before the old compute starts (negative:
+  /// that of a typical innermost transition into `before`, see lead()).
   double cost(int j, const Step& before, const Step& after, bool complete, bool revisit,
               bool final = false, double lead_before = -1) const {
     DmaOp o[4];
@@ -199,8 +201,7 @@ class StepModel {
     if (left > 0) {
       double np = 0, nt, nl;
       if (!final) split_dma_ops(o, ops(innermost_, after, after, true, false, o), np, nt, nl);
-      const double gain = t - (std::max(before.compute, prefix) + tail);
-      t += leftover_delay(left, gain, after.compute, np);
+      t += leftover_delay(left, dma_lead(before.compute, prefix, tail), after.compute, np);
     }
     return t;
   }
@@ -216,7 +217,7 @@ class StepModel {
     double prefix, tail, left;
     split_dma_ops(o, ops(innermost_, st, st, true, false, o), prefix, tail, left);
     if (left > 0) return 0.0;  // leftover_delay accounts for what runs beside it
-    return next_compute_start(st.compute, prefix, tail) - (std::max(st.compute, prefix) + tail);
+    return dma_lead(st.compute, prefix, tail);
   }
 
   /// Sum of the costs of every transition at level j: per size class of the loops outside j

@@ -206,9 +206,9 @@ CycleEstimate cycles_from(const Layer& l, const Arch& arch, const Mapping& m, co
     const long long cnt = (S - 1) / q[k] - (k + 1 < nq ? (S - 1) / q[k + 1] : 0);
     double ov, tail, left;
     step_cost(q[k], ov, tail, left);
-    const double start = next_compute_start(c_avg, ov, tail);
-    const double gain = start - (std::max(c_avg, ov) + tail);
-    total += cnt * (start + (left > 0 ? leftover_delay(left, gain, c_avg, next_prefix) : 0.0));
+    const double lead = dma_lead(c_avg, ov, tail);
+    total += cnt * (next_compute_start(c_avg, ov, tail) +
+                    (left > 0 ? leftover_delay(left, lead, c_avg, next_prefix) : 0.0));
     covered += cnt;
   }
   total += static_cast<double>((S - 1) - covered) * c_avg;

@@ -281,16 +281,18 @@ TEST(RtlSmall4Bad, StuckDesignIsAWatchdogFailureNotAHang) {
   EXPECT_TRUE(ok.functional_ok);
 }
 
-/// Runs `l` on small4 with a test hook set by `hook`, expects the SVA `assertion` (as
-/// "name failed (file.sv:") to stop it at a real cycle, then runs it again without the hook and
-/// expects a clean, bit-exact run in the same process (the design is reset between runs).
-void expect_assertion_then_clean_run(const Layer& l, void (*hook)(RtlRunOptions&),
+/// Runs `l` on small4 with the test hook `hook` on (and a watchdog of `watchdog` cycles),
+/// expects the SVA `assertion` (as "name failed (file.sv:") to stop it at a real cycle, then runs
+/// it again without the hook and expects a clean, bit-exact run in the same process (the design
+/// is reset between runs).
+void expect_assertion_then_clean_run(const Layer& l, bool RtlRunOptions::*hook, long long watchdog,
                                      const std::string& assertion) {
   const Arch arch = arch_named("small4");
   const Mapping m = default_mapping(l, arch);
   RtlEvaluator ev;
   RtlRunOptions o;
-  hook(o);
+  o.*hook = true;
+  o.watchdog_cycles = watchdog;
   const RtlRunResult r = ev.run(l, arch, m, o);
   EXPECT_EQ(r.kind, mapwright::core::RtlFailure::Assertion) << r.failure;
   EXPECT_EQ(r.failure.rfind("assertion ", 0), 0u) << r.failure;
@@ -305,38 +307,26 @@ void expect_assertion_then_clean_run(const Layer& l, void (*hook)(RtlRunOptions&
 TEST(RtlSmall4Bad, AFailedAssertionIsATypedFailureNamingItAndTheCycle) {
   // The models are built with --assert; a malformed compute command (K extent 0, which the
   // driver never sends) trips an SVA. Verilator's default would abort the process.
-  expect_assertion_then_clean_run(
-      conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1),
-      [](RtlRunOptions& o) {
-        o.zero_compute_extent = true;
-        o.watchdog_cycles = 20000;
-      },
-      "cmd_cu_nonzero_a failed (mw_array.sv:");
+  expect_assertion_then_clean_run(conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1),
+                                  &RtlRunOptions::zero_compute_extent, 20000,
+                                  "cmd_cu_nonzero_a failed (mw_array.sv:");
 }
 
 TEST(RtlSmall4Bad, AnAddressPastTheBufferTripsItsAssertion) {
   // The compute controller's addresses are checked against the buffer before they are
   // truncated to the port width: an accumulator base past the end (which the driver never
   // sends) would otherwise wrap around silently.
-  expect_assertion_then_clean_run(
-      conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1),
-      [](RtlRunOptions& o) {
-        o.acc_base_past_end = true;
-        o.watchdog_cycles = 20000;
-      },
-      "acc_wr_range_a failed (mw_compute.sv:");
+  expect_assertion_then_clean_run(conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1),
+                                  &RtlRunOptions::acc_base_past_end, 20000,
+                                  "acc_wr_range_a failed (mw_compute.sv:");
 }
 
 TEST(RtlSmall4Bad, ABrokenCommandHandshakeTripsItsAssertion) {
   // The host must hold a command word the accelerator has not taken; the hook changes one
   // while the queues are full (the layer has more commands than the queues hold).
-  expect_assertion_then_clean_run(
-      conv(1, 1, 64, 32, 12, 12, 3, 3, 1, 1),
-      [](RtlRunOptions& o) {
-        o.unheld_command = true;
-        o.watchdog_cycles = 200000;
-      },
-      "cmd_hold_a failed (mw_accel.sv:");
+  expect_assertion_then_clean_run(conv(1, 1, 64, 32, 12, 12, 3, 3, 1, 1),
+                                  &RtlRunOptions::unheld_command, 200000,
+                                  "cmd_hold_a failed (mw_accel.sv:");
 }
 
 TEST(RtlSmall4Bad, SecondArchitectureInOneProcessIsATypedFailure) {
