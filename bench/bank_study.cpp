@@ -18,28 +18,23 @@
 //
 //   bank_study [--arch NAME] [--samples 20] [--seed 11] [--optimal]
 //
-// Mappings: --samples random valid mappings of each of the ten fidelity layers (the mappings
-// of `mapwright fidelity --layer L --samples N --seed S`, one call per layer as in
-// bench/README.md), and with --optimal also
-// the exact mapper's EDP-optimal mapping of every unique ResNet-18 and MobileNet-v2 layer.
+// Mappings: bench/study_set.hpp (random valid mappings of the ten fidelity layers, and with
+// --optimal the exact mapper's EDP-optimal mapping of every unique ResNet-18 and MobileNet-v2
+// layer).
 // Prints, per candidate and dataflow: mappings without any conflict, and the stall cycles as a
 // share of the compute cycles (median, 90th percentile, max).
 #include <algorithm>
 #include <cstdio>
-#include <cstdlib>
-#include <cstring>
 #include <map>
-#include <random>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/tile_program.hpp"
-#include "mapwright/core/zoo.hpp"
-#include "mapwright/mapper/mapper.hpp"
 #include "mapwright/model/schedule.hpp"
+
+#include "study_set.hpp"
 
 using namespace mapwright;
 using core::Dataflow;
@@ -176,44 +171,13 @@ long long smallest_prime_above(long long n) {
   }
 }
 
-struct Sample {
-  std::string layer;
-  core::Layer l;
-  core::Mapping m;
-  long long compute_cycles = 0;
-};
-
-double quantile(std::vector<double> v, double q) {
-  if (v.empty()) return 0;
-  std::sort(v.begin(), v.end());
-  return v[static_cast<size_t>(q * static_cast<double>(v.size() - 1) + 0.5)];
-}
-
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::string arch_name = "default";
-  int samples = 20;
-  unsigned long long seed = 11;
-  bool optimal = false;
-  for (int i = 1; i < argc; ++i) {
-    const std::string a = argv[i];
-    if (a == "--arch" && i + 1 < argc) {
-      arch_name = argv[++i];
-    } else if (a == "--samples" && i + 1 < argc) {
-      samples = std::atoi(argv[++i]);
-    } else if (a == "--seed" && i + 1 < argc) {
-      seed = std::strtoull(argv[++i], nullptr, 10);
-    } else if (a == "--optimal") {
-      optimal = true;
-    } else {
-      std::fprintf(stderr,
-                   "usage: bank_study [--arch NAME] [--samples N] [--seed S] [--optimal]\n");
-      return 2;
-    }
-  }
+  bench::StudyOptions opt;
+  if (!bench::parse_study_options(argc, argv, "bank_study", opt)) return 2;
   try {
-    const core::Arch arch = core::load_arch(arch_name);
+    const core::Arch arch = core::load_arch(opt.arch);
     const long long lanes = std::max(arch.rows, arch.cols);
     const std::vector<Candidate> cands = {
         {"mod " + std::to_string(lanes), lanes},
@@ -222,43 +186,14 @@ int main(int argc, char** argv) {
          smallest_prime_above(lanes)},
         {"mod " + std::to_string(lanes) + ", odd pitch", lanes, true}};
 
-    std::vector<Sample> set;
-    const char* fidelity_layers[] = {"resnet18:layer1.0.conv1",
-                                     "resnet18:layer2.0.downsample",
-                                     "resnet18:layer3.0.conv2",
-                                     "resnet18:layer4.0.conv2",
-                                     "resnet18:fc",
-                                     "mobilenet_v2:features.2.dw",
-                                     "mobilenet_v2:features.4.expand",
-                                     "mobilenet_v2:features.7.project",
-                                     "mobilenet_v2:features.14.dw",
-                                     "mobilenet_v2:features.18"};
-    for (const char* spec : fidelity_layers) {
-      const std::string s = spec;
-      const size_t colon = s.find(':');
-      const core::Layer l = core::zoo_layer(s.substr(0, colon), s.substr(colon + 1), "layer");
-      core::MapSpace space(l, arch);
-      std::mt19937_64 rng(seed);
-      for (int i = 0; i < samples; ++i) {
-        core::ParamVector v;
-        if (!space.sample_valid(rng, v)) break;
-        set.push_back({s, l, space.decode(v), 0});
-      }
-    }
-    if (optimal) {
-      for (const char* net : {"resnet18", "mobilenet_v2"})
-        for (const auto& [l, count] : core::zoo_network(net).unique_layers()) {
-          const mapper::Result r = mapper::solve(l, arch);
-          if (r.found)
-            set.push_back({std::string(net) + ":" + l.name + " (optimal)", l, r.best, 0});
-        }
-    }
-    for (Sample& s : set)
-      s.compute_cycles = model::simulate_schedule(s.l, arch, s.m).compute_cycles;
+    const std::vector<bench::StudySample> set = bench::study_set(arch, opt);
+    std::vector<long long> compute_cycles;
+    for (const bench::StudySample& s : set)
+      compute_cycles.push_back(model::simulate_schedule(s.l, arch, s.m).compute_cycles);
 
     std::printf("bank_study: %zu mappings on %s (%lldx%lld, %lld read lanes), seed %llu\n",
-                set.size(), arch_name.c_str(), static_cast<long long>(arch.rows),
-                static_cast<long long>(arch.cols), lanes, seed);
+                set.size(), opt.arch.c_str(), static_cast<long long>(arch.rows),
+                static_cast<long long>(arch.cols), lanes, opt.seed);
     std::printf("%-18s %-4s %6s %10s %10s %10s %10s   %s\n", "candidate", "df", "maps", "no-stall",
                 "median %", "p90 %", "max %", "worst mapping");
     for (const Candidate& c : cands) {
@@ -266,13 +201,14 @@ int main(int argc, char** argv) {
       std::map<std::string, std::pair<double, std::string>> worst;
       std::map<std::string, int> clean;
       Stalls sum;
-      for (const Sample& s : set) {
+      for (size_t i = 0; i < set.size(); ++i) {
+        const bench::StudySample& s = set[i];
         const Stalls st = count_stalls(s.l, arch, s.m, c);
         sum.input += st.input;
         sum.weight += st.weight;
         sum.accum += st.accum;
         const double pct = 100.0 * static_cast<double>(st.total()) /
-                           static_cast<double>(std::max(1LL, s.compute_cycles));
+                           static_cast<double>(std::max(1LL, compute_cycles[i]));
         for (const std::string& df :
              {std::string(core::dataflow_name(s.m.dataflow)), std::string("all")}) {
           share[df].push_back(pct);
@@ -283,7 +219,8 @@ int main(int argc, char** argv) {
       for (const auto& [df, v] : share)
         std::printf("%-18s %-4s %6zu %9.0f%% %10.2f %10.2f %10.2f   %s\n", c.name.c_str(),
                     df.c_str(), v.size(), 100.0 * clean[df] / static_cast<double>(v.size()),
-                    quantile(v, 0.5), quantile(v, 0.9), quantile(v, 1.0), worst[df].second.c_str());
+                    bench::quantile(v, 0.5), bench::quantile(v, 0.9), bench::quantile(v, 1.0),
+                    worst[df].second.c_str());
       const double t = static_cast<double>(std::max(1LL, sum.total()));
       std::printf("%-18s stall cycles by buffer: input %.0f%%, weight %.0f%%, accumulator %.0f%%\n",
                   c.name.c_str(), 100.0 * static_cast<double>(sum.input) / t,

@@ -9,6 +9,12 @@ namespace mapwright::model {
 using namespace mapwright::core;
 
 ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Mapping& m) {
+  return simulate_schedule(layer, arch, m,
+                           [&](const TileOp& op) { return dma_cycles(arch, op.bytes); });
+}
+
+ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Mapping& m,
+                                 const std::function<long long(const TileOp&)>& dma_duration) {
   ScheduleResult r;
   long long dma_free = 0, cmp_free = 0;
   long long in_free[2] = {0, 0}, wt_free[2] = {0, 0};  // last compute end per half
@@ -18,9 +24,9 @@ ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Map
   long long acc_last_cmp[2] = {0, 0};  // last compute end per accumulator half
   long long acc_reload = 0;            // reload end of the resident output tile (0: none)
   long long end = 0;
-  auto dma = [&](long long dep, long long bytes) {
+  auto dma = [&](long long dep, const TileOp& op) {
     const long long start = std::max(dma_free, dep);
-    const long long d = dma_cycles(arch, bytes);
+    const long long d = dma_duration(op);
     r.dma_cycles += d;
     dma_free = start + d;
     end = std::max(end, dma_free);
@@ -29,19 +35,19 @@ ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Map
   walk_tile_program(layer, arch, m, [&](const TileOp& op) {
     switch (op.kind) {
       case OpKind::LoadInput:
-        in_ready = dma(in_free[op.half], op.bytes);
+        in_ready = dma(in_free[op.half], op);
         in_half = op.half;
         break;
       case OpKind::LoadWeight:
-        wt_ready = dma(wt_free[op.half], op.bytes);
+        wt_ready = dma(wt_free[op.half], op);
         wt_half = op.half;
         break;
       case OpKind::SpillPsum:
       case OpKind::StoreOutput:
-        acc_free[op.half] = dma(acc_last_cmp[op.half], op.bytes);
+        acc_free[op.half] = dma(acc_last_cmp[op.half], op);
         break;
       case OpKind::LoadPsum:
-        acc_reload = dma(acc_free[op.half], op.bytes);
+        acc_reload = dma(acc_free[op.half], op);
         break;
       case OpKind::Compute: {
         // A fresh tile may start once the previous occupant of its half has left.

@@ -25,16 +25,6 @@ uint64_t header(Opcode op, unsigned flags, uint64_t wait_dma, uint64_t wait_cmp)
          (wait_cmp << 36);
 }
 
-/// Appends segment [addr, addr+len), merging with the previous one when contiguous.
-void add_segment(std::vector<DramSegment>& segs, uint64_t addr, uint64_t len) {
-  if (len == 0) return;
-  if (!segs.empty() && segs.back().addr + segs.back().len == addr) {
-    segs.back().len += len;
-    return;
-  }
-  segs.push_back({addr, len});
-}
-
 }  // namespace
 
 int default_shift(const core::Layer& l) {
@@ -42,20 +32,19 @@ int default_shift(const core::Layer& l) {
   return std::min(31, 6 + static_cast<int>(std::ceil(0.5 * std::log2(std::max(1.0, red)))));
 }
 
-// One function on purpose (about 170 lines): a single walk of the tile program whose visitor
+// One function on purpose (about 130 lines): a single walk of the tile program whose visitor
 // keeps the fence bookkeeping (which command waits for which load or store) in local state
 // shared by every kind of command; split, that state would travel through every piece.
 bool build_program(const core::Layer& l, const core::Arch& arch, const core::Mapping& m, int shift,
                    CommandProgram& p, std::string& error) {
   p = CommandProgram{};
   p.shift = shift;
-  const uint64_t G = l.g, N = l.n, K = l.k, C = l.c, H = l.h, W = l.w, R = l.r, S = l.s, P = l.p,
-                 Q = l.q;
-  p.input_addr = 0;
-  p.weight_addr = p.input_addr + N * H * W * G * C;
-  p.output_addr = p.weight_addr + G * R * S * C * K;
-  p.psum_addr = p.output_addr + N * P * Q * G * K;
-  p.dram_bytes = p.psum_addr + 4 * N * P * Q * G * K;
+  const core::DramLayout at = core::dram_layout(l);
+  p.input_addr = at.input;
+  p.weight_addr = at.weight;
+  p.output_addr = at.output;
+  p.psum_addr = at.psum;
+  p.dram_bytes = at.bytes;
 
   auto emit = [&](std::initializer_list<uint64_t> ws) {
     size_t i = 0;
@@ -91,63 +80,32 @@ bool build_program(const core::Layer& l, const core::Arch& arch, const core::Map
   core::walk_tile_program(l, arch, m, [&](const core::TileOp& op) {
     if (!ok) return;
     const core::TileBox& b = op.box;
-    auto lo = [&](Dim d) { return static_cast<uint64_t>(b.lo_of(d)); };
     auto ext = [&](Dim d) { return static_cast<uint64_t>(b.ext_of(d)); };
     DmaJob job;
     job.kind = op.kind;
     uint64_t wait_cmp = 0, base = 0;
     Opcode opc = Opcode::LoadInput;
     switch (op.kind) {
-      case OpKind::LoadInput: {
+      case OpKind::LoadInput:
         opc = Opcode::LoadInput;
         wait_cmp = in_last_cmp[op.half];
         base = m.db_input ? op.half * in_half : 0;
-        const RowMap rm = input_rows(b.lo_of(Dim::P), b.ext_of(Dim::P), b.lo_of(Dim::R),
-                                     b.ext_of(Dim::R), l.stride, l.pad, l.h);
-        const RowMap cm = input_rows(b.lo_of(Dim::Q), b.ext_of(Dim::Q), b.lo_of(Dim::S),
-                                     b.ext_of(Dim::S), l.stride, l.pad, l.w);
-        for (uint64_t g = lo(Dim::G); g < lo(Dim::G) + ext(Dim::G); ++g)
-          for (uint64_t n = lo(Dim::N); n < lo(Dim::N) + ext(Dim::N); ++n)
-            for (long long h : rm.rows)
-              for (long long w : cm.rows)
-                add_segment(job.segments,
-                            p.input_addr + (((n * H + h) * W + w) * G + g) * C + lo(Dim::C),
-                            ext(Dim::C));
         break;
-      }
       case OpKind::LoadWeight:
         opc = Opcode::LoadWeight;
         wait_cmp = wt_last_cmp[op.half];
         base = m.db_weight ? op.half * wt_half : 0;
-        for (uint64_t g = lo(Dim::G); g < lo(Dim::G) + ext(Dim::G); ++g)
-          for (uint64_t r = lo(Dim::R); r < lo(Dim::R) + ext(Dim::R); ++r)
-            for (uint64_t s = lo(Dim::S); s < lo(Dim::S) + ext(Dim::S); ++s)
-              for (uint64_t c = lo(Dim::C); c < lo(Dim::C) + ext(Dim::C); ++c)
-                add_segment(job.segments,
-                            p.weight_addr + (((g * R + r) * S + s) * C + c) * K + lo(Dim::K),
-                            ext(Dim::K));
         break;
       case OpKind::LoadPsum:
       case OpKind::SpillPsum:
-      case OpKind::StoreOutput: {
-        const bool psum = op.kind != OpKind::StoreOutput;
+      case OpKind::StoreOutput:
         opc = op.kind == OpKind::LoadPsum    ? Opcode::LoadPsum
               : op.kind == OpKind::SpillPsum ? Opcode::SpillPsum
                                              : Opcode::StoreOutput;
         job.write = op.kind != OpKind::LoadPsum;
         wait_cmp = job.write ? acc_last_cmp[op.half] : 0;
         base = m.db_accum ? op.half * acc_half : 0;
-        const uint64_t eb = psum ? 4 : 1;
-        const uint64_t region = psum ? p.psum_addr : p.output_addr;
-        for (uint64_t g = lo(Dim::G); g < lo(Dim::G) + ext(Dim::G); ++g)
-          for (uint64_t n = lo(Dim::N); n < lo(Dim::N) + ext(Dim::N); ++n)
-            for (uint64_t pp = lo(Dim::P); pp < lo(Dim::P) + ext(Dim::P); ++pp)
-              for (uint64_t q = lo(Dim::Q); q < lo(Dim::Q) + ext(Dim::Q); ++q)
-                add_segment(job.segments,
-                            region + eb * (((n * P + pp) * Q + q) * G * K + g * K + lo(Dim::K)),
-                            eb * ext(Dim::K));
         break;
-      }
       case OpKind::Compute: {
         const uint64_t wait_dma =
             std::max({in_need, wt_need, op.accumulate ? reload_need : acc_free_dma[op.half]});
@@ -185,6 +143,7 @@ bool build_program(const core::Layer& l, const core::Arch& arch, const core::Map
       }
     }
     // A DMA command.
+    core::dram_segments(l, at, op, job.segments);
     for (const auto& s : job.segments) job.bytes += s.len;
     if (job.bytes != static_cast<uint64_t>(op.bytes))
       fail("internal: DMA segments of " + std::string(core::op_kind_name(op.kind)) + " hold " +

@@ -5,7 +5,10 @@
 /// (fixed latency, fixed bandwidth). It is the exact timing of the hardware's command
 /// semantics; the closed-form surrogate approximates it and the RTL is measured against both.
 
+#include <functional>
+
 #include "mapwright/core/metrics.hpp"
+#include "mapwright/core/tile_program.hpp"
 
 namespace mapwright::model {
 
@@ -17,5 +20,11 @@ struct ScheduleResult {
 
 ScheduleResult simulate_schedule(const core::Layer& layer, const core::Arch& arch,
                                  const core::Mapping& m);
+
+/// The same schedule with each DMA transfer taking `dma_duration(op)` cycles instead of
+/// core::dma_cycles(arch, op.bytes): for studies of other DRAM ports (bench/burst_study).
+ScheduleResult simulate_schedule(const core::Layer& layer, const core::Arch& arch,
+                                 const core::Mapping& m,
+                                 const std::function<long long(const core::TileOp&)>& dma_duration);
 
 }  // namespace mapwright::model

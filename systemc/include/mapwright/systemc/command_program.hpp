@@ -6,14 +6,14 @@
 /// DRAM segment list of every DMA command, the DRAM tensor layout, and a plain C++ reference of
 /// the layer. No SystemC or Verilator types: the SystemC harness and tests both use it.
 ///
-/// DRAM layouts: input [n][h][w][G*C] int8, weights [g][r][s][c][k] int8, output [n][p][q][G*K]
-/// int8, partial-sum spills [n][p][q][G*K] int32 (little endian).
+/// DRAM layouts and DMA segments: core/dram_layout.hpp.
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
 #include "mapwright/core/arch.hpp"
+#include "mapwright/core/dram_layout.hpp"
 #include "mapwright/core/layer.hpp"
 #include "mapwright/core/mapping.hpp"
 #include "mapwright/core/tile_program.hpp"
@@ -31,11 +31,8 @@ enum class Opcode : uint8_t {
   Compute = 7
 };
 
-/// One contiguous run of DRAM bytes.
-struct DramSegment {
-  uint64_t addr = 0;  ///< First byte.
-  uint64_t len = 0;   ///< Bytes.
-};
+/// One contiguous run of DRAM bytes (core/dram_layout.hpp).
+using core::DramSegment;
 
 /// One DMA command as the DRAM model sees it: its packed byte stream is the concatenation of
 /// the segments (gather for reads, scatter for writes).

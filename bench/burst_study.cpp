@@ -1,0 +1,267 @@
+// DRAM burst study (a plain main; a design measurement, not a micro-benchmark). The RTL's DMA
+// moves each transfer as one packed byte stream at the architecture's bytes per cycle, and the
+// SystemC DRAM model gathers the tile's strided runs into it (rtl/README.md). A DMA engine that
+// generates the addresses itself issues one burst per contiguous DRAM run, and a DRAM port
+// moves whole beats per burst, so short runs waste beat slots, and a latency of L cycles needs
+// about L requests in flight when the bursts are one beat long. This program replays the exact
+// runs of every DMA operation (core::dram_segments, the DRAM layout of core/dram_layout.hpp)
+// and re-times the reference schedule (model::simulate_schedule) with each transfer's duration
+// under candidate DRAM ports:
+//   packed stream     latency + ceil(bytes / B): the RTL today (B = bytes per beat)
+//   run bursts        one burst per run, ceil(len / B) beats each (a port that realigns an
+//                     unaligned start), requests never limited
+//   AXI bursts        beats aligned to B in DRAM (tensor bases aligned), at most 256 beats and
+//                     no 4 KiB boundary crossed per burst (AXI4 rules), requests never limited
+//   AXI bursts, O outstanding   the same with at most O bursts in flight
+//   AXI, DRAM order   AXI bursts (unlimited requests) of the tile's bytes in address order,
+//                     adjacent runs merged: what a buffer layout that keeps DRAM order would
+//                     move (the RTL's tiles put the group g outermost, so a depthwise tile is
+//                     one run per group and pixel)
+// A transfer's bursts are requested one per cycle from its start; burst i's first beat comes
+// L cycles after its request and after burst i-1's last beat; a burst leaves the outstanding
+// set after its last beat. With one burst this is latency + beats, the RTL's timing. Writes are
+// timed like reads (the RTL's writes take latency + beats too).
+//
+//   burst_study [--arch NAME] [--samples 20] [--seed 11] [--optimal]
+//
+// Mappings: bench/study_set.hpp. Prints, per candidate: the DMA time and the end-to-end cycles
+// of the schedule relative to the packed stream (median, p90, max over the mappings, the worst
+// layer), the beats by tensor relative to the packed stream, and with --optimal the cycles of
+// each network's optimal mappings (every layer times its count) relative to the packed stream.
+#include <algorithm>
+#include <array>
+#include <cstdio>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "mapwright/core/arch.hpp"
+#include "mapwright/core/dram_layout.hpp"
+#include "mapwright/core/tile_program.hpp"
+#include "mapwright/model/schedule.hpp"
+
+#include "study_set.hpp"
+
+using namespace mapwright;
+using core::OpKind;
+
+namespace {
+
+struct Candidate {
+  std::string name;
+  bool packed = false;        ///< One stream (today's RTL).
+  bool axi = false;           ///< Beat-aligned, 256-beat and 4 KiB limits.
+  long long outstanding = 0;  ///< Bursts in flight (0: unlimited).
+  bool sorted = false;        ///< Runs in address order (merged): a buffer layout in DRAM order.
+};
+
+constexpr int kNumCand = 6;
+constexpr long long kAxiMaxBeats = 256;
+constexpr long long kAxiBoundary = 4096;
+
+/// Beats of the bursts of one DMA operation under a candidate (appended to `beats`).
+void bursts(const std::vector<core::DramSegment>& segs, uint64_t region, long long bb,
+            const Candidate& c, std::vector<long long>& beats) {
+  for (const core::DramSegment& s : segs) {
+    if (!c.axi) {
+      beats.push_back((static_cast<long long>(s.len) + bb - 1) / bb);
+      continue;
+    }
+    // Relative to the tensor's base (bases taken as aligned); split at 4 KiB and 256 beats.
+    long long a = static_cast<long long>(s.addr - region);
+    long long left = static_cast<long long>(s.len);
+    while (left > 0) {
+      const long long first = a / bb * bb;
+      const long long limit =
+          std::min(first + kAxiMaxBeats * bb, (first / kAxiBoundary + 1) * kAxiBoundary);
+      const long long take = std::min(left, limit - a);
+      beats.push_back((a + take - first + bb - 1) / bb);
+      a += take;
+      left -= take;
+    }
+  }
+}
+
+/// Cycles of one transfer: bursts requested one per cycle, at most `outstanding` in flight,
+/// first beat `lat` cycles after the request and after the previous burst's last beat.
+long long transfer_cycles(const std::vector<long long>& beats, long long lat,
+                          long long outstanding) {
+  if (beats.empty()) return lat;
+  std::vector<long long> end(beats.size());
+  long long req = -1, last = -1;
+  for (size_t i = 0; i < beats.size(); ++i) {
+    req += 1;
+    if (outstanding > 0 && i >= static_cast<size_t>(outstanding))
+      req = std::max(req, end[i - static_cast<size_t>(outstanding)] + 1);
+    const long long first = std::max(req + lat, last + 1);
+    last = first + beats[i] - 1;
+    end[i] = last;
+  }
+  return last + 1;
+}
+
+int kind_index(OpKind k) {
+  switch (k) {
+    case OpKind::LoadInput:
+      return 0;
+    case OpKind::LoadWeight:
+      return 1;
+    case OpKind::LoadPsum:
+    case OpKind::SpillPsum:
+      return 2;
+    default:
+      return 3;
+  }
+}
+const char* kKindNames[4] = {"input", "weight", "psum", "output"};
+
+/// Per mapping: schedule cycles and DMA time per candidate, beats per candidate and tensor.
+struct Measured {
+  std::array<long long, kNumCand> cycles{}, dma{};
+  std::array<std::array<long long, 4>, kNumCand> beats{};
+};
+
+Measured measure(const bench::StudySample& s, const core::Arch& arch,
+                 const std::vector<Candidate>& cands) {
+  const core::DramLayout at = core::dram_layout(s.l);
+  const long long bb = static_cast<long long>(arch.dram_bytes_per_cycle);
+  const long long lat = arch.dram_latency_cycles;
+  Measured r;
+  // Durations of every DMA operation in program order, per candidate.
+  std::vector<std::array<long long, kNumCand>> dur;
+  std::vector<core::DramSegment> segs;
+  std::vector<long long> beats;
+  core::walk_tile_program(s.l, arch, s.m, [&](const core::TileOp& op) {
+    if (op.kind == OpKind::Compute) return;
+    segs.clear();
+    core::dram_segments(s.l, at, op, segs);
+    const uint64_t region = op.kind == OpKind::LoadInput     ? at.input
+                            : op.kind == OpKind::LoadWeight  ? at.weight
+                            : op.kind == OpKind::StoreOutput ? at.output
+                                                             : at.psum;
+    std::vector<core::DramSegment> merged = segs;
+    std::sort(
+        merged.begin(), merged.end(),
+        [](const core::DramSegment& a, const core::DramSegment& b) { return a.addr < b.addr; });
+    size_t n = 0;
+    for (const core::DramSegment& g : merged) {
+      if (n > 0 && merged[n - 1].addr + merged[n - 1].len == g.addr)
+        merged[n - 1].len += g.len;
+      else
+        merged[n++] = g;
+    }
+    merged.resize(n);
+    std::array<long long, kNumCand> d{};
+    for (int c = 0; c < kNumCand; ++c) {
+      if (cands[c].packed) {
+        d[c] = core::dma_cycles(arch, op.bytes);
+        r.beats[c][kind_index(op.kind)] += (op.bytes + bb - 1) / bb;
+        continue;
+      }
+      beats.clear();
+      bursts(cands[c].sorted ? merged : segs, region, bb, cands[c], beats);
+      for (long long b : beats) r.beats[c][kind_index(op.kind)] += b;
+      d[c] = transfer_cycles(beats, lat, cands[c].outstanding);
+    }
+    // Self-check: a transfer of one run within one AXI burst is the packed stream's transfer.
+    if (segs.size() == 1 && d[1] != d[0])
+      throw std::logic_error("one-run transfer of " + std::to_string(op.bytes) + " bytes: " +
+                             std::to_string(d[1]) + " cycles, packed " + std::to_string(d[0]));
+    dur.push_back(d);
+  });
+  for (int c = 0; c < kNumCand; ++c) {
+    size_t i = 0;
+    const model::ScheduleResult sr = model::simulate_schedule(
+        s.l, arch, s.m, [&](const core::TileOp&) { return dur[i++][static_cast<size_t>(c)]; });
+    r.cycles[c] = sr.cycles;
+    r.dma[c] = sr.dma_cycles;
+  }
+  return r;
+}
+
+double pct_over(long long v, long long base) {
+  return 100.0 * (static_cast<double>(v) / static_cast<double>(std::max(1LL, base)) - 1.0);
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bench::StudyOptions opt;
+  if (!bench::parse_study_options(argc, argv, "burst_study", opt)) return 2;
+  try {
+    const core::Arch arch = core::load_arch(opt.arch);
+    const std::vector<Candidate> cands = {{"packed stream", true, false, 0, false},
+                                          {"run bursts", false, false, 0, false},
+                                          {"AXI bursts", false, true, 0, false},
+                                          {"AXI, 32 outstanding", false, true, 32, false},
+                                          {"AXI, 8 outstanding", false, true, 8, false},
+                                          {"AXI, DRAM order", false, true, 0, true}};
+    const std::vector<bench::StudySample> set = bench::study_set(arch, opt);
+    std::vector<Measured> res;
+    for (const bench::StudySample& s : set) res.push_back(measure(s, arch, cands));
+
+    std::printf("burst_study: %zu mappings on %s (%lld bytes per beat, latency %d), seed %llu\n",
+                set.size(), opt.arch.c_str(), static_cast<long long>(arch.dram_bytes_per_cycle),
+                arch.dram_latency_cycles, opt.seed);
+    std::printf("%-21s %-8s %6s %9s %9s %9s %9s   %s\n", "candidate", "what", "maps", "same",
+                "median %", "p90 %", "max %", "worst mapping");
+    for (int c = 1; c < kNumCand; ++c) {
+      for (const bool cyc : {false, true}) {
+        std::vector<double> v;
+        double worst = -1;
+        std::string worst_layer;
+        int same = 0;
+        for (size_t i = 0; i < set.size(); ++i) {
+          const long long now = cyc ? res[i].cycles[c] : res[i].dma[c];
+          const long long base = cyc ? res[i].cycles[0] : res[i].dma[0];
+          const double p = pct_over(now, base);
+          v.push_back(p);
+          same += now == base;
+          if (p > worst) {
+            worst = p;
+            worst_layer = set[i].layer;
+          }
+        }
+        std::printf("%-21s %-8s %6zu %9d %9.2f %9.2f %9.2f   %s\n", cands[c].name.c_str(),
+                    cyc ? "cycles" : "DMA time", v.size(), same, bench::quantile(v, 0.5),
+                    bench::quantile(v, 0.9), bench::quantile(v, 1.0), worst_layer.c_str());
+      }
+    }
+    std::printf("\nbeats by tensor, all mappings, relative to the packed stream:\n");
+    for (int c = 1; c < kNumCand; ++c) {
+      std::printf("%-21s", cands[c].name.c_str());
+      for (int k = 0; k < 4; ++k) {
+        long long now = 0, base = 0;
+        for (const Measured& m : res) {
+          now += m.beats[c][k];
+          base += m.beats[0][k];
+        }
+        if (base == 0)
+          std::printf("  %s (none)", kKindNames[k]);
+        else
+          std::printf("  %s %+.1f%%", kKindNames[k], pct_over(now, base));
+      }
+      std::printf("\n");
+    }
+    if (opt.optimal) {
+      std::printf(
+          "\noptimal mappings, every layer times its count, cycles relative to the packed "
+          "stream:\n");
+      std::map<std::string, std::array<long long, kNumCand>> net;
+      for (size_t i = 0; i < set.size(); ++i)
+        if (set[i].optimal)
+          for (int c = 0; c < kNumCand; ++c) net[set[i].net][c] += set[i].count * res[i].cycles[c];
+      for (const auto& [name, cyc] : net) {
+        std::printf("%-14s packed %lld cycles", name.c_str(), cyc[0]);
+        for (int c = 1; c < kNumCand; ++c)
+          std::printf(", %s %+.2f%%", cands[c].name.c_str(), pct_over(cyc[c], cyc[0]));
+        std::printf("\n");
+      }
+    }
+    return 0;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "burst_study: %s\n", e.what());
+    return 2;
+  }
+}
