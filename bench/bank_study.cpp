@@ -9,8 +9,8 @@
 //   mod B     bank = address mod B, B = max(Rows, Cols) (low-order interleave)
 //   mod 2B    twice the banks
 //   mod P     P = the smallest prime above B
-//   mod B, odd pitch   low-order interleave, the input tile's column pitch (tc bytes) rounded
-//             up to odd (a layout change: up to 1 / tc more input-buffer bytes)
+//   mod B, odd pitch   low-order interleave, the input tile's column pitch (tg * tc bytes) rounded
+//             up to odd (a layout change: up to 1 / (tg * tc) more input-buffer bytes)
 // Every candidate depends on address differences only, so buffer bases and group offsets do
 // not change the count. Only compute-side reads and writes are counted; the DMA side writes and
 // reads consecutive bytes or words (conflict-free under every candidate when a beat has at
@@ -43,7 +43,7 @@ using core::Dim;
 namespace {
 
 /// A lane-to-bank map: bank = address mod banks, with the input tile's column pitch (bytes
-/// between buffer columns, tc in the RTL's layout) rounded up to an odd number when odd_pitch.
+/// between buffer columns, tg * tc in the RTL's layout) rounded up to an odd number when odd_pitch.
 struct Candidate {
   std::string name;
   long long banks = 1;
@@ -101,7 +101,7 @@ Stalls count_stalls(const core::Layer& l, const core::Arch& arch, const core::Ma
         core::input_rows(b.lo_of(Dim::Q), tq, b.lo_of(Dim::S), ts, l.stride, l.pad, l.w);
     const long long hx = static_cast<long long>(rm.rows.size());
     const long long wx = static_cast<long long>(cm.rows.size());
-    const long long pitch = cand.odd_pitch ? (tc | 1) : tc;
+    const long long pitch = cand.odd_pitch ? ((tg * tc) | 1) : tg * tc;  // column: tg groups
     // Input address of pixel index x (n, p, q) and reduction index y (r, s, c); -1 = padding.
     auto in_addr = [&](long long x, long long y) {
       const Digits3 px = split3(x, tp, tq), rd = split3(y, ts, tc);
@@ -149,9 +149,10 @@ Stalls count_stalls(const core::Layer& l, const core::Arch& arch, const core::Ma
                 for (long long j = 0; j < ru; ++j)
                   in += gather(cu, [&](long long i) { return in_addr(col0 + i, row0 + j); });
               // a stream: output channel k per cycle, weight lanes (row0 + i) * tk + k; result
-              // and accumulate-in rows: accumulator lanes (col0 + i) * tk + k, read and written.
+              // and accumulate-in rows: accumulator lanes (col0 + i) * tg * tk + k (pixels hold
+              // the tile's groups side by side), read and written.
               wt = tk * gather(ru, [&](long long i) { return (row0 + i) * tk; });
-              acc = 2 * tk * gather(cu, [&](long long i) { return (col0 + i) * tk; });
+              acc = 2 * tk * gather(cu, [&](long long i) { return (col0 + i) * tg * tk; });
               break;
           }
           if (!cached) memo.emplace(key, in);

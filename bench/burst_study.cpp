@@ -13,16 +13,20 @@
 //   AXI bursts        beats aligned to B in DRAM (tensor bases aligned), at most 256 beats and
 //                     no 4 KiB boundary crossed per burst (AXI4 rules), requests never limited
 //   AXI bursts, O outstanding   the same with at most O bursts in flight
-//   AXI, DRAM order   AXI bursts (unlimited requests) of the tile's bytes in address order,
-//                     adjacent runs merged: what a buffer layout that keeps DRAM order would
-//                     move (the RTL's tiles put the group g outermost, so a depthwise tile is
-//                     one run per group and pixel)
+// The tiles' byte streams are in the buffers' order, which keeps the DRAM layout's (a pixel's
+// groups side by side, rtl/README.md), so runs are as long as the tile allows.
 // A transfer's bursts are requested one per cycle from its start; burst i's first beat comes
 // L cycles after its request and after burst i-1's last beat; a burst leaves the outstanding
 // set after its last beat. With one burst this is latency + beats, the RTL's timing. Writes are
 // timed like reads (the RTL's writes take latency + beats too).
 //
-//   burst_study [--arch NAME] [--samples 20] [--seed 11] [--optimal]
+//   burst_study [--arch NAME] [--samples 20] [--seed 11] [--optimal] [--search N]
+//
+// --search N: a search that knows the port. For every unique ResNet-18 and MobileNet-v2 layer,
+// N random valid mappings (seed S) are timed under every port; per port, the fastest of them
+// (fewest schedule cycles) is kept, and each network's sum (every layer times its count) is
+// printed next to the packed stream's: the cost of the port once the mapping is chosen for it
+// (as far as N random samples find one).
 //
 // Mappings: bench/study_set.hpp. Prints, per candidate: the DMA time and the end-to-end cycles
 // of the schedule relative to the packed stream (median, p90, max over the mappings, the worst
@@ -31,14 +35,18 @@
 #include <algorithm>
 #include <array>
 #include <cstdio>
+#include <cstdlib>
 #include <map>
+#include <random>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/dram_layout.hpp"
+#include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/tile_program.hpp"
+#include "mapwright/core/zoo.hpp"
 #include "mapwright/model/schedule.hpp"
 
 #include "study_set.hpp"
@@ -53,10 +61,9 @@ struct Candidate {
   bool packed = false;        ///< One stream (today's RTL).
   bool axi = false;           ///< Beat-aligned, 256-beat and 4 KiB limits.
   long long outstanding = 0;  ///< Bursts in flight (0: unlimited).
-  bool sorted = false;        ///< Runs in address order (merged): a buffer layout in DRAM order.
 };
 
-constexpr int kNumCand = 6;
+constexpr int kNumCand = 5;
 constexpr long long kAxiMaxBeats = 256;
 constexpr long long kAxiBoundary = 4096;
 
@@ -140,18 +147,6 @@ Measured measure(const bench::StudySample& s, const core::Arch& arch,
                             : op.kind == OpKind::LoadWeight  ? at.weight
                             : op.kind == OpKind::StoreOutput ? at.output
                                                              : at.psum;
-    std::vector<core::DramSegment> merged = segs;
-    std::sort(
-        merged.begin(), merged.end(),
-        [](const core::DramSegment& a, const core::DramSegment& b) { return a.addr < b.addr; });
-    size_t n = 0;
-    for (const core::DramSegment& g : merged) {
-      if (n > 0 && merged[n - 1].addr + merged[n - 1].len == g.addr)
-        merged[n - 1].len += g.len;
-      else
-        merged[n++] = g;
-    }
-    merged.resize(n);
     std::array<long long, kNumCand> d{};
     for (int c = 0; c < kNumCand; ++c) {
       if (cands[c].packed) {
@@ -160,7 +155,7 @@ Measured measure(const bench::StudySample& s, const core::Arch& arch,
         continue;
       }
       beats.clear();
-      bursts(cands[c].sorted ? merged : segs, region, bb, cands[c], beats);
+      bursts(segs, region, bb, cands[c], beats);
       for (long long b : beats) r.beats[c][kind_index(op.kind)] += b;
       d[c] = transfer_cycles(beats, lat, cands[c].outstanding);
     }
@@ -184,19 +179,62 @@ double pct_over(long long v, long long base) {
   return 100.0 * (static_cast<double>(v) / static_cast<double>(std::max(1LL, base)) - 1.0);
 }
 
+/// Per network, the sum over its unique layers (times their counts) of the fewest cycles any of
+/// `n` random valid mappings reaches under each port.
+void port_aware_search(const core::Arch& arch, const std::vector<Candidate>& cands, int n,
+                       unsigned long long seed) {
+  std::printf(
+      "\nport-aware random search, %d valid mappings per unique layer (seed %llu), fewest "
+      "cycles per layer and port, every layer times its count:\n",
+      n, seed);
+  for (const char* net : {"resnet18", "mobilenet_v2"}) {
+    std::array<long long, kNumCand> sum{};
+    for (const auto& [l, count] : core::zoo_network(net).unique_layers()) {
+      core::MapSpace space(l, arch);
+      std::mt19937_64 rng(seed);
+      std::array<long long, kNumCand> best;
+      best.fill(-1);
+      for (int i = 0; i < n; ++i) {
+        core::ParamVector v;
+        if (!space.sample_valid(rng, v)) break;
+        const bench::StudySample s{l.name, l, space.decode(v), false, net, count};
+        const Measured r = measure(s, arch, cands);
+        for (int c = 0; c < kNumCand; ++c)
+          if (best[c] < 0 || r.cycles[c] < best[c]) best[c] = r.cycles[c];
+      }
+      for (int c = 0; c < kNumCand; ++c) sum[c] += count * std::max(0LL, best[c]);
+    }
+    std::printf("%-14s packed %lld cycles", net, sum[0]);
+    for (int c = 1; c < kNumCand; ++c)
+      std::printf(", %s %+.2f%%", cands[c].name.c_str(), pct_over(sum[c], sum[0]));
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
+  // --search N is this study's own; the rest is the shared study set's.
+  int search = 0;
+  std::vector<char*> rest = {argv[0]};
+  for (int i = 1; i < argc; ++i) {
+    if (std::string(argv[i]) == "--search" && i + 1 < argc)
+      search = std::atoi(argv[++i]);
+    else
+      rest.push_back(argv[i]);
+  }
   bench::StudyOptions opt;
-  if (!bench::parse_study_options(argc, argv, "burst_study", opt)) return 2;
+  if (!bench::parse_study_options(static_cast<int>(rest.size()), rest.data(), "burst_study", opt)) {
+    std::fprintf(stderr, "       burst_study also takes --search N\n");
+    return 2;
+  }
   try {
     const core::Arch arch = core::load_arch(opt.arch);
-    const std::vector<Candidate> cands = {{"packed stream", true, false, 0, false},
-                                          {"run bursts", false, false, 0, false},
-                                          {"AXI bursts", false, true, 0, false},
-                                          {"AXI, 32 outstanding", false, true, 32, false},
-                                          {"AXI, 8 outstanding", false, true, 8, false},
-                                          {"AXI, DRAM order", false, true, 0, true}};
+    const std::vector<Candidate> cands = {{"packed stream", true, false, 0},
+                                          {"run bursts", false, false, 0},
+                                          {"AXI bursts", false, true, 0},
+                                          {"AXI, 32 outstanding", false, true, 32},
+                                          {"AXI, 8 outstanding", false, true, 8}};
     const std::vector<bench::StudySample> set = bench::study_set(arch, opt);
     std::vector<Measured> res;
     for (const bench::StudySample& s : set) res.push_back(measure(s, arch, cands));
@@ -259,6 +297,7 @@ int main(int argc, char** argv) {
         std::printf("\n");
       }
     }
+    if (search > 0) port_aware_search(arch, cands, search, opt.seed);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "burst_study: %s\n", e.what());

@@ -12,9 +12,9 @@
 // back to back, and so does the next command's first fold when its fences are met, because the
 // next fold is issued in the cycle the previous one's last result row is taken.
 //
-// Buffer layouts (one tile, per half): input [g][n][hrow][wcol][c] over the tile's distinct
+// Buffer layouts (one tile, per half): input [n][hrow][wcol][g][c] over the tile's distinct
 // in-bounds rows and columns; weights [g][red][k] with red = (r, s, c), c fastest; accumulator
-// [g][m][k] with m = (n, p, q), q fastest. The buffer row of output row pl and filter row rl is
+// [m][g][k] with m = (n, p, q), q fastest (input and accumulator in the DRAM layouts' order). The buffer row of output row pl and filter row rl is
 // hrow = pl*A + rl - clip_h with A = stride if (rt >= stride or pt == 1) else rt; a position
 // whose hrow (or wcol) falls outside [0, Hx) (or [0, Wx)) is padding: its lane streams zero, but
 // the read is counted like every streamed activation.
@@ -23,7 +23,7 @@
 // the fold engine in its stationary mode with the input tile in the weights' place: the `w`
 // stream preloads, per reduction row, the fold's cu input pixels (input buffer, column lanes),
 // the `a` stream carries one row of ru weights per output channel k (weight buffer, row lanes),
-// and result row k holds out[k][pixels], written to the accumulator at [g][m][k] like the others.
+// and result row k holds out[k][pixels], written to the accumulator at [m][g][k] like the others.
 // The input and weight buffers therefore have max(Rows, Cols) read lanes.
 // Address generation: fold lanes are consecutive reduction indices (WS, IS rows), output pixels
 // (OS rows, IS columns). Their address parts come from chains of mixed-radix increments (adds
@@ -166,13 +166,14 @@ module mw_compute #(
     off_sum = off[0] + off[1] + off[2];
   endfunction
 
-  // Input-buffer strides of the head command: one buffer column holds tc bytes, one buffer row
-  // Wx columns, one image Hx rows; an output row moves ah buffer rows, an output column aw
+  // Input-buffer strides of the head command: one buffer column holds the tile's tg groups of
+  // tc bytes side by side (group g at g * tc, the DRAM layout's order), one buffer row Wx
+  // columns, one image Hx rows; an output row moves ah buffer rows, an output column aw
   // columns (A = stride if (rt >= stride or pt == 1) else rt). These products of the command's
   // fields are per-command constants; everything per fold and per cycle below is adds.
   logic [15:0] ah_new, aw_new;
   logic [15:0] h_hx, h_wx, h_clip_h, h_clip_w;
-  logic [31:0] st_col, st_row, st_img, st_grp, st_clip, st_gwt, st_gacc;
+  logic [31:0] st_col, st_row, st_img, st_grp, st_clip, st_gwt, st_gacc, st_pix;
   walk_t       red_walk, pix_walk, lane_walk;
   assign h_hx     = cmd_i[271:256];
   assign h_wx     = cmd_i[287:272];
@@ -180,13 +181,16 @@ module mw_compute #(
   assign h_clip_w = cmd_i[319:304];
   assign ah_new   = ((h_tr >= stride_i) || (h_tp == 16'd1)) ? stride_i : h_tr;
   assign aw_new   = ((h_ts >= stride_i) || (h_tq == 16'd1)) ? stride_i : h_ts;
-  assign st_col   = 32'(h_tc);
+  assign st_col   = 32'(h_tg) * 32'(h_tc);
   assign st_row   = 32'(h_wx) * st_col;
   assign st_img   = 32'(h_hx) * st_row;
-  assign st_grp   = 32'(h_tn) * st_img;
+  assign st_grp   = 32'(h_tc);
   assign st_clip  = 32'(h_clip_h) * st_row + 32'(h_clip_w) * st_col;
   assign st_gwt   = h_red * 32'(h_tk);
-  assign st_gacc  = h_m * 32'(h_tk);
+  // Accumulator [m][g][k] (the DRAM layout's order): an output pixel holds the tile's tg
+  // groups of tk words side by side.
+  assign st_gacc  = 32'(h_tk);
+  assign st_pix   = 32'(h_tg) * 32'(h_tk);
   // Reduction (r, s, c): r moves one buffer row, s one column, c one byte.
   assign red_walk = '{rad: {h_tc, h_ts, h_tr}, st: {32'd1, st_col, st_row}, hd: 2'd0, wd: 2'd1,
                       hs: 32'd1, ws: 32'd1};
@@ -204,11 +208,11 @@ module mw_compute #(
   logic [31:0] it_row0_q, it_c0_q;
   pos_t        it_pos_q;    // position of row0 (lane walk)
   pos_t        it_cpos_q;   // IS: pixel position of c0
-  logic [31:0] it_gin_q;    // input-buffer offset of group g: g * tn * Hx * Wx * tc
+  logic [31:0] it_gin_q;    // input-buffer offset of group g: g * tc
   logic [31:0] it_gwt_q;    // weight-buffer offset of group g: g * red * tk
-  logic [31:0] it_gacc_q;   // accumulator offset of group g: g * m * tk
-  logic [31:0] it_row0k_q;  // row0 * tk
-  logic [31:0] it_c0k_q;    // c0 * tk
+  logic [31:0] it_gacc_q;   // accumulator offset of group g: g * tk
+  logic [31:0] it_row0k_q;  // row0 * tk (WS, IS: weight rows) or row0 * tg * tk (OS: pixels)
+  logic [31:0] it_c0k_q;    // c0 * tg * tk (IS: pixels)
 
   logic [31:0] pr, pc, f_ru, f_cu;
   logic        last_row, last_col, last_fold;
@@ -219,9 +223,9 @@ module mw_compute #(
   assign last_row  = (it_row0_q + pr >= h_rows);
   assign last_col  = (it_c0_q + pc >= h_kc);
   assign last_fold = last_row && last_col && (it_g_q + 16'd1 >= h_tg);
-  logic [31:0] pr_k, pc_k;  // a row / column fold's step of row0 * tk / c0 * tk
-  assign pr_k = pr * 32'(h_tk);
-  assign pc_k = pc * 32'(h_tk);
+  logic [31:0] pr_k, pc_k;  // a row / column fold's step of it_row0k_q / it_c0k_q
+  assign pr_k = pr * (os_i ? st_pix : 32'(h_tk));
+  assign pc_k = pc * st_pix;
 
   // -------------------------------------------------------------------------------------------
   // Fold issue
@@ -246,7 +250,7 @@ module mw_compute #(
   logic              act_q;                 // a fold is in flight
   logic              a_last_q;              // the fold is its command's last
   logic [31:0]       a_ru_q, a_cu_q;
-  logic [NL-1:0][31:0] a_lin_q, a_lh_q, a_lw_q, a_lk_q;
+  logic [NL-1:0][31:0] a_lin_q, a_lh_q, a_lw_q, a_lk_q, a_la_q;
   walk_t             s_walk_q;              // walk of the streamed input index
   pos_t              s_pos_q;               // streamed input position
   logic [31:0]       s_base_q;              // input base + group offset
@@ -274,6 +278,7 @@ module mw_compute #(
       a_lh_q     <= '0;
       a_lw_q     <= '0;
       a_lk_q     <= '0;
+      a_la_q     <= '0;
       s_walk_q   <= '0;
       acc_step_q <= '0;
     end else if (issue) begin : set_up
@@ -281,7 +286,7 @@ module mw_compute #(
       // They run to NL so every read lane has a position; lanes past the fold are unused.
       pos_t        lane  [NL+1];
       pos_t        clane [NL+1];
-      logic [31:0] lk;
+      logic [31:0] lk, la;
       pos_t        lane_ru, clane_cu;  // the next row / column fold's first
       lane[0]  = it_pos_q;
       clane[0] = it_cpos_q;
@@ -306,17 +311,20 @@ module mw_compute #(
       a_ru_q   <= f_ru;
       a_cu_q   <= f_cu;
       lk       = '0;
+      la       = '0;
       for (int unsigned i = 0; i < NL; i++) begin
         a_lin_q[i] <= off_sum(is_i ? clane[i].off : lane[i].off);
         a_lh_q[i]  <= (is_i ? clane[i].h : lane[i].h) - 32'(h_clip_h);
         a_lw_q[i]  <= (is_i ? clane[i].w : lane[i].w) - 32'(h_clip_w);
         a_lk_q[i]  <= lk;
+        a_la_q[i]  <= la;
         lk         = lk + (is_i ? 32'(h_tk) : 32'd1);
+        la         = la + (is_i ? st_pix : 32'd1);
       end
       // The streamed input index: output pixels from zero (WS), reduction indices from zero
       // (OS) or from row0 (IS, the `w` stream's reduction row).
       s_walk_q   <= (os_i || is_i) ? red_walk : pix_walk;
-      acc_step_q <= is_i ? 32'd1 : 32'(h_tk);
+      acc_step_q <= is_i ? 32'd1 : st_pix;
 
       // Fold iterator (the offsets follow the indices: group, row0 * tk, c0 * tk).
       if (last_fold) begin
@@ -475,8 +483,8 @@ module mw_compute #(
       wt_rd_addr_o[j] = (j < (is_i ? a_ru_q : a_cu_q)) ? WtAW'(w_addr_q + a_lk_q[j]) : '0;
     end
     for (int unsigned j = 0; j < Cols; j++) begin
-      acc_rd_addr_o[j]   = (j < a_cu_q) ? AccAW'(c_addr_q + a_lk_q[j]) : '0;
-      acc_wr_addr_o[j]   = AccAW'(o_addr_q + a_lk_q[j]);
+      acc_rd_addr_o[j]   = (j < a_cu_q) ? AccAW'(c_addr_q + a_la_q[j]) : '0;
+      acc_wr_addr_o[j]   = AccAW'(o_addr_q + a_la_q[j]);
       c_data[j*32 +: 32] = acc_rd_data_i[j];
       acc_wr_data_o[j]   = out_data[j*32 +: 32];
       acc_wr_en_o[j]     = out_valid && (j < a_cu_q);
@@ -506,9 +514,9 @@ module mw_compute #(
   end
   for (genvar j = 0; j < Cols; j++) begin : gen_acc_range
     acc_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        (act_q && c_fire && (32'(j) < a_cu_q)) |-> ((c_addr_q + a_lk_q[j]) >> AccAW) == '0);
+        (act_q && c_fire && (32'(j) < a_cu_q)) |-> ((c_addr_q + a_la_q[j]) >> AccAW) == '0);
     acc_wr_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        acc_wr_en_o[j] |-> ((o_addr_q + a_lk_q[j]) >> AccAW) == '0);
+        acc_wr_en_o[j] |-> ((o_addr_q + a_la_q[j]) >> AccAW) == '0);
   end
 
   // Next state written in the clocked block: it runs once per rising edge and only under its

@@ -40,10 +40,12 @@ void dram_segments(const Layer& l, const DramLayout& at, const TileOp& op,
                                    b.ext_of(Dim::R), l.stride, l.pad, l.h);
       const RowMap cm = input_rows(b.lo_of(Dim::Q), b.ext_of(Dim::Q), b.lo_of(Dim::S),
                                    b.ext_of(Dim::S), l.stride, l.pad, l.w);
-      for (uint64_t g = lo(Dim::G); g < lo(Dim::G) + ext(Dim::G); ++g)
-        for (uint64_t n = lo(Dim::N); n < lo(Dim::N) + ext(Dim::N); ++n)
-          for (long long h : rm.rows)
-            for (long long w : cm.rows)
+      // Buffer order [n][hrow][wcol][g][c], the DRAM layout's: with the whole C, the tile's
+      // groups of one pixel are one run.
+      for (uint64_t n = lo(Dim::N); n < lo(Dim::N) + ext(Dim::N); ++n)
+        for (long long h : rm.rows)
+          for (long long w : cm.rows)
+            for (uint64_t g = lo(Dim::G); g < lo(Dim::G) + ext(Dim::G); ++g)
               add_segment(out, at.input + (((n * H + h) * W + w) * G + g) * C + lo(Dim::C),
                           ext(Dim::C));
       return;
@@ -62,10 +64,12 @@ void dram_segments(const Layer& l, const DramLayout& at, const TileOp& op,
       const bool psum = op.kind != OpKind::StoreOutput;
       const uint64_t eb = psum ? 4 : 1;
       const uint64_t region = psum ? at.psum : at.output;
-      for (uint64_t g = lo(Dim::G); g < lo(Dim::G) + ext(Dim::G); ++g)
-        for (uint64_t n = lo(Dim::N); n < lo(Dim::N) + ext(Dim::N); ++n)
-          for (uint64_t pp = lo(Dim::P); pp < lo(Dim::P) + ext(Dim::P); ++pp)
-            for (uint64_t q = lo(Dim::Q); q < lo(Dim::Q) + ext(Dim::Q); ++q)
+      // Accumulator order [n][p][q][g][k], the DRAM layout's: with the whole K, the tile's
+      // groups of one pixel are one run.
+      for (uint64_t n = lo(Dim::N); n < lo(Dim::N) + ext(Dim::N); ++n)
+        for (uint64_t pp = lo(Dim::P); pp < lo(Dim::P) + ext(Dim::P); ++pp)
+          for (uint64_t q = lo(Dim::Q); q < lo(Dim::Q) + ext(Dim::Q); ++q)
+            for (uint64_t g = lo(Dim::G); g < lo(Dim::G) + ext(Dim::G); ++g)
               add_segment(out, region + eb * (((n * P + pp) * Q + q) * G * K + g * K + lo(Dim::K)),
                           eb * ext(Dim::K));
       return;

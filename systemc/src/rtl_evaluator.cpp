@@ -330,17 +330,21 @@ RunMemoryEstimate estimate_run_memory(const core::Layer& l, const core::Arch& ar
   const double rows = std::min<double>(l.h, (t(Dim::P) - 1) * l.stride + t(Dim::R));
   const double cols = std::min<double>(l.w, (t(Dim::Q) - 1) * l.stride + t(Dim::S));
   const bool cols_run = t(Dim::S) >= l.stride || t(Dim::Q) == 1;  // held columns adjacent
-  const double in_per =
-      l.g == 1 && full(Dim::C) && cols_run ? t(Dim::N) * rows : t(Dim::G) * t(Dim::N) * rows * cols;
+  // Input stream [n][hrow][wcol][g][c] (core/dram_layout.hpp): with the whole C a pixel's groups
+  // are one run, with every group too a row of adjacent columns.
+  const double in_per = full(Dim::C) && full(Dim::G) && cols_run ? t(Dim::N) * rows
+                        : full(Dim::C)                           ? t(Dim::N) * rows * cols
+                                       : t(Dim::G) * t(Dim::N) * rows * cols;
   const double wt_per = merged_segments({{t(Dim::K), full(Dim::K)},
                                          {t(Dim::C), full(Dim::C)},
                                          {t(Dim::S), full(Dim::S)},
                                          {t(Dim::R), full(Dim::R)},
                                          {t(Dim::G), full(Dim::G)}});
-  const double out_per = t(Dim::G) * merged_segments({{1, l.g == 1 && full(Dim::K)},
-                                                      {t(Dim::Q), full(Dim::Q)},
-                                                      {t(Dim::P), full(Dim::P)},
-                                                      {t(Dim::N), full(Dim::N)}});
+  const double out_per = merged_segments({{1, full(Dim::K)},
+                                          {t(Dim::G), full(Dim::G)},
+                                          {t(Dim::Q), full(Dim::Q)},
+                                          {t(Dim::P), full(Dim::P)},
+                                          {t(Dim::N), full(Dim::N)}});
   const double out_cmds = static_cast<double>(c.psum_reloads + c.psum_spills + c.output_stores);
   auto d = [](long long v) { return static_cast<double>(v); };
   const double out_bytes =
