@@ -14,7 +14,8 @@
 //
 // Buffer layouts (one tile, per half): input [n][hrow][wcol][g][c] over the tile's distinct
 // in-bounds rows and columns; weights [g][red][k] with red = (r, s, c), c fastest; accumulator
-// [m][g][k] with m = (n, p, q), q fastest (input and accumulator in the DRAM layouts' order). The buffer row of output row pl and filter row rl is
+// [m][g][k] with m = (n, p, q), q fastest (input and accumulator in the DRAM layouts' order).
+// The buffer row of output row pl and filter row rl is
 // hrow = pl*A + rl - clip_h with A = stride if (rt >= stride or pt == 1) else rt; a position
 // whose hrow (or wcol) falls outside [0, Hx) (or [0, Wx)) is padding: its lane streams zero, but
 // the read is counted like every streamed activation.
