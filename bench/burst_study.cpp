@@ -57,13 +57,19 @@ using core::OpKind;
 namespace {
 
 struct Candidate {
-  std::string name;
-  bool packed = false;        ///< One stream (today's RTL).
-  bool axi = false;           ///< Beat-aligned, 256-beat and 4 KiB limits.
-  long long outstanding = 0;  ///< Bursts in flight (0: unlimited).
+  const char* name;
+  bool packed;            ///< One stream (today's RTL).
+  bool axi;               ///< Beat-aligned, 256-beat and 4 KiB limits.
+  long long outstanding;  ///< Bursts in flight (0: unlimited).
 };
 
+/// The ports, the packed stream (the reference of every comparison) first.
 constexpr int kNumCand = 5;
+constexpr std::array<Candidate, kNumCand> kCands = {{{"packed stream", true, false, 0},
+                                                     {"run bursts", false, false, 0},
+                                                     {"AXI bursts", false, true, 0},
+                                                     {"AXI, 32 outstanding", false, true, 32},
+                                                     {"AXI, 8 outstanding", false, true, 8}}};
 constexpr long long kAxiMaxBeats = 256;
 constexpr long long kAxiBoundary = 4096;
 
@@ -129,9 +135,8 @@ struct Measured {
   std::array<std::array<long long, 4>, kNumCand> beats{};
 };
 
-Measured measure(const bench::StudySample& s, const core::Arch& arch,
-                 const std::vector<Candidate>& cands) {
-  const core::DramLayout at = core::dram_layout(s.l);
+Measured measure(const core::Layer& l, const core::Mapping& m, const core::Arch& arch) {
+  const core::DramLayout at = core::dram_layout(l);
   const long long bb = static_cast<long long>(arch.dram_bytes_per_cycle);
   const long long lat = arch.dram_latency_cycles;
   Measured r;
@@ -139,27 +144,27 @@ Measured measure(const bench::StudySample& s, const core::Arch& arch,
   std::vector<std::array<long long, kNumCand>> dur;
   std::vector<core::DramSegment> segs;
   std::vector<long long> beats;
-  core::walk_tile_program(s.l, arch, s.m, [&](const core::TileOp& op) {
+  core::walk_tile_program(l, arch, m, [&](const core::TileOp& op) {
     if (op.kind == OpKind::Compute) return;
     segs.clear();
-    core::dram_segments(s.l, at, op, segs);
+    core::dram_segments(l, at, op, segs);
     const uint64_t region = op.kind == OpKind::LoadInput     ? at.input
                             : op.kind == OpKind::LoadWeight  ? at.weight
                             : op.kind == OpKind::StoreOutput ? at.output
                                                              : at.psum;
     std::array<long long, kNumCand> d{};
     for (int c = 0; c < kNumCand; ++c) {
-      if (cands[c].packed) {
+      if (kCands[c].packed) {
         d[c] = core::dma_cycles(arch, op.bytes);
         r.beats[c][kind_index(op.kind)] += (op.bytes + bb - 1) / bb;
         continue;
       }
       beats.clear();
-      bursts(segs, region, bb, cands[c], beats);
+      bursts(segs, region, bb, kCands[c], beats);
       for (long long b : beats) r.beats[c][kind_index(op.kind)] += b;
-      d[c] = transfer_cycles(beats, lat, cands[c].outstanding);
+      d[c] = transfer_cycles(beats, lat, kCands[c].outstanding);
     }
-    // Self-check: a transfer of one run within one AXI burst is the packed stream's transfer.
+    // Self-check: a one-run transfer moved as one burst ("run bursts") is the packed stream's.
     if (segs.size() == 1 && d[1] != d[0])
       throw std::logic_error("one-run transfer of " + std::to_string(op.bytes) + " bytes: " +
                              std::to_string(d[1]) + " cycles, packed " + std::to_string(d[0]));
@@ -168,7 +173,7 @@ Measured measure(const bench::StudySample& s, const core::Arch& arch,
   for (int c = 0; c < kNumCand; ++c) {
     size_t i = 0;
     const model::ScheduleResult sr = model::simulate_schedule(
-        s.l, arch, s.m, [&](const core::TileOp&) { return dur[i++][static_cast<size_t>(c)]; });
+        l, arch, m, [&](const core::TileOp&) { return dur[i++][static_cast<size_t>(c)]; });
     r.cycles[c] = sr.cycles;
     r.dma[c] = sr.dma_cycles;
   }
@@ -181,8 +186,7 @@ double pct_over(long long v, long long base) {
 
 /// Per network, the sum over its unique layers (times their counts) of the fewest cycles any of
 /// `n` random valid mappings reaches under each port.
-void port_aware_search(const core::Arch& arch, const std::vector<Candidate>& cands, int n,
-                       unsigned long long seed) {
+void port_aware_search(const core::Arch& arch, int n, unsigned long long seed) {
   std::printf(
       "\nport-aware random search, %d valid mappings per unique layer (seed %llu), fewest "
       "cycles per layer and port, every layer times its count:\n",
@@ -197,8 +201,7 @@ void port_aware_search(const core::Arch& arch, const std::vector<Candidate>& can
       for (int i = 0; i < n; ++i) {
         core::ParamVector v;
         if (!space.sample_valid(rng, v)) break;
-        const bench::StudySample s{l.name, l, space.decode(v), false, net, count};
-        const Measured r = measure(s, arch, cands);
+        const Measured r = measure(l, space.decode(v), arch);
         for (int c = 0; c < kNumCand; ++c)
           if (best[c] < 0 || r.cycles[c] < best[c]) best[c] = r.cycles[c];
       }
@@ -206,7 +209,7 @@ void port_aware_search(const core::Arch& arch, const std::vector<Candidate>& can
     }
     std::printf("%-14s packed %lld cycles", net, sum[0]);
     for (int c = 1; c < kNumCand; ++c)
-      std::printf(", %s %+.2f%%", cands[c].name.c_str(), pct_over(sum[c], sum[0]));
+      std::printf(", %s %+.2f%%", kCands[c].name, pct_over(sum[c], sum[0]));
     std::printf("\n");
   }
 }
@@ -230,14 +233,9 @@ int main(int argc, char** argv) {
   }
   try {
     const core::Arch arch = core::load_arch(opt.arch);
-    const std::vector<Candidate> cands = {{"packed stream", true, false, 0},
-                                          {"run bursts", false, false, 0},
-                                          {"AXI bursts", false, true, 0},
-                                          {"AXI, 32 outstanding", false, true, 32},
-                                          {"AXI, 8 outstanding", false, true, 8}};
     const std::vector<bench::StudySample> set = bench::study_set(arch, opt);
     std::vector<Measured> res;
-    for (const bench::StudySample& s : set) res.push_back(measure(s, arch, cands));
+    for (const bench::StudySample& s : set) res.push_back(measure(s.l, s.m, arch));
 
     std::printf("burst_study: %zu mappings on %s (%lld bytes per beat, latency %d), seed %llu\n",
                 set.size(), opt.arch.c_str(), static_cast<long long>(arch.dram_bytes_per_cycle),
@@ -261,14 +259,14 @@ int main(int argc, char** argv) {
             worst_layer = set[i].layer;
           }
         }
-        std::printf("%-21s %-8s %6zu %9d %9.2f %9.2f %9.2f   %s\n", cands[c].name.c_str(),
+        std::printf("%-21s %-8s %6zu %9d %9.2f %9.2f %9.2f   %s\n", kCands[c].name,
                     cyc ? "cycles" : "DMA time", v.size(), same, bench::quantile(v, 0.5),
                     bench::quantile(v, 0.9), bench::quantile(v, 1.0), worst_layer.c_str());
       }
     }
     std::printf("\nbeats by tensor, all mappings, relative to the packed stream:\n");
     for (int c = 1; c < kNumCand; ++c) {
-      std::printf("%-21s", cands[c].name.c_str());
+      std::printf("%-21s", kCands[c].name);
       for (int k = 0; k < 4; ++k) {
         long long now = 0, base = 0;
         for (const Measured& m : res) {
@@ -293,11 +291,11 @@ int main(int argc, char** argv) {
       for (const auto& [name, cyc] : net) {
         std::printf("%-14s packed %lld cycles", name.c_str(), cyc[0]);
         for (int c = 1; c < kNumCand; ++c)
-          std::printf(", %s %+.2f%%", cands[c].name.c_str(), pct_over(cyc[c], cyc[0]));
+          std::printf(", %s %+.2f%%", kCands[c].name, pct_over(cyc[c], cyc[0]));
         std::printf("\n");
       }
     }
-    if (search > 0) port_aware_search(arch, cands, search, opt.seed);
+    if (search > 0) port_aware_search(arch, search, opt.seed);
     return 0;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "burst_study: %s\n", e.what());
