@@ -18,7 +18,8 @@
 // A transfer's bursts are requested one per cycle from its start; burst i's first beat comes
 // L cycles after its request and after burst i-1's last beat; a burst leaves the outstanding
 // set after its last beat. With one burst this is latency + beats, the RTL's timing. Writes are
-// timed like reads (the RTL's writes take latency + beats too).
+// timed like reads (the RTL's writes take latency + beats too), and transfers stay serial as in
+// the RTL's DMA engine (the next transfer's requests never overlap this one's beats).
 //
 //   burst_study [--arch NAME] [--samples 20] [--seed 11] [--optimal] [--search N]
 //
