@@ -38,6 +38,27 @@ const char* known_dataflows() {
   return "ws, os, is";
 }
 
+void require_rtl_dram_port(const Arch& a, const std::string& where) {
+  if (a.dram_port == DramPort::Packed) return;
+  throw SpecError(where, "dram.port", dram_port_name(a.dram_port),
+                  "the RTL's DMA engine serves packed transfers only; architecture '" + a.name +
+                      "' can be scored on the surrogate (eval, search, the run without RTL) "
+                      "but not verified on RTL");
+}
+
+const char* dram_port_name(DramPort p) {
+  return p == DramPort::Bursts ? "bursts" : "packed";
+}
+
+bool parse_dram_port(const std::string& text, DramPort& out) {
+  for (DramPort p : {DramPort::Packed, DramPort::Bursts})
+    if (text == dram_port_name(p)) {
+      out = p;
+      return true;
+    }
+  return false;
+}
+
 bool Arch::supports(Dataflow d) const {
   return std::find(dataflows.begin(), dataflows.end(), d) != dataflows.end();
 }
@@ -105,6 +126,7 @@ namespace {
 //   buffers.*_kib                   1 .. 65536 (64 MiB)
 //   dram.bytes_per_cycle            whole number 1 .. 1024
 //   dram.latency_cycles             0 .. 100000
+//   dram.port                       packed | bursts (optional, default packed)
 //   clock_mhz                       (0, 1e5]
 //   precision.operand_bits/acc_bits 1 .. 64 (and then only 8 / 32 are supported)
 //   energy.* (pJ)                   0 .. 1e6, finite
@@ -153,11 +175,11 @@ void read_buffers(const YAML::Node& root, const std::string& path, Arch& a) {
   a.accum_buf_bytes = ac_kib * 1024;
 }
 
-/// dram: bytes per cycle and latency (required).
+/// dram: bytes per cycle and latency (required), port (optional).
 void read_dram(const YAML::Node& root, const std::string& path, Arch& a) {
   const YAML::Node dram = root["dram"];
   if (!dram) throw SpecError(path, "dram", "", "required key is missing");
-  check_keys(dram, path, "dram", {"bytes_per_cycle", "latency_cycles"});
+  check_keys(dram, path, "dram", {"bytes_per_cycle", "latency_cycles", "port"});
   a.dram_bytes_per_cycle = get_double_in(dram, "bytes_per_cycle", path, "dram", 0, 1, 1024, true);
   if (!(a.dram_bytes_per_cycle >= 1 && a.dram_bytes_per_cycle <= 1024) ||
       a.dram_bytes_per_cycle != static_cast<long long>(a.dram_bytes_per_cycle))
@@ -168,6 +190,11 @@ void read_dram(const YAML::Node& root, const std::string& path, Arch& a) {
   if (a.dram_latency_cycles < 0 || a.dram_latency_cycles > 100000)
     throw SpecError(path, "dram.latency_cycles", std::to_string(a.dram_latency_cycles),
                     "must be between 0 and 100000");
+  if (dram["port"]) {
+    const std::string t = scalar_of(dram["port"], path, "dram.port");
+    if (!parse_dram_port(t, a.dram_port))
+      throw SpecError(path, "dram.port", t, "unknown DRAM port (known: packed, bursts)");
+  }
 }
 
 /// precision (optional): only 8-bit operands and 32-bit accumulators are supported.

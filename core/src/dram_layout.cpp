@@ -1,5 +1,7 @@
 #include "mapwright/core/dram_layout.hpp"
 
+#include <algorithm>
+
 namespace mapwright::core {
 
 namespace {
@@ -14,7 +16,114 @@ void add_segment(std::vector<DramSegment>& segs, uint64_t addr, uint64_t len) {
   segs.push_back({addr, len});
 }
 
+long long cdiv(long long a, long long b) {
+  return (a + b - 1) / b;
+}
+
 }  // namespace
+
+long long RowBlocks::beats(long long unit, long long beat) const {
+  if (blocks == 0) return 0;
+  if (blocks == 1) return cdiv(first * unit, beat);
+  return cdiv(first * unit, beat) + cdiv(last * unit, beat) + (blocks - 2) * cdiv(mid * unit, beat);
+}
+
+long long RowBlocks::join_saving(long long unit, long long beat) const {
+  if (!(lo && hi) || blocks < 2) return 0;
+  return cdiv(first * unit, beat) + cdiv(last * unit, beat) - cdiv((first + last) * unit, beat);
+}
+
+RowBlocks row_blocks(long long p0, long long pt, long long r0, long long rt, long long stride,
+                     long long pad, long long h) {
+  RowBlocks b;
+  const long long first = p0 * stride + r0 - pad;
+  auto add = [&](long long a, long long z) {  // window [a, z], clipped to [0, h)
+    const long long lo = std::max(a, 0LL), hi = std::min(z, h - 1);
+    if (hi < lo) return;
+    const long long len = hi - lo + 1;
+    if (b.blocks == 0) {
+      b.first = len;
+      b.lo = lo == 0;
+    } else if (b.blocks >= 2) {
+      b.mid = b.last;  // every block between the first and the last is a whole window
+    }
+    b.last = len;
+    b.hi = hi == h - 1;
+    b.rows += len;
+    ++b.blocks;
+  };
+  if (rt >= stride || pt == 1)
+    add(first, (p0 + pt - 1) * stride + r0 + rt - 1 - pad);
+  else
+    for (long long i = 0; i < pt; ++i) add(first + i * stride, first + i * stride + rt - 1);
+  return b;
+}
+
+long long nested_beats(const long long* ext, const long long* size, int n, long long unit,
+                       long long beat) {
+  long long run = unit, runs = 1;
+  int i = 0;
+  for (; i < n; ++i) {
+    run *= ext[i];
+    if (ext[i] != size[i]) break;
+  }
+  for (++i; i < n; ++i) runs *= ext[i];
+  return runs * cdiv(run, beat);
+}
+
+long long burst_beats(const Layer& l, const TileOp& op, long long beat) {
+  const TileBox& b = op.box;
+  auto ext = [&](Dim d) { return b.ext_of(d); };
+  switch (op.kind) {
+    case OpKind::LoadInput: {
+      const RowBlocks rb = row_blocks(b.lo_of(Dim::P), ext(Dim::P), b.lo_of(Dim::R), ext(Dim::R),
+                                      l.stride, l.pad, l.h);
+      const RowBlocks cb = row_blocks(b.lo_of(Dim::Q), ext(Dim::Q), b.lo_of(Dim::S), ext(Dim::S),
+                                      l.stride, l.pad, l.w);
+      const long long tn = ext(Dim::N), tg = ext(Dim::G), tc = ext(Dim::C);
+      const long long pixels = tn * rb.rows * cb.rows;
+      if (tc < l.c) return pixels * tg * cdiv(tc, beat);   // one run per pixel and group
+      if (tg < l.g) return pixels * cdiv(tg * l.c, beat);  // one run per pixel
+      return input_plane_beats(rb, cb, tn, l.g * l.c, l.w, l.h, beat);
+    }
+    case OpKind::LoadWeight: {
+      // [g][r][s][c][k], innermost first.
+      const long long e[] = {ext(Dim::K), ext(Dim::C), ext(Dim::S), ext(Dim::R), ext(Dim::G)};
+      const long long s[] = {l.k, l.c, l.s, l.r, l.g};
+      return nested_beats(e, s, 5, 1, beat);
+    }
+    case OpKind::LoadPsum:
+    case OpKind::SpillPsum:
+    case OpKind::StoreOutput: {
+      // [n][p][q][g][k], innermost first.
+      const long long e[] = {ext(Dim::K), ext(Dim::G), ext(Dim::Q), ext(Dim::P), ext(Dim::N)};
+      const long long s[] = {l.k, l.g, l.q, l.p, l.n};
+      return nested_beats(e, s, 5, op.kind == OpKind::StoreOutput ? 1 : 4, beat);
+    }
+    case OpKind::Compute:
+      return 0;
+  }
+  return 0;
+}
+
+long long input_plane_beats(const RowBlocks& rb, const RowBlocks& cb, long long tn, long long unit,
+                            long long w, long long h, long long beat) {
+  if (rb.rows == 0 || cb.rows == 0) return 0;
+  if (!cb.full()) {
+    // A run per block of columns of each row; where the columns hold both edges, the last
+    // block of one row and the first of the next row (or of the next image's row 0) join.
+    const long long joins = tn * (rb.rows - rb.blocks) + (tn - 1) * (rb.lo && rb.hi ? 1 : 0);
+    return tn * rb.rows * cb.beats(unit, beat) - joins * cb.join_saving(unit, beat);
+  }
+  // Whole rows: a run per block of rows of each image, joined across images likewise.
+  if (rb.full()) return cdiv(tn * h * w * unit, beat);
+  return tn * rb.beats(w * unit, beat) - (tn - 1) * rb.join_saving(w * unit, beat);
+}
+
+long long transfer_cycles(const Layer& l, const Arch& a, const TileOp& op) {
+  if (a.dram_port == DramPort::Packed) return dma_cycles(a, op.bytes);
+  return a.dram_latency_cycles + burst_beats(l, op, static_cast<long long>(a.dram_bytes_per_cycle));
+}
 
 DramLayout dram_layout(const Layer& l) {
   const uint64_t G = l.g, N = l.n, K = l.k, C = l.c, H = l.h, W = l.w, R = l.r, S = l.s, P = l.p,

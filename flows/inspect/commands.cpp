@@ -80,7 +80,8 @@ int cmd_eval(const EvalOptions& o, std::ostream& out) {
     out << j.dump(2) << "\n";
   } else {
     out << "layer   " << layer.name << ": " << layer.describe() << "\n";
-    out << "arch    " << arch.name << " (" << arch.rows << "x" << arch.cols << ")\n";
+    out << "arch    " << arch.name << " (" << arch.rows << "x" << arch.cols << ", DRAM port "
+        << dram_port_name(arch.dram_port) << ")\n";
     out << "mapping\n";
     std::istringstream ys(mapping_to_yaml(m));
     for (std::string line; std::getline(ys, line);) out << "  " << line << "\n";
@@ -145,7 +146,8 @@ int cmd_space(const SpaceOptions& o, std::ostream& out) {
     return 0;
   }
   out << "layer   " << layer.name << ": " << layer.describe() << "\n";
-  out << "arch    " << arch.name << " (" << arch.rows << "x" << arch.cols << ")\n";
+  out << "arch    " << arch.name << " (" << arch.rows << "x" << arch.cols << ", DRAM port "
+      << dram_port_name(arch.dram_port) << ")\n";
   out << "space   10^" << std::fixed << std::setprecision(2) << space.log10_size()
       << " mappings; naive sampling invalid rate " << std::setprecision(2) << 100 * invalid
       << " % (" << probe << " samples, seed " << o.seed << ")\n"
@@ -307,6 +309,7 @@ int cmd_archs(const ArchsOptions& o, std::ostream& out) {
                  {"accum_kib", a.accum_buf_bytes / 1024},
                  {"dram_bytes_per_cycle", a.dram_bytes_per_cycle},
                  {"dram_latency_cycles", a.dram_latency_cycles},
+                 {"dram_port", dram_port_name(a.dram_port)},
                  {"rtl_model", model_status(a)}});
   }
   if (o.json) {
@@ -319,8 +322,9 @@ int cmd_archs(const ArchsOptions& o, std::ostream& out) {
         << e["input_kib"].get<long long>() << " KiB, weight " << e["weight_kib"].get<long long>()
         << " KiB, accum " << e["accum_kib"].get<long long>() << " KiB, DRAM "
         << e["dram_bytes_per_cycle"].get<double>() << " B/cycle, "
-        << e["dram_latency_cycles"].get<int>()
-        << " cycles latency, RTL model: " << e["rtl_model"]["source"].get<std::string>() << "\n";
+        << e["dram_latency_cycles"].get<int>() << " cycles latency, "
+        << e["dram_port"].get<std::string>()
+        << " port, RTL model: " << e["rtl_model"]["source"].get<std::string>() << "\n";
   return 0;
 }
 

@@ -170,6 +170,7 @@ int report_over_limit(const VerifyOptions& o, const Layer& layer, const Arch& ar
 int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   check_sim_limits(o.limits);
   const Arch arch = load_arch(o.arch);
+  require_rtl_dram_port(arch, "--arch");
   const Layer layer = parse_layer_arg(o.layer);
   const Mapping m = resolve_mapping(o.mapping, layer, arch);
   model::Surrogate sur;
@@ -278,6 +279,7 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
     throw SpecError("--samples", "samples", std::to_string(o.samples), "must be positive");
   if (o.layers.empty()) throw SpecError("--layer", "layer", "", "give at least one --layer");
   const Arch arch = load_arch(o.arch);
+  require_rtl_dram_port(arch, "--arch");
   std::vector<Layer> layers;
   for (const auto& l : o.layers) layers.push_back(parse_layer_arg(l));  // all checked first
   systemc::RtlEvaluator rtl;

@@ -102,7 +102,9 @@ class CaseList {
 /// Architecture `name` of the entry at `key` (errors name the suite's key).
 Arch arch_of(const std::string& name, const std::string& path, const std::string& key) {
   try {
-    return load_arch(name);
+    const Arch a = load_arch(name);
+    require_rtl_dram_port(a, name);
+    return a;
   } catch (const SpecError& e) {
     throw SpecError(path, key, name, e.why());
   }

@@ -1012,6 +1012,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   check_run_options(o);
   const Objective objective = parse_objective(o.objective);
   const Arch arch = load_arch(o.arch);
+  if (!o.no_rtl) require_rtl_dram_port(arch, "--arch");
   const search::SearchOptions sopts = load_options_or_default(o.options_file);
   std::vector<std::pair<Layer, int>> layers;
   std::string target;

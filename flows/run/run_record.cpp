@@ -378,7 +378,8 @@ json arch_info_to_json(const ArchInfo& a) {
           {"weight_kib", a.weight_kib},
           {"accum_kib", a.accum_kib},
           {"dram_bytes_per_cycle", a.dram_bytes_per_cycle},
-          {"dram_latency_cycles", a.dram_latency_cycles}};
+          {"dram_latency_cycles", a.dram_latency_cycles},
+          {"dram_port", a.dram_port}};
 }
 
 ArchInfo arch_info_from_json(const json& j) {
@@ -392,6 +393,7 @@ ArchInfo arch_info_from_json(const json& j) {
   a.accum_kib = j.at("accum_kib").get<long long>();
   a.dram_bytes_per_cycle = j.at("dram_bytes_per_cycle").get<double>();
   a.dram_latency_cycles = j.at("dram_latency_cycles").get<int>();
+  a.dram_port = j.value("dram_port", std::string("packed"));  // absent in older records
   return a;
 }
 
@@ -450,6 +452,7 @@ ArchInfo arch_info_of(const core::Arch& a) {
   i.accum_kib = a.accum_buf_bytes / 1024;
   i.dram_bytes_per_cycle = a.dram_bytes_per_cycle;
   i.dram_latency_cycles = a.dram_latency_cycles;
+  i.dram_port = core::dram_port_name(a.dram_port);
   return i;
 }
 

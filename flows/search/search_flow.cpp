@@ -446,6 +446,7 @@ LayerSearch search_layer(const Layer& layer, const Arch& arch, const std::string
                          const ExactOptions& exact, Encoding encoding,
                          const RewardOptions& reward) {
   const bool rtl = reward.source == RewardOptions::Rtl;
+  if (rtl) require_rtl_dram_port(arch, "--arch");
   if (kind == "exact") {
     if (rtl)
       throw SpecError("--reward", "reward", "rtl",

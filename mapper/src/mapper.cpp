@@ -486,15 +486,12 @@ Result solve(const Layer& layer, const Arch& arch, const Options& options) {
   const auto t0 = Clock::now();
   const LowerBound lb(layer, arch);
   std::atomic<bool> stop{false};
-  Context ctx{layer,
-              arch,
-              options.objective,
-              lb,
-              std::max(0.0, options.target_gap),
-              options.time_limit_s > 0,
-              t0,
-              &stop,
-              options.compact};
+  Context ctx{layer, arch, options.objective, lb, std::max(0.0, options.target_gap),
+              options.time_limit_s > 0, t0, &stop,
+              // The compact space's tile dominance rests on packed transfers (a larger tile of
+              // the same trip count never costs more); burst beats depend on the tile sizes, so
+              // under the burst port the search covers every tile size.
+              options.compact && arch.dram_port == DramPort::Packed};
   if (ctx.has_deadline)
     ctx.deadline = t0 + std::chrono::duration_cast<Clock::duration>(
                             std::chrono::duration<double>(options.time_limit_s));

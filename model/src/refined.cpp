@@ -6,6 +6,7 @@
 #include <cmath>
 
 #include "mapwright/core/compact_space.hpp"
+#include "mapwright/core/dram_layout.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "mapwright/model/tile_classes.hpp"
 
@@ -39,12 +40,16 @@ class StepModel {
  public:
   StepModel(const Layer& l, const Arch& arch, const Mapping& m,
             const std::array<long long, kNumDims>& T, const ExtentClasses& rows,
-            const ExtentClasses& cols)
-      : m_(m),
+            const ExtentClasses& cols, double in_beat_ratio)
+      : l_(l),
+        m_(m),
         rows_(rows),
         cols_(cols),
         inv_bw_(1.0 / arch.dram_bytes_per_cycle),
-        lat_(arch.dram_latency_cycles) {
+        lat_(arch.dram_latency_cycles),
+        bursts_(arch.dram_port == DramPort::Bursts),
+        bb_(static_cast<long long>(arch.dram_bytes_per_cycle)),
+        in_beat_ratio_(in_beat_ratio) {
     nest_[0] = Dim::G;
     for (int i = 0; i < kNumOrderedDims; ++i) nest_[i + 1] = m.order[i];
     for (int i = 0; i < kNumDims; ++i) {
@@ -162,11 +167,27 @@ class StepModel {
       }
     }
     st.compute = static_cast<double>(g * cc);
-    st.in = dma(static_cast<double>(g * n * c) * rows_.average(cls(Dim::P), cls(Dim::R)) *
-                cols_.average(cls(Dim::Q), cls(Dim::S)));
-    st.wt = dma(static_cast<double>(g * k * red));
-    st.store = dma(static_cast<double>(g * k * M));
-    st.spill = dma(4.0 * static_cast<double>(g * k * M));
+    const double in_bytes = static_cast<double>(g * n * c) *
+                            rows_.average(cls(Dim::P), cls(Dim::R)) *
+                            cols_.average(cls(Dim::Q), cls(Dim::S));
+    if (!bursts_) {
+      st.in = dma(in_bytes);
+      st.wt = dma(static_cast<double>(g * k * red));
+      st.store = dma(static_cast<double>(g * k * M));
+      st.spill = dma(4.0 * static_cast<double>(g * k * M));
+      return st;
+    }
+    // Burst port: weight and output tiles have the same runs wherever they lie, so their beats
+    // are exact per class; the input's depend on the position (padding, rows holding both
+    // edges), so an input load takes its bytes' share of all input beats.
+    st.in = lat_ + in_bytes * inv_bw_ * in_beat_ratio_;
+    const long long we[] = {k, c, sz(Dim::S), sz(Dim::R), g};
+    const long long ws[] = {l_.k, l_.c, l_.s, l_.r, l_.g};
+    st.wt = lat_ + static_cast<double>(nested_beats(we, ws, 5, 1, bb_));
+    const long long oe[] = {k, g, sz(Dim::Q), sz(Dim::P), n};
+    const long long os[] = {l_.k, l_.g, l_.q, l_.p, l_.n};
+    st.store = lat_ + static_cast<double>(nested_beats(oe, os, 5, 1, bb_));
+    st.spill = lat_ + static_cast<double>(nested_beats(oe, os, 5, 4, bb_));
     return st;
   }
   /// One transfer: latency + ceil(bytes / bandwidth), as core::dma_cycles.
@@ -307,10 +328,14 @@ class StepModel {
     return sum;
   }
 
+  const Layer& l_;
   const Mapping& m_;
   const ExtentClasses& rows_;
   const ExtentClasses& cols_;
   double inv_bw_, lat_;
+  bool bursts_;           ///< DramPort::Bursts.
+  long long bb_;          ///< Bytes per beat.
+  double in_beat_ratio_;  ///< Burst port: input beats per bytes / bandwidth, over the walk.
   Dim nest_[kNumDims];
   Loop loop_[kNumDims];
   long long full_[kNumDims] = {}, rem_[kNumDims] = {};  ///< Tile sizes per Dim.
@@ -332,7 +357,11 @@ CycleEstimate refined_cycles(const Layer& l, const Arch& arch, const Mapping& m)
       extent_classes(l.p, m.tile_of(Dim::P), l.r, m.tile_of(Dim::R), l.stride, l.pad, l.h);
   const ExtentClasses cols =
       extent_classes(l.q, m.tile_of(Dim::Q), l.s, m.tile_of(Dim::S), l.stride, l.pad, l.w);
-  const double total = StepModel(l, arch, m, T, rows, cols).total();
+  double in_beat_ratio = 1;
+  if (arch.dram_port == DramPort::Bursts && a.dram_input_bytes > 0)
+    in_beat_ratio = static_cast<double>(burst_totals(l, arch, m).in) /
+                    (static_cast<double>(a.dram_input_bytes) / arch.dram_bytes_per_cycle);
+  const double total = StepModel(l, arch, m, T, rows, cols, in_beat_ratio).total();
   // No schedule finishes before its busier engine is done.
   e.cycles =
       std::max({static_cast<long long>(std::llround(total)), e.compute_cycles, e.dma_cycles});

@@ -4,13 +4,15 @@
 
 #include <algorithm>
 
+#include "mapwright/core/dram_layout.hpp"
+
 namespace mapwright::model {
 
 using namespace mapwright::core;
 
 ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Mapping& m) {
   return simulate_schedule(layer, arch, m,
-                           [&](const TileOp& op) { return dma_cycles(arch, op.bytes); });
+                           [&](const TileOp& op) { return transfer_cycles(layer, arch, op); });
 }
 
 ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Mapping& m,

@@ -7,6 +7,7 @@
 #include "mapwright/model/surrogate.hpp"
 
 #include "mapwright/core/compact_space.hpp"
+#include "mapwright/core/dram_layout.hpp"
 #include "mapwright/model/tile_classes.hpp"
 
 #include "dma_ops.hpp"
@@ -118,6 +119,100 @@ AccessCounts counts_from(const Layer& l, const Mapping& m, const Shared& sh) {
   return a;
 }
 
+/// Sum over the tile-size classes of five loops (innermost first) of count * f(extents).
+template <class F>
+long long sum_classes5(const Classes (&c)[5], F f) {
+  long long sum = 0;
+  for (int mask = 0; mask < 32; ++mask) {
+    long long count = 1, ext[5];
+    bool ok = true;
+    for (int i = 0; i < 5; ++i) {
+      const int k = (mask >> i) & 1;
+      if (k >= c[i].n) {
+        ok = false;
+        break;
+      }
+      count *= c[i].count[k];
+      ext[i] = c[i].size[k];
+    }
+    if (ok) sum += count * f(ext);
+  }
+  return sum;
+}
+
+/// model::burst_totals on the shared terms; `bb` bytes per beat.
+BurstTotals burst_totals_of(const Layer& l, const Mapping& m, const Shared& sh, long long bb) {
+  auto cl = [&](Dim d) { return classes(l.dim(d), m.tile_of(d)); };
+  BurstTotals t;
+  {  // weights [g][r][s][c][k]
+    const Classes c[5] = {cl(Dim::K), cl(Dim::C), cl(Dim::S), cl(Dim::R), cl(Dim::G)};
+    const long long size[5] = {l.k, l.c, l.s, l.r, l.g};
+    t.wt = sh.wt.mult *
+           sum_classes5(c, [&](const long long* e) { return nested_beats(e, size, 5, 1, bb); });
+  }
+  {  // outputs and partial sums [n][p][q][g][k]
+    const Classes c[5] = {cl(Dim::K), cl(Dim::G), cl(Dim::Q), cl(Dim::P), cl(Dim::N)};
+    const long long size[5] = {l.k, l.g, l.q, l.p, l.n};
+    t.store = sum_classes5(c, [&](const long long* e) { return nested_beats(e, size, 5, 1, bb); });
+    if (sh.out.mult > 1)
+      t.psum = sum_classes5(c, [&](const long long* e) { return nested_beats(e, size, 5, 4, bb); });
+  }
+  // Inputs: per tile core::burst_beats, summed over N tiles, row positions (P and R tiles),
+  // column positions (Q and S tiles), C and G tiles.
+  auto tile = [&](Dim d) { return std::min<long long>(m.tile_of(d), l.dim(d)); };
+  const long long tp = tile(Dim::P), tr = tile(Dim::R), tq = tile(Dim::Q), ts = tile(Dim::S);
+  const long long tc = tile(Dim::C), tg = tile(Dim::G);
+  const long long u = l.g * l.c;  // bytes of a whole pixel
+  // Row positions: rows, consecutive-row pairs, positions holding both edges; with whole rows
+  // of columns: beats and join savings of the positions that are not whole, whole positions.
+  long long rows = 0, pairs = 0, wrap = 0, a_beats = 0, a_save = 0, a_full = 0;
+  for (long long p0 = 0; p0 < l.p; p0 += tp)
+    for (long long r0 = 0; r0 < l.r; r0 += tr) {
+      const RowBlocks rb =
+          row_blocks(p0, std::min(tp, l.p - p0), r0, std::min(tr, l.r - r0), l.stride, l.pad, l.h);
+      rows += rb.rows;
+      pairs += rb.rows - rb.blocks;
+      wrap += rb.lo && rb.hi ? 1 : 0;
+      if (rb.full()) {
+        ++a_full;
+      } else {
+        a_beats += rb.beats(l.w * u, bb);
+        a_save += rb.join_saving(l.w * u, bb);
+      }
+    }
+  long long cols = 0, c_beats = 0, c_save = 0, c_full = 0;
+  for (long long q0 = 0; q0 < l.q; q0 += tq)
+    for (long long s0 = 0; s0 < l.s; s0 += ts) {
+      const RowBlocks cb =
+          row_blocks(q0, std::min(tq, l.q - q0), s0, std::min(ts, l.s - s0), l.stride, l.pad, l.w);
+      cols += cb.rows;
+      if (cb.full()) {
+        ++c_full;
+      } else {
+        c_beats += cb.beats(u, bb);
+        c_save += cb.join_saving(u, bb);
+      }
+    }
+  long long in = 0;
+  if (tc < l.c) {
+    in = l.n * rows * cols * l.g * sum_ceil1(cl(Dim::C), bb);
+  } else if (tg < l.g) {
+    const Classes cg = cl(Dim::G);
+    for (int i = 0; i < cg.n; ++i) in += cg.count[i] * cdiv(cg.size[i] * l.c, bb);
+    in *= l.n * rows * cols;
+  } else {
+    const Classes cn = cl(Dim::N);
+    for (int i = 0; i < cn.n; ++i) {
+      const long long n = cn.size[i];
+      in += cn.count[i] *
+            (n * rows * c_beats - c_save * (n * pairs + (n - 1) * wrap) +
+             c_full * (n * a_beats - (n - 1) * a_save + a_full * cdiv(n * l.h * l.w * u, bb)));
+    }
+  }
+  t.in = sh.in.mult * in;
+  return t;
+}
+
 CycleEstimate cycles_from(const Layer& l, const Arch& arch, const Mapping& m, const Shared& sh,
                           const AccessCounts& a) {
   const auto& T = sh.T;
@@ -151,23 +246,36 @@ CycleEstimate cycles_from(const Layer& l, const Arch& arch, const Mapping& m, co
   }
   const double bw = arch.dram_bytes_per_cycle;
   const double lat = arch.dram_latency_cycles;
+  // Beats of each transfer kind in total: bytes / bandwidth for the packed port, the exact
+  // burst beats for the burst port.
+  double b_in = a.dram_input_bytes / bw, b_wt = a.dram_weight_bytes / bw;
+  double b_out = (a.dram_output_bytes + a.dram_psum_write_bytes) / bw;
+  double b_rl = a.dram_psum_read_bytes / bw;
+  if (arch.dram_port == DramPort::Bursts) {
+    const BurstTotals bt = burst_totals_of(l, m, sh, static_cast<long long>(bw));
+    b_in = static_cast<double>(bt.in);
+    b_wt = static_cast<double>(bt.wt);
+    b_rl = static_cast<double>((sh.out.mult - 1) * bt.psum);  // V - 1 spills and reloads a tile
+    b_out = static_cast<double>(bt.store) + b_rl;
+  }
   // Average DMA time per event of each kind.
   const long long n_out = a.output_stores + a.psum_spills;  // output tile changes (+ last)
-  const double d_in = lat + a.dram_input_bytes / bw / std::max(1LL, a.input_loads);
-  const double d_wt = lat + a.dram_weight_bytes / bw / std::max(1LL, a.weight_loads);
-  const double d_out =
-      lat + (a.dram_output_bytes + a.dram_psum_write_bytes) / bw / std::max(1LL, n_out);
-  const double d_rl = a.psum_reloads ? (lat + a.dram_psum_read_bytes / bw / a.psum_reloads) *
-                                           a.psum_reloads / std::max(1LL, n_out)
-                                     : 0.0;
+  const double d_in = lat + b_in / std::max(1LL, a.input_loads);
+  const double d_wt = lat + b_wt / std::max(1LL, a.weight_loads);
+  const double d_out = lat + b_out / std::max(1LL, n_out);
+  const double d_rl =
+      a.psum_reloads ? (lat + b_rl / a.psum_reloads) * a.psum_reloads / std::max(1LL, n_out) : 0.0;
   e.dma_cycles = a.input_loads * static_cast<long long>(lat) +
                  a.weight_loads * static_cast<long long>(lat) +
                  (n_out + a.psum_reloads) * static_cast<long long>(lat);
-  e.dma_cycles +=
-      static_cast<long long>(std::ceil(a.dram_input_bytes / bw)) +
-      static_cast<long long>(std::ceil(a.dram_weight_bytes / bw)) +
-      static_cast<long long>(
-          std::ceil((a.dram_output_bytes + a.dram_psum_write_bytes + a.dram_psum_read_bytes) / bw));
+  if (arch.dram_port == DramPort::Bursts)
+    e.dma_cycles += std::llround(b_in + b_wt + b_out + b_rl);  // whole numbers: exact
+  else
+    e.dma_cycles +=
+        static_cast<long long>(std::ceil(a.dram_input_bytes / bw)) +
+        static_cast<long long>(std::ceil(a.dram_weight_bytes / bw)) +
+        static_cast<long long>(std::ceil(
+            (a.dram_output_bytes + a.dram_psum_write_bytes + a.dram_psum_read_bytes) / bw));
 
   // Step classes. An event kind (input load, weight load, output change) happens every
   // `period` steps; periods are suffix products of the trip counts, hence nested, so the
@@ -220,6 +328,10 @@ CycleEstimate cycles_from(const Layer& l, const Arch& arch, const Mapping& m, co
 }
 
 }  // namespace
+
+BurstTotals burst_totals(const Layer& l, const Arch& arch, const Mapping& m) {
+  return burst_totals_of(l, m, shared(l, m), static_cast<long long>(arch.dram_bytes_per_cycle));
+}
 
 AccessCounts closed_form_counts(const Layer& l, const Arch& arch, const Mapping& m) {
   (void)arch;

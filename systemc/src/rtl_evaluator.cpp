@@ -516,6 +516,13 @@ bool runnable(const core::Layer& layer, const core::Arch& arch, const core::Mapp
            "arch: the RTL harness needs a DRAM latency of at least 2 cycles");
     return false;
   }
+  if (arch.dram_port != core::DramPort::Packed) {
+    // The RTL's DMA engine moves one packed stream per transfer (rtl/README.md).
+    failed(res, core::RtlFailure::Arch,
+           std::string("arch: dram.port '") + core::dram_port_name(arch.dram_port) +
+               "' is timed by the surrogate only; the RTL's DMA engine serves 'packed'");
+    return false;
+  }
   return within_limits(layer, arch, mapping, opt.limits, res);
 }
 

@@ -68,31 +68,57 @@ std::set<uint64_t> brute_force(const Layer& l, const DramLayout& at, const TileO
   return bytes;
 }
 
+/// The DRAM runs of `op` and the sum over them of ceil(len / beat), for each beat size.
+std::vector<long long> run_beats(const Layer& l, const DramLayout& at, const TileOp& op,
+                                 const std::vector<long long>& beats) {
+  std::vector<DramSegment> segs;
+  dram_segments(l, at, op, segs);
+  std::vector<long long> out;
+  for (long long bb : beats) {
+    long long sum = 0;
+    for (const DramSegment& s : segs) sum += (static_cast<long long>(s.len) + bb - 1) / bb;
+    out.push_back(sum);
+  }
+  return out;
+}
+
+/// Calls f(layer, layout, mapping, op) for every DMA operation of `samples` random valid
+/// mappings (seed `seed`) of each layer on small4.
+template <size_t N, class F>
+void for_each_dma_op(const Layer (&layers)[N], int samples, uint64_t seed, F f) {
+  const Arch a = load_arch("small4");
+  std::mt19937_64 rng(seed);
+  for (const Layer& l : layers) {
+    const DramLayout at = dram_layout(l);
+    const MapSpace space(l, a);
+    for (int i = 0; i < samples; ++i) {
+      ParamVector v;
+      ASSERT_TRUE(space.sample_valid(rng, v));
+      const Mapping m = space.decode(v);
+      walk_tile_program(l, a, m, [&](const TileOp& op) {
+        if (op.kind != OpKind::Compute) f(l, at, m, op);
+      });
+    }
+  }
+}
+
 }  // namespace
 
 // Every DMA operation of random mappings of layers with groups, strides above the filter size
 // and padding: the runs cover exactly the tile's bytes, each once, add up to the op's bytes,
 // lie in the tensor's region, and no two consecutive runs touch (they are merged).
 TEST(DramSegments, CoverExactlyTheTileBytes) {
-  const Arch a = load_arch("small4");
   using mapwright::test_layers::conv;
   // conv(k, c, h, r, stride, pad, g, n)
   const Layer layers[] = {conv(6, 5, 9, 3, 1, 1), conv(2, 2, 10, 3, 2, 1, 3, 2),
                           conv(4, 3, 11, 2, 3, 1), conv(1, 1, 8, 3, 2, 1, 4),
                           conv(5, 8, 1, 1, 1, 0, 1, 3)};
-  std::mt19937_64 rng(3);
-  long long ops = 0;
-  for (const Layer& l : layers) {
-    const DramLayout at = dram_layout(l);
-    EXPECT_EQ(at.bytes,
+  for (const Layer& l : layers)
+    EXPECT_EQ(dram_layout(l).bytes,
               static_cast<uint64_t>(l.input_elems() + l.weight_elems() + 5 * l.output_elems()));
-    const MapSpace space(l, a);
-    for (int i = 0; i < 30; ++i) {
-      ParamVector v;
-      ASSERT_TRUE(space.sample_valid(rng, v));
-      const Mapping m = space.decode(v);
-      walk_tile_program(l, a, m, [&](const TileOp& op) {
-        if (op.kind == OpKind::Compute) return;
+  long long ops = 0;
+  for_each_dma_op(
+      layers, 30, 3, [&](const Layer& l, const DramLayout& at, const Mapping&, const TileOp& op) {
         std::vector<DramSegment> segs;
         dram_segments(l, at, op, segs);
         std::multiset<uint64_t> got;
@@ -112,7 +138,88 @@ TEST(DramSegments, CoverExactlyTheTileBytes) {
             << op_kind_name(op.kind) << " " << l.describe();
         ++ops;
       });
-    }
-  }
   EXPECT_GT(ops, 1000);
+}
+
+// burst_beats, computed from the tile's shape, against the runs dram_segments lists, for beats
+// of 1, 3, 4 and 16 bytes: layers whose input tiles hold both edges of a row with gaps between
+// (stride 2 and 3 with 1x1 and 2x2 filters, one with padding 1: when the row tile holds two
+// filter rows and the column tile one, runs join across rows and images), groups,
+// padding and batches.
+TEST(BurstBeats, EqualTheSumOverTheRuns) {
+  using mapwright::test_layers::conv;
+  // conv(k, c, h, r, stride, pad, g, n)
+  const Layer layers[] = {conv(6, 5, 9, 3, 1, 1),       conv(2, 2, 10, 3, 2, 1, 3, 2),
+                          conv(4, 3, 11, 2, 3, 1),      conv(1, 1, 8, 3, 2, 1, 4),
+                          conv(5, 8, 1, 1, 1, 0, 1, 3), conv(3, 2, 5, 1, 2, 0, 1, 3),
+                          conv(2, 1, 7, 2, 3, 0, 2, 2), conv(3, 3, 6, 1, 1, 0, 1, 2),
+                          conv(2, 1, 7, 2, 2, 1, 1, 2), conv(3, 2, 7, 2, 2, 1, 2, 3)};
+  long long ops = 0;
+  for_each_dma_op(layers, 40, 5,
+                  [&](const Layer& l, const DramLayout& at, const Mapping& m, const TileOp& op) {
+                    const std::vector<long long> beats = {1, 3, 4, 16};
+                    const std::vector<long long> want = run_beats(l, at, op, beats);
+                    for (size_t i = 0; i < beats.size(); ++i) {
+                      const long long bb = beats[i];
+                      ASSERT_EQ(burst_beats(l, op, bb), want[i])
+                          << op_kind_name(op.kind) << " " << l.describe() << " beat " << bb << "\n"
+                          << mapping_to_yaml(m);
+                    }
+                    ++ops;
+                  });
+  EXPECT_GT(ops, 1500);
+}
+
+// Every input tile box of whole pixels (every range of N, P, R, Q and S) of small layers with
+// padding, strides above the filter tile and batches: the cases where the column tile holds
+// both edges of a row with gaps between, so that runs join across rows and images, included.
+TEST(BurstBeats, EqualTheRunsOfEveryInputBox) {
+  using mapwright::test_layers::conv;
+  const Layer layers[] = {conv(2, 1, 7, 2, 2, 1, 1, 2), conv(3, 2, 7, 2, 2, 1, 2, 3),
+                          conv(1, 3, 5, 1, 2, 0, 1, 2), conv(1, 1, 6, 3, 2, 1, 1, 2)};
+  long long boxes = 0, joined = 0;
+  for (const Layer& l : layers) {
+    const DramLayout at = dram_layout(l);
+    auto ranges = [](long long n) {
+      std::vector<std::pair<long long, long long>> r;
+      for (long long lo = 0; lo < n; ++lo)
+        for (long long e = 1; lo + e <= n; ++e) r.push_back({lo, e});
+      return r;
+    };
+    TileOp op;
+    op.kind = OpKind::LoadInput;
+    op.box.ext[static_cast<int>(Dim::G)] = l.g;
+    op.box.ext[static_cast<int>(Dim::C)] = l.c;
+    op.box.ext[static_cast<int>(Dim::K)] = 1;
+    auto set = [&](Dim d, std::pair<long long, long long> r) {
+      op.box.lo[static_cast<int>(d)] = r.first;
+      op.box.ext[static_cast<int>(d)] = r.second;
+    };
+    for (auto n : ranges(l.n))
+      for (auto p : ranges(l.p))
+        for (auto r : ranges(l.r))
+          for (auto q : ranges(l.q))
+            for (auto s : ranges(l.s)) {
+              set(Dim::N, n);
+              set(Dim::P, p);
+              set(Dim::R, r);
+              set(Dim::Q, q);
+              set(Dim::S, s);
+              const std::vector<long long> beats = {1, 2, 5, 16};
+              const std::vector<long long> want = run_beats(l, at, op, beats);
+              for (size_t i = 0; i < beats.size(); ++i) {
+                const long long bb = beats[i];
+                ASSERT_EQ(burst_beats(l, op, bb), want[i]) << l.describe() << " beat " << bb;
+              }
+              const RowBlocks cb =
+                  row_blocks(q.first, q.second, s.first, s.second, l.stride, l.pad, l.w);
+              const RowBlocks rb =
+                  row_blocks(p.first, p.second, r.first, r.second, l.stride, l.pad, l.h);
+              if (cb.join_saving(l.g * l.c, 16) > 0 && (rb.rows > rb.blocks || n.second > 1))
+                ++joined;
+              ++boxes;
+            }
+  }
+  EXPECT_GT(boxes, 5000);
+  EXPECT_GT(joined, 50);
 }

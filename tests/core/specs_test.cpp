@@ -135,6 +135,15 @@ TEST(ArchBad, RejectsEachBadField) {
   t.replace(t.find("latency_cycles: 40"), 18, "latency_cycles: -1");
   const std::string neg = write_temp("a6.yaml", t);
   expect_spec_error([&] { load_arch_file(neg); }, {neg, "'dram.latency_cycles'", "'-1'"});
+  t = kGoodArch;
+  t.replace(t.find("latency_cycles: 40"), 18, "latency_cycles: 40, port: burst");
+  const std::string port = write_temp("a8.yaml", t);
+  expect_spec_error([&] { load_arch_file(port); },
+                    {port, "'dram.port'", "'burst'", "known: packed, bursts"});
+  t = kGoodArch;
+  EXPECT_EQ(load_arch_file(write_temp("a9.yaml", t)).dram_port, DramPort::Packed);
+  t.replace(t.find("latency_cycles: 40"), 18, "latency_cycles: 40, port: bursts");
+  EXPECT_EQ(load_arch_file(write_temp("a10.yaml", t)).dram_port, DramPort::Bursts);
   const std::string missing = write_temp("a7.yaml", "array: {rows: 8, cols: 8}\n");
   expect_spec_error([&] { load_arch_file(missing); }, {missing, "'buffers'", "missing"});
   expect_spec_error([] { load_arch_file("/nonexistent/arch.yaml"); }, {"cannot open"});

@@ -71,10 +71,11 @@ Layer random_layer(std::mt19937_64& rng) {
 /// The sample of the real-layer cycle tests: random valid mappings (seed 1) of every unique
 /// ResNet-18 and MobileNet-v2 layer on the default 16x16 architecture, 400 draws, of which those
 /// with at most 3000 steps are kept (quick to walk). Calls f(layer, arch, mapping, counts) for
-/// each and returns how many.
+/// each and returns how many. `port`: the architecture's DRAM port.
 template <class F>
-int for_each_real_layer_mapping(F f) {
-  const Arch arch = load_arch("default");
+int for_each_real_layer_mapping(F f, DramPort port = DramPort::Packed) {
+  Arch arch = load_arch("default");
+  arch.dram_port = port;
   std::vector<Layer> layers;
   for (const char* net : {"resnet18", "mobilenet_v2"})
     for (const auto& [l, count] : zoo_network(net).unique_layers()) layers.push_back(l);
@@ -127,10 +128,16 @@ TEST(SurrogateCounts, ClosedFormEqualsWalkOnRandomLayersAndMappings) {
   EXPECT_GT(with_padding, 400);
 }
 
+// The closed form's compute total equals the reference schedule's. Under the burst port its DMA
+// total (latencies plus the burst beats of every transfer, summed per tensor over tile classes
+// and positions) equals the schedule's sum over its transfers of core::transfer_cycles too, on
+// random small layers (padding, strides above the filter, groups, batches, remainders), and
+// exceeds the packed port's on many of them.
 TEST(SurrogateCounts, ComputeCyclesEqualScheduleSum) {
   std::mt19937_64 rng(777);
+  int longer = 0;
   for (int iter = 0; iter < 1000; ++iter) {
-    const Arch arch = small_arch(rng);
+    Arch arch = small_arch(rng);
     const Layer layer = random_layer(rng);
     const MapSpace space(layer, arch);
     const Mapping m = space.decode(space.sample_naive(rng));
@@ -140,7 +147,15 @@ TEST(SurrogateCounts, ComputeCyclesEqualScheduleSum) {
     ASSERT_EQ(est.compute_cycles, sched.compute_cycles) << mapping_to_yaml(m);
     // The end-to-end time can never be below the busier engine.
     ASSERT_GE(sched.cycles, std::max(sched.compute_cycles, sched.dma_cycles));
+    arch.dram_port = DramPort::Bursts;
+    const auto est_b = model::closed_form_cycles(layer, arch, m, c);
+    const auto sched_b = model::simulate_schedule(layer, arch, m);
+    ASSERT_EQ(est_b.dma_cycles, sched_b.dma_cycles) << layer.describe() << "\n"
+                                                    << mapping_to_yaml(m);
+    ASSERT_EQ(est_b.compute_cycles, sched_b.compute_cycles);
+    longer += sched_b.dma_cycles > sched.dma_cycles;
   }
+  EXPECT_GT(longer, 300);
 }
 
 TEST(SurrogateCycles, TracksReferenceScheduleOnRealLayers) {
@@ -210,6 +225,41 @@ TEST(RefinedCycles, TracksReferenceScheduleOnRealLayers) {
   EXPECT_LT(100 * sum_err / n, 0.5);
   EXPECT_LT(100 * max_err, 10.0);
   EXPECT_LT(sum_err, sum_closed) << "the refined estimate is no better than the closed form";
+}
+
+// The same sample under the burst port: both estimates against the schedule that times every
+// transfer by its burst beats.
+TEST(RefinedCycles, TracksReferenceScheduleUnderBurstPort) {
+  double sum_err = 0, max_err = 0, sum_closed = 0, max_closed = 0;
+  long long longer = 0;
+  const int n = for_each_real_layer_mapping(
+      [&](const Layer& layer, const Arch& arch, const Mapping& m, const AccessCounts& c) {
+        const auto closed = model::closed_form_cycles(layer, arch, m, c);
+        const auto refined = model::refined_cycles(layer, arch, m);
+        const auto sched = model::simulate_schedule(layer, arch, m);
+        EXPECT_EQ(closed.dma_cycles, sched.dma_cycles);
+        const double err =
+            std::abs(static_cast<double>(refined.cycles - sched.cycles)) / sched.cycles;
+        const double cerr =
+            std::abs(static_cast<double>(closed.cycles - sched.cycles)) / sched.cycles;
+        sum_err += err;
+        max_err = std::max(max_err, err);
+        sum_closed += cerr;
+        max_closed = std::max(max_closed, cerr);
+        Arch packed = arch;
+        packed.dram_port = DramPort::Packed;
+        longer += sched.cycles > model::simulate_schedule(layer, packed, m).cycles;
+      },
+      DramPort::Bursts);
+  ASSERT_GT(n, 250);
+  std::printf(
+      "burst port, vs reference schedule over %d mappings: refined MAPE %.2f%%, max %.1f%%; "
+      "closed form MAPE %.2f%%, max %.1f%%; %lld slower than packed\n",
+      n, 100 * sum_err / n, 100 * max_err, 100 * sum_closed / n, 100 * max_closed, longer);
+  EXPECT_GT(longer, n / 4);
+  EXPECT_LT(100 * sum_err / n, 0.5);
+  EXPECT_LT(100 * max_err, 10.0);
+  EXPECT_LT(sum_err, sum_closed);
 }
 
 // On random small layers and architectures (latency 0..50, 1..16 bytes per cycle): never below

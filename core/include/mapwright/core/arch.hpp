@@ -23,6 +23,19 @@ bool parse_dataflow(const std::string& text, Dataflow& out);
 /// The names known to parse_dataflow, for error messages: "ws, os, is".
 const char* known_dataflows();
 
+/// How the DRAM port serves a DMA transfer (arch key dram.port).
+/// - Packed: the transfer's bytes come as one packed stream, ceil(bytes / bytes_per_cycle)
+///   beats after the latency, wherever they lie in DRAM (what the RTL's DMA engine and DRAM
+///   model do).
+/// - Bursts: one burst per contiguous DRAM run of the tile (core::dram_segments), ceil(run /
+///   bytes_per_cycle) beats each, back to back after the latency; the port realigns each run to
+///   the first byte of its first beat, and enough bursts are in flight to hide the latency.
+///   The surrogate and the reference schedule time it; the RTL does not implement it yet.
+enum class DramPort { Packed, Bursts };
+const char* dram_port_name(DramPort p);
+/// "packed" or "bursts" -> the port; false for any other text.
+bool parse_dram_port(const std::string& text, DramPort& out);
+
 /// Energy per event, in picojoules. Defaults cite their source in `source`.
 struct EnergyTable {
   double mac_pj = 0.3;              ///< One int8 x int8 MAC with int32 add.
@@ -45,6 +58,7 @@ struct Arch {
   long long accum_buf_bytes = 64 * 1024;    ///< Accumulator buffer (int32 words x 4).
   double dram_bytes_per_cycle = 16;         ///< DRAM bandwidth.
   int dram_latency_cycles = 100;            ///< Latency of one DRAM transfer.
+  DramPort dram_port = DramPort::Packed;    ///< How a transfer's runs are served.
   double clock_mhz = 1000;                  ///< Clock, for seconds and power in reports.
   int operand_bits = 8;                     ///< Operand width (the RTL supports 8).
   int acc_bits = 32;                        ///< Accumulator width (the RTL supports 32).
@@ -52,6 +66,10 @@ struct Arch {
 
   bool supports(Dataflow d) const;
 };
+
+/// Throws SpecError (key dram.port, `where` the file or flag) unless the RTL can run this
+/// architecture's DRAM port: its DMA engine serves packed transfers only.
+void require_rtl_dram_port(const Arch& a, const std::string& where);
 
 /// Loads and validates an architecture from a YAML file; errors name the file, key, value.
 Arch load_arch_file(const std::string& path);

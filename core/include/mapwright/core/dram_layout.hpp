@@ -11,6 +11,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "mapwright/core/arch.hpp"
 #include "mapwright/core/layer.hpp"
 #include "mapwright/core/tile_program.hpp"
 
@@ -38,5 +39,49 @@ DramLayout dram_layout(const Layer& layer);
 /// Their lengths add up to op.bytes.
 void dram_segments(const Layer& layer, const DramLayout& at, const TileOp& op,
                    std::vector<DramSegment>& out);
+
+/// The in-bounds input rows of a tile along one axis (output rows [p0, p0+pt), filter rows
+/// [r0, r0+rt); also used for columns) as blocks of consecutive rows: one block when the
+/// windows of consecutive output rows touch (rt >= stride or pt == 1), else one window of rt
+/// rows per output row, separated by gaps, the first and the last cut by the padding.
+struct RowBlocks {
+  long long rows = 0;    ///< Rows held (input_extent).
+  long long blocks = 0;  ///< Blocks of consecutive rows.
+  long long first = 0;   ///< Length of the first block.
+  long long mid = 0;     ///< Length of each block between the first and the last.
+  long long last = 0;    ///< Length of the last block.
+  bool lo = false;       ///< Holds row 0.
+  bool hi = false;       ///< Holds the axis' last row.
+  /// Every row of the axis.
+  bool full() const { return blocks == 1 && lo && hi; }
+  /// Sum over the blocks of ceil(len * unit / beat).
+  long long beats(long long unit, long long beat) const;
+  /// Beats saved where one sweep of the axis ends in its last row and the next begins in row 0
+  /// (the last block and the first are then one DRAM run); 0 unless lo, hi and two blocks.
+  long long join_saving(long long unit, long long beat) const;
+};
+RowBlocks row_blocks(long long p0, long long pt, long long r0, long long rt, long long stride,
+                     long long pad, long long h);
+
+/// Beats of an input tile that holds whole pixels (every group and channel, `unit` bytes per
+/// pixel): tn images, rows `rb` and columns `cb` of an h x w image. Runs join across rows where
+/// the columns hold both edges, and across images where the rows do.
+long long input_plane_beats(const RowBlocks& rb, const RowBlocks& cb, long long tn, long long unit,
+                            long long w, long long h, long long beat);
+
+/// Beats of a tensor tile of nested loops, innermost first: `ext[i]` of `size[i]` elements,
+/// `unit` bytes per innermost element; the DRAM runs are the innermost loops up to the first
+/// one that is not whole, repeated over the outer ones. Sum of ceil(run / beat) over the runs.
+long long nested_beats(const long long* ext, const long long* size, int n, long long unit,
+                       long long beat);
+
+/// DRAM beats of a DMA operation (any kind but Compute) under DramPort::Bursts: the sum over
+/// its runs (dram_segments, contiguous runs merged) of ceil(len / beat), from the tile's shape
+/// without listing the runs.
+long long burst_beats(const Layer& layer, const TileOp& op, long long beat);
+
+/// Cycles of a DMA operation on the DRAM port: latency plus ceil(bytes / bytes_per_cycle)
+/// (DramPort::Packed, core::dma_cycles) or plus its burst beats (DramPort::Bursts).
+long long transfer_cycles(const Layer& layer, const Arch& arch, const TileOp& op);
 
 }  // namespace mapwright::core

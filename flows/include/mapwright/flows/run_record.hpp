@@ -119,6 +119,7 @@ struct ArchInfo {
   long long input_kib = 0, weight_kib = 0, accum_kib = 0;
   double dram_bytes_per_cycle = 0;
   int dram_latency_cycles = 0;
+  std::string dram_port = "packed";  ///< core::dram_port_name.
 };
 ArchInfo arch_info_of(const core::Arch& a);
 

@@ -18,11 +18,12 @@ struct ScheduleResult {
   long long dma_cycles = 0;      ///< Sum of DMA transfer times.
 };
 
+/// Each DMA transfer takes core::transfer_cycles (the arch's DRAM port).
 ScheduleResult simulate_schedule(const core::Layer& layer, const core::Arch& arch,
                                  const core::Mapping& m);
 
-/// The same schedule with each DMA transfer taking `dma_duration(op)` cycles instead of
-/// core::dma_cycles(arch, op.bytes): for studies of other DRAM ports (bench/burst_study).
+/// The same schedule with each DMA transfer taking `dma_duration(op)` cycles instead: for
+/// studies of other DRAM ports (bench/burst_study).
 ScheduleResult simulate_schedule(const core::Layer& layer, const core::Arch& arch,
                                  const core::Mapping& m,
                                  const std::function<long long(const core::TileOp&)>& dma_duration);

@@ -20,6 +20,15 @@ struct CycleEstimate {
 CycleEstimate closed_form_cycles(const core::Layer& layer, const core::Arch& arch,
                                  const core::Mapping& m, const core::AccessCounts& counts);
 
+/// DRAM beats under core::DramPort::Bursts summed over the tile program, per transfer kind:
+/// every input load, every weight load, every store; `psum` is the sum over the distinct output
+/// tiles of one spill (a reload moves the same), so spills and reloads each add
+/// (visits - 1) * psum. Exact: the walk's tiles, each with core::burst_beats.
+struct BurstTotals {
+  long long in = 0, wt = 0, store = 0, psum = 0;
+};
+BurstTotals burst_totals(const core::Layer& layer, const core::Arch& arch, const core::Mapping& m);
+
 /// The surrogate as an Evaluator. Cheap: no allocation on the valid path.
 class Surrogate final : public core::Evaluator {
  public:
