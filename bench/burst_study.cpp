@@ -9,7 +9,8 @@
 // under candidate DRAM ports:
 //   packed stream     latency + ceil(bytes / B): the RTL today (B = bytes per beat)
 //   run bursts        one burst per run, ceil(len / B) beats each (a port that realigns an
-//                     unaligned start), requests never limited
+//                     unaligned start), requests never limited: the surrogate's
+//                     `dram.port: bursts` (core::transfer_cycles, checked on every transfer)
 //   AXI bursts        beats aligned to B in DRAM (tensor bases aligned), at most 256 beats and
 //                     no 4 KiB boundary crossed per burst (AXI4 rules), requests never limited
 //   AXI bursts, O outstanding   the same with at most O bursts in flight
@@ -140,6 +141,8 @@ Measured measure(const core::Layer& l, const core::Mapping& m, const core::Arch&
   const core::DramLayout at = core::dram_layout(l);
   const long long bb = static_cast<long long>(arch.dram_bytes_per_cycle);
   const long long lat = arch.dram_latency_cycles;
+  core::Arch burst_arch = arch;
+  burst_arch.dram_port = core::DramPort::Bursts;
   Measured r;
   // Durations of every DMA operation in program order, per candidate.
   std::vector<std::array<long long, kNumCand>> dur;
@@ -169,6 +172,12 @@ Measured measure(const core::Layer& l, const core::Mapping& m, const core::Arch&
     if (segs.size() == 1 && d[1] != d[0])
       throw std::logic_error("one-run transfer of " + std::to_string(op.bytes) + " bytes: " +
                              std::to_string(d[1]) + " cycles, packed " + std::to_string(d[0]));
+    // Self-check: "run bursts" is the surrogate's burst port, computed from the tile's shape.
+    if (d[1] != core::transfer_cycles(l, burst_arch, op))
+      throw std::logic_error(std::string("run bursts of a ") + core::op_kind_name(op.kind) +
+                             " transfer: " + std::to_string(d[1]) +
+                             " cycles, core::transfer_cycles " +
+                             std::to_string(core::transfer_cycles(l, burst_arch, op)));
     dur.push_back(d);
   });
   for (int c = 0; c < kNumCand; ++c) {
