@@ -14,6 +14,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "mapwright/core/arch.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/sweep.hpp"
 
@@ -140,6 +141,30 @@ TEST(SweepFile, BadInputIsRefusedNamingFileKeyAndValue) {
     EXPECT_NE(why.find(c.want), std::string::npos) << c.body << " -> " << why;
     EXPECT_NE(why.find("sweep.yaml"), std::string::npos) << c.body << " -> " << why;
   }
+  // A base architecture with the burst DRAM port: the points can be scored on the surrogate,
+  // not verified on RTL.
+  const fs::path arch = fresh("bursts_base") / "small4-bursts.yaml";
+  {
+    std::ifstream in(core::configs_dir() + "/arch/small4.yaml");
+    std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    t.insert(t.find("latency_cycles: 20") + 18, ", port: bursts");
+    std::ofstream(arch) << t;
+  }
+  auto load_with = [&](const std::string& verify) -> std::string {
+    const fs::path p = arch.parent_path() / "sweep.yaml";
+    std::ofstream(p) << "network: " << kData << "/tiny_net.yaml\nbase_arch: " << arch.string()
+                     << "\ngrid: {array: [4x4]}\nverify: " << verify << "\n";
+    try {
+      flows::load_sweep_file(p.string());
+    } catch (const core::SpecError& e) {
+      return e.what();
+    }
+    return "(accepted)";
+  };
+  const std::string why = load_with("all");
+  EXPECT_NE(why.find("key 'verify' = 'all'"), std::string::npos) << why;
+  EXPECT_NE(why.find("dram.port 'bursts'"), std::string::npos) << why;
+  EXPECT_EQ(load_with("none"), "(accepted)");
 }
 
 TEST(Sweep, FrontsAndWinnerAgreeWithABruteForceCheck) {
