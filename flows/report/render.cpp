@@ -153,13 +153,17 @@ std::string effort_html(const json& res, bool exact_run) {
   return res["budget_per_layer"].dump() + " surrogate samples per layer";
 }
 
-/// The title and the line under it: array, buffers, clock, searcher, effort, objective, seed.
+/// The title and the line under it: array, buffers, DRAM port, clock, searcher, effort, objective,
+/// seed.
 void write_heading(std::ostream& h, const RunView& run, const std::string& title) {
   const json& res = run.res;
   h << "<h1>" << html_escape(title) << "</h1>\n<div class=\"meta\">" << res["arch_info"]["rows"]
     << "x" << res["arch_info"]["cols"] << " array, " << res["arch_info"]["input_kib"] << "/"
     << res["arch_info"]["weight_kib"] << "/" << res["arch_info"]["accum_kib"]
-    << " KiB input/weight/accumulator, " << fmt(run.mhz, 4) << " MHz"
+    << " KiB input/weight/accumulator, DRAM "
+    << fmt(res["arch_info"]["dram_bytes_per_cycle"].get<double>(), 4) << " B/cycle after "
+    << res["arch_info"]["dram_latency_cycles"] << " cycles ("
+    << e(res["arch_info"].value("dram_port", "packed")) << " port), " << fmt(run.mhz, 4) << " MHz"
     << " &middot; searcher <b>" << e(res["searcher"]) << "</b>, " << effort_html(res, run.exact_run)
     << ", objective " << e(res["objective"]) << ", seed " << res["seed"]
     << (run.rtl ? ", top-" + res["top_k"].dump() + " per layer verified on RTL" : "")
