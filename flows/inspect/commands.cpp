@@ -75,6 +75,7 @@ int cmd_eval(const EvalOptions& o, std::ostream& out) {
     j["evaluator"] = s.name();
     if (r.valid) j["refined_cycles"] = model::refined_cycles(layer, arch, m).cycles;
     j["arch"] = arch.name;
+    j["dram_port"] = dram_port_name(arch.dram_port);
     j["layer"] = layer_to_json(layer);
     j["mapping"] = mapping_to_yaml(m);
     out << j.dump(2) << "\n";
