@@ -57,6 +57,8 @@ struct Coupling {
   long long pe = 0;             ///< Fold divisor (0 = no fold coupling).
   std::vector<long long> mult;  ///< Fold multipliers x (sizes of the coupled loops).
   long long halo_filter = 0;    ///< Filter tile of the halo sum (0 = no halo coupling).
+  long long beat = 0;           ///< Burst port: bytes per beat (0 = no burst coupling).
+  std::vector<long long> unit;  ///< Burst port: run units x of sum ceil(tile * x / beat).
 };
 
 void products(std::vector<long long>& out, const std::vector<long long>& a,
@@ -68,7 +70,7 @@ void products(std::vector<long long>& out, const std::vector<long long>& a,
   out.erase(std::unique(out.begin(), out.end()), out.end());
 }
 
-Coupling coupling(const Layer& l, const Mapping& m, Dim d) {
+Coupling coupling(const Layer& l, const Mapping& m, Dim d, long long beat) {
   Coupling c;
   auto sizes = [&](Dim e) { return class_sizes(l.dim(e), m.tile_of(e)); };
   // WS and IS: the array rows carry the reduction (C, R, S); OS: the output pixels. WS and
@@ -116,7 +118,30 @@ Coupling coupling(const Layer& l, const Mapping& m, Dim d) {
       c.halo_filter = m.tile_of(Dim::S);
     }
   }
-  if (c.mode == 2 && c.pe == 0 && c.halo_filter == 0) c.mode = 0;
+  if (beat > 0 && c.mode != 1) {
+    // Burst port (core::burst_beats): a loop cuts a tensor's DRAM runs when every loop inside
+    // it in the tensor's layout is whole; the tensor's beats then depend on the loop's tiles
+    // through sum ceil(tile * x / beat), x the bytes of the whole inner loops. Layouts, inner
+    // first: weights k c s r g (x: 1, K, ..., R*S*C*K), outputs and partial sums k g q p n
+    // (x: 1 or 4 bytes times the inner sizes), inputs c g, then columns and rows in blocks.
+    // R and S keep every size already; N, P and Q do too, as the input's blocks (and their
+    // joins across rows and images) depend on their tiles in more than one sum.
+    const long long K = l.k, C = l.c;
+    if (d == Dim::K) {
+      c.unit = {1, 4};
+    } else if (d == Dim::C) {
+      c.unit = {1, K};
+    } else if (d == Dim::G) {
+      c.unit = {C, K, 4 * K, l.r * l.s * C * K};
+    } else if (d == Dim::N || d == Dim::P || d == Dim::Q) {
+      c.mode = 1;
+    }
+    if (!c.unit.empty()) {
+      c.mode = 2;
+      c.beat = beat;
+    }
+  }
+  if (c.mode == 2 && c.pe == 0 && c.halo_filter == 0 && c.beat == 0) c.mode = 0;
   return c;
 }
 
@@ -213,16 +238,24 @@ std::array<Dim, kNumDims> tile_branch_order(Dataflow df) {
   return {};
 }
 
-std::vector<long long> compact_tile_key(const Layer& l, const Mapping& m, Dim d) {
-  const Coupling c = coupling(l, m, d);
-  std::vector<long long> key{I(d), c.mode, c.pe, c.halo_filter};
+long long burst_beat_of(const Arch& a) {
+  return a.dram_port == DramPort::Bursts ? static_cast<long long>(a.dram_bytes_per_cycle) : 0;
+}
+
+std::vector<long long> compact_tile_key(const Layer& l, const Mapping& m, Dim d,
+                                        long long burst_beat) {
+  const Coupling c = coupling(l, m, d, burst_beat);
+  std::vector<long long> key{I(d),          c.mode, c.pe,
+                             c.halo_filter, c.beat, static_cast<long long>(c.mult.size())};
   key.insert(key.end(), c.mult.begin(), c.mult.end());
+  key.insert(key.end(), c.unit.begin(), c.unit.end());
   return key;
 }
 
-std::vector<long long> compact_tile_sizes(const Layer& l, const Mapping& m, Dim d) {
+std::vector<long long> compact_tile_sizes(const Layer& l, const Mapping& m, Dim d,
+                                          long long burst_beat) {
   const long long bound = l.dim(d);
-  const Coupling c = coupling(l, m, d);
+  const Coupling c = coupling(l, m, d, burst_beat);
   std::vector<long long> out;
   if (c.mode == 1) {
     for (long long t = 1; t <= bound; ++t) out.push_back(t);
@@ -232,12 +265,22 @@ std::vector<long long> compact_tile_sizes(const Layer& l, const Mapping& m, Dim 
   const long long fbound = is_p ? l.r : l.s, in = is_p ? l.h : l.w;
   const long long dim_bound = is_p ? l.p : l.q;
   struct Kept {
-    std::vector<long long> key;  // fold sums per multiplier
+    std::vector<long long> key;  // fold sums per multiplier, then burst sums per unit
     long long ext;               // halo sum
+  };
+  // Sum over the loop's tiles (tile t) of ceil(size * x / div).
+  auto tile_sum = [&](long long t, long long x, long long div) {
+    const long long full = bound / t, rem = bound % t;
+    return full * cdiv(t * x, div) + (rem ? cdiv(rem * x, div) : 0);
+  };
+  auto key_of = [&](long long t, std::vector<long long>& key) {
+    key.clear();
+    for (long long x : c.mult) key.push_back(tile_sum(t, x, c.pe));
+    for (long long x : c.unit) key.push_back(tile_sum(t, x, c.beat));
   };
   std::vector<Kept> kept;
   long long cur_t = -1;
-  std::vector<long long> key(c.mult.size());
+  std::vector<long long> key;
   for (long long t = 1; t <= bound; ++t) {
     const long long T = cdiv(bound, t);
     if (T != cur_t) {
@@ -246,24 +289,15 @@ std::vector<long long> compact_tile_sizes(const Layer& l, const Mapping& m, Dim 
       out.push_back(t);  // the smallest tile of every trip count is always kept
       if (c.mode == 2) {
         Kept k;
-        k.ext = 0;
-        k.key.resize(c.mult.size());
-        for (size_t i = 0; i < c.mult.size(); ++i) {
-          const long long x = c.mult[i], full = bound / t, rem = bound % t;
-          k.key[i] = full * cdiv(t * x, c.pe) + (rem ? cdiv(rem * x, c.pe) : 0);
-        }
-        if (c.halo_filter)
-          k.ext = extent_sum(dim_bound, t, fbound, c.halo_filter, l.stride, l.pad, in);
+        key_of(t, k.key);
+        k.ext = c.halo_filter ? extent_sum(dim_bound, t, fbound, c.halo_filter, l.stride, l.pad, in)
+                              : 0;
         kept.push_back(std::move(k));
       }
       continue;
     }
     if (c.mode == 0) continue;
-    const long long full = bound / t, rem = bound % t;
-    for (size_t i = 0; i < c.mult.size(); ++i) {
-      const long long x = c.mult[i];
-      key[i] = full * cdiv(t * x, c.pe) + (rem ? cdiv(rem * x, c.pe) : 0);
-    }
+    key_of(t, key);
     const long long ext =
         c.halo_filter ? extent_sum(dim_bound, t, fbound, c.halo_filter, l.stride, l.pad, in) : 0;
     bool dominated = false;
@@ -354,7 +388,7 @@ long long CompactSpace::for_each(const std::function<void(const Mapping&)>& visi
       return;
     }
     const Dim d = bo[level];
-    for (long long t : compact_tile_sizes(layer_, m, d)) {
+    for (long long t : compact_tile_sizes(layer_, m, d, burst_beat_of(arch_))) {
       m.tile[I(d)] = t;
       tiles(level + 1);
     }

@@ -93,8 +93,8 @@ SearchSpace::SearchSpace(Layer layer, Arch arch)
   std::array<std::set<long long>, kNumDims> uni;
   std::set<std::vector<long long>> seen;
   auto add = [&](const Mapping& m, Dim d) {
-    if (!seen.insert(compact_tile_key(l, m, d)).second) return;
-    for (long long t : compact_tile_sizes(l, m, d)) uni[I(d)].insert(t);
+    if (!seen.insert(compact_tile_key(l, m, d, burst_beat_of(arch_))).second) return;
+    for (long long t : compact_tile_sizes(l, m, d, burst_beat_of(arch_))) uni[I(d)].insert(t);
   };
   auto all_sizes = [&](Dim d) {
     std::vector<long long> v;
@@ -143,7 +143,7 @@ SearchSpace::SearchSpace(Layer layer, Arch arch)
               set_pix_pe(pe);
               m.tile[I(Dim::N)] = n;
               m.tile[I(Dim::R)] = r;
-              for (long long t : compact_tile_sizes(l, m, d)) p_set.insert(t);
+              for (long long t : compact_tile_sizes(l, m, d, burst_beat_of(arch_))) p_set.insert(t);
             }
           uni[I(d)].insert(p_set.begin(), p_set.end());
           p_by_pe[pe].assign(p_set.begin(), p_set.end());

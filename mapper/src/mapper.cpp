@@ -223,10 +223,11 @@ class Worker {
         for (long long t = 1; t <= ctx_.layer.dim(d); ++t) all.push_back(t);
       return all;
     }
-    std::vector<long long> key = compact_tile_key(ctx_.layer, p_.m, d);
+    const long long beat = burst_beat_of(ctx_.arch);
+    std::vector<long long> key = compact_tile_key(ctx_.layer, p_.m, d, beat);
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
-    auto res = cache_.emplace(std::move(key), compact_tile_sizes(ctx_.layer, p_.m, d));
+    auto res = cache_.emplace(std::move(key), compact_tile_sizes(ctx_.layer, p_.m, d, beat));
     return res.first->second;
   }
 
@@ -486,12 +487,15 @@ Result solve(const Layer& layer, const Arch& arch, const Options& options) {
   const auto t0 = Clock::now();
   const LowerBound lb(layer, arch);
   std::atomic<bool> stop{false};
-  Context ctx{layer, arch, options.objective, lb, std::max(0.0, options.target_gap),
-              options.time_limit_s > 0, t0, &stop,
-              // The compact space's tile dominance rests on packed transfers (a larger tile of
-              // the same trip count never costs more); burst beats depend on the tile sizes, so
-              // under the burst port the search covers every tile size.
-              options.compact && arch.dram_port == DramPort::Packed};
+  Context ctx{layer,
+              arch,
+              options.objective,
+              lb,
+              std::max(0.0, options.target_gap),
+              options.time_limit_s > 0,
+              t0,
+              &stop,
+              options.compact};
   if (ctx.has_deadline)
     ctx.deadline = t0 + std::chrono::duration_cast<Clock::duration>(
                             std::chrono::duration<double>(options.time_limit_s));

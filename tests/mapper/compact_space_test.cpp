@@ -225,11 +225,16 @@ TEST(CompactSpace, SameOptimumAsRawSpaceRoomyBuffers) {
   expect_same_optimum(gemm(6, 9, 7), arch(4, 4, 1 << 20, 1 << 20, 1 << 20));
 }
 
-TEST(CompactSpace, SameOptimumAsRawSpaceOnRandomSmallLayers) {
-  std::mt19937_64 rng(4242);
+namespace {
+
+/// Random small layers (conv, depthwise, GEMM) with few enough raw tilings to brute-force,
+/// each with a random small architecture, `n` of them; `port` and bytes per beat (0: the
+/// architecture's) set on each architecture.
+void same_optimum_on_random_small_layers(uint64_t seed, int n, DramPort port, int beat_hi) {
+  std::mt19937_64 rng(seed);
   auto u = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   int proved = 0;
-  while (proved < 30) {
+  while (proved < n) {
     Layer l;
     l.name = "random";
     const int kind = u(0, 3);
@@ -259,8 +264,22 @@ TEST(CompactSpace, SameOptimumAsRawSpaceOnRandomSmallLayers) {
     long long raw_tiles = 1;
     for (int d = 0; d < kNumDims; ++d) raw_tiles *= l.dim(static_cast<Dim>(d));
     if (raw_tiles > 800 || raw_tiles < 20) continue;
-    const Arch a = arch(u(2, 3), u(2, 3), u(8, 120), u(4, 80), u(16, 300));
+    Arch a = arch(u(2, 3), u(2, 3), u(8, 120), u(4, 80), u(16, 300));
+    a.dram_port = port;
+    if (beat_hi > 0) a.dram_bytes_per_cycle = u(2, beat_hi);
     expect_same_optimum(l, a);
     ++proved;
   }
+}
+
+}  // namespace
+
+TEST(CompactSpace, SameOptimumAsRawSpaceOnRandomSmallLayers) {
+  same_optimum_on_random_small_layers(4242, 30, DramPort::Packed, 0);
+}
+
+// Under the burst port (2 to 8 bytes per beat, so that the beats of small tiles differ) the
+// compact space keeps the tiles that change a tensor's beats, and still holds an optimum.
+TEST(CompactSpace, SameOptimumAsRawSpaceUnderBurstPort) {
+  same_optimum_on_random_small_layers(4343, 30, DramPort::Bursts, 8);
 }

@@ -7,9 +7,10 @@
 /// - tiles: per loop, for every trip count T = ceil(bound / t), the smallest tile giving T,
 ///   plus larger tiles with the same T only when they change a fold count (sum over the
 ///   loop's tiles of ceil(size * x / pe)) or lower the halo sum of the input extent. R and S
-///   (and N under OS and IS) keep every size. Which quantity couples a loop depends on the
-///   dataflow and on the loops chosen before it in `tile_branch_order`, so candidates are
-///   conditional;
+///   (and N under OS and IS) keep every size. Under the burst DRAM port, larger tiles are also
+///   kept when they change a tensor's beats (sum of ceil(size * x / beat); N, P and Q then keep
+///   every size). Which quantity couples a loop depends on the dataflow and on the loops
+///   chosen before it in `tile_branch_order`, so candidates are conditional;
 /// - PE use: only the smallest pe_rows (pe_cols) giving the same fold counts for the chosen
 ///   tiles (fewer enabled PEs, same counts and cycles, less static energy);
 /// - loop orders: one representative per class of orders with equal reuse (reload multiplier
@@ -63,13 +64,22 @@ std::vector<std::array<Dim, kNumOrderedDims>> order_classes(
 /// loops before it.
 std::array<Dim, kNumDims> tile_branch_order(Dataflow df);
 
-/// Compact tile sizes of loop `d`, given the dataflow, the PE use and the tiles of the loops
-/// before `d` in tile_branch_order (later tiles are ignored). Ascending.
-std::vector<long long> compact_tile_sizes(const Layer& layer, const Mapping& partial, Dim d);
+/// The bytes per beat of the architecture's burst DRAM port, 0 for the packed port: what the
+/// compact tile lists below need to know about the DRAM port.
+long long burst_beat_of(const Arch& arch);
 
-/// A key that identifies the result of compact_tile_sizes for (partial, d): equal keys give
-/// equal candidate lists (for caching).
-std::vector<long long> compact_tile_key(const Layer& layer, const Mapping& partial, Dim d);
+/// Compact tile sizes of loop `d`, given the dataflow, the PE use and the tiles of the loops
+/// before `d` in tile_branch_order (later tiles are ignored). Ascending. `burst_beat`
+/// (burst_beat_of, 0 = packed port): under the burst port a tile's DRAM beats depend on its
+/// size beyond the trip count, so larger tiles that change the beats are kept too (N, P and Q
+/// keep every size: the input's row and column blocks couple them).
+std::vector<long long> compact_tile_sizes(const Layer& layer, const Mapping& partial, Dim d,
+                                          long long burst_beat = 0);
+
+/// A key that identifies the result of compact_tile_sizes for (partial, d, burst_beat): equal
+/// keys give equal candidate lists (for caching).
+std::vector<long long> compact_tile_key(const Layer& layer, const Mapping& partial, Dim d,
+                                        long long burst_beat = 0);
 
 /// True when pe_rows is the smallest PE-row count giving the same fold counts for the tiles
 /// of the row-coupled loops (WS: C R S; OS: N P Q), which must be set.

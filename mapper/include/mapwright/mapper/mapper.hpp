@@ -42,8 +42,7 @@ struct Options {
   int wave = 8;              ///< Subtrees per wave; the answer depends on it, not on threads.
   /// Search the compact space (default). False: every tile size of every loop, every PE use
   /// and every double-buffer choice (orders still by reuse class, which is exact); much
-  /// slower, used to validate the compact space on real layers. Under core::DramPort::Bursts
-  /// the search is always the latter (the compact space's dominance assumes packed transfers).
+  /// slower, used to validate the compact space on real layers.
   bool compact = true;
   /// Distinct mappings to return in Result::top (the best first): the best others among the
   /// mappings the search evaluated (candidates for RTL verification; only the first is proven).
