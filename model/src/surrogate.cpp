@@ -162,37 +162,8 @@ BurstTotals burst_totals_of(const Layer& l, const Mapping& m, const Shared& sh, 
   auto tile = [&](Dim d) { return std::min<long long>(m.tile_of(d), l.dim(d)); };
   const long long tp = tile(Dim::P), tr = tile(Dim::R), tq = tile(Dim::Q), ts = tile(Dim::S);
   const long long tc = tile(Dim::C), tg = tile(Dim::G);
-  const long long u = l.g * l.c;  // bytes of a whole pixel
-  // Row positions: rows, consecutive-row pairs, positions holding both edges; with whole rows
-  // of columns: beats and join savings of the positions that are not whole, whole positions.
-  long long rows = 0, pairs = 0, wrap = 0, a_beats = 0, a_save = 0, a_full = 0;
-  for (long long p0 = 0; p0 < l.p; p0 += tp)
-    for (long long r0 = 0; r0 < l.r; r0 += tr) {
-      const RowBlocks rb =
-          row_blocks(p0, std::min(tp, l.p - p0), r0, std::min(tr, l.r - r0), l.stride, l.pad, l.h);
-      rows += rb.rows;
-      pairs += rb.rows - rb.blocks;
-      wrap += rb.lo && rb.hi ? 1 : 0;
-      if (rb.full()) {
-        ++a_full;
-      } else {
-        a_beats += rb.beats(l.w * u, bb);
-        a_save += rb.join_saving(l.w * u, bb);
-      }
-    }
-  long long cols = 0, c_beats = 0, c_save = 0, c_full = 0;
-  for (long long q0 = 0; q0 < l.q; q0 += tq)
-    for (long long s0 = 0; s0 < l.s; s0 += ts) {
-      const RowBlocks cb =
-          row_blocks(q0, std::min(tq, l.q - q0), s0, std::min(ts, l.s - s0), l.stride, l.pad, l.w);
-      cols += cb.rows;
-      if (cb.full()) {
-        ++c_full;
-      } else {
-        c_beats += cb.beats(u, bb);
-        c_save += cb.join_saving(u, bb);
-      }
-    }
+  const long long u = l.g * l.c;                                   // bytes of a whole pixel
+  const long long rows = sh.rows.total(), cols = sh.cols.total();  // the halo sums
   long long in = 0;
   if (tc < l.c) {
     in = l.n * rows * cols * l.g * sum_ceil1(cl(Dim::C), bb);
@@ -201,6 +172,34 @@ BurstTotals burst_totals_of(const Layer& l, const Mapping& m, const Shared& sh, 
     for (int i = 0; i < cg.n; ++i) in += cg.count[i] * cdiv(cg.size[i] * l.c, bb);
     in *= l.n * rows * cols;
   } else {
+    // Row positions: rows, consecutive-row pairs, positions holding both edges; with whole rows
+    // of columns: beats and join savings of the positions that are not whole, whole positions.
+    long long pairs = 0, wrap = 0, a_beats = 0, a_save = 0, a_full = 0;
+    for (long long p0 = 0; p0 < l.p; p0 += tp)
+      for (long long r0 = 0; r0 < l.r; r0 += tr) {
+        const RowBlocks rb = row_blocks(p0, std::min(tp, l.p - p0), r0, std::min(tr, l.r - r0),
+                                        l.stride, l.pad, l.h);
+        pairs += rb.rows - rb.blocks;
+        wrap += rb.lo && rb.hi ? 1 : 0;
+        if (rb.full()) {
+          ++a_full;
+        } else {
+          a_beats += rb.beats(l.w * u, bb);
+          a_save += rb.join_saving(l.w * u, bb);
+        }
+      }
+    long long c_beats = 0, c_save = 0, c_full = 0;
+    for (long long q0 = 0; q0 < l.q; q0 += tq)
+      for (long long s0 = 0; s0 < l.s; s0 += ts) {
+        const RowBlocks cb = row_blocks(q0, std::min(tq, l.q - q0), s0, std::min(ts, l.s - s0),
+                                        l.stride, l.pad, l.w);
+        if (cb.full()) {
+          ++c_full;
+        } else {
+          c_beats += cb.beats(u, bb);
+          c_save += cb.join_saving(u, bb);
+        }
+      }
     const Classes cn = cl(Dim::N);
     for (int i = 0; i < cn.n; ++i) {
       const long long n = cn.size[i];
