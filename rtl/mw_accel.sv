@@ -40,6 +40,7 @@ module mw_accel #(
   output logic                   dram_req_valid_o,
   output logic                   dram_req_write_o,
   output logic [31:0]            dram_req_bytes_o,
+  output logic [39:0]            dram_req_addr_o,   // bursts port: the burst's first byte
   output logic [31:0]            dram_req_id_o,
   input  logic                   dram_rd_valid_i,
   input  logic                   dram_rd_last_i,
@@ -84,13 +85,14 @@ module mw_accel #(
   // -------------------------------------------------------------------------------------------
   logic [2:0]       wcnt_d, wcnt_q;       // words of the current command received
   logic [3:0]       op_d, op_q;           // its opcode
-  logic [3:0][63:0] w_d, w_q;             // words 0..3 (the last word comes from the port)
+  logic [5:0][63:0] w_d, w_q;             // words 0..5 (the last word comes from the port)
   logic [2:0]       nwords;               // words of the current command
   logic [3:0]       cur_op;
   logic             is_last, fire;
   logic             dma_full, cmp_full, dma_push, cmp_push;
   logic             dec_err_d, dec_err_q;
   logic             cfg_os_d, cfg_os_q, cfg_co_d, cfg_co_q, cfg_is_d, cfg_is_q;
+  logic             cfg_bursts_d, cfg_bursts_q;  // DMA commands carry burst descriptors
   logic [15:0]      cfg_pr_d, cfg_pr_q, cfg_pc_d, cfg_pc_q, cfg_stride_d, cfg_stride_q;
   logic [4:0]       cfg_shift_d, cfg_shift_q;
 
@@ -99,7 +101,8 @@ module mw_accel #(
     unique case (cur_op)
       OpConfig:  nwords = 3'd2;
       OpCompute: nwords = 3'd5;
-      default:   nwords = (cur_op >= OpLoadIn && cur_op <= OpStore) ? 3'd2 : 3'd1;
+      default:   nwords = (cur_op >= OpLoadIn && cur_op <= OpStore) ? (cfg_bursts_q ? 3'd7 : 3'd2) :
+                                                                     3'd1;
     endcase
   end
   assign is_last     = (wcnt_q + 3'd1 == nwords);
@@ -118,6 +121,7 @@ module mw_accel #(
     cfg_os_d     = cfg_os_q;
     cfg_is_d     = cfg_is_q;
     cfg_co_d     = cfg_co_q;
+    cfg_bursts_d = cfg_bursts_q;
     cfg_pr_d     = cfg_pr_q;
     cfg_pc_d     = cfg_pc_q;
     cfg_stride_d = cfg_stride_q;
@@ -126,8 +130,8 @@ module mw_accel #(
       if (wcnt_q == '0) begin
         op_d = cmd_data_i[3:0];
       end
-      if (wcnt_q < 3'd4) begin
-        w_d[wcnt_q[1:0]] = cmd_data_i;
+      if (wcnt_q < 3'd6) begin
+        w_d[wcnt_q] = cmd_data_i;
       end
       if (cmd_last_i != is_last) begin
         dec_err_d = 1'b1;  // the driver's framing disagrees with the opcode's length
@@ -141,6 +145,7 @@ module mw_accel #(
           cfg_os_d     = w_q[0][4];
           cfg_co_d     = w_q[0][5];
           cfg_is_d     = w_q[0][6];
+          cfg_bursts_d = w_q[0][7];
           if (w_q[0][4] && w_q[0][6]) begin
             dec_err_d = 1'b1;  // OS and IS at once
           end
@@ -169,6 +174,7 @@ module mw_accel #(
       cfg_os_q     <= 1'b0;
       cfg_is_q     <= 1'b0;
       cfg_co_q     <= 1'b0;
+      cfg_bursts_q <= 1'b0;
       cfg_pr_q     <= 16'(Rows);
       cfg_pc_q     <= 16'(Cols);
       cfg_stride_q <= 16'd1;
@@ -181,6 +187,7 @@ module mw_accel #(
       cfg_os_q     <= cfg_os_d;
       cfg_is_q     <= cfg_is_d;
       cfg_co_q     <= cfg_co_d;
+      cfg_bursts_q <= cfg_bursts_d;
       cfg_pr_q     <= cfg_pr_d;
       cfg_pc_q     <= cfg_pc_d;
       cfg_stride_q <= cfg_stride_d;
@@ -192,19 +199,22 @@ module mw_accel #(
   // Queues
   // -------------------------------------------------------------------------------------------
   logic         dma_valid, dma_pop, cmp_valid, cmp_pop;
-  logic [127:0] dma_head;
+  logic [447:0] dma_head, dma_wdata;
   logic [319:0] cmp_head;
   logic [$clog2(DmaDepth+1)-1:0] dma_count;
   logic [$clog2(CmpDepth+1)-1:0] cmp_count;
 
+  // A DMA entry: words 0 and 1 (packed port) or words 0..6 (bursts port: the descriptor).
+  assign dma_wdata = cfg_bursts_q ? {cmd_data_i, w_q[5], w_q[4], w_q[3], w_q[2], w_q[1], w_q[0]} :
+                                    {320'd0, cmd_data_i, w_q[0]};
   mw_fifo #(
-    .Width (128),
+    .Width (448),
     .Depth (DmaDepth)
   ) u_dma_q (
     .clk_i   (clk_i),
     .rst_ni  (rst_ni),
     .push_i  (dma_push),
-    .wdata_i ({cmd_data_i, w_q[0]}),
+    .wdata_i (dma_wdata),
     .pop_i   (dma_pop),
     .valid_o (dma_valid),
     .rdata_o (dma_head),
@@ -315,6 +325,7 @@ module mw_accel #(
     .cmd_pop_o        (dma_pop),
     .cmp_done_i       (cmp_done),
     .shift_i          (cfg_shift_q),
+    .bursts_i         (cfg_bursts_q),
     .done_cnt_o       (dma_done),
     .done_now_o       (dma_done_now),
     .start_o          (dma_start),
@@ -322,6 +333,7 @@ module mw_accel #(
     .dram_req_valid_o (dram_req_valid_o),
     .dram_req_write_o (dram_req_write_o),
     .dram_req_bytes_o (dram_req_bytes_o),
+    .dram_req_addr_o  (dram_req_addr_o),
     .dram_req_id_o    (dram_req_id_o),
     .dram_rd_valid_i  (dram_rd_valid_i),
     .dram_rd_last_i   (dram_rd_last_i),

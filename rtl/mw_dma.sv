@@ -1,39 +1,51 @@
 // mw_dma: the in-order DMA engine between the DRAM port and the on-chip buffers.
 //
 // Executes one DMA command at a time from the head of the DMA queue (entry = command words
-// {w1, w0}, see rtl/README.md): load-input, load-weight and load-psum read a byte stream from DRAM
-// into consecutive buffer entries from a base address; spill-psum and store-output read
-// consecutive accumulator words from a base and stream them to DRAM (spill: raw int32, 4 bytes
-// per word; store: one byte per word, int8 = saturate(acc >>> shift)). The strided DRAM addresses
-// of a tile are the DRAM model's business: the engine only sees the tile's packed byte stream.
+// {w6..w0}, see rtl/README.md): load-input, load-weight and load-psum read bytes from DRAM into
+// consecutive buffer entries from a base address; spill-psum and store-output read consecutive
+// accumulator words from a base and send them to DRAM (spill: raw int32, 4 bytes per word;
+// store: one byte per word, int8 = saturate(acc >>> shift)). Two DRAM ports, chosen by CONFIG:
+//   - packed (bursts_i = 0): one request per command carrying its byte count; the DRAM side
+//     gathers / scatters the tile's strided runs and streams them packed. The engine sees no
+//     DRAM address.
+//   - addressed bursts (bursts_i = 1): the command carries a descriptor (DRAM address of the
+//     first run, run bytes, four loops of count and stride, loop 0 innermost) and the engine
+//     generates the addresses: one burst request per run, one per cycle from the start cycle on,
+//     with up to MaxBursts requested and not completed. Each burst's beats start at the run's
+//     first byte (the port realigns), the last beat of a run is partial. The address of the next
+//     run is a mixed-radix increment of four loop counters (one add per loop, no multiply).
 //
 // A command starts when the engine is idle and the completed-compute counter has reached the
 // command's wait_cmp (and the completed-DMA counter its wait_dma). In its start cycle the engine
-// issues a one-cycle DRAM request (write flag, byte count, command id). Reads complete in the
-// cycle of the beat flagged last (a zero-byte read gets a single empty last beat); writes send
-// their beats from the start cycle on and complete in the cycle the DRAM acknowledges them. The
-// next command may start in the cycle after a completion, so back-to-back transfers leave no
-// gap. done_now_o flags the completion combinationally in its cycle; done_cnt_o counts them
-// (registered). A transfer therefore takes exactly latency + ceil(bytes / BeatBytes) cycles when
-// the DRAM model answers as described in rtl/README.md.
+// issues its first DRAM request. Reads complete in the cycle of their last beat (a zero-byte read
+// gets a single empty last beat); writes send their beats from the cycle after the start and
+// complete in the cycle the DRAM acknowledges the last burst. The next command may start in the
+// cycle after a completion, so back-to-back transfers leave no gap. done_now_o flags the
+// completion combinationally in its cycle; done_cnt_o counts them (registered). A transfer
+// therefore takes exactly latency + its beats (packed: ceil(bytes / BeatBytes); bursts: the sum
+// over its runs of ceil(run / BeatBytes)) cycles when the DRAM model answers as described in
+// rtl/README.md and at least latency + 1 bursts may be in flight.
 module mw_dma #(
   parameter int unsigned BeatBytes  = 8,     // DRAM bytes per beat, a multiple of 4, 4..64
   parameter int unsigned InAW       = 16,    // input buffer address width (bytes)
   parameter int unsigned WtAW       = 16,    // weight buffer address width (bytes)
   parameter int unsigned AccAW      = 12,    // accumulator address width (words)
-  localparam int unsigned BeatWords = BeatBytes / 4
+  parameter int unsigned MaxBursts  = 256,   // bursts requested and not completed, at most
+  localparam int unsigned BeatWords = BeatBytes / 4,
+  localparam int unsigned OW        = $clog2(MaxBursts + 1)
 ) (
   input  logic                             clk_i,
   input  logic                             rst_ni,
 
   // DMA queue head.
   input  logic                             cmd_valid_i,
-  input  logic [127:0]                     cmd_i,
+  input  logic [447:0]                     cmd_i,
   output logic                             cmd_pop_o,
 
   // Fences and configuration.
   input  logic [27:0]                      cmp_done_i,   // completed compute commands
   input  logic [4:0]                       shift_i,      // requantizing shift of stores
+  input  logic                             bursts_i,     // addressed-burst DRAM port
   output logic [27:0]                      done_cnt_o,   // completed DMA commands
   output logic                             done_now_o,   // a DMA command completes this cycle
   output logic                             start_o,      // a DMA command starts this cycle
@@ -43,6 +55,7 @@ module mw_dma #(
   output logic                             dram_req_valid_o,
   output logic                             dram_req_write_o,
   output logic [31:0]                      dram_req_bytes_o,
+  output logic [39:0]                      dram_req_addr_o,   // bursts port: first byte
   output logic [31:0]                      dram_req_id_o,
   input  logic                             dram_rd_valid_i,
   input  logic                             dram_rd_last_i,
@@ -73,6 +86,9 @@ module mw_dma #(
   if (BeatBytes < 4 || BeatBytes > 64 || (BeatBytes % 4) != 0) begin : gen_bad_beat
     $error("mw_dma: BeatBytes must be a multiple of 4 in 4..64, got %0d", BeatBytes);
   end
+  if (MaxBursts < 1 || MaxBursts > 65535) begin : gen_bad_bursts
+    $error("mw_dma: MaxBursts must be in 1..65535, got %0d", MaxBursts);
+  end
 
   localparam logic [3:0] OpLoadIn   = 4'd2;
   localparam logic [3:0] OpLoadWt   = 4'd3;
@@ -97,6 +113,19 @@ module mw_dma #(
   assign h_bytes    = cmd_i[95:64];
   assign h_base     = cmd_i[127:96];
 
+  // Burst descriptor of the head command (bursts port): word 2 = [39:0] DRAM address of the
+  // first run, [63:40] run bytes; words 3..6 = loops 0..3, [15:0] count (>= 1), [55:16] stride.
+  logic [39:0]      h_addr;
+  logic [23:0]      h_run;
+  logic [3:0][15:0] h_cnt;
+  logic [3:0][39:0] h_stride;
+  assign h_addr = cmd_i[167:128];
+  assign h_run  = cmd_i[191:168];
+  for (genvar k = 0; k < 4; k++) begin : gen_loops
+    assign h_cnt[k]    = cmd_i[192 + 64 * k +: 16];
+    assign h_stride[k] = cmd_i[208 + 64 * k +: 40];
+  end
+
   // Next-state logic is written in the clocked block below (it depends on the DRAM inputs; a
   // simulator then evaluates it once per clock edge instead of with every input change).
   state_e      state_q;
@@ -109,16 +138,79 @@ module mw_dma #(
   logic        err_q;
   logic [13:0][63:0] cnt_q;
 
-  logic start, rd_beat, wr_beat, done_now;
+  // Bursts port: the request generator (the next run to request) and the data side.
+  logic             bursts_q;       // the command runs on the bursts port
+  logic             write_q;        // the command writes DRAM
+  logic [3:0][15:0] gi_q, gc_q;     // loop indices and counts
+  logic [3:0][39:0] ga_q, gs_q;     // each loop's current start address; strides
+  logic             gmore_q;        // runs left to request
+  logic [23:0]      run_q;          // run bytes
+  logic [23:0]      rr_q;           // bytes left in the run whose beats move now
+  logic [OW-1:0]    out_q;          // bursts requested and not completed
+  logic [31:0]      rq_q, dr_q;     // runs requested; runs whose write beats are all sent
+
+  logic start, issue, req, rd_beat, wr_beat, done_now, run_end, burst_done;
   logic [31:0] remain, nb;          // bytes left; bytes in the current beat
 
   assign start    = (state_q == StIdle) && cmd_valid_i && (cmp_done_i >= h_wait_cmp) &&
                     (done_q >= h_wait_dma);
+  assign issue    = (state_q != StIdle) && bursts_q && gmore_q && (32'(out_q) < MaxBursts);
+  assign req      = start || issue;
   assign rd_beat  = (state_q == StRead) && dram_rd_valid_i;
-  assign wr_beat  = (state_q == StWrite) && dram_wr_ready_i;
-  assign done_now = (rd_beat && dram_rd_last_i) || ((state_q == StWrWait) && dram_wr_done_i);
+  assign wr_beat  = dram_wr_valid_o && dram_wr_ready_i;
   assign remain   = bytes_q - off_q;
-  assign nb       = (remain < 32'(BeatBytes)) ? remain : 32'(BeatBytes);
+  always_comb begin
+    nb = (remain < 32'(BeatBytes)) ? remain : 32'(BeatBytes);
+    if (bursts_q && (32'(rr_q) < nb)) begin
+      nb = 32'(rr_q);
+    end
+  end
+  assign run_end    = (32'(rr_q) == nb);  // the beat moving now is its run's last
+  assign burst_done = bursts_q && ((rd_beat && dram_rd_last_i) || dram_wr_done_i);
+  always_comb begin
+    if (!bursts_q) begin
+      done_now = (rd_beat && dram_rd_last_i) || ((state_q == StWrWait) && dram_wr_done_i);
+    end else begin
+      done_now = (rd_beat && (off_q + nb == bytes_q)) ||
+                 ((state_q == StWrWait) && dram_wr_done_i && (out_q == OW'(1)) && !gmore_q);
+    end
+  end
+
+  // The run after the one requested now: the lowest loop that does not wrap steps by its stride,
+  // the loops inside it restart at its new address. In the start cycle from the head's
+  // descriptor, later from the generator's registers.
+  logic [3:0][15:0] src_i, src_c, nx_i;
+  logic [3:0][39:0] src_a, src_s, nx_a;
+  logic             nx_more;
+  always_comb begin
+    if (start) begin
+      src_i = '0;
+      src_c = h_cnt;
+      src_s = h_stride;
+      for (int k = 0; k < 4; k++) begin
+        src_a[k] = h_addr;
+      end
+    end else begin
+      src_i = gi_q;
+      src_c = gc_q;
+      src_s = gs_q;
+      src_a = ga_q;
+    end
+    nx_i    = src_i;
+    nx_a    = src_a;
+    nx_more = 1'b0;
+    for (int k = 0; k < 4; k++) begin
+      if (!nx_more && ({1'b0, src_i[k]} + 17'd1 < {1'b0, src_c[k]})) begin
+        nx_more  = 1'b1;
+        nx_i[k]  = src_i[k] + 16'd1;
+        nx_a[k]  = src_a[k] + src_s[k];
+        for (int j = 0; j < k; j++) begin
+          nx_i[j] = '0;
+          nx_a[j] = src_a[k] + src_s[k];
+        end
+      end
+    end
+  end
 
   // Buffer write lanes (loads): addresses and data follow the state and the beat, enables the
   // beat's valid.
@@ -185,15 +277,54 @@ module mw_dma #(
       id_q    <= '0;
       err_q   <= 1'b0;
       cnt_q   <= '0;
+      bursts_q <= 1'b0;
+      write_q  <= 1'b0;
+      gi_q     <= '0;
+      gc_q     <= '0;
+      ga_q     <= '0;
+      gs_q     <= '0;
+      gmore_q  <= 1'b0;
+      run_q    <= '0;
+      rr_q     <= '0;
+      out_q    <= '0;
+      rq_q     <= '0;
+      dr_q     <= '0;
     end else begin
+      // Bursts port: the generator steps with every request; a burst completes with its last
+      // read beat or its write acknowledgement.
+      if (req) begin
+        gi_q    <= nx_i;
+        ga_q    <= nx_a;
+        gmore_q <= nx_more && (start ? (bursts_i && (h_bytes != '0)) : 1'b1);
+        rq_q    <= start ? 32'd1 : rq_q + 32'd1;
+      end
+      out_q <= out_q + OW'((start ? bursts_i : issue) ? 1 : 0) - OW'(burst_done ? 1 : 0);
+      if ((rd_beat || wr_beat) && bursts_q) begin
+        rr_q <= run_end ? run_q : rr_q - 24'(nb);
+        if (wr_beat && run_end) begin
+          dr_q <= dr_q + 32'd1;
+        end
+      end
+
       unique case (state_q)
         StIdle: begin
           if (start) begin
-            op_q    <= h_op;
-            bytes_q <= h_bytes;
-            base_q  <= h_base;
-            off_q   <= '0;
-            id_q    <= id_q + 32'd1;
+            op_q     <= h_op;
+            bytes_q  <= h_bytes;
+            base_q   <= h_base;
+            off_q    <= '0;
+            id_q     <= id_q + 32'd1;
+            bursts_q <= bursts_i;
+            write_q  <= (h_op == OpSpill) || (h_op == OpStore);
+            gc_q     <= h_cnt;
+            gs_q     <= h_stride;
+            run_q    <= h_run;
+            rr_q     <= h_run;
+            dr_q     <= '0;
+            if (bursts_i && ((h_run == '0) != (h_bytes == '0) || h_cnt[0] == '0 ||
+                             h_cnt[1] == '0 || h_cnt[2] == '0 || h_cnt[3] == '0)) begin
+              err_q <= 1'b1;  // a descriptor that moves nothing, or bytes without a run
+            end
             if (h_op == OpSpill || h_op == OpStore) begin
               state_q <= (h_bytes == '0) ? StWrWait : StWrite;
             end else begin
@@ -207,11 +338,12 @@ module mw_dma #(
         StRead: begin
           if (rd_beat) begin
             off_q <= off_q + nb;
-            if (dram_rd_last_i) begin
+            if (done_now) begin
               state_q <= StIdle;
-              if (off_q + nb != bytes_q) begin
-                err_q <= 1'b1;  // the DRAM stream ended early or ran long
-              end
+            end
+            if (bursts_q ? (dram_rd_last_i != run_end) :
+                           (dram_rd_last_i && (off_q + nb != bytes_q))) begin
+              err_q <= 1'b1;  // the DRAM stream ended early or ran long
             end
           end
         end
@@ -224,7 +356,7 @@ module mw_dma #(
           end
         end
         StWrWait: begin
-          if (dram_wr_done_i) begin
+          if (done_now) begin
             state_q <= StIdle;
           end
         end
@@ -272,7 +404,7 @@ module mw_dma #(
         cnt_q[12] <= cnt_q[12] + 64'd1;
       end
       if (((state_q == StRead) && !dram_rd_valid_i && (off_q != '0)) ||
-          ((state_q == StWrite) && !dram_wr_ready_i)) begin
+          (dram_wr_valid_o && !dram_wr_ready_i)) begin
         cnt_q[13] <= cnt_q[13] + 64'd1;
       end
     end
@@ -283,16 +415,19 @@ module mw_dma #(
   assign busy_o           = (state_q != StIdle);
   assign done_cnt_o       = done_q;
   assign done_now_o       = done_now;
-  assign dram_req_valid_o = start;
-  assign dram_req_write_o = (h_op == OpSpill) || (h_op == OpStore);
-  assign dram_req_bytes_o = h_bytes;
-  assign dram_req_id_o    = id_q;
-  assign dram_wr_valid_o  = (state_q == StWrite);
+  assign dram_req_valid_o = req;
+  assign dram_req_write_o = start ? ((h_op == OpSpill) || (h_op == OpStore)) : write_q;
+  assign dram_req_bytes_o = start ? (bursts_i ? 32'(h_run) : h_bytes) : 32'(run_q);
+  assign dram_req_addr_o  = start ? h_addr : ga_q[0];
+  assign dram_req_id_o    = start ? id_q : id_q - 32'd1;  // the command's index
+  // Bursts port: a write beat leaves only once its run has been requested.
+  assign dram_wr_valid_o  = (state_q == StWrite) && (!bursts_q || (dr_q < rq_q));
   assign cnt_o            = cnt_q;
   assign err_o            = err_q;
 
   logic unused_flags;
-  assign unused_flags = ^cmd_i[7:4];  // flag bits are not used by DMA commands
+  assign unused_flags = ^{cmd_i[7:4], cmd_i[255:248], cmd_i[319:312], cmd_i[383:376],
+                          cmd_i[447:440]};  // flag bits and the strides' high bytes are unused
 
   // The write-data handshake (simulation only, kept with --assert): a beat offered and not taken
   // stays offered, unchanged, in the next cycle.
@@ -306,6 +441,12 @@ module mw_dma #(
   dram_rd_last_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
       dram_rd_last_i |-> dram_rd_valid_i);
   dram_wr_done_expected_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      dram_wr_done_i |-> (state_q == StWrWait));
+      dram_wr_done_i |-> (bursts_q ? (write_q && out_q != '0) : (state_q == StWrWait)));
+  // Bursts port: a read burst's last beat is flagged exactly when its run ends, and no more
+  // bursts are in flight than MaxBursts.
+  dram_rd_burst_last_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      (rd_beat && bursts_q) |-> (dram_rd_last_i == run_end));
+  dram_bursts_max_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      32'(out_q) <= MaxBursts);
 
 endmodule

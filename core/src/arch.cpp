@@ -39,9 +39,12 @@ const char* known_dataflows() {
 }
 
 void require_rtl_dram_port(const Arch& a, const std::string& where) {
-  if (a.dram_port == DramPort::Packed) return;
-  throw SpecError(where, "dram.port", dram_port_name(a.dram_port),
-                  "the RTL's DMA engine serves packed transfers only; architecture '" + a.name +
+  if (a.dram_port == DramPort::Packed || a.dram_latency_cycles + 1 <= kRtlMaxBursts) return;
+  throw SpecError(where, "dram.latency_cycles", std::to_string(a.dram_latency_cycles),
+                  "the RTL's bursts port keeps at most " + std::to_string(kRtlMaxBursts) +
+                      " bursts in flight and needs latency + 1 to move one beat per cycle as "
+                      "the surrogate times it; architecture '" +
+                      a.name +
                       "' can be scored on the surrogate (eval, search, the run without RTL) "
                       "but not verified on RTL");
 }

@@ -188,4 +188,59 @@ void dram_segments(const Layer& l, const DramLayout& at, const TileOp& op,
   }
 }
 
+std::optional<BurstDescriptor> burst_descriptor(const std::vector<DramSegment>& runs,
+                                                std::string& why) {
+  BurstDescriptor d;
+  if (runs.empty()) return d;
+  const size_t n = runs.size();
+  d.addr = runs[0].addr;
+  d.run = runs[0].len;
+  for (const DramSegment& r : runs)
+    if (r.len != d.run) {
+      why = "runs of " + std::to_string(d.run) + " and " + std::to_string(r.len) + " bytes";
+      return std::nullopt;
+    }
+  auto off = [&](size_t i) {
+    return static_cast<int64_t>(runs[i].addr) - static_cast<int64_t>(runs[0].addr);
+  };
+  size_t block = 1;  // runs per iteration of the loops found so far
+  for (int level = 0; block < n; ++level) {
+    if (level == 4) {
+      why = std::to_string(n) + " runs that are not a nest of four loops";
+      return std::nullopt;
+    }
+    const int64_t s = off(block);
+    size_t c = 1;
+    for (; (c + 1) * block <= n; ++c) {
+      bool same = true;
+      for (size_t i = 0; i < block && same; ++i)
+        same = off(c * block + i) == off(i) + static_cast<int64_t>(c) * s;
+      if (!same) break;
+    }
+    if (c == 1 || n % (c * block) != 0) {
+      why = std::to_string(n) + " runs that are not a nest of loops";
+      return std::nullopt;
+    }
+    d.count[static_cast<size_t>(level)] = c;
+    d.stride[static_cast<size_t>(level)] = s;
+    block *= c;
+  }
+  return d;
+}
+
+std::vector<DramSegment> descriptor_runs(const BurstDescriptor& d) {
+  std::vector<DramSegment> out;
+  if (d.run == 0) return out;
+  for (uint64_t i3 = 0; i3 < d.count[3]; ++i3)
+    for (uint64_t i2 = 0; i2 < d.count[2]; ++i2)
+      for (uint64_t i1 = 0; i1 < d.count[1]; ++i1)
+        for (uint64_t i0 = 0; i0 < d.count[0]; ++i0) {
+          const int64_t o =
+              static_cast<int64_t>(i3) * d.stride[3] + static_cast<int64_t>(i2) * d.stride[2] +
+              static_cast<int64_t>(i1) * d.stride[1] + static_cast<int64_t>(i0) * d.stride[0];
+          out.push_back({static_cast<uint64_t>(static_cast<int64_t>(d.addr) + o), d.run});
+        }
+  return out;
+}
+
 }  // namespace mapwright::core

@@ -211,12 +211,13 @@ SweepFile load_sweep_file(const std::string& path) {
   } catch (const SpecError& e) {
     throw SpecError(path, "base_arch", s.base_arch, e.what());
   }
-  if (s.verify != "none" && base.dram_port != DramPort::Packed)
-    throw SpecError(path, "verify", s.verify,
-                    "base_arch '" + s.base_arch + "' has dram.port '" +
-                        dram_port_name(base.dram_port) +
-                        "', which the RTL does not serve; score the points on the surrogate "
-                        "with verify: none");
+  if (s.verify != "none") {
+    try {
+      require_rtl_dram_port(base, s.base_arch);
+    } catch (const SpecError& e) {
+      throw SpecError(path, "verify", s.verify, std::string(e.what()) + "; use verify: none");
+    }
+  }
   Params b;
   b.rows = base.rows;
   b.cols = base.cols;

@@ -4,8 +4,10 @@
 //   - CmdDriver: pushes the program's command words with valid/ready, waits for the accelerator
 //     to become idle, then reads every register (one per cycle) and reports the job done;
 //   - DramModel: serves DMA requests with the architecture's latency and one beat of BeatBytes
-//     per cycle, gathering/scattering the tile's strided DRAM segments, optionally withholding
-//     beats at random.
+//     per cycle, optionally withholding beats at random. Packed port: one request per DMA
+//     command, gathering/scattering the tile's strided DRAM segments (the driver's list).
+//     Bursts port: a plain byte-addressed memory serving addressed bursts in order, several in
+//     flight, knowing nothing about the program.
 // Both are cycle-stepped state machines: edge() is called at a rising clock edge with the DUT
 // outputs sampled in the cycle that edge ends, and sets the DUT inputs for the next cycle. Each
 // also says when it next needs to see an edge (`due`, an absolute cycle) and on which output
@@ -17,6 +19,7 @@
 #include <array>
 #include <cstdint>
 #include <cstring>
+#include <deque>
 #include <random>
 #include <string>
 #include <vector>
@@ -95,6 +98,7 @@ struct DutOut {
   uint64_t csr_rdata = 0;
   bool req_valid = false, req_write = false;
   uint32_t req_bytes = 0, req_id = 0;
+  uint64_t req_addr = 0;  ///< Bursts port: the burst's first byte.
   bool wr_valid = false;
   const uint32_t* wr_data = nullptr;  ///< BeatBytes / 4 words (read only when a beat is taken).
 };
@@ -270,7 +274,10 @@ class CmdDriver {
   Wake wake = Wake::Never;
 };
 
-/// The DRAM: one DMA request at a time, beats of BeatBytes.
+/// The DRAM: beats of BeatBytes. Packed port: one DMA request at a time. Bursts port: addressed
+/// bursts served in order; a read burst's first beat no earlier than `latency` cycles after its
+/// request and after the previous burst's last beat, a write burst acknowledged `latency - 1`
+/// cycles after its last beat.
 class DramModel {
  public:
   explicit DramModel(int beat_bytes) : bb_(beat_bytes) {}
@@ -278,6 +285,10 @@ class DramModel {
   void begin(TbJob& j, DutIn& in) {
     job_ = &j;
     served_ = 0;
+    bursts_ = j.prog->bursts;
+    reads_.clear();
+    writes_.clear();
+    acks_.clear();
     rng_.seed(j.seed ^ 0x9e3779b97f4a7c15ull);
     idle_outputs(in);
   }
@@ -289,6 +300,10 @@ class DramModel {
   /// Rising edge ending cycle `cycle - 1`; `o` holds that cycle's outputs.
   void edge(uint64_t cycle, const DutOut& o, DutIn& in) {
     if (!job_) return;
+    if (bursts_) {
+      edge_bursts(cycle, o, in);
+      return;
+    }
     if (cycle < due && st_ != St::Idle) return;
     switch (st_) {
       case St::Idle:
@@ -456,7 +471,92 @@ class DramModel {
     in.rd_dirty = true;
   }
 
-  int bb_;  ///< DRAM bytes per beat.
+  /// One burst of the bursts port.
+  struct Burst {
+    uint64_t addr = 0, bytes = 0, off = 0;  ///< First byte, length, bytes moved.
+    uint64_t t = 0;                         ///< Cycle of its request.
+  };
+
+  void fail(const std::string& what) {
+    if (job_->failure.empty()) job_->failure = what;
+  }
+
+  /// Bursts port. Takes the cycle that just ended (a write beat, a request), then drives the
+  /// next one; sees every edge while a burst or an acknowledgement is pending.
+  void edge_bursts(uint64_t cycle, const DutOut& o, DutIn& in) {
+    TbJob& j = *job_;
+    const uint64_t now = cycle - 1;  // the cycle whose outputs `o` holds
+    const uint64_t lat = static_cast<uint64_t>(j.latency);
+    if (in.wr_ready && o.wr_valid) {  // a write beat was taken
+      if (writes_.empty()) {
+        fail("dram: a write beat without a write burst requested");
+      } else {
+        Burst& w = writes_.front();
+        const uint64_t n = std::min<uint64_t>(w.bytes - w.off, static_cast<uint64_t>(bb_));
+        std::memcpy(j.dram->data() + w.addr + w.off, o.wr_data, n);
+        w.off += n;
+        if (w.off == w.bytes) {
+          acks_.push_back(now + lat - 1);
+          writes_.pop_front();
+        }
+      }
+    }
+    if (o.req_valid && !j.drop) {
+      if (o.req_addr + o.req_bytes > j.dram->size()) {
+        fail("dram: a burst of " + std::to_string(o.req_bytes) + " bytes at address " +
+             std::to_string(o.req_addr) + " lies outside the " + std::to_string(j.dram->size()) +
+             "-byte memory");
+      } else if (o.req_write) {
+        if (o.req_bytes == 0)
+          acks_.push_back(now + lat - 1);
+        else
+          writes_.push_back({o.req_addr, o.req_bytes, 0, now});
+      } else {
+        reads_.push_back({o.req_addr, o.req_bytes, 0, now});
+      }
+    }
+    // Drive the read beat of this cycle, if the head burst has one due.
+    bool rd = false, last = false;
+    if (!reads_.empty()) {
+      Burst& r = reads_.front();
+      if (r.bytes == 0) {
+        rd = last = cycle + 1 >= r.t + lat;  // an empty last beat, latency - 1 after the request
+      } else if (cycle >= r.t + lat && !stall()) {
+        const uint64_t n = std::min<uint64_t>(r.bytes - r.off, static_cast<uint64_t>(bb_));
+        std::array<uint8_t, 4 * kMaxBeatWords> buf{};
+        std::memcpy(buf.data(), j.dram->data() + r.addr + r.off, n);
+        std::memcpy(in.rd_data.data(), buf.data(), static_cast<size_t>(bb_));
+        in.rd_data_dirty = true;
+        r.off += n;
+        rd = true;
+        last = r.off == r.bytes;
+      }
+      if (last) reads_.pop_front();
+    }
+    if (in.rd_valid != rd || in.rd_last != last) {
+      in.rd_valid = rd;
+      in.rd_last = last;
+      in.rd_dirty = true;
+    }
+    set_wr_ready(in, writes_.empty() || !stall());
+    const bool ack = !acks_.empty() && acks_.front() == cycle;
+    if (ack) acks_.pop_front();
+    if (in.wr_done != ack) {
+      in.wr_done = ack;
+      in.wr_dirty = true;
+    }
+    if (!reads_.empty() || !writes_.empty() || !acks_.empty() || rd || ack) {
+      next_edge(cycle);
+    } else {
+      due = kNoDue;
+      wake = Wake::ReqValid;
+    }
+  }
+
+  int bb_;                            ///< DRAM bytes per beat.
+  bool bursts_ = false;               ///< Bursts port (else packed).
+  std::deque<Burst> reads_, writes_;  ///< Requested bursts not yet served, in order.
+  std::deque<uint64_t> acks_;         ///< Cycles of the pending write acknowledgements.
   TbJob* job_ = nullptr;
   St st_ = St::Idle;
   size_t served_ = 0;          ///< DMA requests served in this job.

@@ -55,6 +55,7 @@ class AccelTb : public sc_core::sc_module {
     dut.dram_req_write_o(req_write);
     dut.dram_req_bytes_o(req_bytes);
     dut.dram_req_id_o(req_id);
+    dut.dram_req_addr_o(req_addr);
     dut.dram_rd_valid_i(rd_valid);
     dut.dram_rd_last_i(rd_last);
     dut.dram_rd_data_i(rd_data);
@@ -81,6 +82,7 @@ class AccelTb : public sc_core::sc_module {
   sc_core::sc_signal<uint64_t> cmd_data;
   sc_core::sc_signal<bool> req_valid, req_write;
   sc_core::sc_signal<uint32_t> req_bytes, req_id;
+  sc_core::sc_signal<uint64_t> req_addr;
   sc_core::sc_signal<bool> rd_valid, rd_last;
   sc_core::sc_signal<BeatT> rd_data;
   sc_core::sc_signal<bool> wr_valid, wr_ready, wr_done;
@@ -141,6 +143,7 @@ class AccelTb : public sc_core::sc_module {
       o.req_write = req_write.read();
       o.req_bytes = req_bytes.read();
       o.req_id = req_id.read();
+      o.req_addr = req_addr.read();
       o.wr_valid = wr_valid.read();
       if (o.wr_valid) {
         from_beat(wr_data.read(), wr_words_, beat_words_);

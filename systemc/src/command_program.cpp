@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 #include <random>
 
 namespace mapwright::systemc {
@@ -19,6 +20,8 @@ namespace {
 constexpr uint64_t kMaxExtent = 0xffff;
 constexpr uint64_t kMaxBase = (1u << 20) - 1;
 constexpr uint64_t kMaxFence = (1u << 28) - 1;
+constexpr uint64_t kMaxRun = (1u << 24) - 1;            // run bytes of a burst descriptor
+constexpr uint64_t kMaxAddr = (uint64_t{1} << 40) - 1;  // DRAM addresses and strides (mod 2^40)
 
 uint64_t header(Opcode op, unsigned flags, uint64_t wait_dma, uint64_t wait_cmp) {
   return static_cast<uint64_t>(op) | (static_cast<uint64_t>(flags & 0xf) << 4) | (wait_dma << 8) |
@@ -45,6 +48,7 @@ bool build_program(const core::Layer& l, const core::Arch& arch, const core::Map
   p.output_addr = at.output;
   p.psum_addr = at.psum;
   p.dram_bytes = at.bytes;
+  p.bursts = arch.dram_port == core::DramPort::Bursts;
 
   auto emit = [&](std::initializer_list<uint64_t> ws) {
     size_t i = 0;
@@ -56,7 +60,7 @@ bool build_program(const core::Layer& l, const core::Arch& arch, const core::Map
   // CONFIG: dataflow, fold order, PE use, stride, shift.
   const unsigned cfg_flags = (m.dataflow == core::Dataflow::OS ? 1u : 0u) |
                              (m.fold_order == core::FoldOrder::ColsOuter ? 2u : 0u) |
-                             (m.dataflow == core::Dataflow::IS ? 4u : 0u);
+                             (m.dataflow == core::Dataflow::IS ? 4u : 0u) | (p.bursts ? 8u : 0u);
   emit({header(Opcode::Config, cfg_flags, 0, 0),
         static_cast<uint64_t>(m.pe_rows) | (static_cast<uint64_t>(m.pe_cols) << 16) |
             (static_cast<uint64_t>(l.stride) << 32) | (static_cast<uint64_t>(shift) << 48)});
@@ -150,7 +154,27 @@ bool build_program(const core::Layer& l, const core::Arch& arch, const core::Map
            std::to_string(job.bytes) + " bytes, the tile program says " + std::to_string(op.bytes));
     if (base > kMaxBase || wait_cmp > kMaxFence || job.bytes > 0xffffffffull)
       fail("command format: DMA base, size or fence out of range");
-    emit({header(opc, 0, 0, wait_cmp), job.bytes | (base << 32)});
+    if (!p.bursts) {
+      emit({header(opc, 0, 0, wait_cmp), job.bytes | (base << 32)});
+    } else {
+      // Bursts port: the descriptor of the transfer's runs (one per command; see rtl/README.md).
+      std::string why;
+      const std::optional<core::BurstDescriptor> d = core::burst_descriptor(job.segments, why);
+      if (!d) {
+        fail(std::string("dram.port bursts: the RTL DMA takes one burst descriptor per transfer; "
+                         "a ") +
+             core::op_kind_name(op.kind) + " of this mapping has " + why);
+        return;
+      }
+      if (d->run > kMaxRun || d->addr > kMaxAddr ||
+          std::any_of(d->count.begin(), d->count.end(), [](uint64_t c) { return c > kMaxExtent; }))
+        fail("command format: a burst descriptor field is out of range");
+      auto loop = [&](size_t k) {
+        return d->count[k] | ((static_cast<uint64_t>(d->stride[k]) & kMaxAddr) << 16);
+      };
+      emit({header(opc, 0, 0, wait_cmp), job.bytes | (base << 32), d->addr | (d->run << 40),
+            loop(0), loop(1), loop(2), loop(3)});
+    }
     ++n_dma;
     switch (op.kind) {
       case OpKind::LoadInput:

@@ -49,6 +49,7 @@ class PlainHarness {
       o.req_write = dut_->dram_req_write_o;
       o.req_bytes = dut_->dram_req_bytes_o;
       o.req_id = dut_->dram_req_id_o;
+      o.req_addr = dut_->dram_req_addr_o;
       o.wr_valid = dut_->dram_wr_valid_o;
       if (o.wr_valid) {
         copy_out(dut_->dram_wr_data_o);

@@ -516,11 +516,13 @@ bool runnable(const core::Layer& layer, const core::Arch& arch, const core::Mapp
            "arch: the RTL harness needs a DRAM latency of at least 2 cycles");
     return false;
   }
-  if (arch.dram_port != core::DramPort::Packed) {
-    // The RTL's DMA engine moves one packed stream per transfer (rtl/README.md).
+  if (arch.dram_port == core::DramPort::Bursts &&
+      arch.dram_latency_cycles + 1 > core::kRtlMaxBursts) {
+    // The bursts port keeps at most kRtlMaxBursts in flight (rtl/README.md).
     failed(res, core::RtlFailure::Arch,
-           std::string("arch: dram.port '") + core::dram_port_name(arch.dram_port) +
-               "' is timed by the surrogate only; the RTL's DMA engine serves 'packed'");
+           "arch: dram.latency_cycles " + std::to_string(arch.dram_latency_cycles) +
+               " needs more bursts in flight than the RTL's " +
+               std::to_string(core::kRtlMaxBursts) + " on the bursts port");
     return false;
   }
   return within_limits(layer, arch, mapping, opt.limits, res);

@@ -82,10 +82,20 @@ std::vector<long long> run_beats(const Layer& l, const DramLayout& at, const Til
   return out;
 }
 
+/// Ten small layers with groups, batches, strides above the filter size and padding.
+std::vector<Layer> ten_layers() {
+  using mapwright::test_layers::conv;
+  // conv(k, c, h, r, stride, pad, g, n)
+  return {conv(6, 5, 9, 3, 1, 1),       conv(2, 2, 10, 3, 2, 1, 3, 2), conv(4, 3, 11, 2, 3, 1),
+          conv(1, 1, 8, 3, 2, 1, 4),    conv(5, 8, 1, 1, 1, 0, 1, 3),  conv(3, 2, 5, 1, 2, 0, 1, 3),
+          conv(2, 1, 7, 2, 3, 0, 2, 2), conv(3, 3, 6, 1, 1, 0, 1, 2),  conv(2, 1, 7, 2, 2, 1, 1, 2),
+          conv(3, 2, 7, 2, 2, 1, 2, 3)};
+}
+
 /// Calls f(layer, layout, mapping, op) for every DMA operation of `samples` random valid
 /// mappings (seed `seed`) of each layer on small4.
-template <size_t N, class F>
-void for_each_dma_op(const Layer (&layers)[N], int samples, uint64_t seed, F f) {
+template <class F>
+void for_each_dma_op(const std::vector<Layer>& layers, int samples, uint64_t seed, F f) {
   const Arch a = load_arch("small4");
   std::mt19937_64 rng(seed);
   for (const Layer& l : layers) {
@@ -108,11 +118,8 @@ void for_each_dma_op(const Layer (&layers)[N], int samples, uint64_t seed, F f) 
 // and padding: the runs cover exactly the tile's bytes, each once, add up to the op's bytes,
 // lie in the tensor's region, and no two consecutive runs touch (they are merged).
 TEST(DramSegments, CoverExactlyTheTileBytes) {
-  using mapwright::test_layers::conv;
-  // conv(k, c, h, r, stride, pad, g, n)
-  const Layer layers[] = {conv(6, 5, 9, 3, 1, 1), conv(2, 2, 10, 3, 2, 1, 3, 2),
-                          conv(4, 3, 11, 2, 3, 1), conv(1, 1, 8, 3, 2, 1, 4),
-                          conv(5, 8, 1, 1, 1, 0, 1, 3)};
+  std::vector<Layer> layers = ten_layers();
+  layers.resize(5);  // the first five
   for (const Layer& l : layers)
     EXPECT_EQ(dram_layout(l).bytes,
               static_cast<uint64_t>(l.input_elems() + l.weight_elems() + 5 * l.output_elems()));
@@ -147,13 +154,7 @@ TEST(DramSegments, CoverExactlyTheTileBytes) {
 // filter rows and the column tile one, runs join across rows and images), groups,
 // padding and batches.
 TEST(BurstBeats, EqualTheSumOverTheRuns) {
-  using mapwright::test_layers::conv;
-  // conv(k, c, h, r, stride, pad, g, n)
-  const Layer layers[] = {conv(6, 5, 9, 3, 1, 1),       conv(2, 2, 10, 3, 2, 1, 3, 2),
-                          conv(4, 3, 11, 2, 3, 1),      conv(1, 1, 8, 3, 2, 1, 4),
-                          conv(5, 8, 1, 1, 1, 0, 1, 3), conv(3, 2, 5, 1, 2, 0, 1, 3),
-                          conv(2, 1, 7, 2, 3, 0, 2, 2), conv(3, 3, 6, 1, 1, 0, 1, 2),
-                          conv(2, 1, 7, 2, 2, 1, 1, 2), conv(3, 2, 7, 2, 2, 1, 2, 3)};
+  const std::vector<Layer> layers = ten_layers();
   long long ops = 0;
   for_each_dma_op(layers, 40, 5,
                   [&](const Layer& l, const DramLayout& at, const Mapping& m, const TileOp& op) {
@@ -222,4 +223,51 @@ TEST(BurstBeats, EqualTheRunsOfEveryInputBox) {
   }
   EXPECT_GT(boxes, 5000);
   EXPECT_GT(joined, 50);
+}
+
+// The RTL's bursts port takes one descriptor (run length, four loops) per transfer: where one
+// exists it stands for exactly the transfer's runs, in order; where none does, the reason is
+// given. Most transfers of random mappings have one.
+TEST(BurstDescriptor, StandsForExactlyTheRunsOrSaysWhyNot) {
+  const std::vector<Layer> layers = ten_layers();
+  long long ops = 0, with = 0, multi_loop = 0;
+  for_each_dma_op(layers, 40, 7,
+                  [&](const Layer& l, const DramLayout& at, const Mapping& m, const TileOp& op) {
+                    std::vector<DramSegment> runs;
+                    dram_segments(l, at, op, runs);
+                    std::string why;
+                    const auto d = burst_descriptor(runs, why);
+                    ++ops;
+                    if (!d) {
+                      EXPECT_FALSE(why.empty());
+                      return;
+                    }
+                    ++with;
+                    multi_loop += d->count[1] > 1;
+                    const std::vector<DramSegment> back = descriptor_runs(*d);
+                    ASSERT_EQ(back.size(), runs.size()) << l.describe() << mapping_to_yaml(m);
+                    for (size_t i = 0; i < runs.size(); ++i) {
+                      ASSERT_EQ(back[i].addr, runs[i].addr) << i << " " << l.describe();
+                      ASSERT_EQ(back[i].len, runs[i].len) << i << " " << l.describe();
+                    }
+                  });
+  EXPECT_GT(ops, 1500);
+  EXPECT_GE(with * 10, ops * 9) << with << " of " << ops << " transfers have a descriptor";
+  EXPECT_GT(multi_loop, 100);
+
+  // By hand: a nest with a negative stride, runs of two lengths, and runs that are no nest.
+  std::string why;
+  const auto d = burst_descriptor({{100, 4}, {110, 4}, {60, 4}, {70, 4}}, why);
+  ASSERT_TRUE(d.has_value());
+  EXPECT_EQ(d->count[0], 2u);
+  EXPECT_EQ(d->stride[0], 10);
+  EXPECT_EQ(d->count[1], 2u);
+  EXPECT_EQ(d->stride[1], -40);
+  EXPECT_FALSE(burst_descriptor({{0, 4}, {10, 5}}, why).has_value());
+  EXPECT_NE(why.find("runs of 4 and 5 bytes"), std::string::npos) << why;
+  EXPECT_FALSE(burst_descriptor({{0, 2}, {10, 2}, {30, 2}}, why).has_value());
+  EXPECT_NE(why.find("not a nest"), std::string::npos) << why;
+  const auto empty = burst_descriptor({}, why);
+  ASSERT_TRUE(empty.has_value());
+  EXPECT_EQ(empty->run, 0u);
 }

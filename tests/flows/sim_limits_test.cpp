@@ -188,41 +188,52 @@ TEST(SimLimitsCli, VerifyOverMaxCyclesPrintsTheLimitAndFails_bad) {
   fs::remove(log);
 }
 
-// An architecture whose DRAM port the RTL does not implement: eval scores it on the surrogate;
-// verify, fidelity and a run with RTL verification refuse it before any work, naming the flag,
-// the key and the value (exit 2); a run without RTL goes through.
-TEST(SimLimitsCli, BurstPortArchIsScoredButNotVerified_bad) {
+// An architecture with the bursts DRAM port: eval scores it, verify runs it on the RTL (whose DMA
+// generates the bursts' addresses) and finds it exact. With a latency beyond the bursts the RTL
+// keeps in flight, verify, fidelity and a run with RTL verification refuse it before any work,
+// naming the flag, the key and the value (exit 2); a run without RTL goes through.
+TEST(SimLimitsCli, BurstPortArchIsVerifiedUpToTheBurstsInFlight_bad) {
   const fs::path log = test_files::fresh_path("burst_port.log");
-  const fs::path arch = test_files::fresh_path("small4-bursts.yaml");
-  {
+  auto write_arch = [](const std::string& name, const std::string& dram) {
+    const fs::path arch = test_files::fresh_path(name);
     std::ifstream in(core::configs_dir() + "/arch/small4.yaml");
     std::string t((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
     const size_t at = t.find("latency_cycles: 20");
-    ASSERT_NE(at, std::string::npos);
-    t.insert(at + 18, ", port: bursts");
+    EXPECT_NE(at, std::string::npos);
+    t.replace(at, 18, dram);
     std::ofstream(arch) << t;
-  }
+    return arch;
+  };
+  const fs::path arch = write_arch("small4-bursts.yaml", "latency_cycles: 20, port: bursts");
   const std::string layer = "conv:K=8,C=4,H=8,W=8,R=3,S=3,pad=1";
   EXPECT_EQ(run_cli({"eval", "--arch", arch.string(), "--layer", layer}, log), 0)
       << test_files::read_file(log);
   EXPECT_NE(test_files::read_file(log).find("DRAM port bursts"), std::string::npos);
-  const std::string want = "--arch: key 'dram.port' = 'bursts': the RTL's DMA engine serves";
+  EXPECT_EQ(run_cli({"verify", "--arch", arch.string(), "--layer", layer}, log), 0)
+      << test_files::read_file(log);
+  EXPECT_NE(test_files::read_file(log).find("bit-exact"), std::string::npos)
+      << test_files::read_file(log);
+
+  const fs::path slow = write_arch("small4-bursts-slow.yaml", "latency_cycles: 300, port: bursts");
+  const std::string want =
+      "--arch: key 'dram.latency_cycles' = '300': the RTL's bursts port keeps at most 256";
   for (const std::vector<std::string>& args :
-       {std::vector<std::string>{"verify", "--arch", arch.string(), "--layer", layer},
-        {"fidelity", "--arch", arch.string(), "--layer", layer, "--samples", "1"},
-        {"run", "--arch", arch.string(), "--layer", layer, "--out",
+       {std::vector<std::string>{"verify", "--arch", slow.string(), "--layer", layer},
+        {"fidelity", "--arch", slow.string(), "--layer", layer, "--samples", "1"},
+        {"run", "--arch", slow.string(), "--layer", layer, "--out",
          test_files::fresh_path("burst_run").string()}}) {
     EXPECT_EQ(run_cli(args, log), 2) << args[0] << ": " << test_files::read_file(log);
     EXPECT_NE(test_files::read_file(log).find(want), std::string::npos)
         << test_files::read_file(log);
   }
-  EXPECT_EQ(run_cli({"run", "--arch", arch.string(), "--layer", layer, "--no-rtl", "--out",
+  EXPECT_EQ(run_cli({"run", "--arch", slow.string(), "--layer", layer, "--no-rtl", "--out",
                      test_files::fresh_path("burst_run2").string()},
                     log),
             0)
       << test_files::read_file(log);
   fs::remove(log);
   fs::remove(arch);
+  fs::remove(slow);
 }
 
 #endif

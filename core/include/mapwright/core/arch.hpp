@@ -67,8 +67,12 @@ struct Arch {
   bool supports(Dataflow d) const;
 };
 
-/// Throws SpecError (key dram.port, `where` the file or flag) unless the RTL can run this
-/// architecture's DRAM port: its DMA engine serves packed transfers only.
+/// Bursts the RTL's DMA keeps in flight at most on the bursts port (mw_dma's MaxBursts).
+constexpr int kRtlMaxBursts = 256;
+
+/// Throws SpecError (key dram.latency_cycles, `where` the file or flag) unless the RTL can run
+/// this architecture's DRAM port as the surrogate times it: packed always; bursts when
+/// latency + 1 bursts may be in flight (latency_cycles + 1 <= kRtlMaxBursts).
 void require_rtl_dram_port(const Arch& a, const std::string& where);
 
 /// Loads and validates an architecture from a YAML file; errors name the file, key, value.

@@ -8,7 +8,10 @@
 /// [g][r][s][c][k] int8, output [n][p][q][G*K] int8, partial-sum spills [n][p][q][G*K] int32
 /// (little endian).
 
+#include <array>
 #include <cstdint>
+#include <optional>
+#include <string>
 #include <vector>
 
 #include "mapwright/core/arch.hpp"
@@ -83,5 +86,25 @@ long long burst_beats(const Layer& layer, const TileOp& op, long long beat);
 /// Cycles of a DMA operation on the DRAM port: latency plus ceil(bytes / bytes_per_cycle)
 /// (DramPort::Packed, core::dma_cycles) or plus its burst beats (DramPort::Bursts).
 long long transfer_cycles(const Layer& layer, const Arch& arch, const TileOp& op);
+
+/// A burst descriptor of the RTL DMA's bursts port (rtl/README.md): runs of `run` bytes at
+/// addr + sum over k of i_k * stride[k], 0 <= i_k < count[k], loop 0 innermost, in the order of
+/// the loops. A zero-byte transfer is run 0 with every count 1.
+struct BurstDescriptor {
+  uint64_t addr = 0;                          ///< First byte of the first run.
+  uint64_t run = 0;                           ///< Bytes per run.
+  std::array<uint64_t, 4> count{1, 1, 1, 1};  ///< Iterations per loop (>= 1).
+  std::array<int64_t, 4> stride{};            ///< Address step per loop (bytes, may be < 0).
+};
+
+/// The one descriptor whose runs are exactly `runs`, in order (dram_segments' list: contiguous
+/// runs merged), if there is one: all runs equally long, and their addresses a nest of at most
+/// four loops, found loop by loop from the innermost. Otherwise nullopt, with the reason in
+/// `why` (runs of two lengths, or more loops than four).
+std::optional<BurstDescriptor> burst_descriptor(const std::vector<DramSegment>& runs,
+                                                std::string& why);
+
+/// The runs a descriptor stands for, in order (the inverse of burst_descriptor).
+std::vector<DramSegment> descriptor_runs(const BurstDescriptor& d);
 
 }  // namespace mapwright::core

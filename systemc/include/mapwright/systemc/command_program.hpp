@@ -56,6 +56,7 @@ struct CommandProgram {
   uint64_t output_addr = 0;        ///< DRAM base of the int8 output.
   uint64_t psum_addr = 0;          ///< DRAM base of the int32 partial-sum spill area.
   uint64_t dram_bytes = 0;         ///< DRAM size needed.
+  bool bursts = false;             ///< Bursts DRAM port: DMA commands carry burst descriptors.
 };
 
 /// The requantizing shift used for a layer: about log2 of the typical |sum| / 64 for random
