@@ -228,6 +228,22 @@ std::optional<BurstDescriptor> burst_descriptor(const std::vector<DramSegment>& 
   return d;
 }
 
+std::string burst_descriptor_problem(const Layer& layer, const Arch& arch, const Mapping& m) {
+  if (arch.dram_port != DramPort::Bursts) return "";
+  const DramLayout at = dram_layout(layer);
+  std::string problem;
+  std::vector<DramSegment> runs;
+  walk_tile_program(layer, arch, m, [&](const TileOp& op) {
+    if (!problem.empty() || op.kind == OpKind::Compute) return;
+    runs.clear();
+    dram_segments(layer, at, op, runs);
+    std::string why;
+    if (!burst_descriptor(runs, why))
+      problem = std::string("a ") + op_kind_name(op.kind) + " has " + why;
+  });
+  return problem;
+}
+
 std::vector<DramSegment> descriptor_runs(const BurstDescriptor& d) {
   std::vector<DramSegment> out;
   if (d.run == 0) return out;

@@ -163,7 +163,7 @@ bool build_program(const core::Layer& l, const core::Arch& arch, const core::Map
       if (!d) {
         fail(std::string("dram.port bursts: the RTL DMA takes one burst descriptor per transfer; "
                          "a ") +
-             core::op_kind_name(op.kind) + " of this mapping has " + why);
+             core::op_kind_name(op.kind) + " has " + why);
         return;
       }
       if (d->run > kMaxRun || d->addr > kMaxAddr ||

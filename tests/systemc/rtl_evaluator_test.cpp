@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <random>
 
+#include "mapwright/core/dram_layout.hpp"
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/model/surrogate.hpp"
@@ -118,11 +119,16 @@ void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max
     o.seed = seed * 1000 + static_cast<uint64_t>(i);
     o.stall_prob = stall_prob;
     const RtlRunResult r = ev.run(l, arch, m, o);
+    const std::string problem = burst_descriptor_problem(l, arch, m);
     if (port == DramPort::Bursts && r.kind == RtlFailure::CommandFormat &&
         r.failure.rfind("dram.port bursts: ", 0) == 0) {
+      // Refused before any simulation, as core::burst_descriptor_problem predicts.
+      EXPECT_NE(problem, "") << describe(l, m);
+      EXPECT_NE(r.failure.find(problem), std::string::npos) << r.failure << " vs " << problem;
       ++unservable;
       continue;
     }
+    EXPECT_EQ(problem, "") << describe(l, m);
     ASSERT_EQ(r.failure, "") << describe(l, m);
     EXPECT_TRUE(r.functional_ok) << r.mismatches << " mismatches; " << describe(l, m);
     const AccessCounts ref = model::closed_form_counts(l, arch, m);

@@ -104,6 +104,12 @@ struct BurstDescriptor {
 std::optional<BurstDescriptor> burst_descriptor(const std::vector<DramSegment>& runs,
                                                 std::string& why);
 
+/// Under DramPort::Bursts, why the RTL cannot serve the mapping: the first DMA transfer of its
+/// tile program without a burst descriptor, named with its kind and burst_descriptor's reason;
+/// "" when every transfer has one, and always "" under DramPort::Packed. Walks the tile program
+/// (a check before a simulation, not for a search's inner loop).
+std::string burst_descriptor_problem(const Layer& layer, const Arch& arch, const Mapping& m);
+
 /// The runs a descriptor stands for, in order (the inverse of burst_descriptor).
 std::vector<DramSegment> descriptor_runs(const BurstDescriptor& d);
 
