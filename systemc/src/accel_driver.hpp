@@ -85,6 +85,8 @@ struct TbJob {
   bool drop = false;                     ///< Never answer DRAM requests (stuck-design test).
   /// Change a command word the accelerator has not taken yet, once (handshake SVA test).
   bool unheld_command = false;
+  /// Flag the first beat of the first multi-beat read burst as its last (burst SVA test).
+  bool misflag_burst_last = false;
   bool done = false;    ///< The driver saw the accelerator idle after the last word.
   long long edges = 0;  ///< Rising edges from the job's start to its end.
   std::string failure;  ///< DRAM-side protocol failure ("" = none).
@@ -530,6 +532,14 @@ class DramModel {
         r.off += n;
         rd = true;
         last = r.off == r.bytes;
+        if (j.misflag_burst_last && !last && r.off == n) {  // test hook: a wrong last flag, once
+          j.misflag_burst_last = false;
+          in.rd_last = true;
+          in.rd_valid = true;
+          in.rd_dirty = true;
+          next_edge(cycle);
+          return;
+        }
       }
       if (last) reads_.pop_front();
     }

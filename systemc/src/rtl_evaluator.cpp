@@ -566,6 +566,7 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   job.seed = opt.seed;
   job.drop = opt.drop_dram_responses;
   job.unheld_command = opt.unheld_command;
+  job.misflag_burst_last = opt.misflag_burst_last;
   long long limit = opt.watchdog_cycles;
   if (limit <= 0) {
     const double slow = 1.0 / std::max(0.05, 1.0 - opt.stall_prob);

@@ -324,8 +324,10 @@ TEST(RtlSmall4Bad, StuckDesignIsAWatchdogFailureNotAHang) {
 /// it again without the hook and expects a clean, bit-exact run in the same process (the design
 /// is reset between runs).
 void expect_assertion_then_clean_run(const Layer& l, bool RtlRunOptions::*hook, long long watchdog,
-                                     const std::string& assertion) {
-  const Arch arch = arch_named("small4");
+                                     const std::string& assertion,
+                                     DramPort port = DramPort::Packed) {
+  Arch arch = arch_named("small4");
+  arch.dram_port = port;
   const Mapping m = default_mapping(l, arch);
   RtlEvaluator ev;
   RtlRunOptions o;
@@ -348,6 +350,14 @@ TEST(RtlSmall4Bad, AFailedAssertionIsATypedFailureNamingItAndTheCycle) {
   expect_assertion_then_clean_run(conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1),
                                   &RtlRunOptions::zero_compute_extent, 20000,
                                   "cmd_cu_nonzero_a failed (mw_array.sv:");
+}
+
+TEST(RtlSmall4Bad, AWrongBurstLastFlagTripsItsAssertion) {
+  // Bursts port: the DRAM flags a read burst's first beat as its last; the DMA, which knows
+  // every burst's length from its descriptor, catches it.
+  expect_assertion_then_clean_run(conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1),
+                                  &RtlRunOptions::misflag_burst_last, 20000,
+                                  "dram_rd_burst_last_a failed (mw_dma.sv:", DramPort::Bursts);
 }
 
 TEST(RtlSmall4Bad, AnAddressPastTheBufferTripsItsAssertion) {

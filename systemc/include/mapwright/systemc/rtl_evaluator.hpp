@@ -71,6 +71,9 @@ struct RtlRunOptions {
   /// Test hook: the driver changes a command word that the accelerator has not taken yet (it
   /// must hold it), which the command port's handshake SVA catches.
   bool unheld_command = false;
+  /// Test hook (bursts DRAM port): the DRAM flags the first beat of the first read burst of
+  /// more than one beat as its last, which the DMA's burst SVA catches.
+  bool misflag_burst_last = false;
   /// Run on the plain C++ Verilator harness (same RTL, driver and DRAM model, no SystemC)
   /// instead of the SystemC testbench; needs a plain model of the architecture
   /// (MAPWRIGHT_RTL_PLAIN_ARCHS). Used to measure the cost of the SystemC boundary.
