@@ -317,9 +317,11 @@ int cmd_archs(const ArchsOptions& o, std::ostream& out) {
     out << j.dump(2) << "\n";
     return 0;
   }
+  size_t width = 10;  // the name column fits the longest name
+  for (const auto& e : j) width = std::max(width, e["name"].get<std::string>().size());
   for (const auto& e : j)
-    out << std::left << std::setw(10) << e["name"].get<std::string>() << std::right << " "
-        << e["rows"].get<int>() << "x" << e["cols"].get<int>() << "  input "
+    out << std::left << std::setw(static_cast<int>(width)) << e["name"].get<std::string>()
+        << std::right << " " << e["rows"].get<int>() << "x" << e["cols"].get<int>() << "  input "
         << e["input_kib"].get<long long>() << " KiB, weight " << e["weight_kib"].get<long long>()
         << " KiB, accum " << e["accum_kib"].get<long long>() << " KiB, DRAM "
         << e["dram_bytes_per_cycle"].get<double>() << " B/cycle, "
