@@ -135,6 +135,7 @@ const char* kKindNames[4] = {"input", "weight", "psum", "output"};
 struct Measured {
   std::array<long long, kNumCand> cycles{}, dma{};
   std::array<std::array<long long, 4>, kNumCand> beats{};
+  std::string no_descriptor;  ///< Why the RTL's bursts port cannot serve it ("" = it can).
 };
 
 Measured measure(const core::Layer& l, const core::Mapping& m, const core::Arch& arch) {
@@ -152,6 +153,9 @@ Measured measure(const core::Layer& l, const core::Mapping& m, const core::Arch&
     if (op.kind == OpKind::Compute) return;
     segs.clear();
     core::dram_segments(l, at, op, segs);
+    std::string why;
+    if (r.no_descriptor.empty() && !core::burst_descriptor(segs, why))
+      r.no_descriptor = std::string("a ") + core::op_kind_name(op.kind) + " has " + why;
     const uint64_t region = op.kind == OpKind::LoadInput     ? at.input
                             : op.kind == OpKind::LoadWeight  ? at.weight
                             : op.kind == OpKind::StoreOutput ? at.output
@@ -274,6 +278,21 @@ int main(int argc, char** argv) {
                     bench::quantile(v, 0.9), bench::quantile(v, 1.0), worst_layer.c_str());
       }
     }
+    // The RTL's bursts port takes one descriptor per transfer (rtl/README.md).
+    size_t unservable = 0, unservable_opt = 0, opt_maps = 0;
+    std::string example;
+    for (size_t i = 0; i < set.size(); ++i) {
+      opt_maps += set[i].optimal;
+      if (res[i].no_descriptor.empty()) continue;
+      ++unservable;
+      unservable_opt += set[i].optimal;
+      if (example.empty()) example = set[i].l.name + ": " + res[i].no_descriptor;
+    }
+    std::printf(
+        "\nmappings the RTL's bursts port cannot serve (a transfer without one burst descriptor): "
+        "%zu of %zu (optimal: %zu of %zu)%s%s\n",
+        unservable, set.size(), unservable_opt, opt_maps, example.empty() ? "" : "; e.g. ",
+        example.c_str());
     std::printf("\nbeats by tensor, all mappings, relative to the packed stream:\n");
     for (int c = 1; c < kNumCand; ++c) {
       std::printf("%-21s", kCands[c].name);
