@@ -153,9 +153,8 @@ Measured measure(const core::Layer& l, const core::Mapping& m, const core::Arch&
     if (op.kind == OpKind::Compute) return;
     segs.clear();
     core::dram_segments(l, at, op, segs);
-    std::string why;
-    if (r.no_descriptor.empty() && !core::burst_descriptor(segs, why))
-      r.no_descriptor = std::string("a ") + core::op_kind_name(op.kind) + " has " + why;
+    if (std::string why; r.no_descriptor.empty() && !core::transfer_descriptor(op, segs, why))
+      r.no_descriptor = why;
     const uint64_t region = op.kind == OpKind::LoadInput     ? at.input
                             : op.kind == OpKind::LoadWeight  ? at.weight
                             : op.kind == OpKind::StoreOutput ? at.output

@@ -140,7 +140,6 @@ module mw_dma #(
 
   // Bursts port: the request generator (the next run to request) and the data side.
   logic             bursts_q;       // the command runs on the bursts port
-  logic             write_q;        // the command writes DRAM
   logic [3:0][15:0] gi_q, gc_q;     // loop indices and counts
   logic [3:0][39:0] ga_q, gs_q;     // each loop's current start address; strides
   logic             gmore_q;        // runs left to request
@@ -148,6 +147,9 @@ module mw_dma #(
   logic [23:0]      rr_q;           // bytes left in the run whose beats move now
   logic [OW-1:0]    out_q;          // bursts requested and not completed
   logic [31:0]      rq_q, dr_q;     // runs requested; runs whose write beats are all sent
+
+  logic op_write;                   // the command in flight writes DRAM
+  assign op_write = (op_q == OpSpill) || (op_q == OpStore);
 
   logic start, issue, req, rd_beat, wr_beat, done_now, run_end, burst_done;
   logic [31:0] remain, nb;          // bytes left; bytes in the current beat
@@ -278,7 +280,6 @@ module mw_dma #(
       err_q   <= 1'b0;
       cnt_q   <= '0;
       bursts_q <= 1'b0;
-      write_q  <= 1'b0;
       gi_q     <= '0;
       gc_q     <= '0;
       ga_q     <= '0;
@@ -315,7 +316,6 @@ module mw_dma #(
             off_q    <= '0;
             id_q     <= id_q + 32'd1;
             bursts_q <= bursts_i;
-            write_q  <= (h_op == OpSpill) || (h_op == OpStore);
             gc_q     <= h_cnt;
             gs_q     <= h_stride;
             run_q    <= h_run;
@@ -416,7 +416,7 @@ module mw_dma #(
   assign done_cnt_o       = done_q;
   assign done_now_o       = done_now;
   assign dram_req_valid_o = req;
-  assign dram_req_write_o = start ? ((h_op == OpSpill) || (h_op == OpStore)) : write_q;
+  assign dram_req_write_o = start ? ((h_op == OpSpill) || (h_op == OpStore)) : op_write;
   assign dram_req_bytes_o = start ? (bursts_i ? 32'(h_run) : h_bytes) : 32'(run_q);
   assign dram_req_addr_o  = start ? h_addr : ga_q[0];
   assign dram_req_id_o    = start ? id_q : id_q - 32'd1;  // the command's index
@@ -441,7 +441,7 @@ module mw_dma #(
   dram_rd_last_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
       dram_rd_last_i |-> dram_rd_valid_i);
   dram_wr_done_expected_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      dram_wr_done_i |-> (bursts_q ? (write_q && out_q != '0) : (state_q == StWrWait)));
+      dram_wr_done_i |-> (bursts_q ? (op_write && out_q != '0) : (state_q == StWrWait)));
   // Bursts port: a read burst's last beat is flagged exactly when its run ends, and no more
   // bursts are in flight than MaxBursts.
   dram_rd_burst_last_a: assert property (@(posedge clk_i) disable iff (!rst_ni)

@@ -237,11 +237,17 @@ std::string burst_descriptor_problem(const Layer& layer, const Arch& arch, const
     if (!problem.empty() || op.kind == OpKind::Compute) return;
     runs.clear();
     dram_segments(layer, at, op, runs);
-    std::string why;
-    if (!burst_descriptor(runs, why))
-      problem = std::string("a ") + op_kind_name(op.kind) + " has " + why;
+    transfer_descriptor(op, runs, problem);
   });
   return problem;
+}
+
+std::optional<BurstDescriptor> transfer_descriptor(const TileOp& op,
+                                                   const std::vector<DramSegment>& runs,
+                                                   std::string& why) {
+  std::optional<BurstDescriptor> d = burst_descriptor(runs, why);
+  if (!d) why = std::string("a ") + op_kind_name(op.kind) + " has " + why;
+  return d;
 }
 
 std::vector<DramSegment> descriptor_runs(const BurstDescriptor& d) {

@@ -159,11 +159,10 @@ bool build_program(const core::Layer& l, const core::Arch& arch, const core::Map
     } else {
       // Bursts port: the descriptor of the transfer's runs (one per command; see rtl/README.md).
       std::string why;
-      const std::optional<core::BurstDescriptor> d = core::burst_descriptor(job.segments, why);
+      const std::optional<core::BurstDescriptor> d =
+          core::transfer_descriptor(op, job.segments, why);
       if (!d) {
-        fail(std::string("dram.port bursts: the RTL DMA takes one burst descriptor per transfer; "
-                         "a ") +
-             core::op_kind_name(op.kind) + " has " + why);
+        fail("dram.port bursts: the RTL DMA takes one burst descriptor per transfer; " + why);
         return;
       }
       if (d->run > kMaxRun || d->addr > kMaxAddr ||

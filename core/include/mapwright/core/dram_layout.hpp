@@ -104,6 +104,12 @@ struct BurstDescriptor {
 std::optional<BurstDescriptor> burst_descriptor(const std::vector<DramSegment>& runs,
                                                 std::string& why);
 
+/// burst_descriptor of a DMA operation's runs; without one, `why` names the operation's kind
+/// and the reason ("a load-input has runs of 4 and 8 bytes").
+std::optional<BurstDescriptor> transfer_descriptor(const TileOp& op,
+                                                   const std::vector<DramSegment>& runs,
+                                                   std::string& why);
+
 /// Under DramPort::Bursts, why the RTL cannot serve the mapping: the first DMA transfer of its
 /// tile program without a burst descriptor, named with its kind and burst_descriptor's reason;
 /// "" when every transfer has one, and always "" under DramPort::Packed. Walks the tile program
