@@ -11,6 +11,10 @@
 //   mod P     P = the smallest prime above B
 //   mod B, odd pitch   low-order interleave, the input tile's column pitch (tg * tc bytes) rounded
 //             up to odd (a layout change: up to 1 / (tg * tc) more input-buffer bytes)
+//   mod P, padding     mod P with padding lanes taking their bank's port at their virtual
+//             address (rtl/mw_bank_buf.sv's arbitration sees every lane): every row of a fold
+//             then has the same conflicts, predicted per fold by model::fold_bank_stalls;
+//             accumulator reads counted only when the fold accumulates
 // Every candidate depends on address differences only, so buffer bases and group offsets do
 // not change the count. Only compute-side reads and writes are counted; the DMA side writes and
 // reads consecutive bytes or words (conflict-free under every candidate when a beat has at
@@ -32,6 +36,7 @@
 
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/tile_program.hpp"
+#include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/model/schedule.hpp"
 
 #include "study_set.hpp"
@@ -48,6 +53,7 @@ struct Candidate {
   std::string name;
   long long banks = 1;
   bool odd_pitch = false;
+  bool padding_occupies = false;  ///< Padding lanes take their bank (model::fold_bank_stalls).
 };
 
 /// Stall cycles of one access row: the largest number of lanes in one bank, minus one.
@@ -87,6 +93,10 @@ Digits3 split3(long long idx, long long rb, long long rc) {
 Stalls count_stalls(const core::Layer& l, const core::Arch& arch, const core::Mapping& m,
                     const Candidate& cand) {
   Stalls st;
+  if (cand.padding_occupies) {
+    const model::BankStalls b = model::fold_bank_stalls(l, arch, m, cand.banks);
+    return {b.input, b.weight, b.accum};
+  }
   RowStall row(cand.banks);
   std::vector<long long> addrs;
   core::walk_tile_program(l, arch, m, [&](const core::TileOp& op) {
@@ -185,7 +195,9 @@ int main(int argc, char** argv) {
         {"mod " + std::to_string(2 * lanes), 2 * lanes},
         {"mod " + std::to_string(smallest_prime_above(lanes)) + " (prime)",
          smallest_prime_above(lanes)},
-        {"mod " + std::to_string(lanes) + ", odd pitch", lanes, true}};
+        {"mod " + std::to_string(lanes) + ", odd pitch", lanes, true},
+        {"mod " + std::to_string(smallest_prime_above(lanes)) + ", padding",
+         smallest_prime_above(lanes), false, true}};
 
     const std::vector<bench::StudySample> set = bench::study_set(arch, opt);
     std::vector<long long> compute_cycles;
