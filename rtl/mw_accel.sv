@@ -22,6 +22,7 @@ module mw_accel #(
   parameter int unsigned BeatBytes   = 8,       // DRAM bytes per cycle, multiple of 4
   parameter int unsigned DmaDepth    = 8,       // DMA queue entries
   parameter int unsigned CmpDepth    = 4,       // compute queue entries
+  parameter int unsigned MaxBursts   = 256,     // bursts port: bursts in flight, 1..65535
   localparam int unsigned InAW  = $clog2(InBufBytes),
   localparam int unsigned WtAW  = $clog2(WtBufBytes),
   localparam int unsigned AccAW = $clog2(AccBufWords),
@@ -314,6 +315,7 @@ module mw_accel #(
 
   mw_dma #(
     .BeatBytes (BeatBytes),
+    .MaxBursts (MaxBursts),
     .InAW      (InAW),
     .WtAW      (WtAW),
     .AccAW     (AccAW)
@@ -461,6 +463,7 @@ module mw_accel #(
       8'd36: csr_rdata_o = 64'(dma_count);            // DMA queue entries
       8'd37: csr_rdata_o = 64'(cmp_count);            // compute queue entries
       8'd38: csr_rdata_o = {56'd0, op_q, 1'b0, wcnt_q};  // decoder state
+      8'd39: csr_rdata_o = 64'(MaxBursts);
       default: csr_rdata_o = '0;
     endcase
   end

@@ -30,10 +30,10 @@ BankStalls fold_bank_stalls(const core::Layer& l, const core::Arch& arch, const 
     const long long tn = b.ext_of(Dim::N), tp = b.ext_of(Dim::P), tq = b.ext_of(Dim::Q);
     const long long tc = b.ext_of(Dim::C), tr = b.ext_of(Dim::R), ts = b.ext_of(Dim::S);
     const long long tk = b.ext_of(Dim::K), tg = b.ext_of(Dim::G);
-    const core::RowMap rm = core::input_rows(b.lo_of(Dim::P), tp, b.lo_of(Dim::R), tr,
-                                             l.stride, l.pad, l.h);
-    const core::RowMap cm = core::input_rows(b.lo_of(Dim::Q), tq, b.lo_of(Dim::S), ts,
-                                             l.stride, l.pad, l.w);
+    const core::RowMap rm =
+        core::input_rows(b.lo_of(Dim::P), tp, b.lo_of(Dim::R), tr, l.stride, l.pad, l.h);
+    const core::RowMap cm =
+        core::input_rows(b.lo_of(Dim::Q), tq, b.lo_of(Dim::S), ts, l.stride, l.pad, l.w);
     const long long hx = static_cast<long long>(rm.rows.size());
     const long long wx = static_cast<long long>(cm.rows.size());
     const long long col = tg * tc;  // input buffer: one column holds the tile's groups
@@ -49,10 +49,10 @@ BankStalls fold_bank_stalls(const core::Layer& l, const core::Arch& arch, const 
     };
     core::for_each_fold(
         m, b, [&](long long /*g*/, long long row0, long long ru, long long col0, long long cu) {
-          const bool acc = m.dataflow == Dataflow::OS ? op.accumulate
-                                                      : (op.accumulate || row0 != 0);
-          const std::vector<long long> key{tn,   tp, tq, tc, tr,   ts,   tk, tg,
-                                           rm.a, cm.a, hx, wx, row0, col0, ru, cu, acc};
+          const bool acc =
+              m.dataflow == Dataflow::OS ? op.accumulate : (op.accumulate || row0 != 0);
+          const std::vector<long long> key{tn,   tp, tq, tc,   tr,   ts, tk, tg, rm.a,
+                                           cm.a, hx, wx, row0, col0, ru, cu, acc};
           auto hit = memo.find(key);
           if (hit == memo.end()) {
             BankStalls f;

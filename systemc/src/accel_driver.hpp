@@ -69,6 +69,7 @@ enum Csr : unsigned {
   kCsrDmaQueue,
   kCsrCmpQueue,
   kCsrDecoder,
+  kCsrMaxBursts,
   kNumCsr
 };
 

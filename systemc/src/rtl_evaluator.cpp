@@ -478,6 +478,7 @@ bool RtlEvaluator::read_params(const core::Arch& arch, RtlParams& p, std::string
   p.weight_buf_bytes = static_cast<long long>(h->read_csr(detail::kCsrWtBytes));
   p.accum_buf_words = static_cast<long long>(h->read_csr(detail::kCsrAccWords));
   p.beat_bytes = static_cast<long long>(h->read_csr(detail::kCsrBeatBytes));
+  p.max_bursts = static_cast<long long>(h->read_csr(detail::kCsrMaxBursts));
   return true;
 }
 

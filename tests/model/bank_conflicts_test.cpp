@@ -55,39 +55,41 @@ model::BankStalls replay(const Layer& l, const Arch& arch, const Mapping& m, lon
       for (long long i = 0; i < n; ++i) row.push_back(addr_of(i));
       to += replay_row(row, banks);
     };
-    for_each_fold(m, b, [&](long long g, long long row0, long long ru, long long col0, long long cu) {
-      const bool acc = m.dataflow == Dataflow::OS ? op.accumulate : (op.accumulate || row0 != 0);
-      const int acc_rows = acc ? 2 : 1;
-      switch (m.dataflow) {
-        case Dataflow::WS:
-          for (long long t = 0; t < ru; ++t)
-            add(st.weight, cu, [&](long long j) { return wt_addr(g, row0 + t, col0 + j); });
-          for (long long x = 0; x < pixels; ++x) {
-            add(st.input, ru, [&](long long i) { return in_addr(g, x, row0 + i); });
-            for (int a = 0; a < acc_rows; ++a)
-              add(st.accum, cu, [&](long long j) { return acc_addr(g, x, col0 + j); });
+    for_each_fold(
+        m, b, [&](long long g, long long row0, long long ru, long long col0, long long cu) {
+          const bool acc =
+              m.dataflow == Dataflow::OS ? op.accumulate : (op.accumulate || row0 != 0);
+          const int acc_rows = acc ? 2 : 1;
+          switch (m.dataflow) {
+            case Dataflow::WS:
+              for (long long t = 0; t < ru; ++t)
+                add(st.weight, cu, [&](long long j) { return wt_addr(g, row0 + t, col0 + j); });
+              for (long long x = 0; x < pixels; ++x) {
+                add(st.input, ru, [&](long long i) { return in_addr(g, x, row0 + i); });
+                for (int a = 0; a < acc_rows; ++a)
+                  add(st.accum, cu, [&](long long j) { return acc_addr(g, x, col0 + j); });
+              }
+              break;
+            case Dataflow::OS:
+              for (long long y = 0; y < red; ++y) {
+                add(st.input, ru, [&](long long i) { return in_addr(g, row0 + i, y); });
+                add(st.weight, cu, [&](long long j) { return wt_addr(g, y, col0 + j); });
+              }
+              for (long long i = 0; i < ru; ++i)
+                for (int a = 0; a < acc_rows; ++a)
+                  add(st.accum, cu, [&](long long j) { return acc_addr(g, row0 + i, col0 + j); });
+              break;
+            case Dataflow::IS:
+              for (long long t = 0; t < ru; ++t)
+                add(st.input, cu, [&](long long i) { return in_addr(g, col0 + i, row0 + t); });
+              for (long long k = 0; k < tk; ++k) {
+                add(st.weight, ru, [&](long long i) { return wt_addr(g, row0 + i, k); });
+                for (int a = 0; a < acc_rows; ++a)
+                  add(st.accum, cu, [&](long long i) { return acc_addr(g, col0 + i, k); });
+              }
+              break;
           }
-          break;
-        case Dataflow::OS:
-          for (long long y = 0; y < red; ++y) {
-            add(st.input, ru, [&](long long i) { return in_addr(g, row0 + i, y); });
-            add(st.weight, cu, [&](long long j) { return wt_addr(g, y, col0 + j); });
-          }
-          for (long long i = 0; i < ru; ++i)
-            for (int a = 0; a < acc_rows; ++a)
-              add(st.accum, cu, [&](long long j) { return acc_addr(g, row0 + i, col0 + j); });
-          break;
-        case Dataflow::IS:
-          for (long long t = 0; t < ru; ++t)
-            add(st.input, cu, [&](long long i) { return in_addr(g, col0 + i, row0 + t); });
-          for (long long k = 0; k < tk; ++k) {
-            add(st.weight, ru, [&](long long i) { return wt_addr(g, row0 + i, k); });
-            for (int a = 0; a < acc_rows; ++a)
-              add(st.accum, cu, [&](long long i) { return acc_addr(g, col0 + i, k); });
-          }
-          break;
-      }
-    });
+        });
   });
   return st;
 }

@@ -83,9 +83,16 @@ template <class M>
 class Harness {
  public:
   Harness(unsigned depth, unsigned width, unsigned banks, unsigned rd, unsigned wr)
-      : depth_(depth), width_(width), banks_(banks), rd_(rd), wr_(wr), aw_(clog2(depth)),
-        ctx_(std::make_unique<VerilatedContext>()), m_(std::make_unique<M>(ctx_.get())),
-        mem_(depth, 0), written_(depth, false) {
+      : depth_(depth),
+        width_(width),
+        banks_(banks),
+        rd_(rd),
+        wr_(wr),
+        aw_(clog2(depth)),
+        ctx_(std::make_unique<VerilatedContext>()),
+        m_(std::make_unique<M>(ctx_.get())),
+        mem_(depth, 0),
+        written_(depth, false) {
     ctx_->fatalOnError(true);
     m_->clk_i = 0;
     m_->rst_ni = 0;
@@ -114,7 +121,8 @@ class Harness {
     for (int guard = 0; !reads.empty() || !writes.empty() || have_prev; ++guard) {
       ASSERT_LT(guard, 1000000) << "no progress";
       m_->rd_req_i = reads.empty() ? 0 : 1;
-      if (!reads.empty()) present(reads.front(), m_->rd_en_i, m_->rd_addr_i, &m_->rd_addr_i, rd_, false);
+      if (!reads.empty())
+        present(reads.front(), m_->rd_en_i, m_->rd_addr_i, &m_->rd_addr_i, rd_, false);
       m_->wr_req_i = writes.empty() ? 0 : 1;
       if (!writes.empty())
         present(writes.front(), m_->wr_en_i, m_->wr_addr_i, &m_->wr_data_i, wr_, true);

@@ -251,6 +251,7 @@ TEST(RtlDefault, ReportsTheParametersItsSpecAskedFor) {
   EXPECT_EQ(p.weight_buf_bytes, arch.weight_buf_bytes);
   EXPECT_EQ(p.accum_buf_words, arch.accum_buf_bytes / 4);
   EXPECT_EQ(p.beat_bytes, static_cast<long long>(arch.dram_bytes_per_cycle));
+  EXPECT_EQ(p.max_bursts, core::kRtlMaxBursts);  // what require_rtl_dram_port assumes
 }
 
 TEST(RtlSmall4, ReportsTheParametersItsSpecAskedFor) {
@@ -265,6 +266,7 @@ TEST(RtlSmall4, ReportsTheParametersItsSpecAskedFor) {
   EXPECT_EQ(p.weight_buf_bytes, arch.weight_buf_bytes);
   EXPECT_EQ(p.accum_buf_words, arch.accum_buf_bytes / 4);
   EXPECT_EQ(p.beat_bytes, static_cast<long long>(arch.dram_bytes_per_cycle));
+  EXPECT_EQ(p.max_bursts, core::kRtlMaxBursts);  // what require_rtl_dram_port assumes
 }
 
 TEST(RtlSmall8, ReportsTheParametersItsSpecAskedFor) {
@@ -277,6 +279,7 @@ TEST(RtlSmall8, ReportsTheParametersItsSpecAskedFor) {
   EXPECT_EQ(p.cols, 8);
   EXPECT_EQ(p.accum_buf_words, arch.accum_buf_bytes / 4);
   EXPECT_EQ(p.beat_bytes, static_cast<long long>(arch.dram_bytes_per_cycle));
+  EXPECT_EQ(p.max_bursts, core::kRtlMaxBursts);  // what require_rtl_dram_port assumes
 }
 
 TEST(RtlSmall4Bad, OverflowingMappingIsATypedInvalidResult) {

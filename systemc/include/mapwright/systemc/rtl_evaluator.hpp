@@ -114,6 +114,7 @@ struct RtlParams {
   long long weight_buf_bytes = 0;  ///< Weight buffer.
   long long accum_buf_words = 0;   ///< Accumulator (int32 words).
   long long beat_bytes = 0;        ///< DRAM bytes per cycle.
+  long long max_bursts = 0;        ///< Bursts port: bursts in flight at most.
 };
 
 class RtlEvaluator final : public core::Evaluator {
