@@ -153,7 +153,9 @@ void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max
   }
   if (port == DramPort::Bursts) {
     EXPECT_LE(unservable * 5, runs) << "too many mappings need more than one descriptor";
-    if (stall_prob == 0) EXPECT_GT(slower_than_packed, 0) << "no run saw the bursts port";
+    if (stall_prob == 0) {
+      EXPECT_GT(slower_than_packed, 0) << "no run saw the bursts port";
+    }
   }
   std::printf(
       "[%s, %s port] %d runs (%lld need more than one burst descriptor; WS %lld, OS %lld, IS "
