@@ -11,6 +11,7 @@
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/zoo.hpp"
 #include "mapwright/model/schedule.hpp"
+#include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/model/refined.hpp"
 #include "mapwright/model/surrogate.hpp"
 
@@ -68,6 +69,30 @@ void BM_RefinedCycles(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_RefinedCycles);
+
+// Bank conflicts of 17-bank input and weight buffers (model/bank_conflicts.hpp): the closed
+// form over tile classes, and the per-fold walk of the tile program it equals.
+void BM_BankStallsClosedForm(benchmark::State& state) {
+  const auto& cs = cases();
+  size_t i = 0;
+  for (auto _ : state) {
+    const Case& c = cs[i++ & 4095];
+    benchmark::DoNotOptimize(model::closed_form_bank_stalls(c.layer, c.mapping, 17));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_BankStallsClosedForm);
+
+void BM_BankStallsWalk(benchmark::State& state) {
+  const auto& cs = cases();
+  size_t i = 0;
+  for (auto _ : state) {
+    const Case& c = cs[i++ & 4095];
+    benchmark::DoNotOptimize(model::fold_bank_stalls(c.layer, arch(), c.mapping, 17));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_BankStallsWalk)->MinTime(2.0);
 
 void BM_CapacityCheckOnly(benchmark::State& state) {
   const auto& cs = cases();

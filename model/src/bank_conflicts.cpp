@@ -1,9 +1,12 @@
 #include "mapwright/model/bank_conflicts.hpp"
 
 #include <algorithm>
+#include <array>
+#include <utility>
 #include <map>
 
 #include "mapwright/core/tile_program.hpp"
+#include "mapwright/model/tile_classes.hpp"
 
 namespace mapwright::model {
 
@@ -12,8 +15,16 @@ using core::Dim;
 
 long long row_bank_stall(const std::vector<long long>& offsets, long long banks) {
   if (offsets.size() < 2 || banks < 1) return 0;
-  std::map<long long, int> load;
   int worst = 0;
+  if (banks <= 256 && offsets.size() < 256) {
+    unsigned char load[256] = {};
+    for (long long o : offsets) {
+      const long long b = ((o % banks) + banks) % banks;
+      worst = std::max(worst, static_cast<int>(++load[b]));
+    }
+    return worst - 1;
+  }
+  std::map<long long, int> load;
   for (long long o : offsets) worst = std::max(worst, ++load[((o % banks) + banks) % banks]);
   return worst - 1;
 }
@@ -96,6 +107,151 @@ BankStalls fold_bank_stalls(const core::Layer& l, const core::Arch& arch, const 
           st.accum += hit->second.accum;
         });
   });
+  return st;
+}
+
+namespace {
+
+/// Distinct (tile extent, filter tile extent, input rows held, row step) of one image axis over
+/// its (output tile, filter tile) pairs, with how many pairs have them.
+struct AxisClass {
+  long long t, ft, held, a, count;
+};
+std::vector<AxisClass> axis_classes(long long P, long long tp, long long R, long long tr,
+                                    long long stride, long long pad, long long H) {
+  std::vector<AxisClass> v;
+  tp = std::min(tp, P);
+  tr = std::min(tr, R);
+  for (long long p0 = 0; p0 < P; p0 += tp) {
+    const long long pt = std::min(tp, P - p0);
+    for (long long r0 = 0; r0 < R; r0 += tr) {
+      const long long rt = std::min(tr, R - r0);
+      const long long held = core::input_extent(p0, pt, r0, rt, stride, pad, H);
+      const long long a = (rt >= stride || pt == 1) ? stride : rt;
+      auto it = std::find_if(v.begin(), v.end(), [&](const AxisClass& c) {
+        return c.t == pt && c.ft == rt && c.held == held && c.a == a;
+      });
+      if (it == v.end())
+        v.push_back({pt, rt, held, a, 1});
+      else
+        ++it->count;
+    }
+  }
+  return v;
+}
+
+}  // namespace
+
+BankStalls closed_form_bank_stalls(const core::Layer& l, const core::Mapping& m, long long banks) {
+  BankStalls st;
+  if (banks < 1) return st;
+  const long long pr = m.pe_rows, pc = m.pe_cols;
+  const TileClasses cn = tile_classes(l.n, m.tile_of(Dim::N));
+  const TileClasses cc = tile_classes(l.c, m.tile_of(Dim::C));
+  const TileClasses ck = tile_classes(l.k, m.tile_of(Dim::K));
+  const TileClasses cg = tile_classes(l.g, m.tile_of(Dim::G));
+  const std::vector<AxisClass> ph =
+      axis_classes(l.p, m.tile_of(Dim::P), l.r, m.tile_of(Dim::R), l.stride, l.pad, l.h);
+  const std::vector<AxisClass> qw =
+      axis_classes(l.q, m.tile_of(Dim::Q), l.s, m.tile_of(Dim::S), l.stride, l.pad, l.w);
+  // A few distinct fold shapes per mapping: a linear memo beats a map.
+  using Key = std::array<long long, 10>;
+  std::vector<std::pair<Key, long long>> memo;
+  // Banks of consecutive indices of a three-digit mixed-radix index (radices d1, d2 of the two
+  // fast digits, offset strides s0, s1, s2): (a*s0 + b*s1 + c*s2) mod banks for i = 0, 1, ...,
+  // kept as residues digit by digit (adds and compares only).
+  std::vector<long long> table;
+  auto digits_table = [&](long long n, long long d1, long long d2, long long s0, long long s1,
+                          long long s2) -> const std::vector<long long>& {
+    const long long m0 = s0 % banks, m1 = s1 % banks, m2 = s2 % banks;
+    auto add = [&](long long x, long long y) { return x + y >= banks ? x + y - banks : x + y; };
+    table.resize(static_cast<size_t>(n));
+    long long b = 0, c = 0, ra = 0, rb = 0, rc = 0;
+    for (long long i = 0; i < n; ++i) {
+      table[static_cast<size_t>(i)] = add(add(ra, rb), rc);
+      rc = add(rc, m2);
+      if (++c == d2) {
+        c = 0;
+        rc = 0;
+        rb = add(rb, m1);
+        if (++b == d1) {
+          b = 0;
+          rb = 0;
+          ra = add(ra, m0);
+        }
+      }
+    }
+    return table;
+  };
+  // One row's stall from its lanes' banks.
+  std::vector<unsigned char> load(static_cast<size_t>(banks), 0);
+  auto row_stall = [&](const long long* bank, long long n) {
+    unsigned char worst = 1;
+    for (long long i = 0; i < n; ++i) worst = std::max(worst, ++load[static_cast<size_t>(bank[i])]);
+    for (long long i = 0; i < n; ++i) load[static_cast<size_t>(bank[i])] = 0;
+    return static_cast<long long>(worst) - 1;
+  };
+  // Sum over a fold axis of `rows` rows in folds of `lanes` of one row's stall, the lanes of a
+  // fold at build()[row0 + i] (build() returns the offsets of all rows; called on a miss only).
+  auto fold_sum = [&](const Key& key, long long rows, long long lanes, auto&& build) {
+    for (const auto& [k, v] : memo)
+      if (k == key) return v;
+    const std::vector<long long>& t = build();
+    long long s = 0;
+    for (long long r0 = 0; r0 < rows; r0 += lanes)
+      s += row_stall(t.data() + r0, std::min(lanes, rows - r0));
+    memo.emplace_back(key, s);
+    return s;
+  };
+
+  // Consecutive lanes (weights under WS and OS): one row's stall summed over the folds of n.
+  auto consecutive_sum = [&](long long n, long long lanes) {
+    return fold_sum({0, n, lanes}, n, lanes, [&]() -> const std::vector<long long>& {
+      return digits_table(n, 1, n, 0, 0, 1);
+    });
+  };
+  for (int in_ = 0; in_ < cn.n; ++in_)
+    for (const AxisClass& hp : ph)
+      for (const AxisClass& wq : qw)
+        for (int ic = 0; ic < cc.n; ++ic)
+          for (int ik = 0; ik < ck.n; ++ik)
+            for (int ig = 0; ig < cg.n; ++ig) {
+              const long long count =
+                  cn.count[in_] * hp.count * wq.count * cc.count[ic] * ck.count[ik] * cg.count[ig];
+              const long long tn = cn.size[in_], tp = hp.t, tq = wq.t, tr = hp.ft, ts = wq.ft;
+              const long long tc = cc.size[ic], tk = ck.size[ik], tg = cg.size[ig];
+              const long long hx = hp.held, wx = wq.held, col = tg * tc;
+              const long long pixels = tn * tp * tq, red = tc * tr * ts;
+              // Input offsets of reduction index y = (r, s, c) and output pixel x = (n, p, q).
+              auto red_off = [&]() -> const std::vector<long long>& {
+                return digits_table(red, ts, tc, wx * col, col, 1);
+              };
+              auto pix_off = [&]() -> const std::vector<long long>& {
+                return digits_table(pixels, tp, tq, hx * wx * col, hp.a * wx * col, wq.a * col);
+              };
+              long long in = 0, wt = 0;
+              switch (m.dataflow) {
+                case Dataflow::WS:
+                  in = cdiv(tk, pc) * pixels * fold_sum({1, tc, tr, ts, wx, col}, red, pr, red_off);
+                  wt = red * consecutive_sum(tk, pc);
+                  break;
+                case Dataflow::OS:
+                  in = cdiv(tk, pc) * red *
+                       fold_sum({2, tn, tp, tq, hx, wx, hp.a, wq.a, col, pr}, pixels, pr, pix_off);
+                  wt = cdiv(pixels, pr) * red * consecutive_sum(tk, pc);
+                  break;
+                case Dataflow::IS:
+                  in = red *
+                       fold_sum({2, tn, tp, tq, hx, wx, hp.a, wq.a, col, pc}, pixels, pc, pix_off);
+                  wt = cdiv(pixels, pc) * tk *
+                       fold_sum({3, tk, red}, red, pr, [&]() -> const std::vector<long long>& {
+                         return digits_table(red, 1, red, 0, 0, tk);
+                       });
+                  break;
+              }
+              st.input += count * tg * in;
+              st.weight += count * tg * wt;
+            }
   return st;
 }
 

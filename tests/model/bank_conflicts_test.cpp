@@ -11,6 +11,7 @@
 
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/tile_program.hpp"
+#include "mapwright/core/zoo.hpp"
 
 using namespace mapwright;
 using namespace mapwright::core;
@@ -114,6 +115,26 @@ Layer random_layer(std::mt19937_64& rng) {
   return make_layer(l, "random");
 }
 
+/// Draws `n` random small layers on random 2..8 x 2..8 arrays and calls f(layer, arch, mapping)
+/// with a random valid mapping of each; returns how many were drawn.
+template <class F>
+int for_each_random_mapping(uint64_t seed, int n, F f) {
+  std::mt19937_64 rng(seed);
+  int drawn = 0;
+  for (int iter = 0; iter < n; ++iter) {
+    Arch arch = load_arch("small4");
+    arch.rows = std::uniform_int_distribution<int>(2, 8)(rng);
+    arch.cols = std::uniform_int_distribution<int>(2, 8)(rng);
+    const Layer layer = random_layer(rng);
+    const MapSpace space(layer, arch);
+    ParamVector v;
+    if (!space.sample_valid(rng, v)) continue;
+    f(layer, arch, space.decode(v));
+    ++drawn;
+  }
+  return drawn;
+}
+
 }  // namespace
 
 TEST(BankConflicts, RowStallIsTheBusiestBankMinusOne) {
@@ -134,27 +155,54 @@ TEST(BankConflicts, RowStallIsTheBusiestBankMinusOne) {
 }
 
 TEST(BankConflicts, PerFoldPredictionEqualsRowReplayOnRandomLayersAndMappings) {
-  std::mt19937_64 rng(2026);
-  int checked = 0, with_stalls = 0;
-  for (int iter = 0; iter < 300; ++iter) {
-    Arch arch = load_arch("small4");
-    arch.rows = std::uniform_int_distribution<int>(2, 8)(rng);
-    arch.cols = std::uniform_int_distribution<int>(2, 8)(rng);
-    const Layer layer = random_layer(rng);
-    const MapSpace space(layer, arch);
-    ParamVector v;
-    if (!space.sample_valid(rng, v)) continue;
-    const Mapping m = space.decode(v);
-    for (long long banks : {3LL, 5LL, 8LL, 11LL}) {
-      const model::BankStalls want = replay(layer, arch, m, banks);
-      const model::BankStalls got = model::fold_bank_stalls(layer, arch, m, banks);
-      ASSERT_EQ(got.input, want.input) << layer.describe() << " banks " << banks;
-      ASSERT_EQ(got.weight, want.weight) << layer.describe() << " banks " << banks;
-      ASSERT_EQ(got.accum, want.accum) << layer.describe() << " banks " << banks;
-      with_stalls += want.total() > 0;
-    }
-    ++checked;
-  }
+  int with_stalls = 0;
+  const int checked = for_each_random_mapping(
+      2026, 300, [&](const Layer& layer, const Arch& arch, const Mapping& m) {
+        for (long long banks : {3LL, 5LL, 8LL, 11LL}) {
+          const model::BankStalls want = replay(layer, arch, m, banks);
+          const model::BankStalls got = model::fold_bank_stalls(layer, arch, m, banks);
+          ASSERT_EQ(got.input, want.input) << layer.describe() << " banks " << banks;
+          ASSERT_EQ(got.weight, want.weight) << layer.describe() << " banks " << banks;
+          ASSERT_EQ(got.accum, want.accum) << layer.describe() << " banks " << banks;
+          with_stalls += want.total() > 0;
+        }
+      });
   EXPECT_GE(checked, 250);
   EXPECT_GE(with_stalls, 200);  // not vacuous: 293 of the 1,200 cases stall somewhere
+}
+
+TEST(BankConflicts, ClosedFormEqualsPerFoldWalkOnRandomLayersAndMappings) {
+  int with_stalls = 0;
+  const int checked =
+      for_each_random_mapping(7, 1500, [&](const Layer& layer, const Arch& arch, const Mapping& m) {
+        for (long long banks : {3LL, 7LL, 17LL}) {
+          const model::BankStalls walk = model::fold_bank_stalls(layer, arch, m, banks);
+          const model::BankStalls closed = model::closed_form_bank_stalls(layer, m, banks);
+          ASSERT_EQ(closed.input, walk.input) << layer.describe() << " banks " << banks;
+          ASSERT_EQ(closed.weight, walk.weight) << layer.describe() << " banks " << banks;
+          with_stalls += walk.input > 0 && walk.weight > 0;
+        }
+      });
+  EXPECT_GE(checked, 1400);
+  EXPECT_GE(with_stalls, 100);
+}
+
+TEST(BankConflicts, ClosedFormEqualsPerFoldWalkOnZooLayers) {
+  // Full layers with their padding and strides on the 16x16 default and 17 banks.
+  const Arch arch = load_arch("default");
+  std::mt19937_64 rng(11);
+  int checked = 0;
+  for (const char* net : {"resnet18", "mobilenet_v2"})
+    for (const auto& [layer, count] : zoo_network(net).unique_layers()) {
+      const MapSpace space(layer, arch);
+      ParamVector v;
+      if (!space.sample_valid(rng, v)) continue;
+      const Mapping m = space.decode(v);
+      const model::BankStalls walk = model::fold_bank_stalls(layer, arch, m, 17);
+      const model::BankStalls closed = model::closed_form_bank_stalls(layer, m, 17);
+      ASSERT_EQ(closed.input, walk.input) << layer.name;
+      ASSERT_EQ(closed.weight, walk.weight) << layer.name;
+      ++checked;
+    }
+  EXPECT_GE(checked, 40);
 }

@@ -38,4 +38,11 @@ struct BankStalls {
 BankStalls fold_bank_stalls(const core::Layer& layer, const core::Arch& arch,
                             const core::Mapping& m, long long banks);
 
+/// The input and weight parts of fold_bank_stalls without walking the tile program: a sum
+/// over tile-size classes (model/tile_classes.hpp) and over the distinct (output tile, filter
+/// tile) pairs of each image axis, with one row's stall computed once per distinct fold shape.
+/// `accum` is left 0 (whether a fold reads the accumulator depends on the step order).
+BankStalls closed_form_bank_stalls(const core::Layer& layer, const core::Mapping& m,
+                                   long long banks);
+
 }  // namespace mapwright::model
