@@ -23,6 +23,8 @@ module mw_accel #(
   parameter int unsigned DmaDepth    = 8,       // DMA queue entries
   parameter int unsigned CmpDepth    = 4,       // compute queue entries
   parameter int unsigned MaxBursts   = 256,     // bursts port: bursts in flight, 1..65535
+  parameter int unsigned BufBanks    = 0,       // 0: multi-ported input / weight buffers;
+                                                // else banks of mw_bank_buf, >= max lanes
   localparam int unsigned InAW  = $clog2(InBufBytes),
   localparam int unsigned WtAW  = $clog2(WtBufBytes),
   localparam int unsigned AccAW = $clog2(AccBufWords),
@@ -71,6 +73,11 @@ module mw_accel #(
   end
   if (WtBufBytes < 64 || WtBufBytes > (1 << 20)) begin : gen_bad_wt
     $error("mw_accel: WtBufBytes must be in 64..2^20, got %0d", WtBufBytes);
+  end
+  if (BufBanks != 0 && (BufBanks < ((Rows > Cols) ? Rows : Cols) || BufBanks < BeatBytes ||
+                        BufBanks > 128)) begin : gen_bad_banks
+    $error("mw_accel: BufBanks must be 0 or in max(Rows, Cols, BeatBytes)..128, got %0d",
+           BufBanks);
   end
   if (AccBufWords < 16 || AccBufWords > (1 << 20)) begin : gen_bad_acc
     $error("mw_accel: AccBufWords must be in 16..2^20, got %0d", AccBufWords);
@@ -262,33 +269,106 @@ module mw_accel #(
   logic [BeatBytes-1:0][AccAW-1:0] dma_acc_raddr;
   logic [BeatBytes-1:0][31:0]      dma_acc_rdata;
 
-  mw_buf #(
-    .Depth   (InBufBytes),
-    .Width   (8),
-    .RdPorts (NL),
-    .WrPorts (BeatBytes)
-  ) u_in_buf (
-    .clk_i     (clk_i),
-    .rd_addr_i (cmp_in_addr),
-    .rd_data_o (cmp_in_data),
-    .wr_en_i   (dma_in_we),
-    .wr_addr_i (dma_in_addr),
-    .wr_data_i (dma_in_data)
-  );
+  logic        cmp_in_req, cmp_in_gnt, cmp_in_valid, cmp_wt_req, cmp_wt_gnt, cmp_wt_valid;
+  logic [NL-1:0] cmp_in_en, cmp_wt_en;
+  logic [63:0] in_bank_stall, wt_bank_stall;
 
-  mw_buf #(
-    .Depth   (WtBufBytes),
-    .Width   (8),
-    .RdPorts (NL),
-    .WrPorts (BeatBytes)
-  ) u_wt_buf (
-    .clk_i     (clk_i),
-    .rd_addr_i (cmp_wt_addr),
-    .rd_data_o (cmp_wt_data),
-    .wr_en_i   (dma_wt_we),
-    .wr_addr_i (dma_wt_addr),
-    .wr_data_i (dma_wt_data)
-  );
+  if (BufBanks == 0) begin : gen_ported
+    // Multi-ported arrays: every lane reads in the same cycle (a modelling simplification).
+    mw_buf #(
+      .Depth   (InBufBytes),
+      .Width   (8),
+      .RdPorts (NL),
+      .WrPorts (BeatBytes)
+    ) u_in_buf (
+      .clk_i     (clk_i),
+      .rd_addr_i (cmp_in_addr),
+      .rd_data_o (cmp_in_data),
+      .wr_en_i   (dma_in_we),
+      .wr_addr_i (dma_in_addr),
+      .wr_data_i (dma_in_data)
+    );
+
+    mw_buf #(
+      .Depth   (WtBufBytes),
+      .Width   (8),
+      .RdPorts (NL),
+      .WrPorts (BeatBytes)
+    ) u_wt_buf (
+      .clk_i     (clk_i),
+      .rd_addr_i (cmp_wt_addr),
+      .rd_data_o (cmp_wt_data),
+      .wr_en_i   (dma_wt_we),
+      .wr_addr_i (dma_wt_addr),
+      .wr_data_i (dma_wt_data)
+    );
+    assign cmp_in_gnt    = 1'b0;
+    assign cmp_in_valid  = 1'b0;
+    assign cmp_wt_gnt    = 1'b0;
+    assign cmp_wt_valid  = 1'b0;
+    assign in_bank_stall = '0;
+    assign wt_bank_stall = '0;
+    logic unused_ported;
+    assign unused_ported = ^{cmp_in_req, cmp_in_en, cmp_wt_req, cmp_wt_en};
+  end else begin : gen_banked
+    // Banked SRAM: the DMA writes a beat of consecutive bytes (one per bank, granted at once:
+    // BufBanks >= BeatBytes); the compute reads a row of lanes and stalls on bank conflicts.
+    logic        in_wgnt, wt_wgnt;
+    logic [63:0] in_wstall, wt_wstall;  // zero: a beat never waits (bank_dma_wr_a)
+    logic        unused_wstall;
+    assign unused_wstall = ^{in_wstall, wt_wstall};
+    mw_bank_buf #(
+      .Depth   (InBufBytes),
+      .Width   (8),
+      .Banks   (BufBanks),
+      .RdPorts (NL),
+      .WrPorts (BeatBytes)
+    ) u_in_buf (
+      .clk_i          (clk_i),
+      .rst_ni         (rst_ni),
+      .rd_req_i       (cmp_in_req),
+      .rd_en_i        (cmp_in_en),
+      .rd_addr_i      (cmp_in_addr),
+      .rd_gnt_o       (cmp_in_gnt),
+      .rd_valid_o     (cmp_in_valid),
+      .rd_data_o      (cmp_in_data),
+      .wr_req_i       (|dma_in_we),
+      .wr_en_i        (dma_in_we),
+      .wr_addr_i      (dma_in_addr),
+      .wr_data_i      (dma_in_data),
+      .wr_gnt_o       (in_wgnt),
+      .rd_stall_cnt_o (in_bank_stall),
+      .wr_stall_cnt_o (in_wstall)
+    );
+
+    mw_bank_buf #(
+      .Depth   (WtBufBytes),
+      .Width   (8),
+      .Banks   (BufBanks),
+      .RdPorts (NL),
+      .WrPorts (BeatBytes)
+    ) u_wt_buf (
+      .clk_i          (clk_i),
+      .rst_ni         (rst_ni),
+      .rd_req_i       (cmp_wt_req),
+      .rd_en_i        (cmp_wt_en),
+      .rd_addr_i      (cmp_wt_addr),
+      .rd_gnt_o       (cmp_wt_gnt),
+      .rd_valid_o     (cmp_wt_valid),
+      .rd_data_o      (cmp_wt_data),
+      .wr_req_i       (|dma_wt_we),
+      .wr_en_i        (dma_wt_we),
+      .wr_addr_i      (dma_wt_addr),
+      .wr_data_i      (dma_wt_data),
+      .wr_gnt_o       (wt_wgnt),
+      .rd_stall_cnt_o (wt_bank_stall),
+      .wr_stall_cnt_o (wt_wstall)
+    );
+
+    // A DMA beat never waits for a bank (simulation only, kept with --assert).
+    bank_dma_wr_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+        (!(|dma_in_we) || in_wgnt) && (!(|dma_wt_we) || wt_wgnt));
+  end
 
   mw_buf #(
     .Depth   (AccBufWords),
@@ -360,6 +440,8 @@ module mw_accel #(
   );
 
   mw_compute #(
+    .Banked (BufBanks != 0),
+    .Banks  ((BufBanks == 0) ? 1 : BufBanks),
     .Rows  (Rows),
     .Cols  (Cols),
     .InAW  (InAW),
@@ -383,8 +465,16 @@ module mw_accel #(
     .busy_o        (cmp_busy),
     .in_rd_addr_o  (cmp_in_addr),
     .in_rd_data_i  (cmp_in_data),
+    .in_rd_req_o   (cmp_in_req),
+    .in_rd_en_o    (cmp_in_en),
+    .in_rd_gnt_i   (cmp_in_gnt),
+    .in_rd_valid_i (cmp_in_valid),
     .wt_rd_addr_o  (cmp_wt_addr),
     .wt_rd_data_i  (cmp_wt_data),
+    .wt_rd_req_o   (cmp_wt_req),
+    .wt_rd_en_o    (cmp_wt_en),
+    .wt_rd_gnt_i   (cmp_wt_gnt),
+    .wt_rd_valid_i (cmp_wt_valid),
     .acc_rd_addr_o (cmp_acc_raddr),
     .acc_rd_data_i (cmp_acc_rdata),
     .acc_wr_en_o   (cmp_acc_we),
@@ -464,6 +554,9 @@ module mw_accel #(
       8'd37: csr_rdata_o = 64'(cmp_count);            // compute queue entries
       8'd38: csr_rdata_o = {56'd0, op_q, 1'b0, wcnt_q};  // decoder state
       8'd39: csr_rdata_o = 64'(MaxBursts);
+      8'd40: csr_rdata_o = 64'(BufBanks);
+      8'd41: csr_rdata_o = in_bank_stall;             // input buffer bank-conflict cycles
+      8'd42: csr_rdata_o = wt_bank_stall;             // weight buffer bank-conflict cycles
       default: csr_rdata_o = '0;
     endcase
   end

@@ -39,6 +39,8 @@ module mw_compute #(
   parameter int unsigned WtAW  = 16,  // weight buffer address width (bytes)
   parameter int unsigned AccAW = 12,  // accumulator address width (words)
   parameter int unsigned NW    = 24,  // width of a fold's streamed length
+  parameter bit          Banked = 1'b0,  // input / weight buffers are mw_bank_buf (registered)
+  parameter int unsigned Banks  = 17,    // their banks (Banked), for padding lanes' banks
   localparam int unsigned RW   = $clog2(Rows + 1),
   localparam int unsigned CW   = $clog2(Cols + 1),
   localparam int unsigned NL   = (Rows > Cols) ? Rows : Cols  // input / weight read lanes
@@ -63,11 +65,21 @@ module mw_compute #(
   output logic                          done_now_o,    // a compute command completes this cycle
   output logic                          busy_o,        // a fold is in flight
 
-  // Buffer ports.
+  // Buffer ports. Banked: a row of lane reads is requested (rd_req, the lanes in rd_en) and
+  // held until granted (rd_gnt); its data comes with rd_valid in the next cycle. Otherwise the
+  // data follows the address in the same cycle and the request signals are unused.
   output logic [NL-1:0][InAW-1:0]       in_rd_addr_o,
   input  logic [NL-1:0][7:0]            in_rd_data_i,
+  output logic                          in_rd_req_o,
+  output logic [NL-1:0]                 in_rd_en_o,
+  input  logic                          in_rd_gnt_i,
+  input  logic                          in_rd_valid_i,
   output logic [NL-1:0][WtAW-1:0]       wt_rd_addr_o,
   input  logic [NL-1:0][7:0]            wt_rd_data_i,
+  output logic                          wt_rd_req_o,
+  output logic [NL-1:0]                 wt_rd_en_o,
+  input  logic                          wt_rd_gnt_i,
+  input  logic                          wt_rd_valid_i,
   output logic [Cols-1:0][AccAW-1:0]    acc_rd_addr_o,
   input  logic [Cols-1:0][31:0]         acc_rd_data_i,
   output logic [Cols-1:0]               acc_wr_en_o,
@@ -393,6 +405,7 @@ module mw_compute #(
   // Fold engine
   // -------------------------------------------------------------------------------------------
   logic                  a_ready, w_ready, c_ready, out_valid, out_last;
+  logic                  a_valid, w_valid;
   logic [Rows*8-1:0]     a_data;
   logic [Cols*8-1:0]     w_data;
   logic [Cols*32-1:0]    c_data, out_data;
@@ -414,10 +427,10 @@ module mw_compute #(
     .cmd_ru_i    (RW'(f_ru)),
     .cmd_cu_i    (CW'(f_cu)),
     .cmd_acc_i   (f_acc),
-    .a_valid_i   (1'b1),
+    .a_valid_i   (a_valid),
     .a_ready_o   (a_ready),
     .a_data_i    (a_data),
-    .w_valid_i   (1'b1),
+    .w_valid_i   (w_valid),
     .w_ready_o   (w_ready),
     .w_data_i    (w_data),
     .c_valid_i   (1'b1),
@@ -446,32 +459,78 @@ module mw_compute #(
   // streamed activation.
   logic [15:0]   a_hx_q, a_wx_q;
   logic [NL-1:0] lane_ok;  // lane in use and not padding
+  logic [NL-1:0] lane_in;  // lane in use (banked: takes its bank, padding included)
   always_comb begin
     for (int unsigned i = 0; i < NL; i++) begin
-      logic signed [31:0] hrow, wcol;
+      logic signed [31:0] hrow, wcol, virt, vb;
       hrow       = $signed(s_pos_q.h + a_lh_q[i]);
       wcol       = $signed(s_pos_q.w + a_lw_q[i]);
-      lane_ok[i] = (i < (is_i ? a_cu_q : a_ru_q)) && (hrow >= 0) &&
-                   (hrow < $signed(32'(a_hx_q))) && (wcol >= 0) &&
+      lane_in[i] = (i < (is_i ? a_cu_q : a_ru_q));
+      lane_ok[i] = lane_in[i] && (hrow >= 0) && (hrow < $signed(32'(a_hx_q))) && (wcol >= 0) &&
                    (wcol < $signed(32'(a_wx_q)));
-      in_rd_addr_o[i] = lane_ok[i] ? InAW'(s_addr_q + a_lin_q[i]) : '0;
+      virt       = $signed(s_addr_q + a_lin_q[i]);
+      // Banked: a padding lane reads word 0 of the bank its virtual address falls into (floor
+      // modulo), so that every row of a fold has the same bank conflicts; its word is dropped.
+      vb         = virt % $signed(32'(Banks));
+      if (vb < 0) begin
+        vb = vb + $signed(32'(Banks));
+      end
+      if (lane_ok[i]) begin
+        in_rd_addr_o[i] = InAW'(virt);
+      end else if (Banked && lane_in[i]) begin
+        in_rd_addr_o[i] = InAW'(vb);
+      end else begin
+        in_rd_addr_o[i] = '0;
+      end
     end
   end
+
+  // Banked buffers: per buffer, a row of the fold is requested when nothing is in flight or held,
+  // or when the row in hand is taken in this cycle, and a requested row is held until granted;
+  // its data (padding lanes zeroed by the mask taken at the grant) is offered to the mesh in the
+  // next cycle and held if the mesh does not take it then. The position registers advance at
+  // the grant. A fold's first row is requested in the cycle after its issue.
+  logic [31:0]         in_left_q, wt_left_q;    // rows of the fold still to request
+  logic                in_prog_q, wt_prog_q;    // a request waits for its grant
+  logic                in_held_q, wt_held_q;    // a granted row waits for the mesh
+  logic [NL-1:0][7:0]  in_hdata_q, wt_hdata_q;
+  logic [NL-1:0]       in_mask_q;               // non-padding lanes of the last granted row
+  logic                in_v, wt_v, in_take, wt_take, in_ask, wt_ask;
+  logic [NL-1:0][7:0]  in_row, wt_row;          // the row offered to the mesh
+  always_comb begin
+    for (int unsigned i = 0; i < NL; i++) begin
+      in_row[i] = in_held_q ? in_hdata_q[i] : (in_mask_q[i] ? in_rd_data_i[i] : 8'd0);
+      wt_row[i] = wt_held_q ? wt_hdata_q[i] : wt_rd_data_i[i];
+    end
+  end
+  assign in_v    = Banked ? (in_rd_valid_i || in_held_q) : 1'b1;
+  assign wt_v    = Banked ? (wt_rd_valid_i || wt_held_q) : 1'b1;
+  assign in_take = is_i ? w_fire : a_fire;
+  assign wt_take = is_i ? a_fire : w_fire;
+  assign in_ask  = Banked && act_q && (in_left_q != '0) &&
+                   (in_prog_q || !(in_rd_valid_i || in_held_q) || in_take);
+  assign wt_ask  = Banked && act_q && (wt_left_q != '0) &&
+                   (wt_prog_q || !(wt_rd_valid_i || wt_held_q) || wt_take);
+  assign in_rd_req_o = in_ask;
+  assign wt_rd_req_o = wt_ask;
+  assign in_rd_en_o  = lane_in;
+  assign a_valid     = is_i ? wt_v : in_v;
+  assign w_valid     = is_i ? in_v : wt_v;
 
   // Operand data: padding and unused lanes stream zero.
   always_comb begin
     for (int unsigned i = 0; i < Rows; i++) begin
       if (is_i) begin
-        a_data[i*8 +: 8] = (i < a_ru_q) ? wt_rd_data_i[i] : 8'd0;
+        a_data[i*8 +: 8] = (i < a_ru_q) ? (Banked ? wt_row[i] : wt_rd_data_i[i]) : 8'd0;
       end else begin
-        a_data[i*8 +: 8] = lane_ok[i] ? in_rd_data_i[i] : 8'd0;
+        a_data[i*8 +: 8] = Banked ? in_row[i] : (lane_ok[i] ? in_rd_data_i[i] : 8'd0);
       end
     end
     for (int unsigned j = 0; j < Cols; j++) begin
       if (is_i) begin
-        w_data[j*8 +: 8] = lane_ok[j] ? in_rd_data_i[j] : 8'd0;
+        w_data[j*8 +: 8] = Banked ? in_row[j] : (lane_ok[j] ? in_rd_data_i[j] : 8'd0);
       end else begin
-        w_data[j*8 +: 8] = wt_rd_data_i[j];
+        w_data[j*8 +: 8] = Banked ? wt_row[j] : wt_rd_data_i[j];
       end
     end
   end
@@ -481,7 +540,8 @@ module mw_compute #(
   // (pixel) m at column c0 + j (WS, OS), or pixel c0 + j at column k (IS).
   always_comb begin
     for (int unsigned j = 0; j < NL; j++) begin
-      wt_rd_addr_o[j] = (j < (is_i ? a_ru_q : a_cu_q)) ? WtAW'(w_addr_q + a_lk_q[j]) : '0;
+      wt_rd_en_o[j]   = (j < (is_i ? a_ru_q : a_cu_q));
+      wt_rd_addr_o[j] = wt_rd_en_o[j] ? WtAW'(w_addr_q + a_lk_q[j]) : '0;
     end
     for (int unsigned j = 0; j < Cols; j++) begin
       acc_rd_addr_o[j]   = (j < a_cu_q) ? AccAW'(c_addr_q + a_la_q[j]) : '0;
@@ -498,10 +558,11 @@ module mw_compute #(
   logic       a_fire, w_fire, c_fire, s_fire;
   logic [7:0][63:0] cnt_q;
   logic       err_q;
-  assign a_fire = a_ready;  // the sources are always valid
-  assign w_fire = w_ready;
+  assign a_fire = a_valid && a_ready;
+  assign w_fire = w_valid && w_ready;
   assign c_fire = c_ready;
-  assign s_fire = is_i ? w_fire : a_fire;  // the streamed input index advances
+  // The streamed input index advances when its row is taken (banked: granted).
+  assign s_fire = Banked ? (in_ask && in_rd_gnt_i) : (is_i ? w_fire : a_fire);
 
   // Every buffer address a lane uses fits the buffer's address width before it is truncated to
   // the port (simulation only, kept with --assert): the driver checks the mapping's capacity,
@@ -510,7 +571,8 @@ module mw_compute #(
     in_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
         (act_q && s_fire && lane_ok[i]) |-> ((s_addr_q + a_lin_q[i]) >> InAW) == '0);
     wt_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        (act_q && (is_i ? a_fire : w_fire) && (32'(i) < (is_i ? a_ru_q : a_cu_q))) |->
+        (act_q && (Banked ? wt_ask : (is_i ? a_fire : w_fire)) &&
+         (32'(i) < (is_i ? a_ru_q : a_cu_q))) |->
         ((w_addr_q + a_lk_q[i]) >> WtAW) == '0);
   end
   for (genvar j = 0; j < Cols; j++) begin : gen_acc_range
@@ -518,6 +580,59 @@ module mw_compute #(
         (act_q && c_fire && (32'(j) < a_cu_q)) |-> ((c_addr_q + a_la_q[j]) >> AccAW) == '0);
     acc_wr_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
         acc_wr_en_o[j] |-> ((o_addr_q + a_la_q[j]) >> AccAW) == '0);
+  end
+
+  // Banked fetch state (unused otherwise).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      in_left_q  <= '0;
+      wt_left_q  <= '0;
+      in_prog_q  <= 1'b0;
+      wt_prog_q  <= 1'b0;
+      in_held_q  <= 1'b0;
+      wt_held_q  <= 1'b0;
+      in_hdata_q <= '0;
+      wt_hdata_q <= '0;
+      in_mask_q  <= '0;
+    end else if (Banked) begin
+      if (issue) begin
+        // Rows of the fold per buffer: the input buffer feeds `a` (WS: a row per pixel; OS: per
+        // reduction index) or the IS preload (ru rows); the weight buffer the WS preload (ru
+        // rows), the OS `w` stream (a row per reduction index) or the IS `a` stream (tk rows).
+        in_left_q <= is_i ? f_ru : (os_i ? h_red : h_m);
+        wt_left_q <= is_i ? 32'(h_tk) : (os_i ? h_red : f_ru);
+        in_prog_q <= 1'b0;
+        wt_prog_q <= 1'b0;
+        in_held_q <= 1'b0;
+        wt_held_q <= 1'b0;
+      end else begin
+        if (in_ask) begin
+          in_prog_q <= !in_rd_gnt_i;
+          if (in_rd_gnt_i) begin
+            in_left_q <= in_left_q - 32'd1;
+            in_mask_q <= lane_ok;
+          end
+        end
+        if (wt_ask) begin
+          wt_prog_q <= !wt_rd_gnt_i;
+          if (wt_rd_gnt_i) begin
+            wt_left_q <= wt_left_q - 32'd1;
+          end
+        end
+        if (in_rd_valid_i && !in_take) begin
+          in_held_q  <= 1'b1;
+          in_hdata_q <= in_row;
+        end else if (in_held_q && in_take) begin
+          in_held_q <= 1'b0;
+        end
+        if (wt_rd_valid_i && !wt_take) begin
+          wt_held_q  <= 1'b1;
+          wt_hdata_q <= wt_row;
+        end else if (wt_held_q && wt_take) begin
+          wt_held_q <= 1'b0;
+        end
+      end
+    end
   end
 
   // Next state written in the clocked block: it runs once per rising edge and only under its
@@ -582,8 +697,9 @@ module mw_compute #(
           s_pos_q  <= nx;
           s_addr_q <= s_base_q + off_sum(nx.off);
         end
-        // The weight row advances with the `w` stream (WS) or the `a` stream (OS, IS).
-        if (os_i || is_i ? a_fire : w_fire) begin
+        // The weight row advances with the `w` stream (WS) or the `a` stream (OS, IS); banked:
+        // at the grant of its read.
+        if (Banked ? (wt_ask && wt_rd_gnt_i) : (os_i || is_i ? a_fire : w_fire)) begin
           w_addr_q <= w_addr_q + w_step_q;
         end
         if (c_fire) begin

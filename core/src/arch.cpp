@@ -164,11 +164,11 @@ void read_dataflows(const YAML::Node& root, const std::string& path, Arch& a) {
   }
 }
 
-/// buffers: input, weight and accumulator KiB (required).
+/// buffers: input, weight and accumulator KiB (required), banks (optional, 0 = multi-ported).
 void read_buffers(const YAML::Node& root, const std::string& path, Arch& a) {
   const YAML::Node buf = root["buffers"];
   if (!buf) throw SpecError(path, "buffers", "", "required key is missing");
-  check_keys(buf, path, "buffers", {"input_kib", "weight_kib", "accum_kib"});
+  check_keys(buf, path, "buffers", {"input_kib", "weight_kib", "accum_kib", "banks"});
   const long long max_kib = 64 * 1024;
   const long long in_kib = get_int_in(buf, "input_kib", path, "buffers", 0, 1, max_kib, true);
   const long long wt_kib = get_int_in(buf, "weight_kib", path, "buffers", 0, 1, max_kib, true);
@@ -176,6 +176,20 @@ void read_buffers(const YAML::Node& root, const std::string& path, Arch& a) {
   a.input_buf_bytes = in_kib * 1024;
   a.weight_buf_bytes = wt_kib * 1024;
   a.accum_buf_bytes = ac_kib * 1024;
+  a.buffer_banks = static_cast<int>(get_int_in(buf, "banks", path, "buffers", 0, 0, 128));
+}
+
+/// buffers.banks, once the array and the DRAM beat are known: every lane of a row of
+/// consecutive words and every byte of a DRAM beat needs its own bank (mw_accel's BufBanks).
+void check_banks(const std::string& path, const Arch& a) {
+  if (a.buffer_banks == 0) return;
+  const long long need =
+      std::max<long long>({a.rows, a.cols, static_cast<long long>(a.dram_bytes_per_cycle)});
+  if (a.buffer_banks < need)
+    throw SpecError(
+        path, "buffers.banks", std::to_string(a.buffer_banks),
+        "must be 0 (multi-ported) or at least max(rows, cols, dram.bytes_per_cycle) = " +
+            std::to_string(need) + ", and at most 128");
 }
 
 /// dram: bytes per cycle and latency (required), port (optional).
@@ -265,6 +279,7 @@ Arch load_arch_file(const std::string& path) {
   read_dataflows(root, path, a);
   read_buffers(root, path, a);
   read_dram(root, path, a);
+  check_banks(path, a);
   a.clock_mhz = get_double_in(root, "clock_mhz", path, "", a.clock_mhz, 0, 1e5);
   if (!(a.clock_mhz > 0))
     throw SpecError(path, "clock_mhz", node_text(root["clock_mhz"]), "must be positive");

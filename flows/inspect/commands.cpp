@@ -82,7 +82,9 @@ int cmd_eval(const EvalOptions& o, std::ostream& out) {
   } else {
     out << "layer   " << layer.name << ": " << layer.describe() << "\n";
     out << "arch    " << arch.name << " (" << arch.rows << "x" << arch.cols << ", DRAM port "
-        << dram_port_name(arch.dram_port) << ")\n";
+        << dram_port_name(arch.dram_port)
+        << (arch.buffer_banks ? ", " + std::to_string(arch.buffer_banks) + " buffer banks" : "")
+        << ")\n";
     out << "mapping\n";
     std::istringstream ys(mapping_to_yaml(m));
     for (std::string line; std::getline(ys, line);) out << "  " << line << "\n";
@@ -148,7 +150,9 @@ int cmd_space(const SpaceOptions& o, std::ostream& out) {
   }
   out << "layer   " << layer.name << ": " << layer.describe() << "\n";
   out << "arch    " << arch.name << " (" << arch.rows << "x" << arch.cols << ", DRAM port "
-      << dram_port_name(arch.dram_port) << ")\n";
+      << dram_port_name(arch.dram_port)
+      << (arch.buffer_banks ? ", " + std::to_string(arch.buffer_banks) + " buffer banks" : "")
+      << ")\n";
   out << "space   10^" << std::fixed << std::setprecision(2) << space.log10_size()
       << " mappings; naive sampling invalid rate " << std::setprecision(2) << 100 * invalid
       << " % (" << probe << " samples, seed " << o.seed << ")\n"
@@ -311,6 +315,7 @@ int cmd_archs(const ArchsOptions& o, std::ostream& out) {
                  {"dram_bytes_per_cycle", a.dram_bytes_per_cycle},
                  {"dram_latency_cycles", a.dram_latency_cycles},
                  {"dram_port", dram_port_name(a.dram_port)},
+                 {"buffer_banks", a.buffer_banks},
                  {"rtl_model", model_status(a)}});
   }
   if (o.json) {

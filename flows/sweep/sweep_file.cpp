@@ -211,6 +211,13 @@ SweepFile load_sweep_file(const std::string& path) {
   } catch (const SpecError& e) {
     throw SpecError(path, "base_arch", s.base_arch, e.what());
   }
+  if (base.buffer_banks > 0)
+    // A point's array and DRAM beat need their own bank count (at least their widest lane
+    // row); the points are generated without one.
+    throw SpecError(path, "base_arch", s.base_arch,
+                    "has buffers.banks " + std::to_string(base.buffer_banks) +
+                        "; a sweep varies the array and DRAM beat and starts from an "
+                        "architecture with multi-ported buffers (no buffers.banks)");
   if (s.verify != "none") {
     try {
       require_rtl_dram_port(base, s.base_arch);

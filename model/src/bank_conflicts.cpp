@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <array>
+#include <deque>
 #include <utility>
 #include <map>
 
@@ -140,35 +141,120 @@ std::vector<AxisClass> axis_classes(long long P, long long tp, long long R, long
   return v;
 }
 
-}  // namespace
+/// The banked terms of compute ops by their shape: bank stalls per buffer and the cycles the
+/// mesh waits (banked_fold_cycles), summed over an op's folds. Fold lists (each fold's lanes
+/// and one row's stall) are memoized by shape.
+class BankTerms {
+ public:
+  BankTerms(const core::Mapping& m, long long banks)
+      : m_(m), banks_(banks), load_(static_cast<size_t>(banks), 0) {}
 
-BankStalls closed_form_bank_stalls(const core::Layer& l, const core::Mapping& m, long long banks) {
-  BankStalls st;
-  if (banks < 1) return st;
-  const long long pr = m.pe_rows, pc = m.pe_cols;
-  const TileClasses cn = tile_classes(l.n, m.tile_of(Dim::N));
-  const TileClasses cc = tile_classes(l.c, m.tile_of(Dim::C));
-  const TileClasses ck = tile_classes(l.k, m.tile_of(Dim::K));
-  const TileClasses cg = tile_classes(l.g, m.tile_of(Dim::G));
-  const std::vector<AxisClass> ph =
-      axis_classes(l.p, m.tile_of(Dim::P), l.r, m.tile_of(Dim::R), l.stride, l.pad, l.h);
-  const std::vector<AxisClass> qw =
-      axis_classes(l.q, m.tile_of(Dim::Q), l.s, m.tile_of(Dim::S), l.stride, l.pad, l.w);
-  // A few distinct fold shapes per mapping: a linear memo beats a map.
+  struct Totals {
+    long long input = 0, weight = 0, cycles = 0;
+  };
+
+  /// Adds `count` ops of this shape (tile extents, input rows / columns held, row steps).
+  void add(long long count, long long tn, long long tp, long long tq, long long tr, long long ts,
+           long long tc, long long tk, long long tg, long long hx, long long wx, long long ah,
+           long long aw, Totals& out) {
+    const long long pr = m_.pe_rows, pc = m_.pe_cols;
+    const long long col = tg * tc, pixels = tn * tp * tq, red = tc * tr * ts;
+    // Input offsets of reduction index y = (r, s, c) and output pixel x = (n, p, q).
+    auto red_off = [&]() -> const std::vector<long long>& {
+      return digits_table(red, ts, tc, wx * col, col, 1);
+    };
+    auto pix_off = [&]() -> const std::vector<long long>& {
+      return digits_table(pixels, tp, tq, hx * wx * col, ah * wx * col, aw * col);
+    };
+    auto consecutive = [&](long long n) -> const std::vector<long long>& {
+      return digits_table(n, 1, n, 0, 0, 1);
+    };
+    long long in = 0, wt = 0, cyc = 0;
+    switch (m_.dataflow) {
+      case Dataflow::WS: {
+        // `w` preload: ru weight rows (lanes k, consecutive); `a`: M = pixels rows.
+        const Folds& a = folds({1, tc, tr, ts, wx, col, pr}, red, pr, red_off);
+        const Folds& w = folds({0, tk, pc}, tk, pc,
+                               [&]() -> const std::vector<long long>& { return consecutive(tk); });
+        in = pixels * static_cast<long long>(w.size()) * sum_k(a);
+        wt = red * sum_k(w);
+        // The first `a` row is requested with the first preload row and waits at most
+        // k_a < ru cycles: the preload (ru cycles at least) hides it.
+        for (const Fold& fa : a)
+          for (const Fold& fw : w) cyc += 1 + fa.lanes * fw.k + (pixels - 1) * fa.k;
+        break;
+      }
+      case Dataflow::OS: {
+        // `a` and `w` together, one row per reduction index (L = red).
+        const Folds& a = folds({2, tn, tp, tq, hx, wx, ah, aw, col, pr}, pixels, pr, pix_off);
+        const Folds& w = folds({0, tk, pc}, tk, pc,
+                               [&]() -> const std::vector<long long>& { return consecutive(tk); });
+        in = red * static_cast<long long>(w.size()) * sum_k(a);
+        wt = red * static_cast<long long>(a.size()) * sum_k(w);
+        for (const Fold& fa : a)
+          for (const Fold& fw : w) cyc += 1 + red * std::max(fa.k, fw.k);
+        break;
+      }
+      case Dataflow::IS: {
+        // `w` preload: ru rows of input pixels (lanes = pixels); `a`: tk rows of weights
+        // (lanes (row0 + i) * tk).
+        const Folds& r = folds({3, tk, red, pr}, red, pr, [&]() -> const std::vector<long long>& {
+          return digits_table(red, 1, red, 0, 0, tk);
+        });
+        const Folds& c = folds({2, tn, tp, tq, hx, wx, ah, aw, col, pc}, pixels, pc, pix_off);
+        in = red * sum_k(c);
+        wt = tk * static_cast<long long>(c.size()) * sum_k(r);
+        // As under WS, the preload hides the first `a` row's k_wt < ru cycles.
+        for (const Fold& fr : r)
+          for (const Fold& fc : c) cyc += 1 + fr.lanes * fc.k + (tk - 1) * fr.k;
+        break;
+      }
+    }
+    out.input += count * tg * in;
+    out.weight += count * tg * wt;
+    out.cycles += count * tg * cyc;
+  }
+
+ private:
+  struct Fold {
+    long long lanes, k;  // lanes of the fold, one row's stall
+  };
+  using Folds = std::vector<Fold>;
   using Key = std::array<long long, 10>;
-  std::vector<std::pair<Key, long long>> memo;
-  // Banks of consecutive indices of a three-digit mixed-radix index (radices d1, d2 of the two
-  // fast digits, offset strides s0, s1, s2): (a*s0 + b*s1 + c*s2) mod banks for i = 0, 1, ...,
-  // kept as residues digit by digit (adds and compares only).
-  std::vector<long long> table;
-  auto digits_table = [&](long long n, long long d1, long long d2, long long s0, long long s1,
-                          long long s2) -> const std::vector<long long>& {
-    const long long m0 = s0 % banks, m1 = s1 % banks, m2 = s2 % banks;
-    auto add = [&](long long x, long long y) { return x + y >= banks ? x + y - banks : x + y; };
-    table.resize(static_cast<size_t>(n));
+
+  static long long sum_k(const Folds& f) {
+    long long s = 0;
+    for (const Fold& x : f) s += x.k;
+    return s;
+  }
+
+  /// The folds of an axis of `rows` rows in folds of `lanes`, the lanes of a fold at
+  /// build()[row0 + i] (banks of all rows; built on a miss only).
+  template <class Build>
+  const Folds& folds(const Key& key, long long rows, long long lanes, Build&& build) {
+    for (const auto& [k, v] : memo_)
+      if (k == key) return v;
+    const std::vector<long long>& t = build();
+    Folds f;
+    for (long long r0 = 0; r0 < rows; r0 += lanes) {
+      const long long n = std::min(lanes, rows - r0);
+      f.push_back({n, row_stall(t.data() + r0, n)});
+    }
+    memo_.emplace_back(key, std::move(f));
+    return memo_.back().second;
+  }
+
+  /// Banks of consecutive indices of a three-digit mixed-radix index (radices d1, d2 of the
+  /// two fast digits, offset strides s0, s1, s2): (a*s0 + b*s1 + c*s2) mod banks for i = 0,
+  /// 1, ..., kept as residues digit by digit (adds and compares only).
+  const std::vector<long long>& digits_table(long long n, long long d1, long long d2, long long s0,
+                                             long long s1, long long s2) {
+    const long long m0 = s0 % banks_, m1 = s1 % banks_, m2 = s2 % banks_;
+    auto add = [&](long long x, long long y) { return x + y >= banks_ ? x + y - banks_ : x + y; };
+    table_.resize(static_cast<size_t>(n));
     long long b = 0, c = 0, ra = 0, rb = 0, rc = 0;
     for (long long i = 0; i < n; ++i) {
-      table[static_cast<size_t>(i)] = add(add(ra, rb), rc);
+      table_[static_cast<size_t>(i)] = add(add(ra, rb), rc);
       rc = add(rc, m2);
       if (++c == d2) {
         c = 0;
@@ -181,78 +267,79 @@ BankStalls closed_form_bank_stalls(const core::Layer& l, const core::Mapping& m,
         }
       }
     }
-    return table;
-  };
-  // One row's stall from its lanes' banks.
-  std::vector<unsigned char> load(static_cast<size_t>(banks), 0);
-  auto row_stall = [&](const long long* bank, long long n) {
-    unsigned char worst = 1;
-    for (long long i = 0; i < n; ++i) worst = std::max(worst, ++load[static_cast<size_t>(bank[i])]);
-    for (long long i = 0; i < n; ++i) load[static_cast<size_t>(bank[i])] = 0;
-    return static_cast<long long>(worst) - 1;
-  };
-  // Sum over a fold axis of `rows` rows in folds of `lanes` of one row's stall, the lanes of a
-  // fold at build()[row0 + i] (build() returns the offsets of all rows; called on a miss only).
-  auto fold_sum = [&](const Key& key, long long rows, long long lanes, auto&& build) {
-    for (const auto& [k, v] : memo)
-      if (k == key) return v;
-    const std::vector<long long>& t = build();
-    long long s = 0;
-    for (long long r0 = 0; r0 < rows; r0 += lanes)
-      s += row_stall(t.data() + r0, std::min(lanes, rows - r0));
-    memo.emplace_back(key, s);
-    return s;
-  };
+    return table_;
+  }
 
-  // Consecutive lanes (weights under WS and OS): one row's stall summed over the folds of n.
-  auto consecutive_sum = [&](long long n, long long lanes) {
-    return fold_sum({0, n, lanes}, n, lanes, [&]() -> const std::vector<long long>& {
-      return digits_table(n, 1, n, 0, 0, 1);
-    });
-  };
+  /// One row's stall from its lanes' banks.
+  long long row_stall(const long long* bank, long long n) {
+    unsigned char worst = 1;
+    for (long long i = 0; i < n; ++i)
+      worst = std::max(worst, ++load_[static_cast<size_t>(bank[i])]);
+    for (long long i = 0; i < n; ++i) load_[static_cast<size_t>(bank[i])] = 0;
+    return static_cast<long long>(worst) - 1;
+  }
+
+  const core::Mapping& m_;
+  long long banks_;
+  std::vector<unsigned char> load_;
+  std::vector<long long> table_;
+  std::deque<std::pair<Key, Folds>> memo_;  // a deque: references stay valid as it grows
+};
+
+BankTerms::Totals closed_form_terms(const core::Layer& l, const core::Mapping& m, long long banks) {
+  BankTerms::Totals t;
+  if (banks < 1) return t;
+  BankTerms terms(m, banks);
+  const TileClasses cn = tile_classes(l.n, m.tile_of(Dim::N));
+  const TileClasses cc = tile_classes(l.c, m.tile_of(Dim::C));
+  const TileClasses ck = tile_classes(l.k, m.tile_of(Dim::K));
+  const TileClasses cg = tile_classes(l.g, m.tile_of(Dim::G));
+  const std::vector<AxisClass> ph =
+      axis_classes(l.p, m.tile_of(Dim::P), l.r, m.tile_of(Dim::R), l.stride, l.pad, l.h);
+  const std::vector<AxisClass> qw =
+      axis_classes(l.q, m.tile_of(Dim::Q), l.s, m.tile_of(Dim::S), l.stride, l.pad, l.w);
   for (int in_ = 0; in_ < cn.n; ++in_)
     for (const AxisClass& hp : ph)
       for (const AxisClass& wq : qw)
         for (int ic = 0; ic < cc.n; ++ic)
           for (int ik = 0; ik < ck.n; ++ik)
-            for (int ig = 0; ig < cg.n; ++ig) {
-              const long long count =
-                  cn.count[in_] * hp.count * wq.count * cc.count[ic] * ck.count[ik] * cg.count[ig];
-              const long long tn = cn.size[in_], tp = hp.t, tq = wq.t, tr = hp.ft, ts = wq.ft;
-              const long long tc = cc.size[ic], tk = ck.size[ik], tg = cg.size[ig];
-              const long long hx = hp.held, wx = wq.held, col = tg * tc;
-              const long long pixels = tn * tp * tq, red = tc * tr * ts;
-              // Input offsets of reduction index y = (r, s, c) and output pixel x = (n, p, q).
-              auto red_off = [&]() -> const std::vector<long long>& {
-                return digits_table(red, ts, tc, wx * col, col, 1);
-              };
-              auto pix_off = [&]() -> const std::vector<long long>& {
-                return digits_table(pixels, tp, tq, hx * wx * col, hp.a * wx * col, wq.a * col);
-              };
-              long long in = 0, wt = 0;
-              switch (m.dataflow) {
-                case Dataflow::WS:
-                  in = cdiv(tk, pc) * pixels * fold_sum({1, tc, tr, ts, wx, col}, red, pr, red_off);
-                  wt = red * consecutive_sum(tk, pc);
-                  break;
-                case Dataflow::OS:
-                  in = cdiv(tk, pc) * red *
-                       fold_sum({2, tn, tp, tq, hx, wx, hp.a, wq.a, col, pr}, pixels, pr, pix_off);
-                  wt = cdiv(pixels, pr) * red * consecutive_sum(tk, pc);
-                  break;
-                case Dataflow::IS:
-                  in = red *
-                       fold_sum({2, tn, tp, tq, hx, wx, hp.a, wq.a, col, pc}, pixels, pc, pix_off);
-                  wt = cdiv(pixels, pc) * tk *
-                       fold_sum({3, tk, red}, red, pr, [&]() -> const std::vector<long long>& {
-                         return digits_table(red, 1, red, 0, 0, tk);
-                       });
-                  break;
-              }
-              st.input += count * tg * in;
-              st.weight += count * tg * wt;
-            }
+            for (int ig = 0; ig < cg.n; ++ig)
+              terms.add(
+                  cn.count[in_] * hp.count * wq.count * cc.count[ic] * ck.count[ik] * cg.count[ig],
+                  cn.size[in_], hp.t, wq.t, hp.ft, wq.ft, cc.size[ic], ck.size[ik], cg.size[ig],
+                  hp.held, wq.held, hp.a, wq.a, t);
+  return t;
+}
+
+}  // namespace
+
+BankStalls closed_form_bank_stalls(const core::Layer& l, const core::Mapping& m, long long banks) {
+  const BankTerms::Totals t = closed_form_terms(l, m, banks);
+  BankStalls st;
+  st.input = t.input;
+  st.weight = t.weight;
   return st;
+}
+
+long long closed_form_bank_cycles(const core::Layer& l, const core::Mapping& m, long long banks) {
+  return closed_form_terms(l, m, banks).cycles;
+}
+
+long long op_bank_cycles(const core::Layer& l, const core::Mapping& m, const core::TileBox& b,
+                         long long banks) {
+  if (banks < 1) return 0;
+  const long long tp = b.ext_of(Dim::P), tq = b.ext_of(Dim::Q);
+  const long long tr = b.ext_of(Dim::R), ts = b.ext_of(Dim::S);
+  const core::RowMap rm =
+      core::input_rows(b.lo_of(Dim::P), tp, b.lo_of(Dim::R), tr, l.stride, l.pad, l.h);
+  const core::RowMap cm =
+      core::input_rows(b.lo_of(Dim::Q), tq, b.lo_of(Dim::S), ts, l.stride, l.pad, l.w);
+  BankTerms terms(m, banks);
+  BankTerms::Totals t;
+  terms.add(1, b.ext_of(Dim::N), tp, tq, tr, ts, b.ext_of(Dim::C), b.ext_of(Dim::K),
+            b.ext_of(Dim::G), static_cast<long long>(rm.rows.size()),
+            static_cast<long long>(cm.rows.size()), rm.a, cm.a, t);
+  return t.cycles;
 }
 
 }  // namespace mapwright::model

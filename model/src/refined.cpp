@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/core/compact_space.hpp"
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/model/surrogate.hpp"
@@ -40,7 +41,7 @@ class StepModel {
  public:
   StepModel(const Layer& l, const Arch& arch, const Mapping& m,
             const std::array<long long, kNumDims>& T, const ExtentClasses& rows,
-            const ExtentClasses& cols, double in_beat_ratio)
+            const ExtentClasses& cols, double in_beat_ratio, double compute_scale)
       : l_(l),
         m_(m),
         rows_(rows),
@@ -49,7 +50,8 @@ class StepModel {
         lat_(arch.dram_latency_cycles),
         bursts_(arch.dram_port == DramPort::Bursts),
         bb_(static_cast<long long>(arch.dram_bytes_per_cycle)),
-        in_beat_ratio_(in_beat_ratio) {
+        in_beat_ratio_(in_beat_ratio),
+        compute_scale_(compute_scale) {
     nest_[0] = Dim::G;
     for (int i = 0; i < kNumOrderedDims; ++i) nest_[i + 1] = m.order[i];
     for (int i = 0; i < kNumDims; ++i) {
@@ -166,7 +168,7 @@ class StepModel {
         break;
       }
     }
-    st.compute = static_cast<double>(g * cc);
+    st.compute = static_cast<double>(g * cc) * compute_scale_;
     const double in_bytes = static_cast<double>(g * n * c) *
                             rows_.average(cls(Dim::P), cls(Dim::R)) *
                             cols_.average(cls(Dim::Q), cls(Dim::S));
@@ -336,6 +338,9 @@ class StepModel {
   bool bursts_;           ///< DramPort::Bursts.
   long long bb_;          ///< Bytes per beat.
   double in_beat_ratio_;  ///< Burst port: input beats per bytes / bandwidth, over the walk.
+  /// Banked buffers: the closed form's compute cycles with the bank cycles over those without,
+  /// applied to every step alike (the bank cycles of one step class are not separated).
+  double compute_scale_;
   Dim nest_[kNumDims];
   Loop loop_[kNumDims];
   long long full_[kNumDims] = {}, rem_[kNumDims] = {};  ///< Tile sizes per Dim.
@@ -361,7 +366,14 @@ CycleEstimate refined_cycles(const Layer& l, const Arch& arch, const Mapping& m)
   if (arch.dram_port == DramPort::Bursts && a.dram_input_bytes > 0)
     in_beat_ratio = static_cast<double>(burst_totals(l, arch, m).in) /
                     (static_cast<double>(a.dram_input_bytes) / arch.dram_bytes_per_cycle);
-  const double total = StepModel(l, arch, m, T, rows, cols, in_beat_ratio).total();
+  double compute_scale = 1;
+  if (arch.buffer_banks > 0) {
+    const long long extra = closed_form_bank_cycles(l, m, arch.buffer_banks);
+    if (e.compute_cycles > extra)
+      compute_scale =
+          static_cast<double>(e.compute_cycles) / static_cast<double>(e.compute_cycles - extra);
+  }
+  const double total = StepModel(l, arch, m, T, rows, cols, in_beat_ratio, compute_scale).total();
   // No schedule finishes before its busier engine is done.
   e.cycles =
       std::max({static_cast<long long>(std::llround(total)), e.compute_cycles, e.dma_cycles});

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/core/dram_layout.hpp"
 
 namespace mapwright::model {
@@ -60,6 +61,8 @@ ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Map
         for_each_fold(m, b, [&](long long, long long, long long ru, long long, long long cu) {
           dur += fold_cycles(m.dataflow, stream, ru, cu);
         });
+        // Banked buffers: first-row reads and the bank stalls the mesh waits for.
+        if (arch.buffer_banks > 0) dur += op_bank_cycles(layer, m, b, arch.buffer_banks);
         // DMA completions reach the compute engine through a register: a compute that waits
         // for a transfer starts one cycle after its end (docs/timing.md).
         const long long start =

@@ -6,6 +6,7 @@
 // schedule over classes of steps (docs/timing.md).
 #include "mapwright/model/surrogate.hpp"
 
+#include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/core/compact_space.hpp"
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/model/tile_classes.hpp"
@@ -243,6 +244,8 @@ CycleEstimate cycles_from(const Layer& l, const Arch& arch, const Mapping& m, co
       break;
     }
   }
+  // Banked buffers: the first-row read of every fold and the bank stalls the mesh waits for.
+  if (arch.buffer_banks > 0) e.compute_cycles += closed_form_bank_cycles(l, m, arch.buffer_banks);
   const double bw = arch.dram_bytes_per_cycle;
   const double lat = arch.dram_latency_cycles;
   // Beats of each transfer kind in total: bytes / bandwidth for the packed port, the exact

@@ -213,6 +213,7 @@ ModelParams model_params(const core::Arch& a) {
   p.weight_bytes = a.weight_buf_bytes;
   p.accum_words = a.accum_buf_bytes / 4;
   p.beat_bytes = static_cast<long long>(a.dram_bytes_per_cycle);
+  p.banks = a.buffer_banks;
   return p;
 }
 
@@ -222,7 +223,8 @@ std::string describe(const ModelParams& p) {
   };
   return std::to_string(p.rows) + "x" + std::to_string(p.cols) + ", input " + kib(p.input_bytes) +
          ", weights " + kib(p.weight_bytes) + ", accumulator " + std::to_string(p.accum_words) +
-         " words, " + std::to_string(p.beat_bytes) + " B/cycle" + (p.traced ? ", traced" : "");
+         " words, " + std::to_string(p.beat_bytes) + " B/cycle" +
+         (p.banks ? ", " + std::to_string(p.banks) + " banks" : "") + (p.traced ? ", traced" : "");
 }
 
 std::string check_model_params(const ModelParams& p) {
@@ -239,6 +241,9 @@ std::string check_model_params(const ModelParams& p) {
   if (!in(p.accum_words, 16, 1 << 20))
     return "accumulator " + std::to_string(p.accum_words) +
            " words: the RTL takes 16..1048576 words (64 B..4 MiB)";
+  if (p.banks != 0 && (p.banks < std::max({p.rows, p.cols, p.beat_bytes}) || p.banks > 128))
+    return "buffers.banks " + std::to_string(p.banks) +
+           ": the RTL takes 0 or max(rows, cols, dram.bytes_per_cycle)..128";
   return "";
 }
 
@@ -247,7 +252,7 @@ std::vector<std::pair<std::string, ModelParams>> prebuilt_models() {
 #ifdef MAPWRIGHT_HAVE_RTL
   for (const auto& [name, r] : systemc::RtlEvaluator::compiled_models())
     v.push_back({name, ModelParams{r.rows, r.cols, r.input_buf_bytes, r.weight_buf_bytes,
-                                   r.accum_buf_words, r.beat_bytes}});
+                                   r.accum_buf_words, r.beat_bytes, r.buf_banks}});
 #endif
   return v;
 }
@@ -278,6 +283,7 @@ std::string model_key(const ModelParams& p, const std::string& source_dir, std::
   h.add("mapwright rtl model 1");
   for (long long v : {p.rows, p.cols, p.input_bytes, p.weight_bytes, p.accum_words, p.beat_bytes})
     h.add(std::to_string(v));
+  if (p.banks) h.add("banks " + std::to_string(p.banks));
   if (p.traced) h.add("traced");
   h.add(verilator);
   h.add(tool_version("c++"));
@@ -376,10 +382,10 @@ ModelLookup find_or_build_model(const ModelParams& p, const std::string& prebuil
       next_report = Clock::now() + std::chrono::seconds(10);
     }
   };
-  const std::string model = std::to_string(p.rows) + ";" + std::to_string(p.cols) + ";" +
-                            std::to_string(p.input_bytes) + ";" + std::to_string(p.weight_bytes) +
-                            ";" + std::to_string(p.accum_words) + ";" +
-                            std::to_string(p.beat_bytes);
+  const std::string model =
+      std::to_string(p.rows) + ";" + std::to_string(p.cols) + ";" + std::to_string(p.input_bytes) +
+      ";" + std::to_string(p.weight_bytes) + ";" + std::to_string(p.accum_words) + ";" +
+      std::to_string(p.beat_bytes) + (p.banks ? ";" + std::to_string(p.banks) : std::string());
   const int jobs = o.jobs > 0 ? o.jobs : std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
   std::string why;
   int rc = run_captured(
@@ -415,6 +421,7 @@ ModelLookup find_or_build_model(const ModelParams& p, const std::string& prebuil
                       {"weight_bytes", p.weight_bytes},
                       {"accum_words", p.accum_words},
                       {"beat_bytes", p.beat_bytes},
+                      {"banks", p.banks},
                       {"traced", p.traced},
                       {"key", r.key},
                       {"build_seconds", r.build_seconds}};

@@ -70,6 +70,9 @@ enum Csr : unsigned {
   kCsrCmpQueue,
   kCsrDecoder,
   kCsrMaxBursts,
+  kCsrBufBanks,
+  kCsrInBankStall,
+  kCsrWtBankStall,
   kNumCsr
 };
 

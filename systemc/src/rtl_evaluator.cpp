@@ -202,6 +202,7 @@ std::string describe(const RtlParams& p) {
   os << p.rows << "x" << p.cols << ", input " << p.input_buf_bytes << " B, weight "
      << p.weight_buf_bytes << " B, accumulator " << p.accum_buf_words << " words, " << p.beat_bytes
      << " B/cycle";
+  if (p.buf_banks) os << ", " << p.buf_banks << " banks";
   return os.str();
 }
 
@@ -213,13 +214,14 @@ RtlParams params_of(const core::Arch& a) {
   p.weight_buf_bytes = a.weight_buf_bytes;
   p.accum_buf_words = a.accum_buf_bytes / 4;
   p.beat_bytes = static_cast<long long>(a.dram_bytes_per_cycle);
+  p.buf_banks = a.buffer_banks;
   return p;
 }
 
 bool same(const RtlParams& a, const RtlParams& b) {
   return a.rows == b.rows && a.cols == b.cols && a.input_buf_bytes == b.input_buf_bytes &&
          a.weight_buf_bytes == b.weight_buf_bytes && a.accum_buf_words == b.accum_buf_words &&
-         a.beat_bytes == b.beat_bytes;
+         a.beat_bytes == b.beat_bytes && a.buf_banks == b.buf_banks;
 }
 
 /// Builds host type `Host` into `h` when no host is there yet and the model's parameters `p`
@@ -246,8 +248,8 @@ SimHost* host_for(const core::Arch& arch, std::string& failure) {
     }
     return h.get();
   }
-#define MW_TRY_MODEL(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT) \
-  try_model<SimHostT<TYPE>>(h, arch.name, want, {ROWS, COLS, INB, WTB, ACCW, BEAT});
+#define MW_TRY_MODEL(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \
+  try_model<SimHostT<TYPE>>(h, arch.name, want, {ROWS, COLS, INB, WTB, ACCW, BEAT, 256, BANKS});
   MW_FOR_EACH_MODEL(MW_TRY_MODEL)
 #undef MW_TRY_MODEL
   if (!h) {
@@ -265,8 +267,8 @@ SimHost* plain_host_for(const core::Arch& arch, std::string& failure) {
   auto& h = plain_host();
   if (h && same(h->params, want)) return h.get();
   h.reset();
-#define MW_TRY_PLAIN(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT) \
-  try_model<PlainHostT<TYPE>>(h, arch.name, want, {ROWS, COLS, INB, WTB, ACCW, BEAT});
+#define MW_TRY_PLAIN(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \
+  try_model<PlainHostT<TYPE>>(h, arch.name, want, {ROWS, COLS, INB, WTB, ACCW, BEAT, 256, BANKS});
   MW_FOR_EACH_PLAIN_MODEL(MW_TRY_PLAIN)
 #undef MW_TRY_PLAIN
   if (!h) {
@@ -446,6 +448,8 @@ void read_counters(const std::array<uint64_t, detail::kNumCsr>& c, RtlRunResult&
   res.cycles = g(detail::kCsrLast) - g(detail::kCsrFirst) + 1;
   res.array_busy_cycles = g(detail::kCsrArrayBusy);
   res.array_stall_cycles = g(detail::kCsrArrayStall);
+  res.input_bank_stall_cycles = g(detail::kCsrInBankStall);
+  res.weight_bank_stall_cycles = g(detail::kCsrWtBankStall);
   res.dma_busy_cycles = g(detail::kCsrDmaBusy);
   res.dram_stall_cycles = g(detail::kCsrDramStall);
 }
@@ -462,8 +466,8 @@ std::vector<std::string> RtlEvaluator::compiled_archs() {
 
 std::vector<std::pair<std::string, RtlParams>> RtlEvaluator::compiled_models() {
   std::vector<std::pair<std::string, RtlParams>> v;
-#define MW_MODEL(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT) \
-  v.push_back({NAME, RtlParams{ROWS, COLS, INB, WTB, ACCW, BEAT}});
+#define MW_MODEL(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \
+  v.push_back({NAME, RtlParams{ROWS, COLS, INB, WTB, ACCW, BEAT, 256, BANKS}});
   MW_FOR_EACH_MODEL(MW_MODEL)
 #undef MW_MODEL
   return v;
@@ -479,6 +483,7 @@ bool RtlEvaluator::read_params(const core::Arch& arch, RtlParams& p, std::string
   p.accum_buf_words = static_cast<long long>(h->read_csr(detail::kCsrAccWords));
   p.beat_bytes = static_cast<long long>(h->read_csr(detail::kCsrBeatBytes));
   p.max_bursts = static_cast<long long>(h->read_csr(detail::kCsrMaxBursts));
+  p.buf_banks = static_cast<long long>(h->read_csr(detail::kCsrBufBanks));
   return true;
 }
 

@@ -144,6 +144,20 @@ TEST(ArchBad, RejectsEachBadField) {
   EXPECT_EQ(load_arch_file(write_temp("a9.yaml", t)).dram_port, DramPort::Packed);
   t.replace(t.find("latency_cycles: 40"), 18, "latency_cycles: 40, port: bursts");
   EXPECT_EQ(load_arch_file(write_temp("a10.yaml", t)).dram_port, DramPort::Bursts);
+  // Banked buffers: at least max(rows, cols, DRAM beat) banks (every lane of a row of
+  // consecutive words and every byte of a beat in its own bank), at most 128.
+  t = kGoodArch;
+  t.replace(t.find("input_kib: 32"), 13, "input_kib: 32, banks: 5");
+  const std::string few = write_temp("a11.yaml", t);
+  expect_spec_error([&] { load_arch_file(few); }, {few, "'buffers.banks'", "'5'", "at least"});
+  t = kGoodArch;
+  t.replace(t.find("input_kib: 32"), 13, "input_kib: 32, banks: 200");
+  const std::string many = write_temp("a12.yaml", t);
+  expect_spec_error([&] { load_arch_file(many); }, {many, "'buffers.banks'", "'200'"});
+  t = kGoodArch;
+  EXPECT_EQ(load_arch_file(write_temp("a13.yaml", t)).buffer_banks, 0);
+  t.replace(t.find("input_kib: 32"), 13, "input_kib: 32, banks: 17");
+  EXPECT_EQ(load_arch_file(write_temp("a14.yaml", t)).buffer_banks, 17);
   const std::string missing = write_temp("a7.yaml", "array: {rows: 8, cols: 8}\n");
   expect_spec_error([&] { load_arch_file(missing); }, {missing, "'buffers'", "missing"});
   expect_spec_error([] { load_arch_file("/nonexistent/arch.yaml"); }, {"cannot open"});

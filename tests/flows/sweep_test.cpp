@@ -165,6 +165,18 @@ TEST(SweepFile, BadInputIsRefusedNamingFileKeyAndValue) {
   EXPECT_NE(why.find("key 'verify' = 'all'"), std::string::npos) << why;
   EXPECT_NE(why.find("dram.latency_cycles' = '300'"), std::string::npos) << why;
   EXPECT_EQ(load_with("none"), "(accepted)");
+  // A banked base: the points would need their own bank counts.
+  const fs::path banked = arch.parent_path() / "sweep_banked.yaml";
+  std::ofstream(banked) << "network: " << kData << "/tiny_net.yaml\nbase_arch: small4-banked\n"
+                        << "grid: {array: [4x4]}\n";
+  try {
+    flows::load_sweep_file(banked.string());
+    ADD_FAILURE() << "a banked base was accepted";
+  } catch (const core::SpecError& e) {
+    EXPECT_NE(std::string(e.what()).find("key 'base_arch' = 'small4-banked'"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("buffers.banks 8"), std::string::npos) << e.what();
+  }
 }
 
 TEST(Sweep, FrontsAndWinnerAgreeWithABruteForceCheck) {

@@ -15,6 +15,7 @@
 
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/core/mapspace.hpp"
+#include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "test_layers.hpp"
@@ -107,7 +108,7 @@ void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max
   RtlEvaluator ev;
   ErrStats vs_sched, vs_surr;
   long long cycles = 0, exact = 0, ws = 0, os = 0, is = 0, spills = 0, db = 0;
-  long long unservable = 0, slower_than_packed = 0;
+  long long unservable = 0, slower_than_packed = 0, with_bank_stalls = 0;
   double secs = 0;
   for (int i = 0; i < runs; ++i) {
     const Layer l = random_layer(rng, i % 5, max_hw);
@@ -141,6 +142,14 @@ void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max
     } else {
       EXPECT_GE(r.cycles, sched) << describe(l, m);
     }
+    // Banked buffers: the bank counters equal the surrogate's per-fold count, and every cycle
+    // the mesh waited is a first-row read or a bank stall the surrogate predicts.
+    const model::BankStalls bank = model::closed_form_bank_stalls(l, m, arch.buffer_banks);
+    EXPECT_EQ(r.input_bank_stall_cycles, bank.input) << describe(l, m);
+    EXPECT_EQ(r.weight_bank_stall_cycles, bank.weight) << describe(l, m);
+    EXPECT_EQ(r.array_stall_cycles, model::closed_form_bank_cycles(l, m, arch.buffer_banks))
+        << describe(l, m);
+    with_bank_stalls += bank.input + bank.weight > 0;
     vs_sched.add(r.cycles, sched);
     vs_surr.add(r.cycles, surr);
     exact += r.cycles == sched;
@@ -151,6 +160,9 @@ void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max
     db += m.db_input || m.db_weight || m.db_accum;
     if (::testing::Test::HasFailure()) return;
   }
+  if (arch.buffer_banks > 0) {
+    EXPECT_GE(with_bank_stalls * 20, runs) << "too few runs met a bank conflict";
+  }
   if (port == DramPort::Bursts) {
     EXPECT_LE(unservable * 5, runs) << "too many mappings need more than one descriptor";
     if (stall_prob == 0) {
@@ -159,12 +171,13 @@ void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max
   }
   std::printf(
       "[%s, %s port] %d runs (%lld need more than one burst descriptor; WS %lld, OS %lld, IS "
-      "%lld, with spills %lld, double-buffered %lld, slower than on the packed port %lld): "
+      "%lld, with spills %lld, double-buffered %lld, slower than on the packed port %lld, with "
+      "bank stalls %lld): "
       "cycles vs reference schedule: %lld exact, mean err %.4f%%, max %.4f%%; vs surrogate: "
       "mean err %.2f%%, max %.2f%%; %.0f simulated cycles/s\n",
       arch_name.c_str(), dram_port_name(port), runs, unservable, ws, os, is, spills, db,
-      slower_than_packed, exact, 100 * vs_sched.mean(), 100 * vs_sched.max, 100 * vs_surr.mean(),
-      100 * vs_surr.max, secs > 0 ? static_cast<double>(cycles) / secs : 0.0);
+      slower_than_packed, with_bank_stalls, exact, 100 * vs_sched.mean(), 100 * vs_sched.max,
+      100 * vs_surr.mean(), 100 * vs_surr.max, secs > 0 ? static_cast<double>(cycles) / secs : 0.0);
 }
 
 }  // namespace
@@ -231,6 +244,26 @@ TEST(RtlSmall4Bursts, RandomDramStallsChangeCyclesButNotResultsOrCounts) {
 
 TEST(RtlDefaultBursts, RandomLayersAndMappingsAreExact) {
   random_sweep("default", 43, 30, 14, 0, DramPort::Bursts);
+}
+
+// Banked input and weight buffers (mw_bank_buf, registered reads, a stall per bank conflict):
+// bit-exact, the cycles equal the reference schedule with model::op_bank_cycles, and the bank
+// and array stall counters equal the surrogate's closed form. small4-banked has 8 banks for 4
+// lanes, so conflicts are frequent; default-banked 17 for 16.
+TEST(RtlSmall4Banked, RandomLayersAndMappingsAreExact) {
+  random_sweep("small4-banked", 51, 300, 9);
+}
+
+TEST(RtlSmall4Banked, RandomDramStallsChangeCyclesButNotResultsOrCounts) {
+  random_sweep("small4-banked", 52, 100, 8, 0.3);
+}
+
+TEST(RtlSmall4Banked, BurstsPortRandomLayersAndMappingsAreExact) {
+  random_sweep("small4-banked", 53, 100, 9, 0, DramPort::Bursts);
+}
+
+TEST(RtlDefaultBanked, RandomLayersAndMappingsAreExact) {
+  random_sweep("default-banked", 54, 30, 14);
 }
 
 TEST(RtlSmall8, RandomLayersAndMappingsAreExact) {

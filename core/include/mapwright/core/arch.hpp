@@ -56,13 +56,16 @@ struct Arch {
   long long input_buf_bytes = 256 * 1024;   ///< Input (activation) buffer.
   long long weight_buf_bytes = 256 * 1024;  ///< Weight buffer.
   long long accum_buf_bytes = 64 * 1024;    ///< Accumulator buffer (int32 words x 4).
-  double dram_bytes_per_cycle = 16;         ///< DRAM bandwidth.
-  int dram_latency_cycles = 100;            ///< Latency of one DRAM transfer.
-  DramPort dram_port = DramPort::Packed;    ///< How a transfer's runs are served.
-  double clock_mhz = 1000;                  ///< Clock, for seconds and power in reports.
-  int operand_bits = 8;                     ///< Operand width (the RTL supports 8).
-  int acc_bits = 32;                        ///< Accumulator width (the RTL supports 32).
-  EnergyTable energy;                       ///< Energy per event.
+  /// Banks of the input and weight buffers (word a in bank a mod banks, one read per bank and
+  /// cycle, registered read), or 0 for buffers every lane reads in the same cycle.
+  int buffer_banks = 0;
+  double dram_bytes_per_cycle = 16;       ///< DRAM bandwidth.
+  int dram_latency_cycles = 100;          ///< Latency of one DRAM transfer.
+  DramPort dram_port = DramPort::Packed;  ///< How a transfer's runs are served.
+  double clock_mhz = 1000;                ///< Clock, for seconds and power in reports.
+  int operand_bits = 8;                   ///< Operand width (the RTL supports 8).
+  int acc_bits = 32;                      ///< Accumulator width (the RTL supports 32).
+  EnergyTable energy;                     ///< Energy per event.
 
   bool supports(Dataflow d) const;
 };

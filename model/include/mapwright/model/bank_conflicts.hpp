@@ -14,6 +14,7 @@
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/layer.hpp"
 #include "mapwright/core/mapping.hpp"
+#include "mapwright/core/tile_program.hpp"
 
 namespace mapwright::model {
 
@@ -44,5 +45,22 @@ BankStalls fold_bank_stalls(const core::Layer& layer, const core::Arch& arch,
 /// `accum` is left 0 (whether a fold reads the accumulator depends on the step order).
 BankStalls closed_form_bank_stalls(const core::Layer& layer, const core::Mapping& m,
                                    long long banks);
+
+/// Cycles a banked design adds to the compute of mapping `m` (rtl/README.md "Banked buffers"):
+/// per fold, one for the registered read of the fold's first row (requested in the cycle after
+/// the fold's issue) and the bank stalls the mesh waits for. Each buffer requests its next row
+/// when the mesh takes the current one, so a stream's row with k conflicts costs k cycles,
+/// except the first input row under WS (first weight row under IS): it is requested with the
+/// first preload row and waits k < ru cycles, hidden by the ru-cycle preload. OS streams `a`
+/// and `w` together and waits for the slower. With k_a, k_w one input / weight row's stall of
+/// the fold, M, L, tk its streamed rows and ru its rows:
+///   WS: 1 + ru*k_w + (M - 1)*k_a
+///   OS: 1 + L*max(k_a, k_w)
+///   IS: 1 + ru*k_in + (tk - 1)*k_wt
+long long closed_form_bank_cycles(const core::Layer& layer, const core::Mapping& m,
+                                  long long banks);
+/// The same for one compute op (the tile `box`), summed over its folds.
+long long op_bank_cycles(const core::Layer& layer, const core::Mapping& m, const core::TileBox& box,
+                         long long banks);
 
 }  // namespace mapwright::model

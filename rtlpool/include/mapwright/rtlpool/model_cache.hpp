@@ -33,13 +33,14 @@ struct ModelParams {
   long long weight_bytes = 0;    ///< Weight buffer bytes.
   long long accum_words = 0;     ///< Accumulator int32 words.
   long long beat_bytes = 0;      ///< DRAM bytes per cycle.
+  long long banks = 0;           ///< Banks of the input and weight buffers (0: multi-ported).
   /// Build variant: FST waveform tracing compiled in (MAPWRIGHT_RTL_TRACE). The compiled-in
   /// models are untraced, so a traced model always comes from the cache.
   bool traced = false;
   bool operator==(const ModelParams& o) const {
     return rows == o.rows && cols == o.cols && input_bytes == o.input_bytes &&
            weight_bytes == o.weight_bytes && accum_words == o.accum_words &&
-           beat_bytes == o.beat_bytes && traced == o.traced;
+           beat_bytes == o.beat_bytes && banks == o.banks && traced == o.traced;
   }
 };
 /// The parameters of an architecture's model.

@@ -99,10 +99,13 @@ struct RtlRunResult {
   long long cycles = 0;              ///< First DMA start to last completion, inclusive.
   long long array_busy_cycles = 0;   ///< Cycles the fold engine was busy.
   long long array_stall_cycles = 0;  ///< Busy cycles the fold engine did not advance.
-  long long dma_busy_cycles = 0;     ///< Cycles the DMA engine had a command in flight.
-  long long dram_stall_cycles = 0;   ///< DMA data-phase cycles without a beat.
-  double sim_seconds = 0;            ///< Wall time of the simulation.
-  double sim_cpu_seconds = 0;        ///< CPU time of the simulation (its thread).
+  /// Banked buffers: cycles a requested row of the input / weight buffer waited for a bank.
+  long long input_bank_stall_cycles = 0;
+  long long weight_bank_stall_cycles = 0;
+  long long dma_busy_cycles = 0;    ///< Cycles the DMA engine had a command in flight.
+  long long dram_stall_cycles = 0;  ///< DMA data-phase cycles without a beat.
+  double sim_seconds = 0;           ///< Wall time of the simulation.
+  double sim_cpu_seconds = 0;       ///< CPU time of the simulation (its thread).
   long long sim_cycles = 0;  ///< Clock cycles the harness simulated for the job (start to end).
   bool ok() const { return kind == core::RtlFailure::None && functional_ok; }
 };
@@ -115,6 +118,7 @@ struct RtlParams {
   long long accum_buf_words = 0;   ///< Accumulator (int32 words).
   long long beat_bytes = 0;        ///< DRAM bytes per cycle.
   long long max_bursts = 0;        ///< Bursts port: bursts in flight at most.
+  long long buf_banks = 0;         ///< Banks of the input and weight buffers (0: multi-ported).
 };
 
 class RtlEvaluator final : public core::Evaluator {
