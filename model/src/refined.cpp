@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/core/compact_space.hpp"
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/model/surrogate.hpp"
@@ -367,12 +366,9 @@ CycleEstimate refined_cycles(const Layer& l, const Arch& arch, const Mapping& m)
     in_beat_ratio = static_cast<double>(burst_totals(l, arch, m).in) /
                     (static_cast<double>(a.dram_input_bytes) / arch.dram_bytes_per_cycle);
   double compute_scale = 1;
-  if (arch.buffer_banks > 0) {
-    const long long extra = closed_form_bank_cycles(l, m, arch.buffer_banks);
-    if (e.compute_cycles > extra)
-      compute_scale =
-          static_cast<double>(e.compute_cycles) / static_cast<double>(e.compute_cycles - extra);
-  }
+  if (e.bank_cycles > 0 && e.compute_cycles > e.bank_cycles)
+    compute_scale = static_cast<double>(e.compute_cycles) /
+                    static_cast<double>(e.compute_cycles - e.bank_cycles);
   const double total = StepModel(l, arch, m, T, rows, cols, in_beat_ratio, compute_scale).total();
   // No schedule finishes before its busier engine is done.
   e.cycles =

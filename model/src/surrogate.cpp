@@ -245,7 +245,10 @@ CycleEstimate cycles_from(const Layer& l, const Arch& arch, const Mapping& m, co
     }
   }
   // Banked buffers: the first-row read of every fold and the bank stalls the mesh waits for.
-  if (arch.buffer_banks > 0) e.compute_cycles += closed_form_bank_cycles(l, m, arch.buffer_banks);
+  if (arch.buffer_banks > 0) {
+    e.bank_cycles = closed_form_bank_cycles(l, m, arch.buffer_banks);
+    e.compute_cycles += e.bank_cycles;
+  }
   const double bw = arch.dram_bytes_per_cycle;
   const double lat = arch.dram_latency_cycles;
   // Beats of each transfer kind in total: bytes / bandwidth for the packed port, the exact

@@ -15,6 +15,7 @@ core::AccessCounts closed_form_counts(const core::Layer& layer, const core::Arch
 struct CycleEstimate {
   long long cycles = 0;          ///< End-to-end estimate.
   long long compute_cycles = 0;  ///< Exact sum of fold times.
+  long long bank_cycles = 0;     ///< Banked buffers: the part of compute_cycles they add.
   long long dma_cycles = 0;      ///< Exact sum of DMA transfer times.
 };
 CycleEstimate closed_form_cycles(const core::Layer& layer, const core::Arch& arch,
