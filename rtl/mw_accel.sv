@@ -322,7 +322,8 @@ module mw_accel #(
       .Width   (8),
       .Banks   (BufBanks),
       .RdPorts (NL),
-      .WrPorts (BeatBytes)
+      .WrPorts (BeatBytes),
+      .WrLinear(1)
     ) u_in_buf (
       .clk_i          (clk_i),
       .rst_ni         (rst_ni),
@@ -346,7 +347,8 @@ module mw_accel #(
       .Width   (8),
       .Banks   (BufBanks),
       .RdPorts (NL),
-      .WrPorts (BeatBytes)
+      .WrPorts (BeatBytes),
+      .WrLinear(1)
     ) u_wt_buf (
       .clk_i          (clk_i),
       .rst_ni         (rst_ni),

@@ -26,6 +26,11 @@ module mw_bank_buf #(
   parameter int unsigned Banks   = 17,    // SRAM macros, 1..128
   parameter int unsigned RdPorts = 4,     // read lanes
   parameter int unsigned WrPorts = 4,     // write lanes
+  // 1: every write row is linear (lane l at wr_addr_i[0] + l, the enabled lanes a prefix; a
+  // DMA beat): WrPorts <= Banks consecutive words fall into distinct banks, so a write row is
+  // never arbitrated; it is rotated onto the banks and granted at once (checked by
+  // bank_wr_linear_a). 0: write lanes at any address, arbitrated like the reads.
+  parameter int unsigned WrLinear = 0,
   localparam int unsigned AW  = (Depth > 1) ? $clog2(Depth) : 1,
   localparam int unsigned BD  = (Depth + Banks - 1) / Banks,  // words per bank
   localparam int unsigned BAW = (BD > 1) ? $clog2(BD) : 1,
@@ -57,29 +62,28 @@ module mw_bank_buf #(
   if (Banks < 1 || Banks > 128) begin : gen_bad_banks
     $error("mw_bank_buf: Banks must be in 1..128, got %0d", Banks);
   end
+  if (WrLinear > 1) begin : gen_bad_linear_value
+    $error("mw_bank_buf: WrLinear must be 0 or 1, got %0d", WrLinear);
+  end
+  if (WrLinear != 0 && WrPorts > Banks) begin : gen_bad_linear
+    $error("mw_bank_buf: WrLinear needs WrPorts <= Banks, got %0d > %0d", WrPorts, Banks);
+  end
 
-  // Bank and row of every lane's address.
+  // Bank and row of every read lane's address.
   logic [RdPorts-1:0][BW-1:0]  rd_bank;
   logic [RdPorts-1:0][BAW-1:0] rd_row;
-  logic [WrPorts-1:0][BW-1:0]  wr_bank;
-  logic [WrPorts-1:0][BAW-1:0] wr_row;
   always_comb begin
     for (int unsigned l = 0; l < RdPorts; l++) begin
       rd_bank[l] = BW'(32'(rd_addr_i[l]) % Banks);
       rd_row[l]  = BAW'(32'(rd_addr_i[l]) / Banks);
     end
-    for (int unsigned l = 0; l < WrPorts; l++) begin
-      wr_bank[l] = BW'(32'(wr_addr_i[l]) % Banks);
-      wr_row[l]  = BAW'(32'(wr_addr_i[l]) / Banks);
-    end
   end
 
-  // Arbitration: a waiting lane is served when no lower waiting lane of its row is in its bank.
+  // Read arbitration: a waiting lane is served when no lower waiting lane of its row is in its
+  // bank.
   logic [RdPorts-1:0] rd_done_q, rd_wait, rd_srv;
-  logic [WrPorts-1:0] wr_done_q, wr_wait, wr_srv;
   always_comb begin
     rd_wait = rd_req_i ? (rd_en_i & ~rd_done_q) : '0;
-    wr_wait = wr_req_i ? (wr_en_i & ~wr_done_q) : '0;
     for (int unsigned l = 0; l < RdPorts; l++) begin
       rd_srv[l] = rd_wait[l];
       for (int unsigned m = 0; m < l; m++) begin
@@ -88,39 +92,96 @@ module mw_bank_buf #(
         end
       end
     end
-    for (int unsigned l = 0; l < WrPorts; l++) begin
-      wr_srv[l] = wr_wait[l];
-      for (int unsigned m = 0; m < l; m++) begin
-        if (wr_wait[m] && wr_bank[m] == wr_bank[l]) begin
-          wr_srv[l] = 1'b0;
-        end
-      end
-    end
   end
   assign rd_gnt_o = rd_req_i && ((rd_wait & ~rd_srv) == '0);
-  assign wr_gnt_o = wr_req_i && ((wr_wait & ~wr_srv) == '0);
 
-  // Macro ports: each bank takes the lane served for it (at most one per bank and direction).
+  // Read macro ports: each bank takes the lane served for it (at most one).
   logic [Banks-1:0]            b_rd_en, b_wr_en;
   logic [Banks-1:0][BAW-1:0]   b_rd_addr, b_wr_addr;
   logic [Banks-1:0][Width-1:0] b_rd_data, b_wr_data;
   always_comb begin
     b_rd_en   = '0;
     b_rd_addr = '0;
-    b_wr_en   = '0;
-    b_wr_addr = '0;
-    b_wr_data = '0;
     for (int unsigned l = 0; l < RdPorts; l++) begin
       if (rd_srv[l]) begin
         b_rd_en[rd_bank[l]]   = 1'b1;
         b_rd_addr[rd_bank[l]] = rd_row[l];
       end
     end
-    for (int unsigned l = 0; l < WrPorts; l++) begin
-      if (wr_srv[l]) begin
-        b_wr_en[wr_bank[l]]   = 1'b1;
-        b_wr_addr[wr_bank[l]] = wr_row[l];
-        b_wr_data[wr_bank[l]] = wr_data_i[l];
+  end
+
+  // Writes.
+  logic [WrPorts-1:0] wr_done_q, wr_wait, wr_srv;
+  if (WrLinear != 0) begin : gen_wr_linear
+    // A linear row: one address decode (its first word's bank b0 and row r0), then bank b takes
+    // lane (b - b0) mod Banks, at row r0 below b0's bank and r0 + 1 from bank 0 up to b0 - 1.
+    logic [BW-1:0]  b0;
+    logic [BAW-1:0] r0;
+    always_comb begin
+      b0      = BW'(32'(wr_addr_i[0]) % Banks);
+      r0      = BAW'(32'(wr_addr_i[0]) / Banks);
+      wr_wait = wr_req_i ? (wr_en_i & ~wr_done_q) : '0;
+      wr_srv  = wr_wait;
+    end
+    assign wr_gnt_o = wr_req_i;
+    always_comb begin
+      b_wr_en   = '0;
+      b_wr_addr = '0;
+      b_wr_data = '0;
+      for (int unsigned b = 0; b < Banks; b++) begin
+        automatic int unsigned l = (b >= 32'(b0)) ? b - 32'(b0) : b + Banks - 32'(b0);
+        if (l < WrPorts && wr_srv[l]) begin
+          b_wr_en[b]   = 1'b1;
+          b_wr_addr[b] = (b >= 32'(b0)) ? r0 : r0 + BAW'(1);
+          b_wr_data[b] = wr_data_i[l];
+        end
+      end
+    end
+    // The row is linear: every enabled lane at the first lane's address plus its number, and
+    // the enabled lanes a prefix.
+    for (genvar l = 1; l < WrPorts; l++) begin : gen_lin
+      bank_wr_linear_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+          (wr_req_i && wr_en_i[l]) |->
+          (wr_en_i[l-1] && 32'(wr_addr_i[l]) == 32'(wr_addr_i[0]) + l));
+    end
+  end else begin : gen_wr_arb
+    // Any addresses: arbitrated like the reads.
+    logic [WrPorts-1:0][BW-1:0]  wr_bank;
+    logic [WrPorts-1:0][BAW-1:0] wr_row;
+    always_comb begin
+      for (int unsigned l = 0; l < WrPorts; l++) begin
+        wr_bank[l] = BW'(32'(wr_addr_i[l]) % Banks);
+        wr_row[l]  = BAW'(32'(wr_addr_i[l]) / Banks);
+      end
+    end
+    always_comb begin
+      wr_wait = wr_req_i ? (wr_en_i & ~wr_done_q) : '0;
+      for (int unsigned l = 0; l < WrPorts; l++) begin
+        wr_srv[l] = wr_wait[l];
+        for (int unsigned m = 0; m < l; m++) begin
+          if (wr_wait[m] && wr_bank[m] == wr_bank[l]) begin
+            wr_srv[l] = 1'b0;
+          end
+        end
+      end
+    end
+    assign wr_gnt_o = wr_req_i && ((wr_wait & ~wr_srv) == '0);
+    always_comb begin
+      b_wr_en   = '0;
+      b_wr_addr = '0;
+      b_wr_data = '0;
+      for (int unsigned l = 0; l < WrPorts; l++) begin
+        if (wr_srv[l]) begin
+          b_wr_en[wr_bank[l]]   = 1'b1;
+          b_wr_addr[wr_bank[l]] = wr_row[l];
+          b_wr_data[wr_bank[l]] = wr_data_i[l];
+        end
+      end
+    end
+    for (genvar l = 1; l < WrPorts; l++) begin : gen_wr_excl
+      for (genvar m = 0; m < l; m++) begin : gen_pair
+        bank_wr_conflict_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+            !(wr_srv[l] && wr_srv[m] && wr_bank[l] == wr_bank[m]));
       end
     end
   end
@@ -228,11 +289,4 @@ module mw_bank_buf #(
           !(rd_srv[l] && rd_srv[m] && rd_bank[l] == rd_bank[m]));
     end
   end
-  for (genvar l = 1; l < WrPorts; l++) begin : gen_wr_excl
-    for (genvar m = 0; m < l; m++) begin : gen_pair
-      bank_wr_conflict_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-          !(wr_srv[l] && wr_srv[m] && wr_bank[l] == wr_bank[m]));
-    end
-  end
-
 endmodule

@@ -464,6 +464,14 @@ std::vector<std::string> RtlEvaluator::compiled_archs() {
   return v;
 }
 
+std::vector<std::string> RtlEvaluator::plain_archs() {
+  std::vector<std::string> v;
+#define MW_NAME(NAME, ...) v.push_back(NAME);
+  MW_FOR_EACH_PLAIN_MODEL(MW_NAME)
+#undef MW_NAME
+  return v;
+}
+
 std::vector<std::pair<std::string, RtlParams>> RtlEvaluator::compiled_models() {
   std::vector<std::pair<std::string, RtlParams>> v;
 #define MW_MODEL(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \

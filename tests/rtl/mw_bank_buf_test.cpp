@@ -1,6 +1,7 @@
 // Tests for the banked buffer (rtl/mw_bank_buf.sv, built from rtl/mw_sram.sv), Verilated for
-// three geometries: 5 banks with 4 byte lanes, 17 banks with 16 byte lanes (the input and weight
-// buffers of a 16x16 array) and 17 banks with 8 word lanes.
+// five geometries: 5 banks with 4 byte lanes, 17 banks with 16 byte lanes (the input and weight
+// buffers of a 16x16 array), 17 banks with 8 word lanes, and with linear write rows (WrLinear,
+// the accelerator's DMA writes) 17 banks with 16 lanes and 5 banks with 4 read and 5 write lanes.
 //
 // A cycle-level harness streams rows of lane reads and rows of lane writes, back to back, and
 // acts as a scoreboard against a C++ memory: every read lane's word must equal the reference,
@@ -20,7 +21,9 @@
 
 #include "Vmw_bank_buf_b17x16.h"
 #include "Vmw_bank_buf_b17x8w32.h"
+#include "Vmw_bank_buf_b17x16lin.h"
 #include "Vmw_bank_buf_b5x4.h"
+#include "Vmw_bank_buf_b5x4w5lin.h"
 #include "verilated.h"
 
 namespace {
@@ -276,6 +279,57 @@ void stridedRows(Harness<M>& h, uint64_t seed) {
   h.run(reads, {});
 }
 
+/// A linear write row: `count` consecutive words from `base` in the first lanes, the rest off.
+Row linearRow(std::mt19937_64& rng, unsigned lanes, uint32_t base, unsigned count) {
+  Row r;
+  for (unsigned l = 0; l < lanes; ++l) {
+    r.en.push_back(l < count);
+    r.addr.push_back(l < count ? base + l : 0);
+    r.data.push_back(rng());
+  }
+  return r;
+}
+
+/// With linear write rows: fills the buffer, then writes random linear rows (random base, so
+/// rows wrap from the last bank to bank 0 at every offset, and a random prefix of lanes) into
+/// the upper half while reading random rows of the lower half, then reads back everything. A
+/// linear row never waits (expectedCycles is 1 for it: at most Banks consecutive words).
+template <class M>
+void linearRows(Harness<M>& h, uint64_t seed, int rows) {
+  std::mt19937_64 rng(seed);
+  const unsigned wr = h.wrPorts();
+  const uint32_t half = h.depth() / 2;
+  std::deque<Row> writes, reads;
+  for (uint32_t a = 0; a < h.depth(); a += wr)
+    writes.push_back(linearRow(rng, wr, a, std::min<unsigned>(wr, h.depth() - a)));
+  h.run({}, writes);
+  std::vector<uint32_t> low, all;
+  for (uint32_t a = 0; a < h.depth(); ++a) (a < half ? low : all).push_back(a);
+  all.insert(all.end(), low.begin(), low.end());
+  writes.clear();
+  for (int i = 0; i < rows; ++i) {
+    reads.push_back(randomRow(rng, h.rdPorts(), 0, 0, &low));
+    const unsigned count = 1 + static_cast<unsigned>(rng() % wr);
+    const uint32_t base = half + static_cast<uint32_t>(rng() % (h.depth() - half - count + 1));
+    writes.push_back(linearRow(rng, wr, base, count));
+  }
+  h.run(reads, writes);
+  reads.clear();
+  for (int i = 0; i < rows; ++i) reads.push_back(randomRow(rng, h.rdPorts(), 0, 0, &all));
+  h.run(reads, {});
+  EXPECT_EQ(h.model().wr_stall_cnt_o, 0U);
+}
+
+TEST(MwBankBuf, LinearWriteRowsSeventeenBanksSixteenLanes) {
+  Harness<Vmw_bank_buf_b17x16lin> h(2048, 8, 17, 16, 16);
+  linearRows(h, 6, 400);
+}
+
+TEST(MwBankBuf, LinearWriteRowsAsManyLanesAsBanks) {
+  Harness<Vmw_bank_buf_b5x4w5lin> h(64, 8, 5, 4, 5);
+  linearRows(h, 7, 400);
+}
+
 TEST(MwBankBuf, FiveBanksFourLanesRandomRows) {
   Harness<Vmw_bank_buf_b5x4> h(64, 8, 5, 4, 4);
   randomRows(h, 1, 400);
@@ -335,6 +389,24 @@ TEST(MwBankBufDeathTest, ARowChangedBeforeItsGrantTripsTheHandshakeAssertion) {
         h.tick();
       },
       "bank_rd_hold_a");
+}
+
+TEST(MwBankBufDeathTest, AWriteRowThatIsNotLinearTripsItsAssertion) {
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  EXPECT_DEATH(
+      {
+        dup2(2, 1);  // Verilator reports a failed assertion on stdout
+        Harness<Vmw_bank_buf_b5x4w5lin> h(64, 8, 5, 4, 5);
+        auto& m = h.model();
+        m.wr_req_i = 1;
+        m.wr_en_i = 0x3;
+        setField(m.wr_addr_i, 0, 6, 10);
+        setField(m.wr_addr_i, 6, 6, 12);  // not 11
+        m.eval();
+        h.tick();
+        h.tick();
+      },
+      "bank_wr_linear_a");
 }
 
 }  // namespace

@@ -139,6 +139,8 @@ class RtlEvaluator final : public core::Evaluator {
 
   /// Names of the architectures with a compiled model.
   static std::vector<std::string> compiled_archs();
+  /// Names of the architectures that also have a plain C++ model (RtlRunOptions::plain_harness).
+  static std::vector<std::string> plain_archs();
   /// The compiled models: architecture name and RTL parameters.
   static std::vector<std::pair<std::string, RtlParams>> compiled_models();
 };
