@@ -5,7 +5,8 @@
 /// the best mapping, a proven lower bound on the objective and the relative gap between them;
 /// the answer is deterministic for a given input whatever the thread count (the search runs
 /// in fixed waves of subtrees, ties are broken by a canonical key), unless a time limit stops
-/// it.
+/// it. On an architecture with banked buffers the compact space is followed by the raw space
+/// (mapper/README.md, Limits), so the bound and gap hold over every mapping there too.
 
 #include <string>
 #include <utility>
