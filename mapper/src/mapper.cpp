@@ -22,6 +22,7 @@
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/mapper/bounds.hpp"
+#include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/model/surrogate.hpp"
 
 namespace mapwright::mapper {
@@ -286,6 +287,7 @@ class Worker {
   }
 
   void leaf() {
+    bank_cycles_ = -1;  // one tiling: its bank cycles are computed at its first evaluation
     const auto trips = trip_counts(ctx_.layer, p_.m);
     const auto orders = order_classes(trips);
     std::vector<Child> kids;
@@ -332,7 +334,10 @@ class Worker {
       Metrics met;
       met.valid = true;
       met.counts = counts;
-      const model::CycleEstimate ce = model::closed_form_cycles(ctx_.layer, ctx_.arch, m, counts);
+      if (ctx_.arch.buffer_banks > 0 && bank_cycles_ < 0)
+        bank_cycles_ = model::closed_form_bank_cycles(ctx_.layer, m, ctx_.arch.buffer_banks);
+      const model::CycleEstimate ce =
+          model::closed_form_cycles(ctx_.layer, ctx_.arch, m, counts, bank_cycles_);
       met.cycles = ce.cycles;
       met.compute_cycles = ce.compute_cycles;
       met.dma_cycles = ce.dma_cycles;
@@ -358,6 +363,7 @@ class Worker {
   Partial p_;                       ///< The node being expanded.
   std::array<Dim, kNumDims> bo_{};  ///< Tile branch order of the subtree's dataflow.
   long long tick_ = 0;              ///< Counter for clock checks.
+  long long bank_cycles_ = -1;      ///< Bank cycles of the leaf's tiling (-1: not yet known).
   std::map<std::vector<long long>, std::vector<long long>> cache_;  ///< Tile candidates.
   std::array<std::vector<long long>, kNumDims> all_;                ///< Every tile size (raw mode).
 };

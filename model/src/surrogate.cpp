@@ -213,8 +213,9 @@ BurstTotals burst_totals_of(const Layer& l, const Mapping& m, const Shared& sh, 
   return t;
 }
 
+/// `bank_cycles` < 0: computed here (banked architectures).
 CycleEstimate cycles_from(const Layer& l, const Arch& arch, const Mapping& m, const Shared& sh,
-                          const AccessCounts& a) {
+                          const AccessCounts& a, long long bank_cycles = -1) {
   const auto& T = sh.T;
   auto cl = [&](Dim d) { return classes(l.dim(d), m.tile_of(d)); };
   const long long G = l.g, K = l.k, NPQ = l.n * l.p * l.q, CRS = l.c * l.r * l.s;
@@ -246,7 +247,8 @@ CycleEstimate cycles_from(const Layer& l, const Arch& arch, const Mapping& m, co
   }
   // Banked buffers: the first-row read of every fold and the bank stalls the mesh waits for.
   if (arch.buffer_banks > 0) {
-    e.bank_cycles = closed_form_bank_cycles(l, m, arch.buffer_banks);
+    e.bank_cycles =
+        bank_cycles >= 0 ? bank_cycles : closed_form_bank_cycles(l, m, arch.buffer_banks);
     e.compute_cycles += e.bank_cycles;
   }
   const double bw = arch.dram_bytes_per_cycle;
@@ -346,6 +348,11 @@ AccessCounts closed_form_counts(const Layer& l, const Arch& arch, const Mapping&
 CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping& m,
                                  const AccessCounts& a) {
   return cycles_from(l, arch, m, shared(l, m), a);
+}
+
+CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping& m,
+                                 const AccessCounts& a, long long bank_cycles) {
+  return cycles_from(l, arch, m, shared(l, m), a, std::max(0LL, bank_cycles));
 }
 
 Metrics Surrogate::evaluate(const Layer& layer, const Arch& arch, const Mapping& mapping) {

@@ -12,6 +12,7 @@
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/tile_program.hpp"
 #include "mapwright/core/zoo.hpp"
+#include "mapwright/model/surrogate.hpp"
 
 using namespace mapwright;
 using namespace mapwright::core;
@@ -185,6 +186,43 @@ TEST(BankConflicts, ClosedFormEqualsPerFoldWalkOnRandomLayersAndMappings) {
       });
   EXPECT_GE(checked, 1400);
   EXPECT_GE(with_stalls, 100);
+}
+
+// The exact mapper computes a tiling's bank cycles once for all its orders and double-buffer
+// choices (mapper/README.md): the walk's stalls and the closed form's cycles do not change with
+// the loop order or the double buffering, and closed_form_cycles with the bank cycles given
+// equals the one that computes them.
+TEST(BankConflicts, BankCyclesDependOnNeitherOrderNorDoubleBuffering) {
+  std::mt19937_64 rng(99);
+  int with_cycles = 0;
+  const int checked =
+      for_each_random_mapping(11, 300, [&](const Layer& layer, const Arch& arch, const Mapping& m) {
+        for (long long banks : {3LL, 7LL}) {
+          Arch a = arch;
+          a.buffer_banks = banks;
+          const long long cyc = model::closed_form_bank_cycles(layer, m, banks);
+          const model::BankStalls walk = model::fold_bank_stalls(layer, a, m, banks);
+          with_cycles += walk.input + walk.weight > 0;
+          for (int t = 0; t < 3; ++t) {
+            Mapping o = m;
+            o.order = order_from_index(static_cast<long long>(rng() % 5040));
+            o.db_input = (rng() & 1) != 0;
+            o.db_weight = (rng() & 1) != 0;
+            o.db_accum = (rng() & 1) != 0;
+            ASSERT_EQ(model::closed_form_bank_cycles(layer, o, banks), cyc) << layer.describe();
+            const model::BankStalls w = model::fold_bank_stalls(layer, a, o, banks);
+            ASSERT_EQ(w.input, walk.input) << layer.describe();
+            ASSERT_EQ(w.weight, walk.weight) << layer.describe();
+            const AccessCounts c = model::closed_form_counts(layer, a, o);
+            const model::CycleEstimate plain = model::closed_form_cycles(layer, a, o, c);
+            const model::CycleEstimate given = model::closed_form_cycles(layer, a, o, c, cyc);
+            ASSERT_EQ(given.cycles, plain.cycles) << layer.describe();
+            ASSERT_EQ(given.bank_cycles, plain.bank_cycles) << layer.describe();
+          }
+        }
+      });
+  EXPECT_GE(checked, 250);
+  EXPECT_GE(with_cycles, 20);
 }
 
 TEST(BankConflicts, ClosedFormEqualsPerFoldWalkOnZooLayers) {

@@ -20,6 +20,13 @@ struct CycleEstimate {
 };
 CycleEstimate closed_form_cycles(const core::Layer& layer, const core::Arch& arch,
                                  const core::Mapping& m, const core::AccessCounts& counts);
+/// The same with the banked buffers' cycles given (model::closed_form_bank_cycles of the same
+/// layer and mapping; ignored without banks): they depend on the tiles, the PE use and the
+/// dataflow only, not on the order or the double buffering, so a caller scoring many orders
+/// and double-buffer choices of one tiling computes them once.
+CycleEstimate closed_form_cycles(const core::Layer& layer, const core::Arch& arch,
+                                 const core::Mapping& m, const core::AccessCounts& counts,
+                                 long long bank_cycles);
 
 /// DRAM beats under core::DramPort::Bursts summed over the tile program, per transfer kind:
 /// every input load, every weight load, every store; `psum` is the sum over the distinct output
