@@ -4,6 +4,7 @@
 #include "mapwright/flows/verify.hpp"
 
 #include "mapwright/flows/commands.hpp"
+#include "mapwright/flows/run_record.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -141,6 +142,8 @@ systemc::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& l
   r.sim_seconds = jr.sim_seconds;
   r.sim_cpu_seconds = jr.sim_cpu_seconds;
   r.sim_cycles = jr.sim_cycles;
+  r.input_bank_stall_cycles = jr.input_bank_stalls;
+  r.weight_bank_stall_cycles = jr.weight_bank_stalls;
   return r;
 }
 
@@ -219,6 +222,12 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
         {"rtl", rf[i].second}, {"surrogate", sf[i].second}, {"diff", sf[i].second - rf[i].second}};
     mismatched_counts += rf[i].second != sf[i].second;
   }
+  const std::vector<CountDiff> bank =
+      bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles, r.weight_bank_stall_cycles);
+  for (const CountDiff& b : bank) {
+    diffs[b.name] = {{"rtl", b.rtl}, {"surrogate", b.surrogate}, {"diff", b.surrogate - b.rtl}};
+    mismatched_counts += b.rtl != b.surrogate;
+  }
   const bool ok = r.ok() && mismatched_counts == 0;
   if (o.json) {
     nlohmann::json j;
@@ -267,8 +276,11 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   row("edp", r.metrics.edp, s.edp, true);
   row("utilization", r.metrics.utilization, s.utilization, true);
   for (size_t i = 0; i < rf.size(); ++i) row(rf[i].first, rf[i].second, sf[i].second, false);
+  for (const CountDiff& b : bank)
+    row(b.name, static_cast<double>(b.rtl), static_cast<double>(b.surrogate), false);
   out << (mismatched_counts ? std::to_string(mismatched_counts) + " COUNTS DIFFER"
-                            : std::string("every access count equal"))
+          : bank.empty()    ? std::string("every access count equal")
+                            : std::string("every access count and bank-stall counter equal"))
       << "; cycle error " << std::setprecision(3) << err << " % (refined estimate " << refined_err
       << " %); simulated in " << r.sim_seconds << " s"
       << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
@@ -316,7 +328,10 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       systemc::RtlRunOptions ro;
       ro.seed = o.seed * 7919 + li * 1000 + i;
       const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
-      const bool counts_equal = r.failure.empty() && r.counts == s.counts;
+      bool counts_equal = r.failure.empty() && r.counts == s.counts;
+      for (const CountDiff& b : bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles,
+                                                    r.weight_bank_stall_cycles))
+        counts_equal = counts_equal && b.rtl == b.surrogate;
       l_ok += r.ok();
       l_fail += !r.failure.empty();
       l_cm += r.failure.empty() && !counts_equal;

@@ -25,6 +25,7 @@
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/yaml_util.hpp"
 #include "mapwright/core/zoo.hpp"
+#include "mapwright/flows/run_record.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/model/surrogate.hpp"
 
@@ -103,7 +104,7 @@ struct Outcome {
   RtlJobResult rtl;                ///< RTL result.
   Metrics sur;                     ///< Surrogate.
   std::vector<std::string> diffs;  ///< Readable drift lines.
-  std::string kind;                ///< "" pass; "functional", "rtl", "limit", "drift", "golden".
+  std::string kind;  ///< "" pass; "functional", "rtl", "limit", "drift", "golden", "bank".
 };
 
 std::string pct(double golden, double now) {
@@ -228,6 +229,30 @@ void diff_against_golden(const RegressCase& c, const Golden& g, Outcome& x) {
   }
 }
 
+/// Banked buffers: a case whose RTL bank-stall counters differ from the surrogate's prediction
+/// fails ("bank"; the goldens do not hold these counters, the prediction is exact). Returns the
+/// cases that failed here and had not failed before.
+size_t check_bank_stalls(const std::vector<const RegressCase*>& cases,
+                         const std::map<std::string, Arch>& archs, std::vector<Outcome>& res) {
+  size_t failed = 0;
+  for (size_t i = 0; i < cases.size(); ++i) {
+    Outcome& x = res[i];
+    if (!x.rtl.ok()) continue;
+    for (const CountDiff& b :
+         bank_stall_counters(cases[i]->layer, archs.at(cases[i]->arch), cases[i]->mapping,
+                             x.rtl.input_bank_stalls, x.rtl.weight_bank_stalls)) {
+      if (b.rtl == b.surrogate) continue;
+      x.diffs.push_back("rtl " + b.name + ": " + std::to_string(b.rtl) + ", surrogate " +
+                        std::to_string(b.surrogate) + " (exact)");
+      if (x.kind.empty()) {
+        x.kind = "bank";
+        ++failed;
+      }
+    }
+  }
+  return failed;
+}
+
 /// What the comparison with the goldens found.
 struct Verdicts {
   size_t failed = 0;                    ///< Cases that fail.
@@ -347,7 +372,8 @@ int cmd_regress(const RegressOptions& o, std::ostream& out) {
   const int jobs =
       o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   const double wall = run_on_rtl(cases, o, suite.name, jobs, res);
-  const Verdicts v = compare_with_goldens(cases, goldens, o.update, res);
+  Verdicts v = compare_with_goldens(cases, goldens, o.update, res);
+  v.failed += check_bank_stalls(cases, archs, res);
 
   print_case_results(suite, cases, res, archs, jobs, wall, out);
   if (o.update) {

@@ -89,8 +89,10 @@ struct TopK {
 };
 
 /// A candidate's verification from its RTL result: the checks (bit-exact outputs, counters
-/// equal to the surrogate's) and the typed kind of the outcome (see VerificationKind).
-Verification make_verification(const RtlJobResult& r, const Metrics& sur, uint64_t seed) {
+/// equal to the surrogate's, bank stalls included on banked buffers) and the typed kind of the
+/// outcome (see VerificationKind).
+Verification make_verification(const RtlJobResult& r, const Layer& layer, const Arch& arch,
+                               const Mapping& m, const Metrics& sur, uint64_t seed) {
   Verification v;
   v.seed = seed;
   v.failure_kind = r.kind;
@@ -109,6 +111,9 @@ Verification make_verification(const RtlJobResult& r, const Metrics& sur, uint64
     for (size_t i = 0; i < rf.size(); ++i)
       if (rf[i].second != sf[i].second)
         v.count_diffs.push_back({rf[i].first, rf[i].second, sf[i].second});
+    for (const CountDiff& b :
+         bank_stall_counters(layer, arch, m, r.input_bank_stalls, r.weight_bank_stalls))
+      if (b.rtl != b.surrogate) v.count_diffs.push_back(b);
     v.counts_equal = v.count_diffs.empty();
   }
   v.passed = r.kind == RtlFailure::None && r.functional_ok && v.counts_equal;
@@ -606,7 +611,8 @@ class RunSession {
       // A run killed by a second Ctrl-C is not a verdict on the mapping: leave it for --resume.
       if (InterruptSignals::count() >= 2 && r.kind == RtlFailure::Worker) continue;
       Candidate& c = rec_.layers[li].candidates[ci];
-      c.verification = make_verification(r, c.surrogate, rtl_seed(o_.seed, li, c.rank));
+      c.verification = make_verification(r, rec_.layers[li].layer, arch_, c.mapping, c.surrogate,
+                                         rtl_seed(o_.seed, li, c.rank));
       db_.put_verification(rec_.run_id, static_cast<int>(li), c);
       finish_layer_if_verified(li);
       save();

@@ -7,6 +7,7 @@
 
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/run_record.hpp"
+#include "mapwright/model/bank_conflicts.hpp"
 
 #include <algorithm>
 #include "mapwright/core/stats.hpp"
@@ -660,6 +661,14 @@ RunRecord run_record_from_json(const json& j, const std::string& file) {
     throw core::SpecError(file, "(record)", "", std::string("malformed run record: ") + e.what());
   }
   return r;
+}
+
+std::vector<CountDiff> bank_stall_counters(const core::Layer& layer, const core::Arch& arch,
+                                           const core::Mapping& m, long long rtl_input,
+                                           long long rtl_weight) {
+  if (arch.buffer_banks <= 0) return {};
+  const model::BankStalls p = model::closed_form_bank_stalls(layer, m, arch.buffer_banks);
+  return {{"input_bank_stalls", rtl_input, p.input}, {"weight_bank_stalls", rtl_weight, p.weight}};
 }
 
 }  // namespace mapwright::flows

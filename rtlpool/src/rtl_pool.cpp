@@ -112,6 +112,8 @@ nlohmann::json result_to_json(size_t id, const RtlJobResult& r) {
                    {"sim_seconds", r.sim_seconds},
                    {"sim_cpu_seconds", r.sim_cpu_seconds},
                    {"sim_cycles", r.sim_cycles},
+                   {"input_bank_stalls", r.input_bank_stalls},
+                   {"weight_bank_stalls", r.weight_bank_stalls},
                    {"predicted_cycles", r.predicted_cycles},
                    {"estimated_memory_mb", r.estimated_memory_mb}};
   if (r.kind == RtlFailure::None) j["metrics"] = r.metrics.to_json();
@@ -132,6 +134,8 @@ RtlJobResult result_from_json(const nlohmann::json& j) {
   r.sim_seconds = j.value("sim_seconds", 0.0);
   r.sim_cpu_seconds = j.value("sim_cpu_seconds", 0.0);
   r.sim_cycles = j.value("sim_cycles", 0LL);
+  r.input_bank_stalls = j.value("input_bank_stalls", 0LL);
+  r.weight_bank_stalls = j.value("weight_bank_stalls", 0LL);
   r.predicted_cycles = j.value("predicted_cycles", 0LL);
   r.estimated_memory_mb = j.value("estimated_memory_mb", 0.0);
   if (j.contains("metrics")) r.metrics = metrics_from_json(j["metrics"]);
@@ -241,6 +245,8 @@ int worker_loop(std::istream& in, int out_fd) {
         r.sim_seconds = rr.sim_seconds;
         r.sim_cpu_seconds = rr.sim_cpu_seconds;
         r.sim_cycles = rr.sim_cycles;
+        r.input_bank_stalls = rr.input_bank_stall_cycles;
+        r.weight_bank_stalls = rr.weight_bank_stall_cycles;
         r.predicted_cycles = rr.predicted_cycles;
         r.estimated_memory_mb = rr.estimated_memory_mb;
       }
