@@ -535,11 +535,10 @@ Result solve(const Layer& layer, const Arch& arch, const Options& options) {
     g.best = f.best;
     g.top = f.top;
     search_space(raw, g);
-    g.total.nodes += f.total.nodes;
-    g.total.evaluations += f.total.evaluations;
-    g.total.pruned_bound += f.total.pruned_bound;
-    g.total.pruned_capacity += f.total.pruned_capacity;
-    g.total.pruned_dominance += f.total.pruned_dominance;
+    Stats compact_effort = f.total;  // its effort counts; its bound and deadline do not
+    compact_effort.open_bound = kInf;
+    compact_effort.timed_out = false;
+    g.total.add(compact_effort);
     f = std::move(g);
   }
   return make_result(layer, arch, options, f, t0);
