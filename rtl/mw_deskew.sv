@@ -35,29 +35,37 @@ module mw_deskew #(
     if (Depth == 0) begin : gen_pass
       assign data_o[k*Width +: Width] = data_i[k*Width +: Width];
     end else begin : gen_delay
+      // Stage s of the shift register, one register per stage (a generate block each, no
+      // array): a simulator then keeps no per-element write flags for the shift.
       logic [Width-1:0] sr_q [Depth];
       logic [UsedW-1:0] tap;  // delay of this lane: used_i - 1 - k (wraps when unused)
 
-      always_ff @(posedge clk_i) begin
-        if (!rst_ni || clr_i) begin
-          for (int unsigned s = 0; s < Depth; s++) begin
-            sr_q[s] <= '0;
-          end
-        end else if (en_i) begin
-          sr_q[0] <= data_i[k*Width +: Width];
-          for (int unsigned s = 1; s < Depth; s++) begin
-            sr_q[s] <= sr_q[s-1];
+      for (genvar s = 0; s < Depth; s++) begin : gen_stage
+        logic [Width-1:0] d;
+        logic [Width-1:0] q;
+        if (s == 0) begin : gen_first
+          assign d = data_i[k*Width +: Width];
+        end else begin : gen_next
+          assign d = gen_stage[s-1].q;
+        end
+        always_ff @(posedge clk_i) begin
+          if (!rst_ni || clr_i) begin
+            q <= '0;
+          end else if (en_i) begin
+            q <= d;
           end
         end
+        assign sr_q[s] = q;
       end
 
+      // Tap mux: stage tap - 1 for a tap in 1..Depth, else the lane's input.
+      localparam int unsigned IW = (Depth > 1) ? $clog2(Depth) : 1;
       always_comb begin
         tap = used_i - UsedW'(k + 1);
-        data_o[k*Width +: Width] = data_i[k*Width +: Width];
-        for (int unsigned s = 1; s <= Depth; s++) begin
-          if (tap == UsedW'(s)) begin
-            data_o[k*Width +: Width] = sr_q[s-1];
-          end
+        if ((tap != '0) && (32'(tap) <= Depth)) begin
+          data_o[k*Width +: Width] = sr_q[IW'(tap - UsedW'(1))];
+        end else begin
+          data_o[k*Width +: Width] = data_i[k*Width +: Width];
         end
       end
     end

@@ -76,6 +76,7 @@ module mw_mesh #(
         .w_i    (w_i[c*OpW +: OpW]),
         .w_ld_i (w_ld_i[r]),
         .ps_i   (ps_in),
+        .acc_i  (ps_v[r][c]),
         .a_o    (a_h[r][c]),
         .b_o    (b_v[r][c]),
         .ps_o   (ps_v[r][c])
@@ -86,11 +87,9 @@ module mw_mesh #(
   // Row read port.
   always_comb begin
     row_o = '0;
-    for (int unsigned r = 0; r < Rows; r++) begin
-      if (SelW'(r) == row_sel_i) begin
-        for (int unsigned c = 0; c < Cols; c++) begin
-          row_o[c*AccW +: AccW] = ps_v[r][c];
-        end
+    if (32'(row_sel_i) < Rows) begin
+      for (int unsigned c = 0; c < Cols; c++) begin
+        row_o[c*AccW +: AccW] = ps_v[row_sel_i][c];
       end
     end
   end

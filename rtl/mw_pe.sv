@@ -7,7 +7,11 @@
 //       acc_q <= ps_i + a_i * b_q
 //   - output-stationary (os_i = 1): activations pass left->right, weights pass top->bottom
 //     through b_q, and the output accumulates in place:
-//       acc_q <= acc_q + a_i * b_i
+//       acc_q <= acc_i + a_i * b_i
+//     where acc_i is this PE's own ps_o (= acc_q) wired back by mw_mesh. The feedback goes
+//     through the port rather than reading acc_q directly so that a simulator (Verilator)
+//     keeps no shadow copy of the accumulator for the non-blocking update; the logic is the
+//     same register with an adder in its feedback path.
 // Registered: a_o, b_o and ps_o (= acc_q) are flops, so operands and partial sums advance one PE
 // per cycle (latency 1 cycle from a_i/b_i/ps_i to a_o/b_o/ps_o). en_i = 0 holds every register
 // (global stall); clr_i zeroes every register and dominates en_i and w_ld_i.
@@ -25,6 +29,7 @@ module mw_pe #(
   input  logic signed [OpW-1:0]  w_i,     // weight to hold (WS preload)
   input  logic                   w_ld_i,  // load w_i into the held weight (WS preload)
   input  logic signed [AccW-1:0] ps_i,    // partial sum from the top neighbour (WS)
+  input  logic signed [AccW-1:0] acc_i,   // this PE's own ps_o, fed back by the mesh (OS)
   output logic signed [OpW-1:0]  a_o,     // activation to the right neighbour
   output logic signed [OpW-1:0]  b_o,     // weight to the bottom neighbour (OS)
   output logic signed [AccW-1:0] ps_o     // partial sum (WS) or accumulated output (OS)
@@ -57,7 +62,7 @@ module mw_pe #(
       if (en_i) begin
         a_q <= a_i;
         if (os_i) begin
-          acc_q <= acc_q + AccW'(ProdW'(a_i) * ProdW'(b_i));
+          acc_q <= acc_i + AccW'(ProdW'(a_i) * ProdW'(b_i));
           b_q   <= b_i;
         end else begin
           acc_q <= ps_i + AccW'(ProdW'(a_i) * ProdW'(b_q));

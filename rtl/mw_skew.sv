@@ -27,23 +27,27 @@ module mw_skew #(
 
   assign data_o[0 +: Width] = data_i[0 +: Width];
 
+  // One register per stage (a generate block each, no array): a simulator then keeps no
+  // per-element write flags for the shift.
   for (genvar k = 1; k < Lanes; k++) begin : gen_lane
-    logic [Width-1:0] sr_q [k];
-
-    always_ff @(posedge clk_i) begin
-      if (!rst_ni || clr_i) begin
-        for (int unsigned s = 0; s < k; s++) begin
-          sr_q[s] <= '0;
-        end
-      end else if (en_i) begin
-        sr_q[0] <= data_i[k*Width +: Width];
-        for (int unsigned s = 1; s < k; s++) begin
-          sr_q[s] <= sr_q[s-1];
+    for (genvar s = 0; s < k; s++) begin : gen_stage
+      logic [Width-1:0] d;
+      logic [Width-1:0] q;
+      if (s == 0) begin : gen_first
+        assign d = data_i[k*Width +: Width];
+      end else begin : gen_next
+        assign d = gen_stage[s-1].q;
+      end
+      always_ff @(posedge clk_i) begin
+        if (!rst_ni || clr_i) begin
+          q <= '0;
+        end else if (en_i) begin
+          q <= d;
         end
       end
     end
 
-    assign data_o[k*Width +: Width] = sr_q[k-1];
+    assign data_o[k*Width +: Width] = gen_stage[k-1].q;
   end
 
 endmodule
