@@ -43,7 +43,6 @@
 
 using namespace mapwright;
 using core::Dataflow;
-using core::Dim;
 
 namespace {
 
@@ -102,20 +101,15 @@ Stalls count_stalls(const core::Layer& l, const core::Arch& arch, const core::Ma
   core::walk_tile_program(l, arch, m, [&](const core::TileOp& op) {
     if (op.kind != core::OpKind::Compute) return;
     const core::TileBox& b = op.box;
-    const long long tn = b.ext_of(Dim::N), tp = b.ext_of(Dim::P), tq = b.ext_of(Dim::Q);
-    const long long tc = b.ext_of(Dim::C), tr = b.ext_of(Dim::R), ts = b.ext_of(Dim::S);
-    const long long tk = b.ext_of(Dim::K), tg = b.ext_of(Dim::G);
-    const core::RowMap rm =
-        core::input_rows(b.lo_of(Dim::P), tp, b.lo_of(Dim::R), tr, l.stride, l.pad, l.h);
-    const core::RowMap cm =
-        core::input_rows(b.lo_of(Dim::Q), tq, b.lo_of(Dim::S), ts, l.stride, l.pad, l.w);
-    const long long hx = static_cast<long long>(rm.rows.size());
-    const long long wx = static_cast<long long>(cm.rows.size());
+    const model::TileShape sh = model::tile_shape(l, b);
+    const long long tn = sh.n, tp = sh.p, tq = sh.q, tc = sh.c, tr = sh.r, ts = sh.s;
+    const long long tk = sh.k, tg = sh.g, hx = sh.hx, wx = sh.wx;
     const long long pitch = cand.odd_pitch ? ((tg * tc) | 1) : tg * tc;  // column: tg groups
     // Input address of pixel index x (n, p, q) and reduction index y (r, s, c); -1 = padding.
     auto in_addr = [&](long long x, long long y) {
       const Digits3 px = split3(x, tp, tq), rd = split3(y, ts, tc);
-      const long long hrow = px.b * rm.a + rd.a - rm.clip, wcol = px.c * cm.a + rd.b - cm.clip;
+      const long long hrow = px.b * sh.ah + rd.a - sh.clip_h;
+      const long long wcol = px.c * sh.aw + rd.b - sh.clip_w;
       if (hrow < 0 || hrow >= hx || wcol < 0 || wcol >= wx) return -1LL;
       return ((px.a * hx + hrow) * wx + wcol) * pitch + rd.c;
     };

@@ -127,6 +127,21 @@ void BM_ReferenceSchedule(benchmark::State& state) {
 }
 BENCHMARK(BM_ReferenceSchedule)->MinTime(2.0);
 
+// The same on the default array with 17-bank input and weight buffers (default-banked's
+// banking): every compute op adds its bank cycles (model::OpBankCycles).
+void BM_ReferenceScheduleBanked(benchmark::State& state) {
+  const auto& cs = cases();
+  Arch banked = arch();
+  banked.buffer_banks = 17;
+  size_t i = 0;
+  for (auto _ : state) {
+    const Case& c = cs[i++ & 4095];
+    benchmark::DoNotOptimize(model::simulate_schedule(c.layer, banked, c.mapping));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_ReferenceScheduleBanked)->MinTime(2.0);
+
 }  // namespace
 
 BENCHMARK_MAIN();

@@ -30,6 +30,29 @@ long long row_bank_stall(const std::vector<long long>& offsets, long long banks)
   return worst - 1;
 }
 
+TileShape tile_shape(const core::Layer& l, const core::TileBox& b) {
+  TileShape t{};
+  t.n = b.ext_of(Dim::N);
+  t.p = b.ext_of(Dim::P);
+  t.q = b.ext_of(Dim::Q);
+  t.c = b.ext_of(Dim::C);
+  t.r = b.ext_of(Dim::R);
+  t.s = b.ext_of(Dim::S);
+  t.k = b.ext_of(Dim::K);
+  t.g = b.ext_of(Dim::G);
+  const core::RowMap rm =
+      core::input_rows(b.lo_of(Dim::P), t.p, b.lo_of(Dim::R), t.r, l.stride, l.pad, l.h);
+  const core::RowMap cm =
+      core::input_rows(b.lo_of(Dim::Q), t.q, b.lo_of(Dim::S), t.s, l.stride, l.pad, l.w);
+  t.hx = static_cast<long long>(rm.rows.size());
+  t.wx = static_cast<long long>(cm.rows.size());
+  t.ah = rm.a;
+  t.aw = cm.a;
+  t.clip_h = rm.clip;
+  t.clip_w = cm.clip;
+  return t;
+}
+
 BankStalls fold_bank_stalls(const core::Layer& l, const core::Arch& arch, const core::Mapping& m,
                             long long banks) {
   BankStalls st;
@@ -39,15 +62,9 @@ BankStalls fold_bank_stalls(const core::Layer& l, const core::Arch& arch, const 
   core::walk_tile_program(l, arch, m, [&](const core::TileOp& op) {
     if (op.kind != core::OpKind::Compute) return;
     const core::TileBox& b = op.box;
-    const long long tn = b.ext_of(Dim::N), tp = b.ext_of(Dim::P), tq = b.ext_of(Dim::Q);
-    const long long tc = b.ext_of(Dim::C), tr = b.ext_of(Dim::R), ts = b.ext_of(Dim::S);
-    const long long tk = b.ext_of(Dim::K), tg = b.ext_of(Dim::G);
-    const core::RowMap rm =
-        core::input_rows(b.lo_of(Dim::P), tp, b.lo_of(Dim::R), tr, l.stride, l.pad, l.h);
-    const core::RowMap cm =
-        core::input_rows(b.lo_of(Dim::Q), tq, b.lo_of(Dim::S), ts, l.stride, l.pad, l.w);
-    const long long hx = static_cast<long long>(rm.rows.size());
-    const long long wx = static_cast<long long>(cm.rows.size());
+    const TileShape sh = tile_shape(l, b);
+    const long long tn = sh.n, tp = sh.p, tq = sh.q, tc = sh.c, tr = sh.r, ts = sh.s;
+    const long long tk = sh.k, tg = sh.g, hx = sh.hx, wx = sh.wx;
     const long long col = tg * tc;  // input buffer: one column holds the tile's groups
     const long long pixels = tn * tp * tq, red = tc * tr * ts;
     // Input offsets of a reduction index (r, s, c) and of an output pixel (n, p, q): the input
@@ -56,15 +73,15 @@ BankStalls fold_bank_stalls(const core::Layer& l, const core::Arch& arch, const 
       return (y / (ts * tc)) * wx * col + ((y / tc) % ts) * col + y % tc;
     };
     auto pix_off = [&](long long x) {
-      return (x / (tp * tq)) * hx * wx * col + ((x / tq) % tp) * rm.a * wx * col +
-             (x % tq) * cm.a * col;
+      return (x / (tp * tq)) * hx * wx * col + ((x / tq) % tp) * sh.ah * wx * col +
+             (x % tq) * sh.aw * col;
     };
     core::for_each_fold(
         m, b, [&](long long /*g*/, long long row0, long long ru, long long col0, long long cu) {
           const bool acc =
               m.dataflow == Dataflow::OS ? op.accumulate : (op.accumulate || row0 != 0);
-          const std::vector<long long> key{tn,   tp, tq, tc,   tr,   ts, tk, tg, rm.a,
-                                           cm.a, hx, wx, row0, col0, ru, cu, acc};
+          const std::vector<long long> key{tn,    tp, tq, tc,   tr,   ts, tk, tg, sh.ah,
+                                           sh.aw, hx, wx, row0, col0, ru, cu, acc};
           auto hit = memo.find(key);
           if (hit == memo.end()) {
             BankStalls f;
@@ -141,6 +158,10 @@ std::vector<AxisClass> axis_classes(long long P, long long tp, long long R, long
   return v;
 }
 
+}  // namespace
+
+namespace detail {
+
 /// The banked terms of compute ops by their shape: bank stalls per buffer and the cycles the
 /// mesh waits (banked_fold_cycles), summed over an op's folds. Fold lists (each fold's lanes
 /// and one row's stall) are memoized by shape.
@@ -153,10 +174,10 @@ class BankTerms {
     long long input = 0, weight = 0, cycles = 0;
   };
 
-  /// Adds `count` ops of this shape (tile extents, input rows / columns held, row steps).
-  void add(long long count, long long tn, long long tp, long long tq, long long tr, long long ts,
-           long long tc, long long tk, long long tg, long long hx, long long wx, long long ah,
-           long long aw, Totals& out) {
+  /// Adds `count` ops of shape `sh` (clip_h and clip_w unused: they move the base only).
+  void add(long long count, const TileShape& sh, Totals& out) {
+    const long long tn = sh.n, tp = sh.p, tq = sh.q, tr = sh.r, ts = sh.s, tc = sh.c, tk = sh.k;
+    const long long tg = sh.g, hx = sh.hx, wx = sh.wx, ah = sh.ah, aw = sh.aw;
     const long long pr = m_.pe_rows, pc = m_.pe_cols;
     const long long col = tg * tc, pixels = tn * tp * tq, red = tc * tr * ts;
     // Input offsets of reduction index y = (r, s, c) and output pixel x = (n, p, q).
@@ -286,6 +307,12 @@ class BankTerms {
   std::deque<std::pair<Key, Folds>> memo_;  // a deque: references stay valid as it grows
 };
 
+}  // namespace detail
+
+namespace {
+
+using detail::BankTerms;
+
 BankTerms::Totals closed_form_terms(const core::Layer& l, const core::Mapping& m, long long banks) {
   BankTerms::Totals t;
   if (banks < 1) return t;
@@ -306,8 +333,9 @@ BankTerms::Totals closed_form_terms(const core::Layer& l, const core::Mapping& m
             for (int ig = 0; ig < cg.n; ++ig)
               terms.add(
                   cn.count[in_] * hp.count * wq.count * cc.count[ic] * ck.count[ik] * cg.count[ig],
-                  cn.size[in_], hp.t, wq.t, hp.ft, wq.ft, cc.size[ic], ck.size[ik], cg.size[ig],
-                  hp.held, wq.held, hp.a, wq.a, t);
+                  TileShape{cn.size[in_], hp.t, wq.t, cc.size[ic], hp.ft, wq.ft, ck.size[ik],
+                            cg.size[ig], hp.held, wq.held, hp.a, wq.a, 0, 0},
+                  t);
   return t;
 }
 
@@ -325,20 +353,15 @@ long long closed_form_bank_cycles(const core::Layer& l, const core::Mapping& m, 
   return closed_form_terms(l, m, banks).cycles;
 }
 
-long long op_bank_cycles(const core::Layer& l, const core::Mapping& m, const core::TileBox& b,
-                         long long banks) {
-  if (banks < 1) return 0;
-  const long long tp = b.ext_of(Dim::P), tq = b.ext_of(Dim::Q);
-  const long long tr = b.ext_of(Dim::R), ts = b.ext_of(Dim::S);
-  const core::RowMap rm =
-      core::input_rows(b.lo_of(Dim::P), tp, b.lo_of(Dim::R), tr, l.stride, l.pad, l.h);
-  const core::RowMap cm =
-      core::input_rows(b.lo_of(Dim::Q), tq, b.lo_of(Dim::S), ts, l.stride, l.pad, l.w);
-  BankTerms terms(m, banks);
+OpBankCycles::OpBankCycles(const core::Layer& layer, const core::Mapping& m, long long banks)
+    : layer_(layer), terms_(banks >= 1 ? std::make_unique<BankTerms>(m, banks) : nullptr) {}
+
+OpBankCycles::~OpBankCycles() = default;
+
+long long OpBankCycles::op_cycles(const core::TileBox& box) {
+  if (!terms_) return 0;
   BankTerms::Totals t;
-  terms.add(1, b.ext_of(Dim::N), tp, tq, tr, ts, b.ext_of(Dim::C), b.ext_of(Dim::K),
-            b.ext_of(Dim::G), static_cast<long long>(rm.rows.size()),
-            static_cast<long long>(cm.rows.size()), rm.a, cm.a, t);
+  terms_->add(1, tile_shape(layer_, box), t);
   return t.cycles;
 }
 

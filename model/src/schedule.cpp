@@ -35,6 +35,7 @@ ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Map
     end = std::max(end, dma_free);
     return dma_free;
   };
+  OpBankCycles bank_cycles(layer, m, arch.buffer_banks);  // 0 per op when unbanked
   walk_tile_program(layer, arch, m, [&](const TileOp& op) {
     switch (op.kind) {
       case OpKind::LoadInput:
@@ -62,7 +63,7 @@ ScheduleResult simulate_schedule(const Layer& layer, const Arch& arch, const Map
           dur += fold_cycles(m.dataflow, stream, ru, cu);
         });
         // Banked buffers: first-row reads and the bank stalls the mesh waits for.
-        if (arch.buffer_banks > 0) dur += op_bank_cycles(layer, m, b, arch.buffer_banks);
+        dur += bank_cycles.op_cycles(b);
         // DMA completions reach the compute engine through a register: a compute that waits
         // for a transfer starts one cycle after its end (docs/timing.md).
         const long long start =

@@ -225,6 +225,31 @@ TEST(BankConflicts, BankCyclesDependOnNeitherOrderNorDoubleBuffering) {
   EXPECT_GE(with_cycles, 20);
 }
 
+// The reference schedule's per-op bank cycles (one OpBankCycles for all the mapping's ops, its
+// fold memo shared across ops) sum to the closed form's, and each op's equals a fresh counter's.
+TEST(BankConflicts, PerOpBankCyclesSumToTheClosedForm) {
+  int with_cycles = 0;
+  const int checked =
+      for_each_random_mapping(23, 200, [&](const Layer& layer, const Arch& arch, const Mapping& m) {
+        for (long long banks : {0LL, 5LL, 8LL}) {
+          model::OpBankCycles shared(layer, m, banks);
+          long long sum = 0;
+          walk_tile_program(layer, arch, m, [&](const TileOp& op) {
+            if (op.kind != OpKind::Compute) return;
+            const long long c = shared.op_cycles(op.box);
+            model::OpBankCycles fresh(layer, m, banks);
+            ASSERT_EQ(fresh.op_cycles(op.box), c) << layer.describe();
+            sum += c;
+          });
+          const long long closed = banks > 0 ? model::closed_form_bank_cycles(layer, m, banks) : 0;
+          ASSERT_EQ(sum, closed) << layer.describe() << " banks " << banks;
+          with_cycles += banks > 0 && sum > 0;
+        }
+      });
+  EXPECT_GE(checked, 150);
+  EXPECT_GE(with_cycles, 100);
+}
+
 TEST(BankConflicts, ClosedFormEqualsPerFoldWalkOnZooLayers) {
   // Full layers with their padding and strides on the 16x16 default and 17 banks.
   const Arch arch = load_arch("default");

@@ -247,7 +247,7 @@ TEST(RtlDefaultBursts, RandomLayersAndMappingsAreExact) {
 }
 
 // Banked input and weight buffers (mw_bank_buf, registered reads, a stall per bank conflict):
-// bit-exact, the cycles equal the reference schedule with model::op_bank_cycles, and the bank
+// bit-exact, the cycles equal the reference schedule with model::OpBankCycles, and the bank
 // and array stall counters equal the surrogate's closed form. small4-banked has 8 banks for 4
 // lanes, so conflicts are frequent; default-banked 17 for 16.
 TEST(RtlSmall4Banked, RandomLayersAndMappingsAreExact) {

@@ -9,6 +9,7 @@
 // its bank's port at its virtual address and discards the word), every row of a fold therefore
 // has the same conflicts, and a fold's stall cycles are its streamed rows times one row's. This
 // is what makes the count exact without replaying the rows.
+#include <memory>
 #include <vector>
 
 #include "mapwright/core/arch.hpp"
@@ -17,6 +18,10 @@
 #include "mapwright/core/tile_program.hpp"
 
 namespace mapwright::model {
+
+namespace detail {
+class BankTerms;
+}
 
 /// Extra cycles of one access row whose lanes sit at `offsets` from a common base: the largest
 /// number of lanes in one bank (offset mod banks, floored) minus one; 0 for fewer than two
@@ -59,8 +64,29 @@ BankStalls closed_form_bank_stalls(const core::Layer& layer, const core::Mapping
 ///   IS: 1 + ru*k_in + (tk - 1)*k_wt
 long long closed_form_bank_cycles(const core::Layer& layer, const core::Mapping& m,
                                   long long banks);
-/// The same for one compute op (the tile `box`), summed over its folds.
-long long op_bank_cycles(const core::Layer& layer, const core::Mapping& m, const core::TileBox& box,
-                         long long banks);
+/// The same for compute ops one by one (the reference schedule): op_cycles(box) is
+/// closed_form_bank_cycles' term of the op with tile `box`, summed over its folds. Fold shapes
+/// are memoized across the ops of one mapping, so build one per mapping and ask it per op.
+class OpBankCycles {
+ public:
+  OpBankCycles(const core::Layer& layer, const core::Mapping& m, long long banks);
+  ~OpBankCycles();
+  OpBankCycles(const OpBankCycles&) = delete;
+  OpBankCycles& operator=(const OpBankCycles&) = delete;
+  long long op_cycles(const core::TileBox& box);
+
+ private:
+  const core::Layer& layer_;
+  std::unique_ptr<detail::BankTerms> terms_;  // null when banks < 1 (unbanked: no cycles)
+};
+
+/// A compute op's tile as the banked layouts see it: its extents, the input rows and columns
+/// it holds (hx, wx; core::input_rows), the held row and column step per output row and column
+/// (ah, aw) and the positions clipped below row and column 0 (clip_h, clip_w).
+struct TileShape {
+  long long n, p, q, c, r, s, k, g;
+  long long hx, wx, ah, aw, clip_h, clip_w;
+};
+TileShape tile_shape(const core::Layer& layer, const core::TileBox& box);
 
 }  // namespace mapwright::model
