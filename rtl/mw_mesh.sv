@@ -36,15 +36,17 @@ module mw_mesh #(
     $error("mw_mesh: Cols must be in 2..64, got %0d", Cols);
   end
 
-  // Horizontal activation links: a_h[r][c] is the activation leaving PE (r, c) to the right.
-  logic [OpW-1:0]  a_h  [Rows][Cols];
-  // Vertical weight links: b_v[r][c] is the weight leaving PE (r, c) downwards.
-  logic [OpW-1:0]  b_v  [Rows][Cols];
-  // Vertical partial-sum links: ps_v[r][c] is the sum held by PE (r, c).
+  // Vertical partial-sum links: ps_v[r][c] is the sum held by PE (r, c) (an array: row_o
+  // reads it by a run-time row index).
   logic [AccW-1:0] ps_v [Rows][Cols];
 
   for (genvar r = 0; r < Rows; r++) begin : gen_row
     for (genvar c = 0; c < Cols; c++) begin : gen_col
+      // The activation and weight leaving this PE to the right and downwards. Neighbours read
+      // them by name (gen_row[r].gen_col[c-1].a_o) rather than through a link array, so a
+      // simulator can alias them to the PE's registers instead of copying them every cycle.
+      logic [OpW-1:0]  a_o;
+      logic [OpW-1:0]  b_o;
       logic [OpW-1:0]  a_in;
       logic [OpW-1:0]  b_in;
       logic [AccW-1:0] ps_in;
@@ -52,13 +54,13 @@ module mw_mesh #(
       if (c == 0) begin : gen_left
         assign a_in = a_i[r*OpW +: OpW];
       end else begin : gen_inner_a
-        assign a_in = a_h[r][c-1];
+        assign a_in = gen_row[r].gen_col[c-1].a_o;
       end
       if (r == 0) begin : gen_top
         assign b_in  = b_i[c*OpW +: OpW];
         assign ps_in = '0;
       end else begin : gen_inner_b
-        assign b_in  = b_v[r-1][c];
+        assign b_in  = gen_row[r-1].gen_col[c].b_o;
         assign ps_in = ps_v[r-1][c];
       end
 
@@ -77,8 +79,8 @@ module mw_mesh #(
         .w_ld_i (w_ld_i[r]),
         .ps_i   (ps_in),
         .acc_i  (ps_v[r][c]),
-        .a_o    (a_h[r][c]),
-        .b_o    (b_v[r][c]),
+        .a_o    (a_o),
+        .b_o    (b_o),
         .ps_o   (ps_v[r][c])
       );
     end
