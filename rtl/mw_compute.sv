@@ -485,32 +485,67 @@ module mw_compute #(
     end
   end
 
-  // Banked buffers: per buffer, a row of the fold is requested when nothing is in flight or held,
-  // or when the row in hand is taken in this cycle, and a requested row is held until granted;
-  // its data (padding lanes zeroed by the mask taken at the grant) is offered to the mesh in the
-  // next cycle and held if the mesh does not take it then. The position registers advance at
-  // the grant. A fold's first row is requested in the cycle after its issue.
-  logic [31:0]         in_left_q, wt_left_q;    // rows of the fold still to request
-  logic                in_prog_q, wt_prog_q;    // a request waits for its grant
-  logic                in_held_q, wt_held_q;    // a granted row waits for the mesh
-  logic [NL-1:0][7:0]  in_hdata_q, wt_hdata_q;
-  logic [NL-1:0]       in_mask_q;               // non-padding lanes of the last granted row
-  logic                in_v, wt_v, in_take, wt_take, in_ask, wt_ask;
+  // Banked buffers: one row fetch per buffer (mw_row_fetch) requests the fold's rows one at a
+  // time, holds a granted row until the mesh takes it and zeroes the input row's padding lanes
+  // (the mask taken at the grant). The position registers advance at the grant. A fold's first
+  // row is requested in the cycle after its issue.
+  logic                in_v, wt_v, in_ask, wt_ask;
   logic [NL-1:0][7:0]  in_row, wt_row;          // the row offered to the mesh
-  always_comb begin
-    for (int unsigned i = 0; i < NL; i++) begin
-      in_row[i] = in_held_q ? in_hdata_q[i] : (in_mask_q[i] ? in_rd_data_i[i] : 8'd0);
-      wt_row[i] = wt_held_q ? wt_hdata_q[i] : wt_rd_data_i[i];
+  if (Banked) begin : gen_fetch
+    logic in_take, wt_take;  // the mesh takes the offered input / weight row
+    assign in_take = is_i ? w_fire : a_fire;
+    assign wt_take = is_i ? a_fire : w_fire;
+    // Rows of the fold per buffer: the input buffer feeds `a` (WS: a row per pixel; OS: per
+    // reduction index) or the IS preload (ru rows); the weight buffer the WS preload (ru
+    // rows), the OS `w` stream (a row per reduction index) or the IS `a` stream (tk rows).
+    mw_row_fetch #(
+      .Lanes (NL)
+    ) u_in_fetch (
+      .clk_i      (clk_i),
+      .rst_ni     (rst_ni),
+      .act_i      (act_q),
+      .issue_i    (issue),
+      .rows_i     (is_i ? f_ru : (os_i ? h_red : h_m)),
+      .take_i     (in_take),
+      .mask_i     (lane_ok),
+      .gnt_i      (in_rd_gnt_i),
+      .rd_valid_i (in_rd_valid_i),
+      .rd_data_i  (in_rd_data_i),
+      .ask_o      (in_ask),
+      .valid_o    (in_v),
+      .row_o      (in_row)
+    );
+    mw_row_fetch #(
+      .Lanes (NL)
+    ) u_wt_fetch (
+      .clk_i      (clk_i),
+      .rst_ni     (rst_ni),
+      .act_i      (act_q),
+      .issue_i    (issue),
+      .rows_i     (is_i ? 32'(h_tk) : (os_i ? h_red : f_ru)),
+      .take_i     (wt_take),
+      .mask_i     ('1),
+      .gnt_i      (wt_rd_gnt_i),
+      .rd_valid_i (wt_rd_valid_i),
+      .rd_data_i  (wt_rd_data_i),
+      .ask_o      (wt_ask),
+      .valid_o    (wt_v),
+      .row_o      (wt_row)
+    );
+  end else begin : gen_no_fetch
+    // Multi-ported buffers: data follows the address in the same cycle; the input row's
+    // padding lanes are zeroed by this cycle's lane mask. No request, grant or read valid.
+    logic unused_rd;
+    assign unused_rd = ^{in_rd_valid_i, wt_rd_valid_i};
+    assign in_ask    = 1'b0;
+    assign wt_ask    = 1'b0;
+    assign in_v      = 1'b1;
+    assign wt_v      = 1'b1;
+    for (genvar i = 0; i < NL; i++) begin : gen_lane
+      assign in_row[i] = lane_ok[i] ? in_rd_data_i[i] : 8'd0;
     end
+    assign wt_row = wt_rd_data_i;
   end
-  assign in_v    = Banked ? (in_rd_valid_i || in_held_q) : 1'b1;
-  assign wt_v    = Banked ? (wt_rd_valid_i || wt_held_q) : 1'b1;
-  assign in_take = is_i ? w_fire : a_fire;
-  assign wt_take = is_i ? a_fire : w_fire;
-  assign in_ask  = Banked && act_q && (in_left_q != '0) &&
-                   (in_prog_q || !(in_rd_valid_i || in_held_q) || in_take);
-  assign wt_ask  = Banked && act_q && (wt_left_q != '0) &&
-                   (wt_prog_q || !(wt_rd_valid_i || wt_held_q) || wt_take);
   assign in_rd_req_o = in_ask;
   assign wt_rd_req_o = wt_ask;
   assign in_rd_en_o  = lane_in;
@@ -521,17 +556,13 @@ module mw_compute #(
   always_comb begin
     for (int unsigned i = 0; i < Rows; i++) begin
       if (is_i) begin
-        a_data[i*8 +: 8] = (i < a_ru_q) ? (Banked ? wt_row[i] : wt_rd_data_i[i]) : 8'd0;
+        a_data[i*8 +: 8] = (i < a_ru_q) ? wt_row[i] : 8'd0;
       end else begin
-        a_data[i*8 +: 8] = Banked ? in_row[i] : (lane_ok[i] ? in_rd_data_i[i] : 8'd0);
+        a_data[i*8 +: 8] = in_row[i];
       end
     end
     for (int unsigned j = 0; j < Cols; j++) begin
-      if (is_i) begin
-        w_data[j*8 +: 8] = Banked ? in_row[j] : (lane_ok[j] ? in_rd_data_i[j] : 8'd0);
-      end else begin
-        w_data[j*8 +: 8] = Banked ? wt_row[j] : wt_rd_data_i[j];
-      end
+      w_data[j*8 +: 8] = is_i ? in_row[j] : wt_row[j];
     end
   end
 
@@ -580,59 +611,6 @@ module mw_compute #(
         (act_q && c_fire && (32'(j) < a_cu_q)) |-> ((c_addr_q + a_la_q[j]) >> AccAW) == '0);
     acc_wr_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
         acc_wr_en_o[j] |-> ((o_addr_q + a_la_q[j]) >> AccAW) == '0);
-  end
-
-  // Banked fetch state (unused otherwise).
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      in_left_q  <= '0;
-      wt_left_q  <= '0;
-      in_prog_q  <= 1'b0;
-      wt_prog_q  <= 1'b0;
-      in_held_q  <= 1'b0;
-      wt_held_q  <= 1'b0;
-      in_hdata_q <= '0;
-      wt_hdata_q <= '0;
-      in_mask_q  <= '0;
-    end else if (Banked) begin
-      if (issue) begin
-        // Rows of the fold per buffer: the input buffer feeds `a` (WS: a row per pixel; OS: per
-        // reduction index) or the IS preload (ru rows); the weight buffer the WS preload (ru
-        // rows), the OS `w` stream (a row per reduction index) or the IS `a` stream (tk rows).
-        in_left_q <= is_i ? f_ru : (os_i ? h_red : h_m);
-        wt_left_q <= is_i ? 32'(h_tk) : (os_i ? h_red : f_ru);
-        in_prog_q <= 1'b0;
-        wt_prog_q <= 1'b0;
-        in_held_q <= 1'b0;
-        wt_held_q <= 1'b0;
-      end else begin
-        if (in_ask) begin
-          in_prog_q <= !in_rd_gnt_i;
-          if (in_rd_gnt_i) begin
-            in_left_q <= in_left_q - 32'd1;
-            in_mask_q <= lane_ok;
-          end
-        end
-        if (wt_ask) begin
-          wt_prog_q <= !wt_rd_gnt_i;
-          if (wt_rd_gnt_i) begin
-            wt_left_q <= wt_left_q - 32'd1;
-          end
-        end
-        if (in_rd_valid_i && !in_take) begin
-          in_held_q  <= 1'b1;
-          in_hdata_q <= in_row;
-        end else if (in_held_q && in_take) begin
-          in_held_q <= 1'b0;
-        end
-        if (wt_rd_valid_i && !wt_take) begin
-          wt_held_q  <= 1'b1;
-          wt_hdata_q <= wt_row;
-        end else if (wt_held_q && wt_take) begin
-          wt_held_q <= 1'b0;
-        end
-      end
-    end
   end
 
   // Next state written in the clocked block: it runs once per rising edge and only under its
