@@ -14,6 +14,9 @@
 namespace mapwright::search {
 namespace {
 
+using testing::invalid;
+using testing::valid;
+
 using Groups = std::vector<std::vector<int64_t>>;
 
 /// n uniform random points of a problem (fixed seed) and their outcomes.
@@ -76,13 +79,11 @@ TEST(Clustering, ParametersOfEachFailureClassAreGrouped) {
                    {"e", 8, true},
                    {"f", 8, true}}};
   auto cost = [](const Point& x) {
-    if (x[0] * x[1] > 20)
-      return Outcome{false, 0.0, "left_overflow: needs more", false, "left_overflow"};
-    if (x[2] * x[3] > 20)
-      return Outcome{false, 0.0, "right_overflow: needs more", false, "right_overflow"};
+    if (x[0] * x[1] > 20) return invalid("left_overflow: needs more", "left_overflow");
+    if (x[2] * x[3] > 20) return invalid("right_overflow: needs more", "right_overflow");
     double y = 0;
     for (size_t k = 0; k < x.size(); ++k) y += 0.05 * static_cast<double>((k + 1) * x[k]);
-    return Outcome{true, std::exp(y), ""};
+    return valid(std::exp(y));
   };
   int found = 0;
   for (uint64_t seed = 0; seed < 5; ++seed) {

@@ -13,6 +13,9 @@
 namespace mapwright::search {
 namespace {
 
+using testing::invalid;
+using testing::valid;
+
 using testing::batch_of;
 using testing::kDefaults;
 
@@ -72,7 +75,7 @@ TEST(RunSearchBad, WrongOutcomeCount) {
 TEST(RunSearchBad, NonPositiveCost) {
   auto s = make_searcher("sa", testing::separable_problem(), kDefaults, 1);
   EvaluateFn ev = [](const std::vector<Point>& p) {
-    return std::vector<Outcome>(p.size(), Outcome{true, 0.0, ""});
+    return std::vector<Outcome>(p.size(), valid(0.0));
   };
   EXPECT_EQ(error_of<std::runtime_error>([&] { run_search(*s, ev, 5); }),
             "run_search: evaluate returned a valid outcome with cost 0 (must be finite and > 0) "
@@ -83,7 +86,7 @@ TEST(RunSearch, CountsEveryPointAndKeepsAMonotoneCurve) {
   // Half the space is invalid; all of it counts against the budget.
   const Problem p = testing::separable_problem();
   EvaluateFn ev = batch_of([](const Point& x) {
-    if (x[0] % 2 == 1) return Outcome{false, 0, "does not fit: odd o8", false, "does not fit"};
+    if (x[0] % 2 == 1) return invalid("does not fit: odd o8", "does not fit");
     return testing::separable_cost(x);
   });
   for (const std::string kind : {"random", "ga", "sa", "ppo", "ppo-box", "marl", "bo"}) {
@@ -110,7 +113,7 @@ TEST(RunSearch, CurveIsInfiniteBeforeTheFirstValidPointAndNullInJson) {
   EvaluateFn ev = [&](const std::vector<Point>& pts) {
     std::vector<Outcome> out;
     for (size_t i = 0; i < pts.size(); ++i)
-      out.push_back(calls++ < 5 ? Outcome{false, 0, "too big"} : Outcome{true, 2.0, ""});
+      out.push_back(calls++ < 5 ? invalid("too big") : valid(2.0));
     return out;
   };
   const SearchResult r = run_search(*s, ev, 10);
@@ -161,7 +164,7 @@ TEST(RunSearch, PointsTheEvaluatorMarksAsRepeatsAreNotCharged) {
         continue;
       }
       ++evaluated;
-      out.push_back(seen[x[0]] = Outcome{true, 1.0 + static_cast<double>(x[0]), ""});
+      out.push_back(seen[x[0]] = valid(1.0 + static_cast<double>(x[0])));
     }
     return out;
   };
@@ -189,7 +192,7 @@ TEST(RunSearch, ASearcherIsToldWhichProposalsWereRepeats) {
     nlohmann::json describe() const override { return {}; }
   } s;
   EvaluateFn ev = [](const std::vector<Point>& pts) {
-    return std::vector<Outcome>(pts.size(), Outcome{true, 1.0, ""});
+    return std::vector<Outcome>(pts.size(), valid(1.0));
   };
   // After its second batch the searcher proposes only known points: the run ends exhausted.
   const SearchResult r = run_search(s, ev, 10);
@@ -210,9 +213,8 @@ TEST(RunSearch, RepeatedPointsAreAnsweredFromTheCacheAndNotCharged) {
       std::vector<Outcome> out;
       for (const auto& x : pts) {
         ++calls[x];
-        out.push_back(
-            x[0] == 4 ? Outcome{false, 0, "does not fit: a=4", false, "does not fit"}
-                      : Outcome{true, 1.0 + static_cast<double>(x[0] + x[1] + x[2] + x[3]), ""});
+        out.push_back(x[0] == 4 ? invalid("does not fit: a=4", "does not fit")
+                                : valid(1.0 + static_cast<double>(x[0] + x[1] + x[2] + x[3])));
       }
       return out;
     };

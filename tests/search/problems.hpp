@@ -4,12 +4,28 @@
 #include <cmath>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "mapwright/search/options.hpp"
 #include "mapwright/search/searcher.hpp"
 
 namespace mapwright::search::testing {
+
+/// A valid outcome of cost `cost`.
+inline Outcome valid(double cost) {
+  Outcome o;
+  o.valid = true;
+  o.cost = cost;
+  return o;
+}
+/// An invalid outcome with message `reason` and class `failure_class` (empty: "invalid").
+inline Outcome invalid(std::string reason, std::string failure_class = "") {
+  Outcome o;
+  o.reason = std::move(reason);
+  o.failure_class = std::move(failure_class);
+  return o;
+}
 
 /// Six independent parameters (four ordinal, two categorical); optimum cost 1.0 at
 /// kSeparableOptimum.
@@ -37,7 +53,7 @@ inline Outcome separable_cost(const Point& x) {
   }
   c *= categorical_factor(x[4], kSeparableOptimum[4]);
   c *= categorical_factor(x[5], kSeparableOptimum[5]);
-  return {true, c, "", false, ""};
+  return valid(c);
 }
 
 /// f = g1(x0,x1,x2) * g2(x3,x4) * g3(x5), strong interactions inside each group, every
@@ -57,7 +73,7 @@ inline Outcome grouped_cost(const Point& x) {
   const double g1 = 1 + (sq(x0 - x1) + sq(x1 - x2) + sq(x0 - x2)) / 2 + sq(x0 - 4) / 8;
   const double g2 = 1 + sq(x3 + x4 - 9) / 2 + sq(x3 - 5) / 8;
   const double g3 = 1 + sq(x5 - 2) / 4;
-  return {true, g1 * g2 * g3, "", false, ""};
+  return valid(g1 * g2 * g3);
 }
 
 /// A mapping-like space with large domains: a 5040-value loop-order index (categorical),
@@ -74,14 +90,13 @@ inline Problem mapping_problem() {
 
 inline Outcome mapping_cost(const Point& x) {
   const double a = static_cast<double>(x[1] + 1), b = static_cast<double>(x[2] + 1);
-  if (a * b > 1048576.0)
-    return {false, 0, "does not fit: tile_a * tile_b > buffer", false, "does not fit"};
+  if (a * b > 1048576.0) return invalid("does not fit: tile_a * tile_b > buffer", "does not fit");
   const double order = 1.0 + 2.0 * static_cast<double>((x[0] * 2654435761LL) % 97) / 96.0;
   const double tiles = (1.0 + 40.96 / a) * (1.0 + 10.24 / b);
   const double flow = x[3] == 1 ? 1.0 : 1.4;
   const double pe_off = static_cast<double>(x[4] - 10) / 4.0;
   const double pes = 1.0 + pe_off * pe_off;
-  return {true, order * tiles * flow * pes, "", false, ""};
+  return valid(order * tiles * flow * pes);
 }
 
 /// Evaluates a batch with a per-point cost function.

@@ -17,6 +17,9 @@
 namespace mapwright::search {
 namespace {
 
+using testing::invalid;
+using testing::valid;
+
 /// Runs three searchers in lockstep for `rounds` asks of `n` points: `a` and `b` (same seed) must
 /// propose identical points every round (and `size` points each, when given); returns whether
 /// `c` (another seed) proposed something else at least once.
@@ -25,7 +28,9 @@ bool lockstep(Searcher& a, Searcher& b, Searcher& c, const EvaluateFn& ev, int r
   bool differs = false;
   for (int round = 0; round < rounds; ++round) {
     const auto pa = a.ask(n), pb = b.ask(n), pc = c.ask(n);
-    if (size) EXPECT_EQ(pa.size(), size) << "round " << round;
+    if (size) {
+      EXPECT_EQ(pa.size(), size) << "round " << round;
+    }
     EXPECT_EQ(pa, pb) << "round " << round;
     if (pa != pb) return differs;
     differs = differs || pa != pc;
@@ -50,7 +55,7 @@ TEST(Random, FindsTheOptimumOfASmallSpace) {
   const SearchResult r = run("random", p, batch_of([](const Point& x) {
                                double c = 1;
                                for (int64_t v : x) c *= 1.0 + static_cast<double>(v != 2);
-                               return Outcome{true, c, ""};
+                               return valid(c);
                              }),
                              1000, 1);
   EXPECT_EQ(r.best_point, (Point{2, 2, 2, 2}));
@@ -109,7 +114,7 @@ double separable12_log_best(const std::string& credit, int64_t budget) {
     double y = 0;
     for (size_t k = 0; k < x.size(); ++k)
       y += 0.15 * static_cast<double>(std::llabs(x[k] - static_cast<int64_t>(k % 12)));
-    return Outcome{true, std::exp(y), ""};
+    return valid(std::exp(y));
   });
   SearchOptions o;  // Fixed here, so that the comparison does not move with the defaults.
   o.marl.credit = credit;
@@ -144,7 +149,7 @@ double share(const std::vector<Point>& pts, int64_t v) {
 /// batches above 0.7) within N updates.
 void expect_rewarded_action_rises(const std::string& kind, SearchOptions o, int updates) {
   const Problem p{{{"a", 10, false}, {"b", 10, false}}};
-  auto ev = batch_of([](const Point& x) { return Outcome{true, x[0] == 3 ? 1.0 : 2.0, ""}; });
+  auto ev = batch_of([](const Point& x) { return valid(x[0] == 3 ? 1.0 : 2.0); });
   o.marl.initial_samples = 32;
   auto s = make_searcher(kind, p, o, 11);
   if (kind == "marl") {  // The initial random sample is the agents' first batch.
@@ -373,8 +378,8 @@ TEST(PpoBox, ProposalsStayInsideTheDomains) {
         EXPECT_LT(x[k], p.params[k].cardinality) << k;
       }
       ++seen;
-      out.push_back(x[2] > 4000 ? Outcome{false, 0, "does not fit: big", false, "does not fit"}
-                                : Outcome{true, 1.0 + static_cast<double>(x[2]) / 64.0, ""});
+      out.push_back(x[2] > 4000 ? invalid("does not fit: big", "does not fit")
+                                : valid(1.0 + static_cast<double>(x[2]) / 64.0));
     }
     return out;
   };
@@ -415,7 +420,7 @@ Outcome bowl_cost(const Point& x) {
     const double d = static_cast<double>(x[k] - kBowlOptimum[k]);
     c *= 1.0 + 0.05 * d * d;
   }
-  return {true, c, ""};
+  return valid(c);
 }
 
 TEST(Bo, FindsTheOptimumOfASmoothSpaceWhereRandomDoesNot) {
@@ -508,11 +513,11 @@ TEST(Bo, LearnsToAvoidAnInvalidRegion) {
         std::vector<Outcome> out;
         for (const auto& x : pts) {
           if (calls++ < 20 || x[0] + x[1] > 70) {
-            out.push_back({false, 0, "does not fit: x0 + x1 > 70", false, "does not fit"});
+            out.push_back(invalid("does not fit: x0 + x1 > 70", "does not fit"));
             continue;
           }
           const double d0 = static_cast<double>(x[0] - 35), d1 = static_cast<double>(x[1] - 35);
-          out.push_back({true, 1.0 + 0.01 * (d0 * d0 + d1 * d1), ""});
+          out.push_back(valid(1.0 + 0.01 * (d0 * d0 + d1 * d1)));
         }
         return out;
       };
@@ -551,11 +556,9 @@ TEST(Bo, SingleValueParametersAreFixedAtZero) {
         EXPECT_GE(x[k], 0) << k;
         EXPECT_LT(x[k], p.params[k].cardinality) << k;
       }
-      out.push_back(x[2] > 4000 ? Outcome{false, 0, "does not fit: big", false, "does not fit"}
-                                : Outcome{true,
-                                          (1.0 + static_cast<double>(x[2]) / 64.0) *
-                                              (x[1] == 1 ? 1.0 : 2.0) * (x[4] == 3 ? 1.0 : 1.5),
-                                          ""});
+      out.push_back(x[2] > 4000 ? invalid("does not fit: big", "does not fit")
+                                : valid((1.0 + static_cast<double>(x[2]) / 64.0) *
+                                        (x[1] == 1 ? 1.0 : 2.0) * (x[4] == 3 ? 1.0 : 1.5)));
     }
     return out;
   };
@@ -571,10 +574,7 @@ TEST(Bo, SingleValueParametersAreFixedAtZero) {
 TEST(Bo, ASpaceOfOnePointEndsAsExhausted) {
   const Problem p{{{"one", 1, true}, {"lone", 1, false}}};
   auto s = make_searcher("bo", p, testing::kDefaults, 1);
-  const SearchResult r = run_search(*s, batch_of([](const Point&) {
-    return Outcome{true, 3.0, ""};
-  }),
-                                    50);
+  const SearchResult r = run_search(*s, batch_of([](const Point&) { return valid(3.0); }), 50);
   EXPECT_EQ(r.samples, 1);
   EXPECT_TRUE(r.exhausted);
   EXPECT_EQ(r.best_point, (Point{0, 0}));
