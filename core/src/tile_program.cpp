@@ -82,23 +82,43 @@ const char* op_kind_name(OpKind k) {
   return "?";
 }
 
-long long input_extent(long long p0, long long pt, long long r0, long long rt, long long stride,
-                       long long pad, long long h) {
-  const long long first = p0 * stride + r0 - pad;
+namespace {
+
+// Distinct positions in [lo, hi] covered by the windows [first + i*stride, first + i*stride +
+// rt - 1], i = 0..pt-1 (the input rows of pt output rows and rt filter rows).
+long long window_points(long long first, long long pt, long long rt, long long stride, long long lo,
+                        long long hi) {
   if (rt >= stride || pt == 1) {
     // Windows of consecutive outputs touch or overlap: one contiguous span.
-    const long long last = (p0 + pt - 1) * stride + r0 + rt - 1 - pad;
-    const long long lo = std::max(first, 0LL), hi = std::min(last, h - 1);
-    return hi >= lo ? hi - lo + 1 : 0;
+    const long long last = first + (pt - 1) * stride + rt - 1;
+    const long long a = std::max(first, lo), b = std::min(last, hi);
+    return b >= a ? b - a + 1 : 0;
   }
-  // Disjoint windows [first + i*stride, first + i*stride + rt - 1], i = 0..pt-1.
+  // Disjoint windows.
   long long n = 0;
   for (long long i = 0; i < pt; ++i) {
-    const long long a = first + i * stride;
-    const long long lo = std::max(a, 0LL), hi = std::min(a + rt - 1, h - 1);
-    if (hi >= lo) n += hi - lo + 1;
+    const long long w = first + i * stride;
+    const long long a = std::max(w, lo), b = std::min(w + rt - 1, hi);
+    if (b >= a) n += b - a + 1;
   }
   return n;
+}
+
+}  // namespace
+
+long long input_extent(long long p0, long long pt, long long r0, long long rt, long long stride,
+                       long long pad, long long h) {
+  return window_points(p0 * stride + r0 - pad, pt, rt, stride, 0, h - 1);
+}
+
+RowShape input_row_shape(long long p0, long long pt, long long r0, long long rt, long long stride,
+                         long long pad, long long h) {
+  const long long first = p0 * stride + r0 - pad;
+  RowShape s;
+  s.held = window_points(first, pt, rt, stride, 0, h - 1);
+  s.a = (rt >= stride || pt == 1) ? stride : rt;
+  s.clip = first < 0 ? window_points(first, pt, rt, stride, first, -1) : 0;
+  return s;
 }
 
 RowMap input_rows(long long p0, long long pt, long long r0, long long rt, long long stride,

@@ -40,12 +40,12 @@ TileShape tile_shape(const core::Layer& l, const core::TileBox& b) {
   t.s = b.ext_of(Dim::S);
   t.k = b.ext_of(Dim::K);
   t.g = b.ext_of(Dim::G);
-  const core::RowMap rm =
-      core::input_rows(b.lo_of(Dim::P), t.p, b.lo_of(Dim::R), t.r, l.stride, l.pad, l.h);
-  const core::RowMap cm =
-      core::input_rows(b.lo_of(Dim::Q), t.q, b.lo_of(Dim::S), t.s, l.stride, l.pad, l.w);
-  t.hx = static_cast<long long>(rm.rows.size());
-  t.wx = static_cast<long long>(cm.rows.size());
+  const core::RowShape rm =
+      core::input_row_shape(b.lo_of(Dim::P), t.p, b.lo_of(Dim::R), t.r, l.stride, l.pad, l.h);
+  const core::RowShape cm =
+      core::input_row_shape(b.lo_of(Dim::Q), t.q, b.lo_of(Dim::S), t.s, l.stride, l.pad, l.w);
+  t.hx = rm.held;
+  t.wx = cm.held;
   t.ah = rm.a;
   t.aw = cm.a;
   t.clip_h = rm.clip;

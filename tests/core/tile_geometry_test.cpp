@@ -9,7 +9,8 @@
 using namespace mapwright::core;
 
 // For every (output-row tile, filter-row tile) the distinct in-bounds rows equal
-// core::input_extent, and the buffer row pl*a + rl - clip of every position is in range exactly
+// core::input_extent, core::input_row_shape gives input_rows' count, step and clip without the
+// list, and the buffer row pl*a + rl - clip of every position is in range exactly
 // when the position is in bounds, and then holds that absolute row.
 TEST(InputRows, BufferRowFormulaMatchesInputExtent) {
   long long cases = 0;
@@ -26,6 +27,10 @@ TEST(InputRows, BufferRowFormulaMatchesInputExtent) {
                   const RowMap m = input_rows(p0, pt, r0, rt, stride, pad, h);
                   ASSERT_EQ(static_cast<long long>(m.rows.size()),
                             input_extent(p0, pt, r0, rt, stride, pad, h));
+                  const RowShape sh = input_row_shape(p0, pt, r0, rt, stride, pad, h);
+                  ASSERT_EQ(sh.held, static_cast<long long>(m.rows.size()));
+                  ASSERT_EQ(sh.a, m.a);
+                  ASSERT_EQ(sh.clip, m.clip);
                   for (long long pl = 0; pl < pt; ++pl)
                     for (long long rl = 0; rl < rt; ++rl) {
                       const long long abs = p0 * stride + r0 - pad + pl * stride + rl;

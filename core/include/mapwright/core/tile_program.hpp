@@ -123,6 +123,15 @@ struct RowMap {
 };
 RowMap input_rows(long long p0, long long pt, long long r0, long long rt, long long stride,
                   long long pad, long long h);
+/// input_rows without the row list: rows.size(), a and clip, computed without allocating (the
+/// bank-conflict counters call it once per compute op).
+struct RowShape {
+  long long held = 0;  ///< Distinct in-bounds rows (= input_extent = input_rows(...).rows.size()).
+  long long a = 1;     ///< As RowMap::a.
+  long long clip = 0;  ///< As RowMap::clip.
+};
+RowShape input_row_shape(long long p0, long long pt, long long r0, long long rt, long long stride,
+                         long long pad, long long h);
 /// DRAM bytes of the input tile for `box` (distinct in-bounds bytes).
 long long input_tile_bytes(const Layer& layer, const TileBox& box);
 
