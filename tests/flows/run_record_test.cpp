@@ -89,7 +89,14 @@ RunRecord small_record() {
     c.verification = v;
     a.candidates.push_back(c);
   }
-  a.best = Choice{0, ChosenBy::Rtl, {}, 1000, 5.0, 5000.0, 0.5, 5000.0, ""};
+  Choice best;  // member by member: no aggregate temporary around the Mapping's strings
+  best.chosen_by = ChosenBy::Rtl;
+  best.cycles = 1000;
+  best.energy_pj = 5.0;
+  best.edp = 5000.0;
+  best.utilization = 0.5;
+  best.cost = 5000.0;
+  a.best = best;
   LayerRecord b;
   b.index = 1;
   b.layer = conv;
