@@ -1,10 +1,14 @@
 // mw_bank_buf: an on-chip buffer built from Banks single-read, single-write SRAM macros
 // (mw_sram), with lane arbitration for a row of reads and a row of writes per cycle.
 //
-// Word a lives in bank (a mod Banks) at row (a div Banks): consecutive words fall into
-// consecutive banks, and with a prime number of banks (17 for 16 lanes) lanes a constant stride
-// apart fall into distinct banks unless the stride is a multiple of Banks (rtl/README.md
-// "Banked buffers"). A requester presents a row of lane accesses (rd_req_i with the lanes in
+// Word a lives in bank (a mod Banks) at row (a >> RowShift), where 2^RowShift is the largest
+// power of two not above Banks (16 for 17 banks): consecutive words fall into consecutive
+// banks, and with a prime number of banks (17 for 16 lanes) lanes a constant stride apart fall
+// into distinct banks unless the stride is a multiple of Banks (rtl/README.md "Banked
+// buffers"). The 2^RowShift words of one row lie in distinct banks, so the pair (bank, row) is
+// unique, and the row needs no divider: a shift (a constant modulo, an adder tree, gives the
+// bank). The price: each macro holds Depth / 2^RowShift words, Banks / 2^RowShift of the
+// capacity (17/16 for 17 banks; the surplus words are never addressed). A requester presents a row of lane accesses (rd_req_i with the lanes in
 // rd_en_i and their addresses) and holds it unchanged until the buffer grants it. In every
 // cycle each bank serves the lowest-numbered lane of the row that still waits for it; the row is
 // granted (rd_gnt_o) in the cycle its last lanes are served. A row therefore takes as many
@@ -32,7 +36,8 @@ module mw_bank_buf #(
   // bank_wr_linear_a). 0: write lanes at any address, arbitrated like the reads.
   parameter int unsigned WrLinear = 0,
   localparam int unsigned AW  = (Depth > 1) ? $clog2(Depth) : 1,
-  localparam int unsigned BD  = (Depth + Banks - 1) / Banks,  // words per bank
+  localparam int unsigned RowShift = $clog2(Banks + 1) - 1,  // 2^RowShift <= Banks
+  localparam int unsigned BD  = (Depth + (1 << RowShift) - 1) >> RowShift,  // words per bank
   localparam int unsigned BAW = (BD > 1) ? $clog2(BD) : 1,
   localparam int unsigned BW  = (Banks > 1) ? $clog2(Banks) : 1
 ) (
@@ -75,7 +80,7 @@ module mw_bank_buf #(
   always_comb begin
     for (int unsigned l = 0; l < RdPorts; l++) begin
       rd_bank[l] = BW'(32'(rd_addr_i[l]) % Banks);
-      rd_row[l]  = BAW'(32'(rd_addr_i[l]) / Banks);
+      rd_row[l]  = BAW'(32'(rd_addr_i[l]) >> RowShift);
     end
   end
 
@@ -113,13 +118,11 @@ module mw_bank_buf #(
   // Writes.
   logic [WrPorts-1:0] wr_done_q, wr_wait, wr_srv;
   if (WrLinear != 0) begin : gen_wr_linear
-    // A linear row: one address decode (its first word's bank b0 and row r0), then bank b takes
-    // lane (b - b0) mod Banks, at row r0 below b0's bank and r0 + 1 from bank 0 up to b0 - 1.
-    logic [BW-1:0]  b0;
-    logic [BAW-1:0] r0;
+    // A linear row: one bank decode (its first word's bank b0), then bank b takes lane
+    // l = (b - b0) mod Banks, at the row of word wr_addr_i[0] + l (an add and a shift per bank).
+    logic [BW-1:0] b0;
     always_comb begin
       b0      = BW'(32'(wr_addr_i[0]) % Banks);
-      r0      = BAW'(32'(wr_addr_i[0]) / Banks);
       wr_wait = wr_req_i ? (wr_en_i & ~wr_done_q) : '0;
       wr_srv  = wr_wait;
     end
@@ -132,7 +135,7 @@ module mw_bank_buf #(
         automatic int unsigned l = (b >= 32'(b0)) ? b - 32'(b0) : b + Banks - 32'(b0);
         if (l < WrPorts && wr_srv[l]) begin
           b_wr_en[b]   = 1'b1;
-          b_wr_addr[b] = (b >= 32'(b0)) ? r0 : r0 + BAW'(1);
+          b_wr_addr[b] = BAW'((32'(wr_addr_i[0]) + l) >> RowShift);
           b_wr_data[b] = wr_data_i[l];
         end
       end
@@ -151,7 +154,7 @@ module mw_bank_buf #(
     always_comb begin
       for (int unsigned l = 0; l < WrPorts; l++) begin
         wr_bank[l] = BW'(32'(wr_addr_i[l]) % Banks);
-        wr_row[l]  = BAW'(32'(wr_addr_i[l]) / Banks);
+        wr_row[l]  = BAW'(32'(wr_addr_i[l]) >> RowShift);
       end
     end
     always_comb begin
