@@ -5,11 +5,12 @@
 // power of two not above Banks (16 for 17 banks): consecutive words fall into consecutive
 // banks, and with a prime number of banks (17 for 16 lanes) lanes a constant stride apart fall
 // into distinct banks unless the stride is a multiple of Banks (rtl/README.md "Banked
-// buffers"). The 2^RowShift words of one row lie in distinct banks, so the pair (bank, row) is
-// unique, and the row needs no divider: a shift (a constant modulo, an adder tree, gives the
-// bank). The price: each macro holds Depth / 2^RowShift words, Banks / 2^RowShift of the
-// capacity (17/16 for 17 banks; the surplus words are never addressed). A requester presents a row of lane accesses (rd_req_i with the lanes in
-// rd_en_i and their addresses) and holds it unchanged until the buffer grants it. In every
+// buffers"). The 2^RowShift words of one row lie in distinct banks, so (bank, row) is unique;
+// the row is a shift, no divider (the bank is a constant modulo, a small adder tree). The
+// price: each macro holds Depth / 2^RowShift words, so the banks hold Banks / 2^RowShift of the
+// capacity (17/16 for 17 banks; the surplus words are never addressed).
+// A requester presents a row of lane accesses (rd_req_i with the lanes in rd_en_i and their
+// addresses) and holds it unchanged until the buffer grants it. In every
 // cycle each bank serves the lowest-numbered lane of the row that still waits for it; the row is
 // granted (rd_gnt_o) in the cycle its last lanes are served. A row therefore takes as many
 // cycles as the largest number of its lanes in one bank: one cycle without a conflict, and one

@@ -111,12 +111,16 @@ long long input_extent(long long p0, long long pt, long long r0, long long rt, l
   return window_points(p0 * stride + r0 - pad, pt, rt, stride, 0, h - 1);
 }
 
+long long input_row_step(long long pt, long long rt, long long stride) {
+  return (rt >= stride || pt == 1) ? stride : rt;
+}
+
 RowShape input_row_shape(long long p0, long long pt, long long r0, long long rt, long long stride,
                          long long pad, long long h) {
   const long long first = p0 * stride + r0 - pad;
   RowShape s;
   s.held = window_points(first, pt, rt, stride, 0, h - 1);
-  s.a = (rt >= stride || pt == 1) ? stride : rt;
+  s.a = input_row_step(pt, rt, stride);
   s.clip = first < 0 ? window_points(first, pt, rt, stride, first, -1) : 0;
   return s;
 }
@@ -124,7 +128,7 @@ RowShape input_row_shape(long long p0, long long pt, long long r0, long long rt,
 RowMap input_rows(long long p0, long long pt, long long r0, long long rt, long long stride,
                   long long pad, long long h) {
   RowMap m;
-  m.a = (rt >= stride || pt == 1) ? stride : rt;
+  m.a = input_row_step(pt, rt, stride);
   const long long first = p0 * stride + r0 - pad;
   std::vector<long long> touched;
   for (long long pl = 0; pl < pt; ++pl)

@@ -145,7 +145,7 @@ std::vector<AxisClass> axis_classes(long long P, long long tp, long long R, long
     for (long long r0 = 0; r0 < R; r0 += tr) {
       const long long rt = std::min(tr, R - r0);
       const long long held = core::input_extent(p0, pt, r0, rt, stride, pad, H);
-      const long long a = (rt >= stride || pt == 1) ? stride : rt;
+      const long long a = core::input_row_step(pt, rt, stride);
       auto it = std::find_if(v.begin(), v.end(), [&](const AxisClass& c) {
         return c.t == pt && c.ft == rt && c.held == held && c.a == a;
       });

@@ -123,6 +123,9 @@ struct RowMap {
 };
 RowMap input_rows(long long p0, long long pt, long long r0, long long rt, long long stride,
                   long long pad, long long h);
+/// RowMap::a of pt output rows and rt filter rows: stride when their windows touch or overlap
+/// (rt >= stride or pt == 1), else rt.
+long long input_row_step(long long pt, long long rt, long long stride);
 /// input_rows without the row list: rows.size(), a and clip, computed without allocating (the
 /// bank-conflict counters call it once per compute op).
 struct RowShape {
