@@ -3,11 +3,14 @@
 // closed-form surrogate, the refined cycle estimate, the capacity check alone, the tile-program
 // walk (the exact counts the closed form replaces) and the walked reference schedule (the exact
 // cycles both estimates approximate), so the ratios between them are measured, not assumed.
+// On default-bursts: the surrogate and the burst-descriptor check alone over random mappings
+// that fit the buffers, servable or not (what a search scores on that port).
 #include <benchmark/benchmark.h>
 
 #include <random>
 #include <vector>
 
+#include "mapwright/core/dram_layout.hpp"
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/zoo.hpp"
 #include "mapwright/model/schedule.hpp"
@@ -47,6 +50,29 @@ const std::vector<Case>& cases() {
   return cs;
 }
 
+const Arch& bursts_arch() {
+  static const Arch a = load_arch("default-bursts");
+  return a;
+}
+
+/// 4096 random mappings that fit default-bursts' buffers, with or without a burst descriptor,
+/// spread over ResNet-50's unique layers (seed 43).
+const std::vector<Case>& fitting_cases() {
+  static const std::vector<Case> cs = [] {
+    std::vector<Case> out;
+    std::mt19937_64 rng(43);
+    const auto unique = zoo_network("resnet50").unique_layers();
+    for (int i = 0; out.size() < 4096; ++i) {
+      const Layer& l = unique[i % unique.size()].first;
+      const MapSpace space(l, bursts_arch());
+      const Mapping m = space.decode(space.sample_naive(rng));
+      if (check_capacity(l, bursts_arch(), m).ok()) out.push_back({l, m});
+    }
+    return out;
+  }();
+  return cs;
+}
+
 void BM_SurrogateEvaluate(benchmark::State& state) {
   const auto& cs = cases();
   model::Surrogate s;
@@ -58,6 +84,32 @@ void BM_SurrogateEvaluate(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_SurrogateEvaluate);
+
+void BM_SurrogateEvaluateBursts(benchmark::State& state) {
+  const auto& cs = fitting_cases();
+  model::Surrogate s;
+  size_t i = 0;
+  for (auto _ : state) {
+    const Case& c = cs[i++ & 4095];
+    benchmark::DoNotOptimize(s.evaluate(c.layer, bursts_arch(), c.mapping));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_SurrogateEvaluateBursts);
+
+void BM_DescriptorProblem(benchmark::State& state) {
+  const auto& cs = fitting_cases();
+  size_t i = 0;
+  for (auto _ : state) {
+    const Case& c = cs[i++ & 4095];
+    benchmark::DoNotOptimize(descriptor_problem(c.layer, bursts_arch(), c.mapping));
+  }
+  state.SetItemsProcessed(state.iterations());
+  long long without = 0;
+  for (const Case& c : cs) without += !descriptor_problem(c.layer, bursts_arch(), c.mapping).empty();
+  state.counters["without_pct"] = 100.0 * static_cast<double>(without) / cs.size();
+}
+BENCHMARK(BM_DescriptorProblem);
 
 void BM_RefinedCycles(benchmark::State& state) {
   const auto& cs = cases();

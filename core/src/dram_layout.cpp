@@ -1,6 +1,7 @@
 #include "mapwright/core/dram_layout.hpp"
 
 #include <algorithm>
+#include <map>
 
 namespace mapwright::core {
 
@@ -240,6 +241,107 @@ std::string burst_descriptor_problem(const Layer& layer, const Arch& arch, const
     transfer_descriptor(op, runs, problem);
   });
   return problem;
+}
+
+namespace {
+
+/// One tile of an input axis (output rows [p0, p0+pt), filter rows [r0, r0+rt)).
+struct AxisTile {
+  long long p0 = 0, pt = 0, r0 = 0, rt = 0;
+};
+
+/// Whether every tile of the axis holds its input rows as one block (no gaps): the windows of
+/// consecutive output rows touch (the smallest filter tile is at least the stride) or every
+/// output tile is one row.
+bool axis_contiguous(long long P, long long tp, long long R, long long tr, long long stride) {
+  tp = std::min(tp, P);
+  tr = std::min(tr, R);
+  const long long min_rt = R % tr ? R % tr : tr;
+  return tp == 1 || min_rt >= stride;
+}
+
+/// One tile of each distinct input row shape of the axis: the held rows relative to the first,
+/// and whether they hold row 0 and the last row (the only absolute facts a run list depends on).
+std::vector<AxisTile> distinct_axis_tiles(long long P, long long tp, long long R, long long tr,
+                                          long long stride, long long pad, long long h) {
+  tp = std::min(tp, P);
+  tr = std::min(tr, R);
+  std::map<std::vector<long long>, AxisTile> seen;
+  std::vector<long long> key;
+  for (long long p0 = 0; p0 < P; p0 += tp)
+    for (long long r0 = 0; r0 < R; r0 += tr) {
+      const AxisTile t{p0, std::min(tp, P - p0), r0, std::min(tr, R - r0)};
+      const RowMap rm = input_rows(t.p0, t.pt, t.r0, t.rt, stride, pad, h);
+      key.clear();
+      key.push_back(!rm.rows.empty() && rm.rows.front() == 0);
+      key.push_back(!rm.rows.empty() && rm.rows.back() == h - 1);
+      for (long long r : rm.rows) key.push_back(r - rm.rows.front());
+      seen.emplace(key, t);
+    }
+  std::vector<AxisTile> out;
+  for (const auto& [k, t] : seen) out.push_back(t);
+  return out;
+}
+
+/// The tile sizes of a loop of `bound` iterations tiled by `t`: the full tile and the remainder.
+std::vector<long long> tile_sizes(long long bound, long long t) {
+  t = std::min(t, bound);
+  std::vector<long long> s{t};
+  if (bound % t) s.push_back(bound % t);
+  return s;
+}
+
+}  // namespace
+
+std::string descriptor_problem(const Layer& l, const Arch& arch, const Mapping& m) {
+  if (arch.dram_port != DramPort::Bursts) return "";
+  const long long tp = m.tile_of(Dim::P), tr = m.tile_of(Dim::R), tq = m.tile_of(Dim::Q),
+                  ts = m.tile_of(Dim::S);
+  if (axis_contiguous(l.p, tp, l.r, tr, l.stride) && axis_contiguous(l.q, tq, l.s, ts, l.stride))
+    return "";
+  const std::vector<AxisTile> rows = distinct_axis_tiles(l.p, tp, l.r, tr, l.stride, l.pad, l.h);
+  const std::vector<AxisTile> cols = distinct_axis_tiles(l.q, tq, l.s, ts, l.stride, l.pad, l.w);
+  const DramLayout at = dram_layout(l);
+  TileOp op;
+  op.kind = OpKind::LoadInput;
+  std::vector<DramSegment> runs;
+  auto set = [&](Dim d, long long lo, long long ext) {
+    op.box.lo[static_cast<int>(d)] = lo;
+    op.box.ext[static_cast<int>(d)] = ext;
+  };
+  set(Dim::K, 0, 1);
+  for (long long tn : tile_sizes(l.n, m.tile_of(Dim::N)))
+    for (long long tg : tile_sizes(l.g, m.tile_of(Dim::G)))
+      for (long long tc : tile_sizes(l.c, m.tile_of(Dim::C)))
+        for (const AxisTile& rt : rows)
+          for (const AxisTile& ct : cols) {
+            set(Dim::N, 0, tn);
+            set(Dim::G, 0, tg);
+            set(Dim::C, 0, tc);
+            set(Dim::P, rt.p0, rt.pt);
+            set(Dim::R, rt.r0, rt.rt);
+            set(Dim::Q, ct.p0, ct.pt);
+            set(Dim::S, ct.r0, ct.rt);
+            runs.clear();
+            dram_segments(l, at, op, runs);
+            std::string why;
+            if (!transfer_descriptor(op, runs, why))
+              return why + " (the input tile of output rows " + std::to_string(rt.p0) + ".." +
+                     std::to_string(rt.p0 + rt.pt - 1) + " and columns " + std::to_string(ct.p0) +
+                     ".." + std::to_string(ct.p0 + ct.pt - 1) + ", filter rows " +
+                     std::to_string(rt.r0) + ".." + std::to_string(rt.r0 + rt.rt - 1) +
+                     " and columns " + std::to_string(ct.r0) + ".." +
+                     std::to_string(ct.r0 + ct.rt - 1) + ")";
+          }
+  return "";
+}
+
+Validity check_valid(const Layer& l, const Arch& arch, const Mapping& m) {
+  Validity v = check_capacity(l, arch, m);
+  if (!v.ok()) return v;
+  v.detail = descriptor_problem(l, arch, m);
+  if (!v.detail.empty()) v.kind = InvalidKind::Descriptor;
+  return v;
 }
 
 std::optional<BurstDescriptor> transfer_descriptor(const TileOp& op,

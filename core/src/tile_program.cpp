@@ -41,13 +41,15 @@ const char* invalid_kind_name(InvalidKind k) {
       return "accum_overflow";
     case InvalidKind::Dataflow:
       return "unsupported_dataflow";
+    case InvalidKind::Descriptor:
+      return "no_burst_descriptor";
   }
   return "?";
 }
 
 InvalidKind invalid_kind_from_name(const std::string& name) {
   for (InvalidKind k : {InvalidKind::InputOverflow, InvalidKind::WeightOverflow,
-                        InvalidKind::AccumOverflow, InvalidKind::Dataflow})
+                        InvalidKind::AccumOverflow, InvalidKind::Dataflow, InvalidKind::Descriptor})
     if (name == invalid_kind_name(k)) return k;
   return InvalidKind::None;
 }
@@ -59,6 +61,8 @@ std::string Validity::reason() const {
                                                           : nullptr;
   if (kind == InvalidKind::None) return "";
   if (kind == InvalidKind::Dataflow) return "dataflow not supported by this architecture";
+  if (kind == InvalidKind::Descriptor)
+    return "dram.port bursts: the RTL DMA takes one burst descriptor per transfer; " + detail;
   return std::string(buf) + " buffer overflows by " + std::to_string(need_bytes - have_bytes) +
          " bytes (needs " + std::to_string(need_bytes) + ", has " + std::to_string(have_bytes) +
          ")";

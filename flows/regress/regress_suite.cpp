@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "common/text.hpp"
+#include "mapwright/core/dram_layout.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/yaml_util.hpp"
@@ -157,9 +158,12 @@ RegressCase explicit_case(const YAML::Node& n, const std::string& path, const st
   c.cycles_tol_pct = tolerance_of(n["tolerance"], path, key + ".tolerance", tol);
   c.mapping = case_mapping(n, path, key, c.layer, arch);
   check_mapping(c.mapping, c.layer, arch, path + ": " + key + ".mapping");
-  const Validity v = check_capacity(c.layer, arch, c.mapping);
+  const Validity v = check_valid(c.layer, arch, c.mapping);
   if (!v.ok())
-    throw SpecError(path, key + ".mapping", c.name, "mapping does not fit: " + v.reason());
+    throw SpecError(
+        path, key + ".mapping", c.name,
+        (v.kind == InvalidKind::Descriptor ? "mapping cannot run: " : "mapping does not fit: ") +
+            v.reason());
   return c;
 }
 
@@ -238,7 +242,7 @@ std::string expand_sweep(const Sweep& w, const std::string& path, const std::str
           c.cycles_tol_pct = w.tol;
           c.mapping = default_mapping(c.layer, arch);
           parse_dataflow(df, c.mapping.dataflow);  // checked when the suite was read
-          if (!check_capacity(c.layer, arch, c.mapping).ok()) continue;
+          if (!check_valid(c.layer, arch, c.mapping).ok()) continue;
           ++generated;
           cases.add(std::move(c), key);
         }

@@ -131,6 +131,7 @@ struct Stats {
   long long pruned_bound = 0;      ///< Cut by bound.
   long long pruned_capacity = 0;   ///< Cut by capacity.
   long long pruned_dominance = 0;  ///< Cut by PE-use dominance.
+  long long unservable = 0;        ///< Leaves that would count, dropped: no burst descriptor.
   double open_bound = kInf;        ///< Smallest bound of a region cut below the incumbent.
   bool timed_out = false;          ///< The time limit cut this subtree.
   void add(const Stats& o) {
@@ -139,6 +140,7 @@ struct Stats {
     pruned_bound += o.pruned_bound;
     pruned_capacity += o.pruned_capacity;
     pruned_dominance += o.pruned_dominance;
+    unservable += o.unservable;
     open_bound = std::min(open_bound, o.open_bound);
     timed_out = timed_out || o.timed_out;
   }
@@ -288,6 +290,7 @@ class Worker {
 
   void leaf() {
     bank_cycles_ = -1;  // one tiling: its bank cycles are computed at its first evaluation
+    servable_ = -1;     // and whether the bursts port can serve it, when a leaf would count
     const auto trips = trip_counts(ctx_.layer, p_.m);
     const auto orders = order_classes(trips);
     std::vector<Child> kids;
@@ -343,7 +346,13 @@ class Worker {
       met.dma_cycles = ce.dma_cycles;
       finish_metrics(met, ctx_.layer, ctx_.arch, m);
       const double cost = ctx_.obj.cost(met);
-      if (top_.k > 1 && cost <= top_.admits()) top_.offer(cost, key_of(m), m);
+      const bool to_top = top_.k > 1 && cost <= top_.admits();
+      if (!to_top && inc_.found && cost > inc_.cost) continue;
+      if (!servable()) {  // no double-buffer choice changes the transfers' runs
+        ++st_.unservable;
+        break;
+      }
+      if (to_top) top_.offer(cost, key_of(m), m);
       if (inc_.found && cost > inc_.cost) continue;  // the key is only needed on ties
       const Key k = key_of(m);
       if (inc_.beaten_by(cost, k)) {
@@ -356,6 +365,15 @@ class Worker {
     m.db_input = m.db_weight = m.db_accum = false;
   }
 
+  /// Whether every transfer of the leaf's tiling has a burst descriptor (always under the
+  /// packed port; core::check_valid). Depends on the tiles only, so it is found once per tiling
+  /// and only for a leaf good enough to count: the check is cheap but not free.
+  bool servable() {
+    if (servable_ < 0)
+      servable_ = core::descriptor_problem(ctx_.layer, ctx_.arch, p_.m).empty() ? 1 : 0;
+    return servable_ == 1;
+  }
+
   const Context& ctx_;              ///< Shared context.
   Incumbent inc_;                   ///< Incumbent of the current subtree.
   Stats st_;                        ///< Counters of the current subtree.
@@ -364,6 +382,7 @@ class Worker {
   std::array<Dim, kNumDims> bo_{};  ///< Tile branch order of the subtree's dataflow.
   long long tick_ = 0;              ///< Counter for clock checks.
   long long bank_cycles_ = -1;      ///< Bank cycles of the leaf's tiling (-1: not yet known).
+  int servable_ = -1;               ///< servable() of the leaf's tiling (-1: not yet known).
   std::map<std::vector<long long>, std::vector<long long>> cache_;  ///< Tile candidates.
   std::array<std::vector<long long>, kNumDims> all_;                ///< Every tile size (raw mode).
 };
@@ -523,10 +542,14 @@ Result solve(const Layer& layer, const Arch& arch, const Options& options) {
                   workers, into);
   };
   search_space(ctx, f);
-  if (options.compact && arch.buffer_banks > 0) {
-    // Banked buffers: a fold's bank stalls depend on tile sizes and PE uses the compact space
-    // merges (mapper/README.md), so the compact optimum is not proven over every mapping. The
-    // raw space follows, from the compact search's incumbent and top list, under the same
+  // Banked buffers: a fold's bank stalls depend on tile sizes and PE uses the compact space
+  // merges (mapper/README.md), so the compact optimum is not proven over every mapping. The
+  // bursts port likewise when the compact search dropped a leaf for want of a burst descriptor
+  // (core::check_valid): a tile size the compact space merged away may have one. When it
+  // dropped none, its search was the unconstrained one, whose answer is dominated by no raw
+  // mapping and is servable, so it stands.
+  if (options.compact && (arch.buffer_banks > 0 || f.total.unservable > 0)) {
+    // The raw space follows, from the compact search's incumbent and top list, under the same
     // deadline; its bound and gap are the answer's, so they hold over every mapping (with the
     // time spent, a layer whose raw space is too large to close reports its gap).
     Context raw = ctx;

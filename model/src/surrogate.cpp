@@ -357,7 +357,7 @@ CycleEstimate closed_form_cycles(const Layer& l, const Arch& arch, const Mapping
 
 Metrics Surrogate::evaluate(const Layer& layer, const Arch& arch, const Mapping& mapping) {
   Metrics r;
-  const Validity v = check_capacity(layer, arch, mapping);
+  const Validity v = check_valid(layer, arch, mapping);
   if (!v.ok()) {
     r.invalid = v.kind;
     r.reason = v.reason();

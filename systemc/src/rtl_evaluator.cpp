@@ -31,6 +31,7 @@
 #include "assertion_stop.hpp"
 #include "plain_harness.hpp"
 #include "mapwright/core/compact_space.hpp"
+#include "mapwright/core/dram_layout.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/model/surrogate.hpp"
@@ -516,7 +517,7 @@ bool runnable(const core::Layer& layer, const core::Arch& arch, const core::Mapp
     failed(res, core::RtlFailure::Mapping, std::string("mapping: ") + e.what());
     return false;
   }
-  const core::Validity v = core::check_capacity(layer, arch, mapping);
+  const core::Validity v = core::check_valid(layer, arch, mapping);
   if (!v.ok()) {
     res.metrics.invalid = v.kind;
     res.metrics.reason = v.reason();

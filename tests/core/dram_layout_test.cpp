@@ -2,6 +2,7 @@
 // the tile's elements in the DRAM layout.
 #include <gtest/gtest.h>
 
+#include <cstdio>
 #include <random>
 #include <set>
 
@@ -270,4 +271,58 @@ TEST(BurstDescriptor, StandsForExactlyTheRunsOrSaysWhyNot) {
   const auto empty = burst_descriptor({}, why);
   ASSERT_TRUE(empty.has_value());
   EXPECT_EQ(empty->run, 0u);
+}
+
+// descriptor_problem (distinct input tile shapes, no tile-program walk) gives the verdict of
+// burst_descriptor_problem (every transfer of the tile program) on random mappings of random
+// small layers with strides up to 3, padding, groups and batches, both ways; check_valid names
+// the kind and the transfer. The packed port never has a problem.
+TEST(DescriptorProblem, AgreesWithTheTileProgramWalk) {
+  using mapwright::test_layers::conv;
+  Arch bursts = load_arch("small4");
+  bursts.dram_port = DramPort::Bursts;
+  const Arch packed = load_arch("small4");
+  std::mt19937_64 rng(29);
+  auto pick = [&](long long lo, long long hi) {
+    return std::uniform_int_distribution<long long>(lo, hi)(rng);
+  };
+  long long checked = 0, problems = 0, slow_ok = 0;
+  for (int li = 0; li < 160; ++li) {
+    const long long r = pick(1, 5), stride = pick(1, 3), pad = pick(0, r - 1);
+    const long long h = pick(std::max(r - 2 * pad, 1LL), 12), g = pick(1, 3);
+    Layer l;
+    try {
+      l = g > 1 ? conv(1, 1, h, r, stride, pad, g, pick(1, 2))
+                : conv(pick(1, 6), pick(1, 6), h, r, stride, pad, 1, pick(1, 2));
+    } catch (const std::exception&) {
+      continue;  // not a layer (make_layer refuses it)
+    }
+    const MapSpace space(l, bursts);
+    for (int i = 0; i < 25; ++i) {
+      const Mapping m = space.decode(space.sample_naive(rng));
+      if (!check_capacity(l, bursts, m).ok()) continue;
+      const std::string walk = burst_descriptor_problem(l, bursts, m);
+      const std::string fast = descriptor_problem(l, bursts, m);
+      ASSERT_EQ(walk.empty(), fast.empty())
+          << l.describe() << mapping_to_yaml(m) << "walk: " << walk << "\nfast: " << fast;
+      ++checked;
+      const Validity v = check_valid(l, bursts, m);
+      if (!fast.empty()) {
+        ++problems;
+        EXPECT_EQ(v.kind, InvalidKind::Descriptor);
+        EXPECT_NE(v.reason().find("a load_input has"), std::string::npos) << v.reason();
+        EXPECT_NE(v.reason().find("dram.port bursts"), std::string::npos) << v.reason();
+      } else {
+        EXPECT_TRUE(v.ok()) << v.reason();
+        slow_ok += l.stride > 1;
+      }
+      EXPECT_EQ(descriptor_problem(l, packed, m), "");
+      EXPECT_TRUE(check_valid(l, packed, m).ok());
+    }
+  }
+  std::printf("%lld mappings: %lld without a descriptor, %lld strided ones with\n", checked,
+              problems, slow_ok);
+  EXPECT_GT(checked, 2000);
+  EXPECT_GT(problems, 50) << "too few mappings without a descriptor to test the verdict";
+  EXPECT_GT(slow_ok, 200) << "too few strided mappings with one";
 }

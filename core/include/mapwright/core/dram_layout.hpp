@@ -116,6 +116,22 @@ std::optional<BurstDescriptor> transfer_descriptor(const TileOp& op,
 /// (a check before a simulation, not for a search's inner loop).
 std::string burst_descriptor_problem(const Layer& layer, const Arch& arch, const Mapping& m);
 
+/// Under DramPort::Bursts, why the RTL cannot serve the mapping: burst_descriptor_problem's
+/// verdict without walking the tile program, cheap enough for a search's inner loop. Weight,
+/// partial-sum and output tiles always have a descriptor (runs of one length over at most four
+/// loops), and so does an input tile whose rows and columns are each one block; only a stride
+/// above a filter tile (rows or columns held in blocks with gaps) can leave an input tile
+/// without one. Then each distinct input tile shape (rows and columns relative to the first
+/// held one, whether they hold the axis' edges, and the N, G and C tile sizes) is checked once
+/// through dram_segments and transfer_descriptor. "" when every transfer has a descriptor, and
+/// always "" under DramPort::Packed; otherwise the reason, naming the input tile.
+std::string descriptor_problem(const Layer& layer, const Arch& arch, const Mapping& m);
+
+/// check_capacity, then descriptor_problem: whether the RTL can run the mapping at all. A
+/// mapping without a burst descriptor is InvalidKind::Descriptor with the problem in
+/// Validity::detail.
+Validity check_valid(const Layer& layer, const Arch& arch, const Mapping& m);
+
 /// The runs a descriptor stands for, in order (the inverse of burst_descriptor).
 std::vector<DramSegment> descriptor_runs(const BurstDescriptor& d);
 

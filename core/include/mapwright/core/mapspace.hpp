@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "mapwright/core/arch.hpp"
+#include "mapwright/core/dram_layout.hpp"
 #include "mapwright/core/layer.hpp"
 #include "mapwright/core/mapping.hpp"
 #include "mapwright/core/tile_program.hpp"
@@ -43,8 +44,9 @@ class MapSpace {
   Mapping decode(const ParamVector& v) const;
   /// Mapping -> vector (the mapping must fit the layer/arch; see check_mapping).
   ParamVector encode(const Mapping& m) const;
-  /// Capacity check with typed reasons.
-  Validity check(const Mapping& m) const { return check_capacity(layer_, arch_, m); }
+  /// Validity with typed reasons: capacity, and a burst descriptor for every transfer under
+  /// the bursts DRAM port (core::check_valid), so sample_valid draws mappings the RTL can run.
+  Validity check(const Mapping& m) const { return check_valid(layer_, arch_, m); }
   /// log10 of the number of points.
   double log10_size() const;
   /// A uniformly random point (valid or not).

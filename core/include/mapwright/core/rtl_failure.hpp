@@ -10,7 +10,7 @@ namespace mapwright::core {
 
 enum class RtlFailure {
   None,           ///< The run completed (its functional check says whether it matched).
-  Invalid,        ///< The mapping does not fit the buffers (a typed capacity failure).
+  Invalid,        ///< The mapping is invalid (core::check_valid: capacity, burst descriptor).
   Mapping,        ///< The mapping is malformed for the layer or architecture.
   Arch,           ///< No compiled RTL model for the architecture, or one it cannot run.
   CommandFormat,  ///< The tile program does not fit the command format.

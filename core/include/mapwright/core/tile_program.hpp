@@ -30,17 +30,20 @@
 
 namespace mapwright::core {
 
-/// Why a mapping is invalid (a typed result, never an exception).
-enum class InvalidKind { None, InputOverflow, WeightOverflow, AccumOverflow, Dataflow };
+/// Why a mapping is invalid (a typed result, never an exception). Descriptor: under the bursts
+/// DRAM port, a DMA transfer of the mapping has no burst descriptor (core::check_valid).
+enum class InvalidKind { None, InputOverflow, WeightOverflow, AccumOverflow, Dataflow, Descriptor };
 const char* invalid_kind_name(InvalidKind k);
 /// The kind named by invalid_kind_name; an unknown name is InvalidKind::None.
 InvalidKind invalid_kind_from_name(const std::string& name);
 
-/// Capacity verdict: which buffer overflows, by how many bytes.
+/// Validity verdict: which buffer overflows, by how many bytes (or, for Descriptor, which
+/// transfer has no burst descriptor, in `detail`).
 struct Validity {
   InvalidKind kind = InvalidKind::None;  ///< None when valid.
   long long need_bytes = 0;              ///< Bytes the tile needs (including double buffering).
   long long have_bytes = 0;              ///< Bytes the buffer has.
+  std::string detail;                    ///< Descriptor: the transfer and why it has none.
   bool ok() const { return kind == InvalidKind::None; }
   /// "input buffer overflows by 1234 bytes (needs 5678 with double buffering, has 4444)".
   std::string reason() const;
