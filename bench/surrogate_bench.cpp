@@ -106,7 +106,8 @@ void BM_DescriptorProblem(benchmark::State& state) {
   }
   state.SetItemsProcessed(state.iterations());
   long long without = 0;
-  for (const Case& c : cs) without += !descriptor_problem(c.layer, bursts_arch(), c.mapping).empty();
+  for (const Case& c : cs)
+    without += !descriptor_problem(c.layer, bursts_arch(), c.mapping).empty();
   state.counters["without_pct"] = 100.0 * static_cast<double>(without) / cs.size();
 }
 BENCHMARK(BM_DescriptorProblem);
