@@ -1,7 +1,6 @@
 #include "mapwright/core/dram_layout.hpp"
 
 #include <algorithm>
-#include <map>
 
 namespace mapwright::core {
 
@@ -245,11 +244,6 @@ std::string burst_descriptor_problem(const Layer& layer, const Arch& arch, const
 
 namespace {
 
-/// One tile of an input axis (output rows [p0, p0+pt), filter rows [r0, r0+rt)).
-struct AxisTile {
-  long long p0 = 0, pt = 0, r0 = 0, rt = 0;
-};
-
 /// Whether every tile of the axis holds its input rows as one block (no gaps): the windows of
 /// consecutive output rows touch (the smallest filter tile is at least the stride) or every
 /// output tile is one row.
@@ -260,35 +254,161 @@ bool axis_contiguous(long long P, long long tp, long long R, long long tr, long 
   return tp == 1 || min_rt >= stride;
 }
 
-/// One tile of each distinct input row shape of the axis: the held rows relative to the first,
-/// and whether they hold row 0 and the last row (the only absolute facts a run list depends on).
-std::vector<AxisTile> distinct_axis_tiles(long long P, long long tp, long long R, long long tr,
-                                          long long stride, long long pad, long long h) {
+/// The rows (or columns) an input tile holds along one axis, as the DRAM runs see them: blocks
+/// of consecutive rows (a window of rt rows per output row, clipped to [0, h)); `nest` when
+/// the blocks are equally long and equally spaced, i.e. a nest of two loops (one when a single
+/// block). Whether it holds row 0 and row h-1 decides whether runs join across the next axis.
+struct AxisSet {
+  long long rows = 0;    ///< Rows held.
+  long long blocks = 0;  ///< Blocks of consecutive rows.
+  long long len = 0;     ///< Length of the first block (of every block when nest).
+  long long gap = 0;     ///< Start-to-start distance of the first two blocks (of all when nest).
+  bool nest = true;      ///< Blocks equally long and equally spaced.
+  bool lo = false;       ///< Holds row 0.
+  bool hi = false;       ///< Holds row h-1.
+  long long p0 = 0, pt = 0, r0 = 0, rt = 0;  ///< The first tile seen with this set.
+  bool full(long long h) const { return rows == h; }
+  bool operator==(const AxisSet& o) const {
+    return rows == o.rows && blocks == o.blocks && len == o.len && gap == o.gap && nest == o.nest &&
+           lo == o.lo && hi == o.hi;
+  }
+};
+
+AxisSet axis_set(long long p0, long long pt, long long r0, long long rt, long long stride,
+                 long long pad, long long h) {
+  AxisSet a;
+  a.p0 = p0;
+  a.pt = pt;
+  a.r0 = r0;
+  a.rt = rt;
+  long long prev = 0;                         // start of the previous block
+  auto add = [&](long long x, long long z) {  // window [x, z], clipped to [0, h)
+    const long long lo = std::max(x, 0LL), hi = std::min(z, h - 1);
+    if (hi < lo) return;
+    const long long n = hi - lo + 1;
+    if (a.blocks == 0) {
+      a.len = n;
+      a.lo = lo == 0;
+    } else {
+      if (a.blocks == 1) a.gap = lo - prev;
+      a.nest = a.nest && n == a.len && lo - prev == a.gap;
+    }
+    prev = lo;
+    a.hi = hi == h - 1;
+    a.rows += n;
+    ++a.blocks;
+  };
+  const long long first = p0 * stride + r0 - pad;
+  if (rt >= stride || pt == 1)
+    add(first, first + (pt - 1) * stride + rt - 1);
+  else
+    for (long long i = 0; i < pt; ++i) add(first + i * stride, first + i * stride + rt - 1);
+  return a;
+}
+
+/// The distinct AxisSets of the tiles of an axis (output rows P by tp, filter rows R by tr).
+std::vector<AxisSet> axis_sets(long long P, long long tp, long long R, long long tr,
+                               long long stride, long long pad, long long h) {
   tp = std::min(tp, P);
   tr = std::min(tr, R);
-  std::map<std::vector<long long>, AxisTile> seen;
-  std::vector<long long> key;
+  std::vector<AxisSet> out;
   for (long long p0 = 0; p0 < P; p0 += tp)
     for (long long r0 = 0; r0 < R; r0 += tr) {
-      const AxisTile t{p0, std::min(tp, P - p0), r0, std::min(tr, R - r0)};
-      const RowMap rm = input_rows(t.p0, t.pt, t.r0, t.rt, stride, pad, h);
-      key.clear();
-      key.push_back(!rm.rows.empty() && rm.rows.front() == 0);
-      key.push_back(!rm.rows.empty() && rm.rows.back() == h - 1);
-      for (long long r : rm.rows) key.push_back(r - rm.rows.front());
-      seen.emplace(key, t);
+      const AxisSet a =
+          axis_set(p0, std::min(tp, P - p0), r0, std::min(tr, R - r0), stride, pad, h);
+      if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
     }
-  std::vector<AxisTile> out;
-  for (const auto& [k, t] : seen) out.push_back(t);
   return out;
 }
 
+/// Loops (count, address step), innermost first, of a transfer's run starts.
+struct Loops {
+  std::array<long long, 8> count{}, step{};
+  int n = 0;
+  void add(long long c, long long s) {
+    if (c <= 1) return;
+    if (n > 0 && s == count[n - 1] * step[n - 1]) {  // continues the inner loop: one loop
+      count[n - 1] *= c;
+      return;
+    }
+    count[n] = c;
+    step[n] = s;
+    ++n;
+  }
+  /// The axis' rows as one or two loops of `unit` bytes per row; false when not a nest.
+  bool add_axis(const AxisSet& a, long long unit) {
+    if (!a.nest) return false;
+    add(a.len, unit);
+    add(a.blocks, a.gap * unit);
+    return true;
+  }
+};
+
+/// Whether the input tile of tn images, tg groups, tc channels, rows `r` and columns `c` has a
+/// burst descriptor: its runs (dram_segments: pixels [n][h][w][g][c], contiguous runs merged)
+/// equally long, their starts a nest of at most four loops (burst_descriptor, which finds a
+/// loop whose step continues the inner one as part of it).
+bool input_tile_has_descriptor(const Layer& l, long long tn, long long tg, long long tc,
+                               const AxisSet& r, const AxisSet& c) {
+  if (r.blocks == 0 || c.blocks == 0) return true;  // nothing to move
+  const long long px = l.g * l.c, row = l.w * px, img = l.h * row;
+  Loops lp;
+  if (tc < l.c || tg < l.g) {  // a run per pixel and group, or per pixel
+    if (tc < l.c) lp.add(tg, l.c);
+    if (!lp.add_axis(c, px) || !lp.add_axis(r, row)) return false;
+    lp.add(tn, img);
+  } else if (!c.full(l.w)) {  // a run per block of columns of each row
+    // Where the columns hold both edges of the axis, the last block of one row and the first of
+    // the next row (or of the next image's row 0) are one run, longer than the others.
+    const bool next_row = r.len > 1 || (r.blocks == 1 && r.rows > 1);
+    if (c.lo && c.hi && c.blocks >= 2 && (next_row || (tn > 1 && r.lo && r.hi))) return false;
+    if (!c.nest) return false;
+    lp.add(c.blocks, c.gap * px);
+    if (!lp.add_axis(r, row)) return false;
+    lp.add(tn, img);
+  } else if (!r.full(l.h)) {  // whole rows: a run per block of rows of each image
+    if (r.lo && r.hi && r.blocks >= 2 && tn > 1) return false;  // joined across images
+    if (!r.nest) return false;
+    lp.add(r.blocks, r.gap * row);
+    lp.add(tn, img);
+  }
+  return lp.n <= 4;
+}
+
 /// The tile sizes of a loop of `bound` iterations tiled by `t`: the full tile and the remainder.
-std::vector<long long> tile_sizes(long long bound, long long t) {
+std::array<long long, 2> tile_sizes(long long bound, long long t, int& n) {
   t = std::min(t, bound);
-  std::vector<long long> s{t};
-  if (bound % t) s.push_back(bound % t);
-  return s;
+  n = bound % t ? 2 : 1;
+  return {t, bound % t};
+}
+
+/// The exact verdict on one input tile (dram_segments, transfer_descriptor): why it has no
+/// descriptor, naming the tile, or "" when it has one.
+std::string input_tile_problem(const Layer& l, long long tn, long long tg, long long tc,
+                               const AxisSet& r, const AxisSet& c) {
+  TileOp op;
+  op.kind = OpKind::LoadInput;
+  auto set = [&](Dim d, long long lo, long long ext) {
+    op.box.lo[static_cast<int>(d)] = lo;
+    op.box.ext[static_cast<int>(d)] = ext;
+  };
+  set(Dim::K, 0, 1);
+  set(Dim::N, 0, tn);
+  set(Dim::G, 0, tg);
+  set(Dim::C, 0, tc);
+  set(Dim::P, r.p0, r.pt);
+  set(Dim::R, r.r0, r.rt);
+  set(Dim::Q, c.p0, c.pt);
+  set(Dim::S, c.r0, c.rt);
+  std::vector<DramSegment> runs;
+  dram_segments(l, dram_layout(l), op, runs);
+  std::string why;
+  if (transfer_descriptor(op, runs, why)) return "";
+  return why + " (the input tile of output rows " + std::to_string(r.p0) + ".." +
+         std::to_string(r.p0 + r.pt - 1) + " and columns " + std::to_string(c.p0) + ".." +
+         std::to_string(c.p0 + c.pt - 1) + ", filter rows " + std::to_string(r.r0) + ".." +
+         std::to_string(r.r0 + r.rt - 1) + " and columns " + std::to_string(c.r0) + ".." +
+         std::to_string(c.r0 + c.rt - 1) + ")";
 }
 
 }  // namespace
@@ -299,40 +419,22 @@ std::string descriptor_problem(const Layer& l, const Arch& arch, const Mapping& 
                   ts = m.tile_of(Dim::S);
   if (axis_contiguous(l.p, tp, l.r, tr, l.stride) && axis_contiguous(l.q, tq, l.s, ts, l.stride))
     return "";
-  const std::vector<AxisTile> rows = distinct_axis_tiles(l.p, tp, l.r, tr, l.stride, l.pad, l.h);
-  const std::vector<AxisTile> cols = distinct_axis_tiles(l.q, tq, l.s, ts, l.stride, l.pad, l.w);
-  const DramLayout at = dram_layout(l);
-  TileOp op;
-  op.kind = OpKind::LoadInput;
-  std::vector<DramSegment> runs;
-  auto set = [&](Dim d, long long lo, long long ext) {
-    op.box.lo[static_cast<int>(d)] = lo;
-    op.box.ext[static_cast<int>(d)] = ext;
-  };
-  set(Dim::K, 0, 1);
-  for (long long tn : tile_sizes(l.n, m.tile_of(Dim::N)))
-    for (long long tg : tile_sizes(l.g, m.tile_of(Dim::G)))
-      for (long long tc : tile_sizes(l.c, m.tile_of(Dim::C)))
-        for (const AxisTile& rt : rows)
-          for (const AxisTile& ct : cols) {
-            set(Dim::N, 0, tn);
-            set(Dim::G, 0, tg);
-            set(Dim::C, 0, tc);
-            set(Dim::P, rt.p0, rt.pt);
-            set(Dim::R, rt.r0, rt.rt);
-            set(Dim::Q, ct.p0, ct.pt);
-            set(Dim::S, ct.r0, ct.rt);
-            runs.clear();
-            dram_segments(l, at, op, runs);
-            std::string why;
-            if (!transfer_descriptor(op, runs, why))
-              return why + " (the input tile of output rows " + std::to_string(rt.p0) + ".." +
-                     std::to_string(rt.p0 + rt.pt - 1) + " and columns " + std::to_string(ct.p0) +
-                     ".." + std::to_string(ct.p0 + ct.pt - 1) + ", filter rows " +
-                     std::to_string(rt.r0) + ".." + std::to_string(rt.r0 + rt.rt - 1) +
-                     " and columns " + std::to_string(ct.r0) + ".." +
-                     std::to_string(ct.r0 + ct.rt - 1) + ")";
-          }
+  const std::vector<AxisSet> rows = axis_sets(l.p, tp, l.r, tr, l.stride, l.pad, l.h);
+  const std::vector<AxisSet> cols = axis_sets(l.q, tq, l.s, ts, l.stride, l.pad, l.w);
+  int nn, ng, nc;
+  const auto ns = tile_sizes(l.n, m.tile_of(Dim::N), nn);
+  const auto gs = tile_sizes(l.g, m.tile_of(Dim::G), ng);
+  const auto cs = tile_sizes(l.c, m.tile_of(Dim::C), nc);
+  for (int a = 0; a < nn; ++a)
+    for (int b = 0; b < ng; ++b)
+      for (int c = 0; c < nc; ++c)
+        for (const AxisSet& r : rows)
+          for (const AxisSet& q : cols)
+            if (!input_tile_has_descriptor(l, ns[a], gs[b], cs[c], r, q)) {
+              // Confirmed, and named, by the runs themselves (rare: only a tile without one).
+              std::string why = input_tile_problem(l, ns[a], gs[b], cs[c], r, q);
+              if (!why.empty()) return why;
+            }
   return "";
 }
 

@@ -121,10 +121,14 @@ std::string burst_descriptor_problem(const Layer& layer, const Arch& arch, const
 /// partial-sum and output tiles always have a descriptor (runs of one length over at most four
 /// loops), and so does an input tile whose rows and columns are each one block; only a stride
 /// above a filter tile (rows or columns held in blocks with gaps) can leave an input tile
-/// without one. Then each distinct input tile shape (rows and columns relative to the first
-/// held one, whether they hold the axis' edges, and the N, G and C tile sizes) is checked once
-/// through dram_segments and transfer_descriptor. "" when every transfer has a descriptor, and
-/// always "" under DramPort::Packed; otherwise the reason, naming the input tile.
+/// without one. Then each distinct input tile shape (per axis: the blocks of rows held, their
+/// lengths and spacing, and whether they hold the axis' edges; the N, G and C tile sizes) is
+/// judged from its loops in closed form: equal runs, and their starts at most four loops once
+/// a loop whose step continues the inner one is counted as part of it. A shape judged without
+/// one is confirmed and named through dram_segments and transfer_descriptor (the closed form
+/// sees blocks as loops; a few clipped shapes are a nest in another grouping). "" when every
+/// transfer has a descriptor, and always "" under DramPort::Packed; otherwise the reason,
+/// naming the input tile.
 std::string descriptor_problem(const Layer& layer, const Arch& arch, const Mapping& m);
 
 /// check_capacity, then descriptor_problem: whether the RTL can run the mapping at all. A
