@@ -328,8 +328,12 @@ int cmd_archs(const ArchsOptions& o, std::ostream& out) {
     out << std::left << std::setw(static_cast<int>(width)) << e["name"].get<std::string>()
         << std::right << " " << e["rows"].get<int>() << "x" << e["cols"].get<int>() << "  input "
         << e["input_kib"].get<long long>() << " KiB, weight " << e["weight_kib"].get<long long>()
-        << " KiB, accum " << e["accum_kib"].get<long long>() << " KiB, DRAM "
-        << e["dram_bytes_per_cycle"].get<double>() << " B/cycle, "
+        << " KiB, accum " << e["accum_kib"].get<long long>() << " KiB"
+        << (e["buffer_banks"].get<int>() > 0
+                ? " (input and weight in " + std::to_string(e["buffer_banks"].get<int>()) +
+                      " banks)"
+                : std::string())
+        << ", DRAM " << e["dram_bytes_per_cycle"].get<double>() << " B/cycle, "
         << e["dram_latency_cycles"].get<int>() << " cycles latency, "
         << e["dram_port"].get<std::string>()
         << " port, RTL model: " << e["rtl_model"]["source"].get<std::string>() << "\n";

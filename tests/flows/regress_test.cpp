@@ -149,6 +149,21 @@ TEST(Regress, BadSuitesNameFileKeyAndValue) {
       "tolerance: {cycles_pct: -1}\ncases:\n  - {name: a, arch: small4, layer: 'fc:IN=8,OUT=8', "
       "mapping: default}\n",
       "cycles_pct");
+  // A mapping the bursts port cannot serve (input rows in blocks cut by the padding) is refused
+  // when the suite is read, naming the case's mapping and the transfer.
+  expect_error(
+      "cases:\n  - {name: a, arch: small4-bursts, layer: "
+      "'conv:K=8,C=6,H=9,W=9,R=3,S=3,stride=3,pad=1', mapping: {dataflow: os, tiles: {G: 1, N: "
+      "1, K: 8, C: 6, P: 3, Q: 3, R: 2, S: 2}, order: [N, K, C, Q, R, S, P], pe: {rows: 3, cols: "
+      "4}}}\n",
+      "cases[0].mapping");
+  expect_error(
+      "cases:\n  - {name: a, arch: small4-bursts, layer: "
+      "'conv:K=8,C=6,H=9,W=9,R=3,S=3,stride=3,pad=1', mapping: {dataflow: os, tiles: {G: 1, N: "
+      "1, K: 8, C: 6, P: 3, Q: 3, R: 2, S: 2}, order: [N, K, C, Q, R, S, P], pe: {rows: 3, cols: "
+      "4}}}\n",
+      "mapping cannot run: dram.port bursts: the RTL DMA takes one burst descriptor per "
+      "transfer; a load_input has runs of 6 and 12 bytes");
   fs::remove_all(d);
 }
 
