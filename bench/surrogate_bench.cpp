@@ -33,20 +33,29 @@ const Arch& arch() {
   return a;
 }
 
-/// 4096 random valid mappings spread over ResNet-50's unique layers (seed 42).
-const std::vector<Case>& cases() {
-  static const std::vector<Case> cs = [] {
-    std::vector<Case> out;
-    std::mt19937_64 rng(42);
-    const auto unique = zoo_network("resnet50").unique_layers();
-    for (int i = 0; out.size() < 4096; ++i) {
-      const Layer& l = unique[i % unique.size()].first;
-      const MapSpace space(l, arch());
-      ParamVector v;
+/// 4096 random mappings spread over ResNet-50's unique layers on `a`: valid ones (sample_valid)
+/// or, with `fitting`, any that fit the buffers (what a search scores, servable or not).
+std::vector<Case> draw_cases(const Arch& a, uint64_t seed, bool fitting) {
+  std::vector<Case> out;
+  std::mt19937_64 rng(seed);
+  const auto unique = zoo_network("resnet50").unique_layers();
+  for (int i = 0; out.size() < 4096; ++i) {
+    const Layer& l = unique[i % unique.size()].first;
+    const MapSpace space(l, a);
+    ParamVector v;
+    if (!fitting) {
       if (space.sample_valid(rng, v)) out.push_back({l, space.decode(v)});
+    } else if (const Mapping m = space.decode(space.sample_naive(rng));
+               check_capacity(l, a, m).ok()) {
+      out.push_back({l, m});
     }
-    return out;
-  }();
+  }
+  return out;
+}
+
+/// Valid mappings on the default architecture (seed 42).
+const std::vector<Case>& cases() {
+  static const std::vector<Case> cs = draw_cases(arch(), 42, false);
   return cs;
 }
 
@@ -55,45 +64,30 @@ const Arch& bursts_arch() {
   return a;
 }
 
-/// 4096 random mappings that fit default-bursts' buffers, with or without a burst descriptor,
-/// spread over ResNet-50's unique layers (seed 43).
+/// Mappings that fit default-bursts' buffers, with or without a burst descriptor (seed 43).
 const std::vector<Case>& fitting_cases() {
-  static const std::vector<Case> cs = [] {
-    std::vector<Case> out;
-    std::mt19937_64 rng(43);
-    const auto unique = zoo_network("resnet50").unique_layers();
-    for (int i = 0; out.size() < 4096; ++i) {
-      const Layer& l = unique[i % unique.size()].first;
-      const MapSpace space(l, bursts_arch());
-      const Mapping m = space.decode(space.sample_naive(rng));
-      if (check_capacity(l, bursts_arch(), m).ok()) out.push_back({l, m});
-    }
-    return out;
-  }();
+  static const std::vector<Case> cs = draw_cases(bursts_arch(), 43, true);
   return cs;
 }
 
-void BM_SurrogateEvaluate(benchmark::State& state) {
-  const auto& cs = cases();
+/// Surrogate evaluations per second over `cs` on `a`.
+void surrogate_evaluate(benchmark::State& state, const std::vector<Case>& cs, const Arch& a) {
   model::Surrogate s;
   size_t i = 0;
   for (auto _ : state) {
     const Case& c = cs[i++ & 4095];
-    benchmark::DoNotOptimize(s.evaluate(c.layer, arch(), c.mapping));
+    benchmark::DoNotOptimize(s.evaluate(c.layer, a, c.mapping));
   }
   state.SetItemsProcessed(state.iterations());
+}
+
+void BM_SurrogateEvaluate(benchmark::State& state) {
+  surrogate_evaluate(state, cases(), arch());
 }
 BENCHMARK(BM_SurrogateEvaluate);
 
 void BM_SurrogateEvaluateBursts(benchmark::State& state) {
-  const auto& cs = fitting_cases();
-  model::Surrogate s;
-  size_t i = 0;
-  for (auto _ : state) {
-    const Case& c = cs[i++ & 4095];
-    benchmark::DoNotOptimize(s.evaluate(c.layer, bursts_arch(), c.mapping));
-  }
-  state.SetItemsProcessed(state.iterations());
+  surrogate_evaluate(state, fitting_cases(), bursts_arch());
 }
 BENCHMARK(BM_SurrogateEvaluateBursts);
 

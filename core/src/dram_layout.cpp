@@ -37,6 +37,7 @@ RowBlocks row_blocks(long long p0, long long pt, long long r0, long long rt, lon
                      long long pad, long long h) {
   RowBlocks b;
   const long long first = p0 * stride + r0 - pad;
+  long long prev = 0;                         // start of the previous block
   auto add = [&](long long a, long long z) {  // window [a, z], clipped to [0, h)
     const long long lo = std::max(a, 0LL), hi = std::min(z, h - 1);
     if (hi < lo) return;
@@ -44,9 +45,12 @@ RowBlocks row_blocks(long long p0, long long pt, long long r0, long long rt, lon
     if (b.blocks == 0) {
       b.first = len;
       b.lo = lo == 0;
-    } else if (b.blocks >= 2) {
-      b.mid = b.last;  // every block between the first and the last is a whole window
+    } else {
+      if (b.blocks == 1) b.gap = lo - prev;
+      if (b.blocks >= 2) b.mid = b.last;  // every block between the first and the last is whole
+      b.even = b.even && len == b.first && lo - prev == b.gap;
     }
+    prev = lo;
     b.last = len;
     b.hi = hi == h - 1;
     b.rows += len;
@@ -254,59 +258,16 @@ bool axis_contiguous(long long P, long long tp, long long R, long long tr, long 
   return tp == 1 || min_rt >= stride;
 }
 
-/// The rows (or columns) an input tile holds along one axis, as the DRAM runs see them: blocks
-/// of consecutive rows (a window of rt rows per output row, clipped to [0, h)); `nest` when
-/// the blocks are equally long and equally spaced, i.e. a nest of two loops (one when a single
-/// block). Whether it holds row 0 and row h-1 decides whether runs join across the next axis.
+/// The rows (or columns) an input tile holds along one axis (row_blocks), with the first tile
+/// seen with those blocks; whether they hold row 0 and the axis' last row decides whether runs
+/// join across the next axis.
 struct AxisSet {
-  long long rows = 0;    ///< Rows held.
-  long long blocks = 0;  ///< Blocks of consecutive rows.
-  long long len = 0;     ///< Length of the first block (of every block when nest).
-  long long gap = 0;     ///< Start-to-start distance of the first two blocks (of all when nest).
-  bool nest = true;      ///< Blocks equally long and equally spaced.
-  bool lo = false;       ///< Holds row 0.
-  bool hi = false;       ///< Holds row h-1.
-  long long p0 = 0, pt = 0, r0 = 0, rt = 0;  ///< The first tile seen with this set.
-  bool full(long long h) const { return rows == h; }
-  bool operator==(const AxisSet& o) const {
-    return rows == o.rows && blocks == o.blocks && len == o.len && gap == o.gap && nest == o.nest &&
-           lo == o.lo && hi == o.hi;
-  }
+  RowBlocks b;                               ///< The blocks of rows held.
+  long long p0 = 0, pt = 0, r0 = 0, rt = 0;  ///< The first tile seen with them.
 };
 
-AxisSet axis_set(long long p0, long long pt, long long r0, long long rt, long long stride,
-                 long long pad, long long h) {
-  AxisSet a;
-  a.p0 = p0;
-  a.pt = pt;
-  a.r0 = r0;
-  a.rt = rt;
-  long long prev = 0;                         // start of the previous block
-  auto add = [&](long long x, long long z) {  // window [x, z], clipped to [0, h)
-    const long long lo = std::max(x, 0LL), hi = std::min(z, h - 1);
-    if (hi < lo) return;
-    const long long n = hi - lo + 1;
-    if (a.blocks == 0) {
-      a.len = n;
-      a.lo = lo == 0;
-    } else {
-      if (a.blocks == 1) a.gap = lo - prev;
-      a.nest = a.nest && n == a.len && lo - prev == a.gap;
-    }
-    prev = lo;
-    a.hi = hi == h - 1;
-    a.rows += n;
-    ++a.blocks;
-  };
-  const long long first = p0 * stride + r0 - pad;
-  if (rt >= stride || pt == 1)
-    add(first, first + (pt - 1) * stride + rt - 1);
-  else
-    for (long long i = 0; i < pt; ++i) add(first + i * stride, first + i * stride + rt - 1);
-  return a;
-}
-
-/// The distinct AxisSets of the tiles of an axis (output rows P by tp, filter rows R by tr).
+/// One AxisSet per distinct RowBlocks of the tiles of an axis (output rows P by tp, filter rows
+/// R by tr).
 std::vector<AxisSet> axis_sets(long long P, long long tp, long long R, long long tr,
                                long long stride, long long pad, long long h) {
   tp = std::min(tp, P);
@@ -314,9 +275,10 @@ std::vector<AxisSet> axis_sets(long long P, long long tp, long long R, long long
   std::vector<AxisSet> out;
   for (long long p0 = 0; p0 < P; p0 += tp)
     for (long long r0 = 0; r0 < R; r0 += tr) {
-      const AxisSet a =
-          axis_set(p0, std::min(tp, P - p0), r0, std::min(tr, R - r0), stride, pad, h);
-      if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+      const long long pt = std::min(tp, P - p0), rt = std::min(tr, R - r0);
+      const RowBlocks b = row_blocks(p0, pt, r0, rt, stride, pad, h);
+      if (std::none_of(out.begin(), out.end(), [&](const AxisSet& a) { return a.b == b; }))
+        out.push_back({b, p0, pt, r0, rt});
     }
   return out;
 }
@@ -336,9 +298,9 @@ struct Loops {
     ++n;
   }
   /// The axis' rows as one or two loops of `unit` bytes per row; false when not a nest.
-  bool add_axis(const AxisSet& a, long long unit) {
-    if (!a.nest) return false;
-    add(a.len, unit);
+  bool add_axis(const RowBlocks& a, long long unit) {
+    if (!a.even) return false;
+    add(a.first, unit);
     add(a.blocks, a.gap * unit);
     return true;
   }
@@ -349,7 +311,7 @@ struct Loops {
 /// equally long, their starts a nest of at most four loops (burst_descriptor, which finds a
 /// loop whose step continues the inner one as part of it).
 bool input_tile_has_descriptor(const Layer& l, long long tn, long long tg, long long tc,
-                               const AxisSet& r, const AxisSet& c) {
+                               const RowBlocks& r, const RowBlocks& c) {
   if (r.blocks == 0 || c.blocks == 0) return true;  // nothing to move
   const long long px = l.g * l.c, row = l.w * px, img = l.h * row;
   Loops lp;
@@ -357,29 +319,22 @@ bool input_tile_has_descriptor(const Layer& l, long long tn, long long tg, long 
     if (tc < l.c) lp.add(tg, l.c);
     if (!lp.add_axis(c, px) || !lp.add_axis(r, row)) return false;
     lp.add(tn, img);
-  } else if (!c.full(l.w)) {  // a run per block of columns of each row
+  } else if (!c.full()) {  // a run per block of columns of each row
     // Where the columns hold both edges of the axis, the last block of one row and the first of
     // the next row (or of the next image's row 0) are one run, longer than the others.
-    const bool next_row = r.len > 1 || (r.blocks == 1 && r.rows > 1);
+    const bool next_row = r.first > 1 || (r.blocks == 1 && r.rows > 1);
     if (c.lo && c.hi && c.blocks >= 2 && (next_row || (tn > 1 && r.lo && r.hi))) return false;
-    if (!c.nest) return false;
+    if (!c.even) return false;
     lp.add(c.blocks, c.gap * px);
     if (!lp.add_axis(r, row)) return false;
     lp.add(tn, img);
-  } else if (!r.full(l.h)) {  // whole rows: a run per block of rows of each image
+  } else if (!r.full()) {  // whole rows: a run per block of rows of each image
     if (r.lo && r.hi && r.blocks >= 2 && tn > 1) return false;  // joined across images
-    if (!r.nest) return false;
+    if (!r.even) return false;
     lp.add(r.blocks, r.gap * row);
     lp.add(tn, img);
   }
   return lp.n <= 4;
-}
-
-/// The tile sizes of a loop of `bound` iterations tiled by `t`: the full tile and the remainder.
-std::array<long long, 2> tile_sizes(long long bound, long long t, int& n) {
-  t = std::min(t, bound);
-  n = bound % t ? 2 : 1;
-  return {t, bound % t};
 }
 
 /// The exact verdict on one input tile (dram_segments, transfer_descriptor): why it has no
@@ -421,16 +376,16 @@ std::string descriptor_problem(const Layer& l, const Arch& arch, const Mapping& 
     return "";
   const std::vector<AxisSet> rows = axis_sets(l.p, tp, l.r, tr, l.stride, l.pad, l.h);
   const std::vector<AxisSet> cols = axis_sets(l.q, tq, l.s, ts, l.stride, l.pad, l.w);
-  int nn, ng, nc;
-  const auto ns = tile_sizes(l.n, m.tile_of(Dim::N), nn);
-  const auto gs = tile_sizes(l.g, m.tile_of(Dim::G), ng);
-  const auto cs = tile_sizes(l.c, m.tile_of(Dim::C), nc);
+  long long ns[2], gs[2], cs[2];
+  const int nn = class_sizes(l.n, m.tile_of(Dim::N), ns);
+  const int ng = class_sizes(l.g, m.tile_of(Dim::G), gs);
+  const int nc = class_sizes(l.c, m.tile_of(Dim::C), cs);
   for (int a = 0; a < nn; ++a)
     for (int b = 0; b < ng; ++b)
       for (int c = 0; c < nc; ++c)
         for (const AxisSet& r : rows)
           for (const AxisSet& q : cols)
-            if (!input_tile_has_descriptor(l, ns[a], gs[b], cs[c], r, q)) {
+            if (!input_tile_has_descriptor(l, ns[a], gs[b], cs[c], r.b, q.b)) {
               // Confirmed, and named, by the runs themselves (rare: only a tile without one).
               std::string why = input_tile_problem(l, ns[a], gs[b], cs[c], r, q);
               if (!why.empty()) return why;

@@ -48,16 +48,6 @@ int minimal_pe(int pe, const long long* sizes, int n) {
   return pe;
 }
 
-/// The tile sizes of a loop (full tile, and the remainder if any), into out; returns count.
-int class_sizes(long long bound, long long t, long long* out) {
-  out[0] = std::min(t, bound);
-  if (t < bound && bound % t) {
-    out[1] = bound % t;
-    return 2;
-  }
-  return 1;
-}
-
 }  // namespace
 
 const std::array<std::array<Dim, kNumOrderedDims>, 15>& search_order_reps() {

@@ -129,6 +129,15 @@ RowShape input_row_shape(long long p0, long long pt, long long r0, long long rt,
   return s;
 }
 
+int class_sizes(long long bound, long long t, long long* out) {
+  out[0] = std::min(t, bound);
+  if (t < bound && bound % t) {
+    out[1] = bound % t;
+    return 2;
+  }
+  return 1;
+}
+
 RowMap input_rows(long long p0, long long pt, long long r0, long long rt, long long stride,
                   long long pad, long long h) {
   RowMap m;

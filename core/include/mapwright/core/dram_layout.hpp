@@ -55,8 +55,14 @@ struct RowBlocks {
   long long last = 0;    ///< Length of the last block.
   bool lo = false;       ///< Holds row 0.
   bool hi = false;       ///< Holds the axis' last row.
+  long long gap = 0;     ///< Start-to-start distance of the first two blocks (0 with one).
+  bool even = true;      ///< Every block equally long and equally spaced: a nest of two loops.
   /// Every row of the axis.
   bool full() const { return blocks == 1 && lo && hi; }
+  bool operator==(const RowBlocks& o) const {
+    return rows == o.rows && blocks == o.blocks && first == o.first && mid == o.mid &&
+           last == o.last && lo == o.lo && hi == o.hi && gap == o.gap && even == o.even;
+  }
   /// Sum over the blocks of ceil(len * unit / beat).
   long long beats(long long unit, long long beat) const;
   /// Beats saved where one sweep of the axis ends in its last row and the next begins in row 0

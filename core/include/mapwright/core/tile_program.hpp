@@ -111,6 +111,10 @@ struct TileOp {
   bool accumulate = true;         ///< Compute: false = first visit, first step overwrites.
 };
 
+/// The tile sizes of a loop of `bound` iterations tiled by `t` (t >= 1): the full tile (at most
+/// `bound`) and the remainder if any, into out[0..1]; returns how many (1 or 2).
+int class_sizes(long long bound, long long t, long long* out);
+
 /// Distinct input rows touched by output rows [p0, p0+pt) and filter rows [r0, r0+rt) that lie
 /// inside [0, h). (Also used for columns with q, s, w.)
 long long input_extent(long long p0, long long pt, long long r0, long long rt, long long stride,
