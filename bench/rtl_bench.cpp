@@ -1,18 +1,24 @@
 // RTL simulation speed: one layer under two mappings (the default WS mapping and its OS twin)
-// on the Verilated accelerator, through (a) the SystemC testbench (RtlEvaluator) and (b) the
-// plain C++ Verilator harness of the same RTL, the same command driver and the same DRAM model.
-// Prints simulated cycles per CPU second (of the simulating thread) of each and their ratio side by
-// side; every run must be bit-exact, and both harnesses must simulate the same number of cycles
+// on the Verilated accelerator, through (a) the pin-level SystemC testbench (RtlEvaluator), (b)
+// the temporally decoupled SystemC harness (RtlHarness::Decoupled: a SystemC thread steps a
+// plain model and meets SystemC time once per quantum) and (c) the plain C++ Verilator harness,
+// all on the same RTL, the same command driver and the same DRAM model. Prints simulated cycles
+// per CPU second (of the simulating thread) of each and the ratios to the plain harness side by
+// side; every run must be bit-exact, and all harnesses must simulate the same number of cycles
 // with the same counters.
 //
 //   build/bench/rtl_bench [--arch default] [--layer resnet18:layer2.0.conv1] [--reps 3]
 //
-// One architecture per process (one SystemC simulation per process); run it again with
-// --arch small4 for the 4x4 model. An architecture without a compiled-in model (large32, or a
+// One SystemC simulation per process: the decoupled harness runs first, in a child process
+// (fork, no shell) that reports its figures through a pipe; the parent then runs the SystemC
+// testbench and the plain harness. An architecture without a compiled-in model (large32, or a
 // YAML file) runs in a worker process on its model from the RTL model cache (built first when
-// absent); only the SystemC harness is measured there (the plain models are compiled in). A
-// compiled-in architecture without a plain model (MAPWRIGHT_RTL_PLAIN_ARCHS; e.g. default-banked)
-// is measured in the SystemC harness only, its plain columns printed as "-".
+// absent); only the SystemC testbench is measured there (the plain models are compiled in). A
+// compiled-in architecture without a plain model (MAPWRIGHT_RTL_PLAIN_ARCHS; e.g.
+// default-banked) is measured in the SystemC testbench only, its other columns printed as "-".
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <cstdio>
 #include <cstdlib>
@@ -38,28 +44,18 @@ namespace {
   std::exit(1);
 }
 
-bool same_counts(const core::AccessCounts& a, const core::AccessCounts& b) {
-  return a.macs == b.macs && a.steps == b.steps && a.folds == b.folds &&
-         a.input_buf_reads == b.input_buf_reads && a.input_buf_writes == b.input_buf_writes &&
-         a.weight_buf_reads == b.weight_buf_reads && a.weight_buf_writes == b.weight_buf_writes &&
-         a.accum_reads == b.accum_reads && a.accum_writes == b.accum_writes &&
-         a.dram_input_bytes == b.dram_input_bytes && a.dram_weight_bytes == b.dram_weight_bytes &&
-         a.dram_output_bytes == b.dram_output_bytes &&
-         a.dram_psum_write_bytes == b.dram_psum_write_bytes &&
-         a.dram_psum_read_bytes == b.dram_psum_read_bytes;
-}
-
 /// Best of `reps` runs by CPU time (the machine is shared: the thread's CPU time, not wall
 /// time, and the least disturbed run).
 systemc::RtlRunResult best_of(systemc::RtlEvaluator& ev, const core::Layer& l, const core::Arch& a,
-                              const core::Mapping& m, bool plain, int reps) {
+                              const core::Mapping& m, systemc::RtlHarness harness, int reps) {
+  static const char* const kName[] = {"SystemC", "decoupled", "plain"};
   systemc::RtlRunOptions o;
-  o.plain_harness = plain;
+  o.harness = harness;
   systemc::RtlRunResult best;
   for (int i = 0; i < reps; ++i) {
     systemc::RtlRunResult r = ev.run(l, a, m, o);
     if (!r.ok())
-      fail(std::string(plain ? "plain" : "SystemC") + " run failed: " + r.failure + " (" +
+      fail(std::string(kName[static_cast<int>(harness)]) + " run failed: " + r.failure + " (" +
            std::to_string(r.mismatches) + " mismatches)");
     if (i == 0 || r.sim_cpu_seconds < best.sim_cpu_seconds) best = r;
   }
@@ -83,6 +79,61 @@ rtlpool::RtlJobResult best_of_cached(rtlpool::RtlWorkerPool& pool, const std::st
     if (i == 0 || r.sim_cpu_seconds < best.sim_cpu_seconds) best = r;
   }
   return best;
+}
+
+/// What the decoupled harness's child process reports per mapping.
+struct DecoupledRow {
+  long long cycles = 0, sim_cycles = 0;
+  double cpu_seconds = 0;
+  core::AccessCounts counts;
+};
+
+/// Runs `maps` in the decoupled harness in a child process (its own SystemC simulation) and
+/// returns its rows; exits if the child fails.
+std::vector<DecoupledRow> decoupled_rows(
+    const core::Layer& l, const core::Arch& a,
+    const std::vector<std::pair<std::string, core::Mapping>>& maps, int reps) {
+  int fd[2];
+  if (pipe(fd) != 0) fail("pipe failed");
+  std::fflush(nullptr);
+  const pid_t pid = fork();
+  if (pid < 0) fail("fork failed");
+  if (pid == 0) {  // child: no SystemC simulation exists yet in this process
+    close(fd[0]);
+    systemc::RtlEvaluator ev;
+    for (const auto& mapping : maps) {
+      const auto r = best_of(ev, l, a, mapping.second, systemc::RtlHarness::Decoupled, reps);
+      DecoupledRow row;
+      row.cycles = r.cycles;
+      row.sim_cycles = r.sim_cycles;
+      row.cpu_seconds = r.sim_cpu_seconds;
+      row.counts = r.counts;
+      if (write(fd[1], &row, sizeof row) != static_cast<ssize_t>(sizeof row)) _exit(1);
+    }
+    close(fd[1]);
+    std::fflush(nullptr);
+    _exit(0);
+  }
+  close(fd[1]);
+  std::vector<DecoupledRow> rows(maps.size());
+  size_t got = 0;
+  for (auto& row : rows) {
+    auto* p = reinterpret_cast<char*>(&row);
+    size_t n = 0;
+    while (n < sizeof row) {
+      const ssize_t k = read(fd[0], p + n, sizeof row - n);
+      if (k <= 0) break;
+      n += static_cast<size_t>(k);
+    }
+    if (n != sizeof row) break;
+    ++got;
+  }
+  close(fd[0]);
+  int status = 0;
+  waitpid(pid, &status, 0);
+  if (got != rows.size() || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+    fail("the decoupled harness's process failed");
+  return rows;
 }
 
 }  // namespace
@@ -113,6 +164,13 @@ int main(int argc, char** argv) {
   os.dataflow = core::Dataflow::OS;
   if (core::check_capacity(layer, arch, os).ok()) maps.emplace_back("default as OS", os);
 
+  const auto plain_names = systemc::RtlEvaluator::plain_archs();
+  const bool has_plain =
+      std::find(plain_names.begin(), plain_names.end(), arch.name) != plain_names.end();
+  // Before this process elaborates any SystemC model.
+  const std::vector<DecoupledRow> lt =
+      has_plain ? decoupled_rows(layer, arch, maps, reps) : std::vector<DecoupledRow>{};
+
   systemc::RtlEvaluator ev;
   systemc::RtlParams compiled;
   std::string why;
@@ -139,36 +197,36 @@ int main(int argc, char** argv) {
     }
     return 0;
   }
-  const auto plain_names = systemc::RtlEvaluator::plain_archs();
-  const bool has_plain =
-      std::find(plain_names.begin(), plain_names.end(), arch.name) != plain_names.end();
-  std::printf("%-16s %10s %10s %14s %14s %8s\n", "mapping", "cycles", "simulated", "SystemC cyc/s",
-              "plain cyc/s", "ratio");
-  for (const auto& [name, m] : maps) {
-    const auto sc = best_of(ev, layer, arch, m, false, reps);
+  std::printf("%-16s %10s %10s %14s %14s %14s %8s %8s\n", "mapping", "cycles", "simulated",
+              "SystemC cyc/s", "decoupled", "plain cyc/s", "pl/SC", "pl/dec");
+  for (size_t i = 0; i < maps.size(); ++i) {
+    const auto& [name, m] = maps[i];
+    const auto sc = best_of(ev, layer, arch, m, systemc::RtlHarness::SystemC, reps);
+    const long long ref = model::simulate_schedule(layer, arch, m).cycles;
+    const double sc_rate = static_cast<double>(sc.sim_cycles) / sc.sim_cpu_seconds;
     if (!has_plain) {
-      const long long ref = model::simulate_schedule(layer, arch, m).cycles;
       if (sc.cycles != ref)
         fail(name + ": cycles " + std::to_string(sc.cycles) +
              " (SystemC) differ from the schedule's " + std::to_string(ref));
-      std::printf("%-16s %10lld %10lld %14.0f %14s %8s\n", name.c_str(), sc.cycles, sc.sim_cycles,
-                  static_cast<double>(sc.sim_cycles) / sc.sim_cpu_seconds, "-", "-");
+      std::printf("%-16s %10lld %10lld %14.0f %14s %14s %8s %8s\n", name.c_str(), sc.cycles,
+                  sc.sim_cycles, sc_rate, "-", "-", "-", "-");
       continue;
     }
-    const auto pl = best_of(ev, layer, arch, m, true, reps);
-    const long long ref = model::simulate_schedule(layer, arch, m).cycles;
-    if (sc.cycles != ref || pl.cycles != ref)
+    const auto pl = best_of(ev, layer, arch, m, systemc::RtlHarness::Plain, reps);
+    const DecoupledRow& dc = lt[i];
+    if (sc.cycles != ref || pl.cycles != ref || dc.cycles != ref)
       fail(name + ": cycles " + std::to_string(sc.cycles) + " (SystemC) / " +
-           std::to_string(pl.cycles) + " (plain) differ from the schedule's " +
-           std::to_string(ref));
-    if (sc.sim_cycles != pl.sim_cycles)
-      fail(name + ": simulated cycles differ: " + std::to_string(sc.sim_cycles) + " vs " +
-           std::to_string(pl.sim_cycles));
-    if (!same_counts(sc.counts, pl.counts)) fail(name + ": counters differ between harnesses");
-    const double sc_rate = static_cast<double>(sc.sim_cycles) / sc.sim_cpu_seconds;
+           std::to_string(dc.cycles) + " (decoupled) / " + std::to_string(pl.cycles) +
+           " (plain) differ from the schedule's " + std::to_string(ref));
+    if (sc.sim_cycles != pl.sim_cycles || dc.sim_cycles != pl.sim_cycles)
+      fail(name + ": simulated cycles differ: " + std::to_string(sc.sim_cycles) + " / " +
+           std::to_string(dc.sim_cycles) + " / " + std::to_string(pl.sim_cycles));
+    if (!(sc.counts == pl.counts) || !(dc.counts == pl.counts))
+      fail(name + ": counters differ between harnesses");
+    const double dc_rate = static_cast<double>(dc.sim_cycles) / dc.cpu_seconds;
     const double pl_rate = static_cast<double>(pl.sim_cycles) / pl.sim_cpu_seconds;
-    std::printf("%-16s %10lld %10lld %14.0f %14.0f %8.2f\n", name.c_str(), sc.cycles, sc.sim_cycles,
-                sc_rate, pl_rate, pl_rate / sc_rate);
+    std::printf("%-16s %10lld %10lld %14.0f %14.0f %14.0f %8.2f %8.2f\n", name.c_str(), sc.cycles,
+                sc.sim_cycles, sc_rate, dc_rate, pl_rate, pl_rate / sc_rate, pl_rate / dc_rate);
   }
   return 0;
 }

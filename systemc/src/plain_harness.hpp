@@ -2,7 +2,8 @@
 // The plain C++ Verilator harness around one non-SystemC Verilated mw_accel model: the same
 // command driver and DRAM model as the SystemC testbench (accel_driver.hpp), stepped at every
 // rising edge by a loop that drives the clock itself. Used to measure what the SystemC boundary
-// costs (bench/rtl_bench) and as a second, independent harness in the tests.
+// costs (bench/rtl_bench), as a second, independent harness in the tests, and as the stepping
+// loop of the temporally decoupled SystemC harness (accel_lt.hpp), which passes a per-cycle tick.
 // Private to systemc/: never include it from a public header.
 
 #include "assertion_stop.hpp"
@@ -13,6 +14,11 @@
 #include "accel_driver.hpp"
 
 namespace mapwright::systemc::detail {
+
+/// The tick of a harness that answers to nobody between cycles.
+struct NoTick {
+  bool operator()() const { return true; }
+};
 
 template <class V>
 class PlainHarness {
@@ -25,8 +31,10 @@ class PlainHarness {
     dut_->eval();
   }
 
-  /// Resets the design and runs `job` for at most `limit` cycles; true if it completed.
-  bool run(TbJob& job, long long limit) {
+  /// Resets the design and runs `job` for at most `limit` cycles; true if it completed. After
+  /// every cycle of the job `tick()` is called; returning false stops the run there (false).
+  template <class Tick = NoTick>
+  bool run(TbJob& job, long long limit, Tick&& tick = Tick{}) {
     drv_.stop();
     dram_.stop(in_);
     in_.cmd_valid = false;
@@ -65,9 +73,14 @@ class PlainHarness {
       drv_.edge(cycle, o, in_);
       dram_.edge(cycle, o, in_);
       apply();
+      const bool go_on = tick();
       if (drv_.done()) {
         job.edges = c;
         return true;
+      }
+      if (!go_on) {
+        job.edges = c;
+        return false;
       }
     }
     return false;

@@ -29,6 +29,7 @@
 
 #include "accel_tb.hpp"
 #include "assertion_stop.hpp"
+#include "accel_lt.hpp"
 #include "plain_harness.hpp"
 #include "mapwright/core/compact_space.hpp"
 #include "mapwright/core/dram_layout.hpp"
@@ -74,8 +75,9 @@ class SimHost {
                      std::string& trace_error) = 0;
   /// Reads one register between runs.
   virtual uint64_t read_csr(unsigned addr) = 0;
-  std::string arch;  ///< Name of the architecture it was elaborated for.
-  RtlParams params;  ///< Compiled parameters.
+  std::string arch;                          ///< Name of the architecture it was elaborated for.
+  RtlParams params;                          ///< Compiled parameters.
+  RtlHarness harness = RtlHarness::SystemC;  ///< What it is.
 };
 
 template <class V>
@@ -185,6 +187,35 @@ class PlainHostT final : public SimHost {
   detail::PlainHarness<V> h_;
 };
 
+/// The temporally decoupled SystemC harness (accel_lt.hpp) around a plain model.
+template <class V>
+class DecoupledHostT final : public SimHost {
+ public:
+  explicit DecoupledHostT(int beat_bytes) {
+    lt_ = std::make_unique<detail::AccelLt<V>>("lt", beat_bytes,
+                                               sc_core::sc_time(kPeriodNs, sc_core::SC_NS));
+    sc_core::sc_start(sc_core::SC_ZERO_TIME);
+  }
+  RunEnd run(TbJob& job, long long limit, double max_seconds, const std::string& trace_file,
+             std::string& trace_error) override {
+    if (!trace_file.empty())
+      trace_error = "trace: the decoupled SystemC harness does not trace (its model is plain C++)";
+    detail::clear_assertion_stop();
+    lt_->start(job, limit, max_seconds);
+    // The thread pauses the kernel when the job ends; a failed SVA pauses it earlier.
+    while (!lt_->finished() && sc_core::sc_pending_activity()) sc_core::sc_start();
+    if (detail::assertion_stop().hit) return RunEnd::Assertion;
+    if (lt_->wall_clock()) return RunEnd::WallClock;
+    return lt_->done() ? RunEnd::Done : RunEnd::Watchdog;
+  }
+  uint64_t read_csr(unsigned addr) override { return lt_->read_csr(addr); }
+  /// SystemC time the last job took.
+  sc_core::sc_time last_job_time() const { return lt_->ended() - lt_->began(); }
+
+ private:
+  std::unique_ptr<detail::AccelLt<V>> lt_;
+};
+
 // The process's plain host (any number of architectures in turn; no SystemC involved).
 std::unique_ptr<SimHost>& plain_host() {
   static auto* h = new std::unique_ptr<SimHost>();
@@ -229,28 +260,48 @@ bool same(const RtlParams& a, const RtlParams& b) {
 /// are the ones `want`ed (one call per compiled model, from the generated model list).
 template <typename Host>
 void try_model(std::unique_ptr<SimHost>& h, const std::string& arch, const RtlParams& want,
-               const RtlParams& p) {
+               const RtlParams& p, RtlHarness harness) {
   if (h || !same(p, want)) return;
   h = std::make_unique<Host>(static_cast<int>(p.beat_bytes));
   h->arch = arch;
   h->params = p;
+  h->harness = harness;
 }
 
-/// Returns the process's host for `arch`, elaborating it on first use.
-SimHost* host_for(const core::Arch& arch, std::string& failure) {
+const char* harness_name(RtlHarness h) {
+  return h == RtlHarness::Decoupled ? "the decoupled SystemC harness" : "the SystemC testbench";
+}
+
+/// Returns the process's SystemC host (`harness` SystemC or Decoupled) for `arch`, elaborating
+/// it on first use.
+SimHost* host_for(const core::Arch& arch, RtlHarness harness, std::string& failure) {
   const RtlParams want = params_of(arch);
   auto& h = host();
   if (h) {
-    if (!same(h->params, want)) {
-      failure = "arch: this process already elaborated the RTL for '" + h->arch + "' (" +
-                describe(h->params) + "); '" + arch.name + "' (" + describe(want) +
+    if (!same(h->params, want) || h->harness != harness) {
+      failure = "arch: this process already elaborated " + std::string(harness_name(h->harness)) +
+                " for '" + h->arch + "' (" + describe(h->params) + "); " + harness_name(harness) +
+                " for '" + arch.name + "' (" + describe(want) +
                 ") needs its own process (one SystemC simulation per process)";
       return nullptr;
     }
     return h.get();
   }
-#define MW_TRY_MODEL(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \
-  try_model<SimHostT<TYPE>>(h, arch.name, want, {ROWS, COLS, INB, WTB, ACCW, BEAT, 256, BANKS});
+  if (harness == RtlHarness::Decoupled) {
+#define MW_TRY_LT(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \
+  try_model<DecoupledHostT<TYPE>>(h, arch.name, want,                  \
+                                  {ROWS, COLS, INB, WTB, ACCW, BEAT, 256, BANKS}, harness);
+    MW_FOR_EACH_PLAIN_MODEL(MW_TRY_LT)
+#undef MW_TRY_LT
+    if (!h)
+      failure = "arch: no plain C++ Verilated model for '" + arch.name + "' (" + describe(want) +
+                "), which the decoupled SystemC harness steps; see MAPWRIGHT_RTL_PLAIN_ARCHS in "
+                "systemc/CMakeLists.txt";
+    return h.get();
+  }
+#define MW_TRY_MODEL(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS)                       \
+  try_model<SimHostT<TYPE>>(h, arch.name, want, {ROWS, COLS, INB, WTB, ACCW, BEAT, 256, BANKS}, \
+                            harness);
   MW_FOR_EACH_MODEL(MW_TRY_MODEL)
 #undef MW_TRY_MODEL
   if (!h) {
@@ -268,8 +319,9 @@ SimHost* plain_host_for(const core::Arch& arch, std::string& failure) {
   auto& h = plain_host();
   if (h && same(h->params, want)) return h.get();
   h.reset();
-#define MW_TRY_PLAIN(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \
-  try_model<PlainHostT<TYPE>>(h, arch.name, want, {ROWS, COLS, INB, WTB, ACCW, BEAT, 256, BANKS});
+#define MW_TRY_PLAIN(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS)                         \
+  try_model<PlainHostT<TYPE>>(h, arch.name, want, {ROWS, COLS, INB, WTB, ACCW, BEAT, 256, BANKS}, \
+                              RtlHarness::Plain);
   MW_FOR_EACH_PLAIN_MODEL(MW_TRY_PLAIN)
 #undef MW_TRY_PLAIN
   if (!h) {
@@ -482,8 +534,10 @@ std::vector<std::pair<std::string, RtlParams>> RtlEvaluator::compiled_models() {
   return v;
 }
 
-bool RtlEvaluator::read_params(const core::Arch& arch, RtlParams& p, std::string& failure) {
-  SimHost* h = host_for(arch, failure);
+bool RtlEvaluator::read_params(const core::Arch& arch, RtlParams& p, std::string& failure,
+                               RtlHarness harness) {
+  SimHost* h = harness == RtlHarness::Plain ? plain_host_for(arch, failure)
+                                            : host_for(arch, harness, failure);
   if (!h) return false;
   p.rows = static_cast<long long>(h->read_csr(detail::kCsrRows));
   p.cols = static_cast<long long>(h->read_csr(detail::kCsrCols));
@@ -550,7 +604,8 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   RtlRunResult res;
   core::Metrics& m = res.metrics;
   if (!runnable(layer, arch, mapping, opt, res)) return res;
-  SimHost* h = opt.plain_harness ? plain_host_for(arch, res.failure) : host_for(arch, res.failure);
+  SimHost* h = opt.harness == RtlHarness::Plain ? plain_host_for(arch, res.failure)
+                                                : host_for(arch, opt.harness, res.failure);
   if (!h) return failed(res, core::RtlFailure::Arch, res.failure);
 
   CommandProgram prog;

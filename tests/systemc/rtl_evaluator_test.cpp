@@ -2,16 +2,21 @@
 // SystemC testbench. Every run must be bit-exact against the C++ reference, every counter must
 // equal model::closed_form_counts, and the cycles are compared with the reference schedule
 // (model::simulate_schedule) and the surrogate. Each test runs in its own process (one SystemC
-// simulation, one architecture per process).
+// simulation, one architecture per process). The RtlSmall4Decoupled and RtlDefaultDecoupled
+// tests run the temporally decoupled SystemC harness (RtlHarness::Decoupled).
 #include "mapwright/systemc/rtl_evaluator.hpp"
 
 #include <gtest/gtest.h>
+#include <systemc.h>
+#include <tlm.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <random>
+#include <vector>
 
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/core/mapspace.hpp"
@@ -23,6 +28,7 @@
 using namespace mapwright;
 using namespace mapwright::core;
 using systemc::RtlEvaluator;
+using systemc::RtlHarness;
 using systemc::RtlRunOptions;
 using systemc::RtlRunResult;
 using systemc_test::arch_named;
@@ -97,8 +103,10 @@ struct ErrStats {
 /// Runs `runs` random (layer, mapping) pairs on `arch_name` (with the DRAM port `port`) and
 /// checks everything. Under the bursts port sample_valid draws only mappings whose every
 /// transfer has a burst descriptor (core::check_valid); the RTL must then serve each.
+/// In the decoupled harness, SystemC time must advance by exactly each job's cycles.
 void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max_hw,
-                  double stall_prob = 0, DramPort port = DramPort::Packed) {
+                  double stall_prob = 0, DramPort port = DramPort::Packed,
+                  RtlHarness harness = RtlHarness::SystemC) {
   Arch arch = arch_named(arch_name);
   arch.dataflows = {Dataflow::WS, Dataflow::OS, Dataflow::IS};  // every dataflow the RTL runs
   arch.dram_port = port;
@@ -119,7 +127,14 @@ void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max
     RtlRunOptions o;
     o.seed = seed * 1000 + static_cast<uint64_t>(i);
     o.stall_prob = stall_prob;
+    o.harness = harness;
+    const sc_core::sc_time t0 = sc_core::sc_time_stamp();
     const RtlRunResult r = ev.run(l, arch, m, o);
+    if (harness == RtlHarness::Decoupled) {
+      EXPECT_EQ(sc_core::sc_time_stamp() - t0,
+                sc_core::sc_time(10.0 * static_cast<double>(r.sim_cycles), sc_core::SC_NS))
+          << describe(l, m);
+    }
     EXPECT_EQ(burst_descriptor_problem(l, arch, m), "") << describe(l, m);
     ASSERT_EQ(r.failure, "") << describe(l, m);
     EXPECT_TRUE(r.functional_ok) << r.mismatches << " mismatches; " << describe(l, m);
@@ -366,21 +381,29 @@ TEST(RtlSmall4Bad, MappingForAnotherArrayIsATypedFailure) {
   EXPECT_FALSE(ev.evaluate(l, arch, m).valid);
 }
 
-TEST(RtlSmall4Bad, StuckDesignIsAWatchdogFailureNotAHang) {
+/// A design whose DRAM never answers stops at the watchdog with a typed failure naming the
+/// progress, not a hang; the next run in the same process resets the design and works.
+void expect_watchdog_then_clean_run(RtlHarness harness) {
   const Arch arch = arch_named("small4");
   const Layer l = conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1);
   const Mapping m = default_mapping(l, arch);
   RtlEvaluator ev;
   RtlRunOptions o;
+  o.harness = harness;
   o.drop_dram_responses = true;
   o.watchdog_cycles = 5000;
   const RtlRunResult r = ev.run(l, arch, m, o);
   EXPECT_EQ(r.failure.rfind("watchdog: no completion after 5000 cycles", 0), 0u) << r.failure;
   EXPECT_NE(r.failure.find("DMA commands done 0/"), std::string::npos) << r.failure;
-  // The next run in the same process resets the design and works.
-  const RtlRunResult ok = ev.run(l, arch, m);
+  RtlRunOptions clean;
+  clean.harness = harness;
+  const RtlRunResult ok = ev.run(l, arch, m, clean);
   EXPECT_EQ(ok.failure, "");
   EXPECT_TRUE(ok.functional_ok);
+}
+
+TEST(RtlSmall4Bad, StuckDesignIsAWatchdogFailureNotAHang) {
+  expect_watchdog_then_clean_run(RtlHarness::SystemC);
 }
 
 /// Runs `l` on small4 with the test hook `hook` on (and a watchdog of `watchdog` cycles),
@@ -388,13 +411,14 @@ TEST(RtlSmall4Bad, StuckDesignIsAWatchdogFailureNotAHang) {
 /// it again without the hook and expects a clean, bit-exact run in the same process (the design
 /// is reset between runs).
 void expect_assertion_then_clean_run(const Layer& l, bool RtlRunOptions::*hook, long long watchdog,
-                                     const std::string& assertion,
-                                     DramPort port = DramPort::Packed) {
+                                     const std::string& assertion, DramPort port = DramPort::Packed,
+                                     RtlHarness harness = RtlHarness::SystemC) {
   Arch arch = arch_named("small4");
   arch.dram_port = port;
   const Mapping m = default_mapping(l, arch);
   RtlEvaluator ev;
   RtlRunOptions o;
+  o.harness = harness;
   o.*hook = true;
   o.watchdog_cycles = watchdog;
   const RtlRunResult r = ev.run(l, arch, m, o);
@@ -403,7 +427,9 @@ void expect_assertion_then_clean_run(const Layer& l, bool RtlRunOptions::*hook, 
   EXPECT_NE(r.failure.find("assertion " + assertion), std::string::npos) << r.failure;
   EXPECT_NE(r.failure.find(" at cycle "), std::string::npos) << r.failure;
   EXPECT_EQ(r.failure.find(" at cycle 0"), std::string::npos) << r.failure;  // the real cycle
-  const RtlRunResult ok = ev.run(l, arch, m);
+  RtlRunOptions clean;
+  clean.harness = harness;
+  const RtlRunResult ok = ev.run(l, arch, m, clean);
   EXPECT_EQ(ok.failure, "");
   EXPECT_TRUE(ok.functional_ok);
 }
@@ -497,4 +523,124 @@ TEST(RtlDefault, MidSizeConvIsExactAndReportsSpeed) {
                 dataflow_name(df), l.describe().c_str(), r.cycles, r.array_busy_cycles,
                 r.sim_seconds, static_cast<double>(r.cycles) / r.sim_seconds);
   }
+}
+
+// The temporally decoupled SystemC harness: the same RTL (a plain model), driver and DRAM model,
+// stepped by one SystemC thread that meets SystemC time once per quantum. Everything the
+// pin-level testbench's sweeps check holds, and SystemC time advances by exactly the job's cycles.
+TEST(RtlSmall4Decoupled, RandomLayersAndMappingsAreExact) {
+  random_sweep("small4", 61, 200, 9, 0, DramPort::Packed, RtlHarness::Decoupled);
+}
+
+TEST(RtlSmall4Decoupled, BurstsPortWithDramStallsIsExact) {
+  random_sweep("small4", 62, 60, 8, 0.3, DramPort::Bursts, RtlHarness::Decoupled);
+}
+
+TEST(RtlDefaultDecoupled, RandomLayersAndMappingsAreExact) {
+  random_sweep("default", 63, 20, 14, 0, DramPort::Packed, RtlHarness::Decoupled);
+}
+
+TEST(RtlSmall4Decoupled, AFailedAssertionIsATypedFailureNamingItAndTheCycle) {
+  expect_assertion_then_clean_run(
+      conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1), &RtlRunOptions::zero_compute_extent, 20000,
+      "cmd_cu_nonzero_a failed (mw_array.sv:", DramPort::Packed, RtlHarness::Decoupled);
+}
+
+TEST(RtlSmall4Decoupled, StuckDesignIsAWatchdogFailureThenTheNextRunWorks) {
+  expect_watchdog_then_clean_run(RtlHarness::Decoupled);
+}
+
+TEST(RtlSmall4Decoupled, StuckDesignStopsAtTheWallClockLimit) {
+  const Arch arch = arch_named("small4");
+  const Layer l = conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1);
+  RtlEvaluator ev;
+  RtlRunOptions o;
+  o.harness = RtlHarness::Decoupled;
+  o.drop_dram_responses = true;
+  o.watchdog_cycles = 1'000'000'000;  // would run for minutes
+  o.limits.max_seconds = 0.3;
+  const auto t0 = std::chrono::steady_clock::now();
+  const RtlRunResult r = ev.run(l, arch, default_mapping(l, arch), o);
+  const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  EXPECT_TRUE(r.over_limit()) << r.failure;
+  EXPECT_EQ(r.failure, "limit: simulation exceeded 0.3 s wall clock (--sim-max-seconds)");
+  EXPECT_LT(took, 5.0);
+}
+
+namespace {
+
+/// A SystemC process beside the accelerator: wakes every `period` and records the time.
+SC_MODULE(Ticker) {
+  sc_core::sc_time period;
+  std::vector<sc_core::sc_time> seen;
+  SC_HAS_PROCESS(Ticker);
+  Ticker(sc_core::sc_module_name nm, sc_core::sc_time p) : sc_module(nm), period(p) {
+    SC_THREAD(tick);
+  }
+  void tick() {
+    for (;;) {
+      sc_core::wait(period);
+      seen.push_back(sc_core::sc_time_stamp());
+    }
+  }
+};
+
+}  // namespace
+
+// Another SystemC process runs during the job, at its own times (not after the job), and the
+// quantum set by the platform is the one the harness uses; the job still ends at exactly its
+// cycles times the clock period.
+TEST(RtlSmall4Decoupled, OtherProcessesRunDuringTheJobAndTimeEndsExact) {
+  tlm::tlm_global_quantum::instance().set(sc_core::sc_time(500, sc_core::SC_NS));  // 50 cycles
+  Ticker ticker("ticker", sc_core::sc_time(1, sc_core::SC_US));  // before elaboration
+  const Arch arch = arch_named("small4");
+  const Layer l = conv(1, 1, 6, 5, 6, 6, 3, 3, 1, 1);
+  const Mapping m = default_mapping(l, arch);
+  RtlEvaluator ev;
+  RtlRunOptions o;
+  o.harness = RtlHarness::Decoupled;
+  const RtlRunResult r = ev.run(l, arch, m, o);
+  ASSERT_EQ(r.failure, "");
+  EXPECT_TRUE(r.functional_ok);
+  EXPECT_EQ(r.cycles, model::simulate_schedule(l, arch, m).cycles);
+  const sc_core::sc_time end = sc_core::sc_time_stamp();
+  EXPECT_EQ(end, sc_core::sc_time(10.0 * static_cast<double>(r.sim_cycles), sc_core::SC_NS));
+  // The ticker woke at every microsecond of the job, each at its own time.
+  ASSERT_GT(r.sim_cycles, 1000);
+  const auto want = static_cast<size_t>(end / sc_core::sc_time(1, sc_core::SC_US));
+  ASSERT_EQ(ticker.seen.size(), want);
+  for (size_t i = 0; i < want; ++i)
+    EXPECT_EQ(ticker.seen[i], sc_core::sc_time(static_cast<double>(i + 1), sc_core::SC_US));
+}
+
+TEST(RtlSmall4Decoupled, ThePinLevelTestbenchInTheSameProcessIsATypedFailure) {
+  RtlEvaluator ev;
+  const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
+  const Arch a4 = arch_named("small4");
+  RtlRunOptions o;
+  o.harness = RtlHarness::Decoupled;
+  ASSERT_EQ(ev.run(l, a4, default_mapping(l, a4), o).failure, "");
+  const RtlRunResult r = ev.run(l, a4, default_mapping(l, a4));
+  EXPECT_EQ(r.kind, RtlFailure::Arch);
+  EXPECT_EQ(r.failure.rfind("arch: this process already elaborated the decoupled SystemC "
+                            "harness for 'small4'",
+                            0),
+            0u)
+      << r.failure;
+  // The plain harness (no SystemC) still runs beside it.
+  RtlRunOptions plain;
+  plain.harness = RtlHarness::Plain;
+  EXPECT_EQ(ev.run(l, a4, default_mapping(l, a4), plain).failure, "");
+}
+
+TEST(RtlDefaultBankedDecoupled, ArchitectureWithoutAPlainModelIsATypedFailure) {
+  const Arch a = arch_named("default-banked");
+  const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
+  RtlEvaluator ev;
+  RtlRunOptions o;
+  o.harness = RtlHarness::Decoupled;
+  const RtlRunResult r = ev.run(l, a, default_mapping(l, a), o);
+  EXPECT_EQ(r.kind, RtlFailure::Arch);
+  EXPECT_EQ(r.failure.rfind("arch: no plain C++ Verilated model for 'default-banked'", 0), 0u)
+      << r.failure;
 }

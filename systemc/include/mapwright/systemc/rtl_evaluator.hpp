@@ -54,6 +54,22 @@ struct RunMemoryEstimate {
 RunMemoryEstimate estimate_run_memory(const core::Layer& layer, const core::Arch& arch,
                                       const core::Mapping& mapping);
 
+/// Which harness runs the Verilated RTL.
+enum class RtlHarness {
+  /// The pin-level SystemC testbench: the accelerator is an sc_module with sc_signal ports,
+  /// clocked by an sc_clock (one SystemC evaluation per clock edge). Every compiled
+  /// architecture and the model cache's; the only one that traces.
+  SystemC,
+  /// The temporally decoupled SystemC harness: one SystemC thread steps a plain C++ model and
+  /// meets SystemC time once per quantum (tlm_global_quantum; 1000 cycles if unset) and at the
+  /// job's end, which it reaches at exactly its cycles times the clock period. Needs a plain
+  /// model (MAPWRIGHT_RTL_PLAIN_ARCHS). One SystemC harness per process, as for SystemC.
+  Decoupled,
+  /// The plain C++ Verilator harness, no SystemC (needs a plain model); measures what the
+  /// SystemC boundary costs (bench/rtl_bench).
+  Plain,
+};
+
 /// Options of one RTL run.
 struct RtlRunOptions {
   uint64_t seed = 1;                 ///< Seed of the random int8 operands and of the DRAM stalls.
@@ -74,10 +90,8 @@ struct RtlRunOptions {
   /// Test hook (bursts DRAM port): the DRAM flags the first beat of the first read burst of
   /// more than one beat as its last, which the DMA's burst SVA catches.
   bool misflag_burst_last = false;
-  /// Run on the plain C++ Verilator harness (same RTL, driver and DRAM model, no SystemC)
-  /// instead of the SystemC testbench; needs a plain model of the architecture
-  /// (MAPWRIGHT_RTL_PLAIN_ARCHS). Used to measure the cost of the SystemC boundary.
-  bool plain_harness = false;
+  /// The harness around the model (same RTL, command driver and DRAM model in each).
+  RtlHarness harness = RtlHarness::SystemC;
   SimLimits limits;  ///< Cycles, memory and wall clock a run may take.
 };
 
@@ -133,13 +147,15 @@ class RtlEvaluator final : public core::Evaluator {
   RtlRunResult run(const core::Layer& layer, const core::Arch& arch, const core::Mapping& mapping,
                    const RtlRunOptions& options = {});
 
-  /// Elaborates (if needed) the model for `arch` and reads its parameter registers. Returns
-  /// false with `failure` set when no model matches or another arch was elaborated.
-  bool read_params(const core::Arch& arch, RtlParams& params, std::string& failure);
+  /// Elaborates (if needed) the model for `arch` in `harness` and reads its parameter
+  /// registers. Returns false with `failure` set when no model matches or another arch or
+  /// SystemC harness was elaborated.
+  bool read_params(const core::Arch& arch, RtlParams& params, std::string& failure,
+                   RtlHarness harness = RtlHarness::SystemC);
 
   /// Names of the architectures with a compiled model.
   static std::vector<std::string> compiled_archs();
-  /// Names of the architectures that also have a plain C++ model (RtlRunOptions::plain_harness).
+  /// Names of the architectures that also have a plain C++ model (RtlHarness::Decoupled, Plain).
   static std::vector<std::string> plain_archs();
   /// The compiled models: architecture name and RTL parameters.
   static std::vector<std::pair<std::string, RtlParams>> compiled_models();
