@@ -11,6 +11,7 @@
 #include <set>
 
 #include "mapwright/core/compact_space.hpp"
+#include "mapwright/core/dram_layout.hpp"
 
 namespace mapwright::core {
 
@@ -247,6 +248,21 @@ Mapping SearchSpace::decode(const ParamVector& v, bool* repaired) const {
     }
     if (pick < 0) break;  // every relevant tile is 1: nothing fits
     m.tile[pick] = tiles_[pick][--idx[pick]];
+  }
+  // 2b. On the bursts port, repair an input tile that no single burst descriptor describes
+  // (descriptor_problem): step down the larger of the P and Q tiles (rows or columns held in
+  // blocks), then G, then N (fewer loops). Tiles only shrink, so the mapping still fits.
+  if (arch_.dram_port == DramPort::Bursts && check_capacity(l, arch_, m).ok()) {
+    while (!descriptor_problem(l, arch_, m).empty()) {
+      int pick = -1;
+      for (Dim d : {Dim::P, Dim::Q})
+        if (idx[I(d)] > 0 && (pick < 0 || m.tile[I(d)] > m.tile[pick])) pick = I(d);
+      for (Dim d : {Dim::G, Dim::N})
+        if (pick < 0 && idx[I(d)] > 0) pick = I(d);
+      if (pick < 0) break;  // stays invalid (a typed no_burst_descriptor result)
+      m.tile[pick] = tiles_[pick][--idx[pick]];
+      fixed = true;
+    }
   }
   if (repaired) *repaired = fixed;
 

@@ -9,10 +9,13 @@
 
 #include "test_layers.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <random>
 
 #include "mapwright/core/compact_space.hpp"
+#include "mapwright/core/dram_layout.hpp"
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/zoo.hpp"
 #include "mapwright/mapper/mapper.hpp"
@@ -100,6 +103,70 @@ TEST(SearchSpace, EveryDecodedRandomVectorFits) {
               << a.weight_buf_bytes << "/" << a.accum_buf_bytes << ": " << repaired << "/" << n
               << " repaired\n";
   }
+}
+
+// On the bursts DRAM port decode also repairs an input tile without a burst descriptor:
+// random vectors of small layers with strides up to 3 above filters of 1..3, padding, groups and
+// batches decode to mappings the RTL can run (core::check_valid). A vector whose own tiles fit
+// the buffers keeps them unless they lack a descriptor; then only the P, Q, G and N tiles shrink.
+TEST(SearchSpace, BurstsPortDecodedVectorsHaveADescriptor) {
+  std::mt19937_64 rng(77);
+  auto pick = [&](long long lo, long long hi) {
+    return std::uniform_int_distribution<long long>(lo, hi)(rng);
+  };
+  Arch a = load_arch("small4");
+  a.dram_port = DramPort::Bursts;
+  long long decoded = 0, kept = 0, needed = 0;
+  for (int li = 0; li < 120; ++li) {
+    const long long r = pick(1, 3), stride = pick(1, 3), pad = pick(0, r - 1);
+    const long long h = pick(std::max(r, 4LL), 12), g = pick(1, 3);
+    const Layer l = g > 1 ? conv(1, 1, h, r, stride, pad, g, pick(1, 2))
+                          : conv(pick(1, 8), pick(1, 6), h, r, stride, pad, 1, pick(1, 2));
+    const SearchSpace space(l, a);
+    std::array<int, kNumDims> param{};
+    param.fill(-1);
+    for (size_t j = 0; j < space.params().size(); ++j)
+      for (int d = 0; d < kNumDims; ++d)
+        if (space.params()[j].name == std::string("tile_") + dim_name(static_cast<Dim>(d)))
+          param[d] = static_cast<int>(j);
+    for (int i = 0; i < 60; ++i) {
+      ParamVector v(space.params().size());
+      for (size_t j = 0; j < v.size(); ++j)
+        v[j] = space.params()[j].name.rfind("db_", 0) == 0
+                   ? 0  // no double buffering: the capacity repair changes only tiles
+                   : pick(0, space.params()[j].cardinality - 1);
+      bool rep = false;
+      const Mapping m = space.decode(v, &rep);
+      const Validity val = check_valid(l, a, m);
+      ASSERT_TRUE(val.ok()) << l.describe() << ": " << val.reason();
+      ++decoded;
+      Mapping own = m;  // the vector's own tiles
+      for (int d = 0; d < kNumDims; ++d)
+        if (param[d] >= 0) own.tile[d] = space.tile_sizes(static_cast<Dim>(d))[v[param[d]]];
+      if (!check_capacity(l, a, own).ok()) continue;
+      if (descriptor_problem(l, a, own).empty()) {
+        ++kept;
+        EXPECT_FALSE(rep) << l.describe();
+        EXPECT_EQ(m.tile, own.tile) << l.describe();
+        continue;
+      }
+      ++needed;
+      EXPECT_TRUE(rep) << l.describe();
+      for (int d = 0; d < kNumDims; ++d) {
+        const Dim dim = static_cast<Dim>(d);
+        if (dim == Dim::P || dim == Dim::Q || dim == Dim::G || dim == Dim::N) {
+          EXPECT_LE(m.tile[d], own.tile[d]) << dim_name(dim) << "; " << l.describe();
+        } else {
+          EXPECT_EQ(m.tile[d], own.tile[d]) << dim_name(dim) << "; " << l.describe();
+        }
+      }
+    }
+  }
+  std::printf(
+      "[ info ] %lld decoded vectors: %lld fit with a descriptor as drawn, %lld fit "
+      "without one and were repaired\n",
+      decoded, kept, needed);
+  EXPECT_GT(needed, 50) << "too few vectors needed the repair";
 }
 
 TEST(SearchSpace, EveryCompactMappingOfSmallLayersIsReachable) {

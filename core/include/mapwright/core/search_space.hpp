@@ -20,7 +20,8 @@
 /// - dataflow only when the architecture has more than one; the fold order is rows_outer.
 ///
 /// Feasibility by construction: decode() repairs a mapping that overflows a buffer with a
-/// deterministic rule (see decode), so it always fits when any mapping fits.
+/// deterministic rule (see decode), so it always fits when any mapping fits; on the bursts DRAM
+/// port it also repairs an input tile without a burst descriptor (see decode).
 
 #include <array>
 #include <string>
@@ -65,6 +66,10 @@ class SearchSpace {
   ///     smallest, take the one with the largest tile (ties: G N K C P Q R S) and move it one
   ///     step down its list (the next smaller trip-count class). Footprints never grow, so this
   ///     ends with a fit, or with every relevant tile at 1 when nothing fits;
+  ///     then, on the bursts DRAM port, while a fitting mapping has an input tile that no
+  ///     single burst descriptor describes (descriptor_problem), move the larger of the P and
+  ///     Q tiles one step down (ties: P), or when both are 1 the G tile, then the N tile; if
+  ///     all four are at their smallest it stays invalid (no_burst_descriptor);
   ///  3. lower pe_rows and pe_cols to the smallest values with the same fold counts.
   /// `repaired`, when given, is set to true iff step 2 changed anything.
   Mapping decode(const ParamVector& v, bool* repaired = nullptr) const;
@@ -73,8 +78,9 @@ class SearchSpace {
   /// PE use its index. A compact mapping (e.g. the exact mapper's) round-trips to a mapping
   /// with identical surrogate metrics.
   ParamVector encode(const Mapping& m) const;
-  /// Capacity check with typed reasons.
-  Validity check(const Mapping& m) const { return check_capacity(layer_, arch_, m); }
+  /// Whether the RTL can run `m` (check_valid: capacity, then the bursts port's descriptor
+  /// rule), with typed reasons.
+  Validity check(const Mapping& m) const { return check_valid(layer_, arch_, m); }
   /// log10 of the number of points.
   double log10_size() const;
 
