@@ -16,6 +16,7 @@
 #include <tlm_utils/tlm_quantumkeeper.h>
 
 #include <chrono>
+#include <cstddef>
 
 #include "assertion_stop.hpp"
 #include "plain_harness.hpp"
@@ -37,6 +38,9 @@ class AccelLt : public sc_core::sc_module {
     if (q.get() == sc_core::SC_ZERO_TIME)
       q.set(period * static_cast<double>(kDefaultQuantumCycles));
     SC_THREAD(main);
+    // The model's evaluation runs on this thread's stack: more room than SystemC's 256 KiB
+    // default for the larger arrays' generated code (and for sanitizer-instrumented builds).
+    set_stack_size(std::size_t{4} << 20);
   }
 
   /// Hands `job` to the thread (host, between sc_start calls); it starts at the next sc_start.
