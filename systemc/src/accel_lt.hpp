@@ -58,9 +58,6 @@ class AccelLt : public sc_core::sc_module {
   bool finished() const { return finished_; }      ///< The last job ended (any way).
   bool done() const { return done_; }              ///< It ran to the end.
   bool wall_clock() const { return wall_clock_; }  ///< It was stopped by max_seconds.
-  /// SystemC time at which the last job started and ended.
-  sc_core::sc_time began() const { return began_; }
-  sc_core::sc_time ended() const { return ended_; }
   /// Reads one register between jobs (no SystemC time passes).
   uint64_t read_csr(unsigned addr) { return h_.read_csr(addr); }
 
@@ -70,7 +67,6 @@ class AccelLt : public sc_core::sc_module {
       while (!job_) sc_core::wait(start_);
       TbJob& job = *job_;
       qk_.reset();
-      began_ = sc_core::sc_time_stamp();
       const auto t0 = std::chrono::steady_clock::now();
       done_ = h_.run(job, limit_, [&] {
         qk_.inc(period_);
@@ -83,7 +79,6 @@ class AccelLt : public sc_core::sc_module {
         return !wall_clock_;
       });
       qk_.sync();
-      ended_ = sc_core::sc_time_stamp();
       job_ = nullptr;
       finished_ = true;
       sc_core::sc_pause();
@@ -98,7 +93,6 @@ class AccelLt : public sc_core::sc_module {
   long long limit_ = 0;
   double max_seconds_ = 0;
   bool finished_ = false, done_ = false, wall_clock_ = false;
-  sc_core::sc_time began_, ended_;
 };
 
 }  // namespace mapwright::systemc::detail

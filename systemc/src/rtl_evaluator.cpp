@@ -209,8 +209,6 @@ class DecoupledHostT final : public SimHost {
     return lt_->done() ? RunEnd::Done : RunEnd::Watchdog;
   }
   uint64_t read_csr(unsigned addr) override { return lt_->read_csr(addr); }
-  /// SystemC time the last job took.
-  sc_core::sc_time last_job_time() const { return lt_->ended() - lt_->began(); }
 
  private:
   std::unique_ptr<detail::AccelLt<V>> lt_;

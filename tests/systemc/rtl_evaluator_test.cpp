@@ -381,6 +381,13 @@ TEST(RtlSmall4Bad, MappingForAnotherArrayIsATypedFailure) {
   EXPECT_FALSE(ev.evaluate(l, arch, m).valid);
 }
 
+/// Options that run on the decoupled SystemC harness.
+RtlRunOptions decoupled() {
+  RtlRunOptions o;
+  o.harness = RtlHarness::Decoupled;
+  return o;
+}
+
 /// A design whose DRAM never answers stops at the watchdog with a typed failure naming the
 /// progress, not a hang; the next run in the same process resets the design and works.
 void expect_watchdog_then_clean_run(RtlHarness harness) {
@@ -554,8 +561,7 @@ TEST(RtlSmall4Decoupled, StuckDesignStopsAtTheWallClockLimit) {
   const Arch arch = arch_named("small4");
   const Layer l = conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1);
   RtlEvaluator ev;
-  RtlRunOptions o;
-  o.harness = RtlHarness::Decoupled;
+  RtlRunOptions o = decoupled();
   o.drop_dram_responses = true;
   o.watchdog_cycles = 1'000'000'000;  // would run for minutes
   o.limits.max_seconds = 0.3;
@@ -597,8 +603,7 @@ TEST(RtlSmall4Decoupled, OtherProcessesRunDuringTheJobAndTimeEndsExact) {
   const Layer l = conv(1, 1, 6, 5, 6, 6, 3, 3, 1, 1);
   const Mapping m = default_mapping(l, arch);
   RtlEvaluator ev;
-  RtlRunOptions o;
-  o.harness = RtlHarness::Decoupled;
+  RtlRunOptions o = decoupled();
   const RtlRunResult r = ev.run(l, arch, m, o);
   ASSERT_EQ(r.failure, "");
   EXPECT_TRUE(r.functional_ok);
@@ -617,8 +622,7 @@ TEST(RtlSmall4Decoupled, ThePinLevelTestbenchInTheSameProcessIsATypedFailure) {
   RtlEvaluator ev;
   const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
   const Arch a4 = arch_named("small4");
-  RtlRunOptions o;
-  o.harness = RtlHarness::Decoupled;
+  RtlRunOptions o = decoupled();
   ASSERT_EQ(ev.run(l, a4, default_mapping(l, a4), o).failure, "");
   const RtlRunResult r = ev.run(l, a4, default_mapping(l, a4));
   EXPECT_EQ(r.kind, RtlFailure::Arch);
@@ -637,8 +641,7 @@ TEST(RtlDefaultBankedDecoupled, ArchitectureWithoutAPlainModelIsATypedFailure) {
   const Arch a = arch_named("default-banked");
   const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
   RtlEvaluator ev;
-  RtlRunOptions o;
-  o.harness = RtlHarness::Decoupled;
+  RtlRunOptions o = decoupled();
   const RtlRunResult r = ev.run(l, a, default_mapping(l, a), o);
   EXPECT_EQ(r.kind, RtlFailure::Arch);
   EXPECT_EQ(r.failure.rfind("arch: no plain C++ Verilated model for 'default-banked'", 0), 0u)
