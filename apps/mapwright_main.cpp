@@ -189,6 +189,14 @@ CLI::App* add_study(CLI::App& app, flows::StudyOptions& study) {
   return st;
 }
 
+void add_harness(CLI::App* sub, std::string& harness) {
+  sub->add_option("--harness", harness,
+                  "auto | systemc | decoupled: the SystemC harness around the RTL (auto: the "
+                  "decoupled one where the architecture has a plain model and no waveform is "
+                  "asked for, else the pin-level testbench; results are the same)")
+      ->capture_default_str();
+}
+
 CLI::App* add_verify(CLI::App& app, flows::VerifyOptions& verify) {
   auto* ve =
       app.add_subcommand("verify", "Run one mapping on the RTL and the surrogate, side by side");
@@ -200,6 +208,7 @@ CLI::App* add_verify(CLI::App& app, flows::VerifyOptions& verify) {
   ve->add_option("--trace", verify.trace, "Write an FST waveform of the run (GTKWave)");
   ve->add_option("--seed", verify.seed, "Seed of the random tensors")->capture_default_str();
   ve->add_flag("--json", verify.json, "Print one JSON object");
+  add_harness(ve, verify.harness);
   add_sim_limits(ve, verify.limits, "");
   return ve;
 }
@@ -215,6 +224,7 @@ CLI::App* add_fidelity(CLI::App& app, flows::FidelityOptions& fid) {
       ->capture_default_str();
   fi->add_option("--seed", fid.seed, "Seed")->capture_default_str();
   fi->add_flag("--json", fid.json, "Print one JSON object");
+  add_harness(fi, fid.harness);
   return fi;
 }
 

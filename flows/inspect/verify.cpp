@@ -90,11 +90,34 @@ struct Agreement {
   }
 };
 
+/// The harness of --harness ("auto", "systemc" or "decoupled"); a SpecError for any other
+/// value, and for "decoupled" where it cannot run (no plain model, or a waveform asked for).
+systemc::RtlHarness parse_harness(const std::string& v, const Arch& arch, bool traced) {
+  if (v == "auto") return systemc::RtlHarness::Auto;
+  if (v == "systemc") return systemc::RtlHarness::SystemC;
+  if (v != "decoupled")
+    throw SpecError("--harness", "harness", v, "must be auto, systemc or decoupled");
+  if (traced)
+    throw SpecError("--harness", "harness", v,
+                    "the decoupled SystemC harness does not trace; use --harness systemc or auto "
+                    "with --trace");
+  if (!systemc::RtlEvaluator::has_plain_model(arch)) {
+    std::string names;
+    for (const auto& n : systemc::RtlEvaluator::plain_archs())
+      names += (names.empty() ? "" : ", ") + n;
+    throw SpecError("--harness", "harness", v,
+                    "architecture '" + arch.name +
+                        "' has no plain C++ model for the decoupled SystemC harness (models: " +
+                        names + "); use --harness systemc or auto");
+  }
+  return systemc::RtlHarness::Decoupled;
+}
+
 /// Throws a SpecError when the RTL has no model for this arch (a usage error, not a result).
-void require_model(systemc::RtlEvaluator& rtl, const Arch& arch) {
+void require_model(systemc::RtlEvaluator& rtl, const Arch& arch, systemc::RtlHarness harness) {
   systemc::RtlParams p;
   std::string failure;
-  if (!rtl.read_params(arch, p, failure)) {
+  if (!rtl.read_params(arch, p, failure, harness)) {
     throw SpecError("--arch", "arch", arch.name,
                     failure +
                         "; fidelity runs the compiled-in models only: `mapwright verify` and "
@@ -103,10 +126,10 @@ void require_model(systemc::RtlEvaluator& rtl, const Arch& arch) {
 }
 
 /// True when this binary has a compiled-in model for `arch`.
-bool has_compiled_model(systemc::RtlEvaluator& rtl, const Arch& arch) {
+bool has_compiled_model(systemc::RtlEvaluator& rtl, const Arch& arch, systemc::RtlHarness harness) {
   systemc::RtlParams p;
   std::string failure;
-  return rtl.read_params(arch, p, failure);
+  return rtl.read_params(arch, p, failure, harness);
 }
 
 /// Runs one verification on an RTL model from the model cache (built first when absent, with
@@ -144,6 +167,9 @@ systemc::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& l
   r.sim_cycles = jr.sim_cycles;
   r.input_bank_stall_cycles = jr.input_bank_stalls;
   r.weight_bank_stall_cycles = jr.weight_bank_stalls;
+  r.harness = jr.harness == systemc::harness_label(systemc::RtlHarness::Decoupled)
+                  ? systemc::RtlHarness::Decoupled
+                  : systemc::RtlHarness::SystemC;
   return r;
 }
 
@@ -186,9 +212,10 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
       out << "INVALID mapping: " << s.reason << "\n";
     return 3;
   }
+  const systemc::RtlHarness harness = parse_harness(o.harness, arch, !o.trace.empty());
   systemc::RtlEvaluator rtl;
   // A waveform comes from a traced model, which the model cache builds (once).
-  const bool compiled = o.trace.empty() && has_compiled_model(rtl, arch);
+  const bool compiled = o.trace.empty() && has_compiled_model(rtl, arch, harness);
   if (!o.trace.empty()) {
     // Refuse an unwritable waveform path before simulating, not after.
     std::ofstream probe(o.trace, std::ios::binary | std::ios::app);
@@ -199,6 +226,7 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   systemc::RtlRunOptions ro;
   ro.seed = o.seed;
   ro.trace_file = o.trace;
+  ro.harness = harness;
   ro.limits.max_cycles = o.limits.max_cycles;
   ro.limits.max_seconds = o.limits.max_seconds;
   ro.limits.max_memory_mb = o.limits.max_memory_mb;
@@ -238,6 +266,7 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
     j["rtl"] = r.metrics.to_json();
     j["rtl"]["failure"] = r.failure;
     j["rtl"]["sim_seconds"] = r.sim_seconds;
+    j["rtl"]["harness"] = systemc::harness_label(r.harness);
     j["surrogate"] = s.to_json();
     j["functional_ok"] = r.functional_ok;
     j["mismatched_bytes"] = r.mismatches;
@@ -282,8 +311,8 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
           : bank.empty()    ? std::string("every access count equal")
                             : std::string("every access count and bank-stall counter equal"))
       << "; cycle error " << std::setprecision(3) << err << " % (refined estimate " << refined_err
-      << " %); simulated in " << r.sim_seconds << " s"
-      << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
+      << " %); simulated in " << r.sim_seconds << " s (" << systemc::harness_label(r.harness)
+      << " harness)" << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
   return ok ? 0 : 4;
 }
 
@@ -295,8 +324,9 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
   require_rtl_dram_port(arch, "--arch");
   std::vector<Layer> layers;
   for (const auto& l : o.layers) layers.push_back(parse_layer_arg(l));  // all checked first
+  const systemc::RtlHarness harness = parse_harness(o.harness, arch, false);
   systemc::RtlEvaluator rtl;
-  require_model(rtl, arch);
+  require_model(rtl, arch, harness);
   model::Surrogate sur;
   std::mt19937_64 rng(o.seed);
   int functional_ok = 0, count_mismatches = 0, failures = 0, total = 0;
@@ -319,6 +349,7 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       const long long refined = model::refined_cycles(layer, arch, m).cycles;
       systemc::RtlRunOptions ro;
       ro.seed = o.seed * 7919 + li * 1000 + i;
+      ro.harness = harness;
       const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
       bool counts_equal = r.failure.empty() && r.counts == s.counts;
       for (const CountDiff& b : bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles,
@@ -370,27 +401,29 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
           << " % max " << ref_a.max() << " %\n";
   }
   // Over all mappings of all layers (per layer in "layers").
-  nlohmann::json j{{"arch", arch.name},
-                   {"seed", o.seed},
-                   {"samples", total},
-                   {"functional_ok", functional_ok},
-                   {"failures", failures},
-                   {"count_mismatches", count_mismatches},
-                   {"mape_pct", all_sur.mape()},
-                   {"max_error_pct", all_sur.max()},
-                   {"spearman", all_sur.rho_json()},
-                   {"refined", all_ref.to_json()},
-                   {"layers", per_layer}};
+  nlohmann::json j{
+      {"arch", arch.name},
+      {"seed", o.seed},
+      {"harness", systemc::harness_label(systemc::RtlEvaluator::resolve(harness, arch, false))},
+      {"samples", total},
+      {"functional_ok", functional_ok},
+      {"failures", failures},
+      {"count_mismatches", count_mismatches},
+      {"mape_pct", all_sur.mape()},
+      {"max_error_pct", all_sur.max()},
+      {"spearman", all_sur.rho_json()},
+      {"refined", all_ref.to_json()},
+      {"layers", per_layer}};
   if (o.json) {
     out << j.dump(2) << "\n";
   } else {
     out << "all: " << total << " random valid mappings on " << arch.name << " (seed " << o.seed
-        << "): bit-exact " << functional_ok << "/" << total << ", RTL failures " << failures
-        << ", count mismatches " << count_mismatches << ", cycle error mean "
-        << std::setprecision(3) << all_sur.mape() << " %, max " << all_sur.max() << " %, spearman "
-        << all_sur.rho() << "; refined estimate mean " << all_ref.mape() << " %, max "
-        << all_ref.max() << " % (" << all_ref.over(10) << " above 10 %), spearman " << all_ref.rho()
-        << "\n";
+        << ", " << j["harness"].get<std::string>() << " harness): bit-exact " << functional_ok
+        << "/" << total << ", RTL failures " << failures << ", count mismatches "
+        << count_mismatches << ", cycle error mean " << std::setprecision(3) << all_sur.mape()
+        << " %, max " << all_sur.max() << " %, spearman " << all_sur.rho()
+        << "; refined estimate mean " << all_ref.mape() << " %, max " << all_ref.max() << " % ("
+        << all_ref.over(10) << " above 10 %), spearman " << all_ref.rho() << "\n";
   }
   return (functional_ok == total && count_mismatches == 0) ? 0 : 4;
 }

@@ -13,6 +13,7 @@
 #include <iomanip>
 #include <limits>
 #include <ostream>
+#include <set>
 #include <sstream>
 
 #include "common/html.hpp"
@@ -585,12 +586,20 @@ void write_check_row(std::ostream& h, const json& L, const json& c) {
 
 /// Every functional check: one row per candidate of every layer.
 void write_checks_table(std::ostream& h, const RunView& run) {
+  // The harnesses that simulated the candidates (older records do not name one).
+  std::set<std::string> harnesses;
+  for (const auto& L : run.layers)
+    for (const auto& c : L["candidates"])
+      if (c["verification"].is_object() && c["verification"].contains("harness"))
+        harnesses.insert(c["verification"]["harness"].get<std::string>());
+  std::string in;
+  for (const auto& n : harnesses) in += (in.empty() ? "" : " and the ") + n;
   h << "<h2 id=\"checks\">Functional checks (every RTL verification)</h2>\n"
        "<div class=\"note\">Each candidate runs on the Verilated RTL with random int8 tensors "
-       "(seed shown); "
-       "outputs are compared bit for bit with a C++ reference, and every hardware counter with "
-       "the "
-       "surrogate's count.</div>\n<table><tr><th "
+       "(seed shown)"
+    << (in.empty() ? std::string() : " in the " + html_escape(in) + " harness")
+    << "; outputs are compared bit for bit with a C++ reference, and every hardware counter with "
+       "the surrogate's count.</div>\n<table><tr><th "
        "class=\"l\">layer</th><th>cand.</th><th>seed</th>"
        "<th>surrogate cycles</th><th>RTL cycles</th><th>err "
        "%</th><th>refined err %</th><th>outputs</th><th>counters</th>"

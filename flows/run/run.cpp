@@ -101,6 +101,7 @@ Verification make_verification(const RtlJobResult& r, const Layer& layer, const 
   v.functional_ok = r.functional_ok;
   v.mismatches = r.mismatches;
   v.sim_seconds = r.sim_seconds;
+  v.harness = r.harness;
   if (r.kind == RtlFailure::None) {
     v.rtl = r.metrics;
     v.cycle_error_pct =
@@ -904,7 +905,7 @@ void write_run_csvs(const RunRecord& rec, const fs::path& dir) {
   write_atomic(dir / "layers.csv", c.str());
   std::ostringstream v;
   v << "layer,rank,seed,surrogate_cost,surrogate_cycles,refined_cycles,rtl_cycles,cycle_error_pct,"
-       "functional_ok,counts_equal,passed,failure,sim_seconds\n";
+       "functional_ok,counts_equal,passed,failure,harness,sim_seconds\n";
   for (const auto& L : rec.layers)
     for (const auto& cd : L.candidates) {
       if (!cd.verification) continue;
@@ -916,7 +917,8 @@ void write_run_csvs(const RunRecord& rec, const fs::path& dir) {
         << (cd.refined_cycles > 0 ? as_json(cd.refined_cycles) : std::string()) << ","
         << (x.rtl ? as_json(x.rtl->cycles) : "") << "," << (x.rtl ? as_json(x.cycle_error_pct) : "")
         << "," << as_json(x.functional_ok) << "," << as_json(x.counts_equal) << ","
-        << as_json(x.passed) << ",\"" << fail << "\"," << as_json(x.sim_seconds) << "\n";
+        << as_json(x.passed) << ",\"" << fail << "\"," << x.harness << "," << as_json(x.sim_seconds)
+        << "\n";
     }
   write_atomic(dir / "verifications.csv", v.str());
 }

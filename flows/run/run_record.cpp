@@ -60,6 +60,7 @@ constexpr const char* kVerification = R"({
   "functional_ok?": "bool", "counts_equal?": "bool", "mismatches?": "uint", "retries?": "uint",
   "seed?": "uint", "cycles?": "uint", "energy_pj?": "number", "edp?": "number",
   "utilization?": "number", "cycle_error_pct?": "number", "sim_seconds?": "number",
+  "harness?": "string",
   "metrics?": "@metrics"
 })";
 
@@ -228,6 +229,7 @@ json verification_to_json(const Verification& v) {
   j["functional_ok"] = v.functional_ok;
   j["mismatches"] = v.mismatches;
   j["sim_seconds"] = v.sim_seconds;
+  if (!v.harness.empty()) j["harness"] = v.harness;
   if (v.rtl) {
     j["cycles"] = v.rtl->cycles;
     j["energy_pj"] = v.rtl->energy_pj;
@@ -262,6 +264,7 @@ Verification verification_from_json(const json& j, const std::string& file) {
   v.functional_ok = j.value("functional_ok", false);
   v.mismatches = j.value("mismatches", 0LL);
   v.sim_seconds = j.value("sim_seconds", 0.0);
+  v.harness = j.value("harness", std::string());
   if (j.contains("metrics")) {
     v.rtl = core::metrics_from_json(j["metrics"]);
     v.cycle_error_pct = j.value("cycle_error_pct", 0.0);

@@ -146,7 +146,8 @@ void ResultsDb::add_missing_columns() {
     const char* column;
     const char* type;
   };
-  for (const Added& a : {Added{"verifications", "refined_cycles", "INTEGER"}}) {
+  for (const Added& a : {Added{"verifications", "refined_cycles", "INTEGER"},
+                         Added{"verifications", "harness", "TEXT"}}) {
     const std::string sql =
         std::string("SELECT COUNT(*) FROM pragma_table_info('") + a.table + "') WHERE name = ?";
     Stmt info(db_, sql.c_str(), path_);
@@ -274,7 +275,7 @@ void ResultsDb::put_evaluations(const std::string& run_id, int layer_index,
 void ResultsDb::put_verification(const std::string& run_id, int layer_index, const Candidate& c) {
   const Verification& v = *c.verification;
   const bool ran = v.rtl.has_value();
-  Stmt s(db_, "INSERT OR REPLACE INTO verifications VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+  Stmt s(db_, "INSERT OR REPLACE INTO verifications VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
          path_);
   s.bind(run_id)
       .bind(layer_index)
@@ -292,7 +293,8 @@ void ResultsDb::put_verification(const std::string& run_id, int layer_index, con
       .bind(v.failure)
       .bind(v.passed)
       .bind(v.sim_seconds)
-      .bind(or_null(c.refined_cycles > 0, c.refined_cycles));
+      .bind(or_null(c.refined_cycles > 0, c.refined_cycles))
+      .bind(v.harness);
   s.run(path_);
 }
 

@@ -112,6 +112,7 @@ nlohmann::json result_to_json(size_t id, const RtlJobResult& r) {
                    {"sim_seconds", r.sim_seconds},
                    {"sim_cpu_seconds", r.sim_cpu_seconds},
                    {"sim_cycles", r.sim_cycles},
+                   {"harness", r.harness},
                    {"input_bank_stalls", r.input_bank_stalls},
                    {"weight_bank_stalls", r.weight_bank_stalls},
                    {"predicted_cycles", r.predicted_cycles},
@@ -134,6 +135,7 @@ RtlJobResult result_from_json(const nlohmann::json& j) {
   r.sim_seconds = j.value("sim_seconds", 0.0);
   r.sim_cpu_seconds = j.value("sim_cpu_seconds", 0.0);
   r.sim_cycles = j.value("sim_cycles", 0LL);
+  r.harness = j.value("harness", std::string());
   r.input_bank_stalls = j.value("input_bank_stalls", 0LL);
   r.weight_bank_stalls = j.value("weight_bank_stalls", 0LL);
   r.predicted_cycles = j.value("predicted_cycles", 0LL);
@@ -215,7 +217,7 @@ int worker_loop(std::istream& in, int out_fd) {
       if (req.value("probe", false)) {
         systemc::RtlParams p;
         std::string failure;
-        if (!rtl.read_params(arch, p, failure)) {
+        if (!rtl.read_params(arch, p, failure, systemc::RtlHarness::Auto)) {
           std::string known;
           for (const auto& nm : systemc::RtlEvaluator::compiled_archs())
             known += (known.empty() ? "" : ", ") + nm;
@@ -235,6 +237,9 @@ int worker_loop(std::istream& in, int out_fd) {
         ro.limits.max_cycles = req.value("max_cycles", ro.limits.max_cycles);
         ro.limits.max_memory_mb = req.value("max_memory_mb", ro.limits.max_memory_mb);
         ro.limits.max_seconds = 0;  // the pool enforces the wall clock by killing this process
+        // The decoupled SystemC harness where the architecture has a plain model and no
+        // waveform is asked for (same results, faster); else the pin-level testbench.
+        ro.harness = systemc::RtlHarness::Auto;
         const systemc::RtlRunResult rr = rtl.run(layer, arch, m, ro);
         r.kind = rr.kind;
         r.failure = rr.failure;
@@ -245,6 +250,7 @@ int worker_loop(std::istream& in, int out_fd) {
         r.sim_seconds = rr.sim_seconds;
         r.sim_cpu_seconds = rr.sim_cpu_seconds;
         r.sim_cycles = rr.sim_cycles;
+        r.harness = systemc::harness_label(rr.harness);
         r.input_bank_stalls = rr.input_bank_stall_cycles;
         r.weight_bank_stalls = rr.weight_bank_stall_cycles;
         r.predicted_cycles = rr.predicted_cycles;

@@ -270,6 +270,16 @@ const char* harness_name(RtlHarness h) {
   return h == RtlHarness::Decoupled ? "the decoupled SystemC harness" : "the SystemC testbench";
 }
 
+/// True when a plain model's parameters equal `want`.
+bool plain_model_for(const RtlParams& want) {
+  bool found = false;
+#define MW_HAS_PLAIN(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \
+  found = found || same(want, RtlParams{ROWS, COLS, INB, WTB, ACCW, BEAT, 256, BANKS});
+  MW_FOR_EACH_PLAIN_MODEL(MW_HAS_PLAIN)
+#undef MW_HAS_PLAIN
+  return found;
+}
+
 /// Returns the process's SystemC host (`harness` SystemC or Decoupled) for `arch`, elaborating
 /// it on first use.
 SimHost* host_for(const core::Arch& arch, RtlHarness harness, std::string& failure) {
@@ -523,6 +533,32 @@ std::vector<std::string> RtlEvaluator::plain_archs() {
   return v;
 }
 
+bool RtlEvaluator::has_plain_model(const core::Arch& arch) {
+  return plain_model_for(params_of(arch));
+}
+
+RtlHarness RtlEvaluator::resolve(RtlHarness harness, const core::Arch& arch, bool traced) {
+  if (harness != RtlHarness::Auto) return harness;
+  // The process's SystemC harness stays (one SystemC simulation per process); a mismatch in
+  // architecture is reported by host_for as for any other harness.
+  if (const auto& h = host()) return h->harness;
+  return !traced && has_plain_model(arch) ? RtlHarness::Decoupled : RtlHarness::SystemC;
+}
+
+const char* harness_label(RtlHarness h) {
+  switch (h) {
+    case RtlHarness::SystemC:
+      return "SystemC";
+    case RtlHarness::Decoupled:
+      return "decoupled SystemC";
+    case RtlHarness::Plain:
+      return "plain C++";
+    case RtlHarness::Auto:
+      break;
+  }
+  return "auto";
+}
+
 std::vector<std::pair<std::string, RtlParams>> RtlEvaluator::compiled_models() {
   std::vector<std::pair<std::string, RtlParams>> v;
 #define MW_MODEL(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \
@@ -533,7 +569,8 @@ std::vector<std::pair<std::string, RtlParams>> RtlEvaluator::compiled_models() {
 }
 
 bool RtlEvaluator::read_params(const core::Arch& arch, RtlParams& p, std::string& failure,
-                               RtlHarness harness) {
+                               RtlHarness requested) {
+  const RtlHarness harness = resolve(requested, arch);
   SimHost* h = harness == RtlHarness::Plain ? plain_host_for(arch, failure)
                                             : host_for(arch, harness, failure);
   if (!h) return false;
@@ -601,9 +638,10 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
                                const core::Mapping& mapping, const RtlRunOptions& opt) {
   RtlRunResult res;
   core::Metrics& m = res.metrics;
+  res.harness = resolve(opt.harness, arch, !opt.trace_file.empty());
   if (!runnable(layer, arch, mapping, opt, res)) return res;
-  SimHost* h = opt.harness == RtlHarness::Plain ? plain_host_for(arch, res.failure)
-                                                : host_for(arch, opt.harness, res.failure);
+  SimHost* h = res.harness == RtlHarness::Plain ? plain_host_for(arch, res.failure)
+                                                : host_for(arch, res.harness, res.failure);
   if (!h) return failed(res, core::RtlFailure::Arch, res.failure);
 
   CommandProgram prog;

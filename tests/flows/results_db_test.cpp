@@ -33,7 +33,7 @@ long long query(const fs::path& db, const std::string& sql) {
 
 }  // namespace
 
-TEST(ResultsDb, AStoreWithoutTheRefinedColumnGainsItAndKeepsItsRows) {
+TEST(ResultsDb, AStoreWithoutTheRefinedAndHarnessColumnsGainsThemAndKeepsItsRows) {
   const fs::path db = test_files::fresh_path("flows_results_db_old") / "results.sqlite";
   fs::create_directories(db.parent_path());
   {
@@ -61,6 +61,7 @@ TEST(ResultsDb, AStoreWithoutTheRefinedColumnGainsItAndKeepsItsRows) {
   flows::Verification v;
   v.rtl = core::Metrics{};
   v.rtl->cycles = 1200;
+  v.harness = "decoupled SystemC";
   c.verification = v;
   for (int open = 0; open < 2; ++open) {  // a second open finds the column there
     flows::ResultsDb store(db.string());
@@ -70,4 +71,12 @@ TEST(ResultsDb, AStoreWithoutTheRefinedColumnGainsItAndKeepsItsRows) {
   EXPECT_EQ(query(db, "SELECT refined_cycles FROM verifications WHERE run_id = 'new'"), 1234);
   EXPECT_EQ(query(db, "SELECT refined_cycles FROM verifications WHERE run_id = 'old'"), -1);
   EXPECT_EQ(query(db, "SELECT surrogate_cycles FROM verifications WHERE run_id = 'old'"), 100);
+  EXPECT_EQ(query(db,
+                  "SELECT COUNT(*) FROM verifications WHERE run_id = 'new' AND harness = "
+                  "'decoupled SystemC'"),
+            1);
+  EXPECT_EQ(query(db,
+                  "SELECT COUNT(*) FROM verifications WHERE run_id = 'old' AND harness IS "
+                  "NULL"),
+            1);
 }

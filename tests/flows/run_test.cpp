@@ -83,12 +83,20 @@ TEST(Run, TinyNetworkOnSmall4VerifiedOnRtl) {
   EXPECT_EQ(count_rows(dir / "results.sqlite", "evaluations"), 3 * 150);
   EXPECT_EQ(count_rows(dir / "results.sqlite", "verifications"), 6);
   EXPECT_EQ(count_rows(dir / "results.sqlite", "verifications WHERE refined_cycles > 0"), 6);
+  // small4 has a plain model, so the workers simulate in the decoupled SystemC harness.
+  EXPECT_EQ(count_rows(dir / "results.sqlite", "verifications WHERE harness = 'decoupled SystemC'"),
+            6);
 
   // CSVs and the report: self-contained, escaped, with plots and every check.
   EXPECT_TRUE(fs::exists(dir / "layers.csv"));
   EXPECT_TRUE(fs::exists(dir / "verifications.csv"));
   const std::string html = read_file(dir / "report.html");
   EXPECT_NE(html.find("All 6 RTL verifications passed"), std::string::npos);
+  EXPECT_NE(html.find("in the decoupled SystemC harness"), std::string::npos);
+  const std::string csv = read_file(dir / "verifications.csv");
+  EXPECT_EQ(csv.rfind("layer,rank,seed,", 0), 0u);
+  EXPECT_NE(csv.find(",failure,harness,sim_seconds\n"), std::string::npos);
+  EXPECT_NE(csv.find(",\"\",decoupled SystemC,"), std::string::npos);
   EXPECT_NE(html.find("conv&lt;b&gt;&amp;&#39;3x3&#39;"), std::string::npos);
   EXPECT_EQ(html.find("conv<b>"), std::string::npos);
   EXPECT_NE(html.find("<svg"), std::string::npos) << "gnuplot plots are inlined";

@@ -647,3 +647,89 @@ TEST(RtlDefaultBankedDecoupled, ArchitectureWithoutAPlainModelIsATypedFailure) {
   EXPECT_EQ(r.failure.rfind("arch: no plain C++ Verilated model for 'default-banked'", 0), 0u)
       << r.failure;
 }
+
+// RtlHarness::Auto, what the flows use: the decoupled SystemC harness where the architecture
+// has a plain model and no waveform is asked for, else the pin-level testbench; once a process
+// has elaborated one, it stays.
+namespace {
+RtlRunOptions auto_harness() {
+  RtlRunOptions o;
+  o.harness = RtlHarness::Auto;
+  return o;
+}
+}  // namespace
+
+TEST(RtlSmall4Auto, PicksTheDecoupledHarnessWhereAPlainModelExists) {
+  const Arch a4 = arch_named("small4");
+  EXPECT_EQ(RtlEvaluator::resolve(RtlHarness::Auto, a4), RtlHarness::Decoupled);
+  EXPECT_EQ(RtlEvaluator::resolve(RtlHarness::Auto, a4, true), RtlHarness::SystemC);
+  EXPECT_EQ(RtlEvaluator::resolve(RtlHarness::Auto, arch_named("small4-banked")),
+            RtlHarness::SystemC);
+  EXPECT_EQ(RtlEvaluator::resolve(RtlHarness::Plain, a4), RtlHarness::Plain);
+  EXPECT_TRUE(RtlEvaluator::has_plain_model(a4));
+  EXPECT_FALSE(RtlEvaluator::has_plain_model(arch_named("small4-banked")));
+  // A renamed copy of a plain architecture has its model: the parameters decide, not the name.
+  Arch renamed = a4;
+  renamed.name = "my-small4";
+  EXPECT_TRUE(RtlEvaluator::has_plain_model(renamed));
+
+  RtlEvaluator ev;
+  const Layer l = conv(1, 1, 6, 5, 6, 6, 3, 3, 1, 1);
+  const Mapping m = default_mapping(l, a4);
+  RtlRunOptions o = auto_harness();
+  const RtlRunResult r = ev.run(l, a4, m, o);
+  ASSERT_EQ(r.failure, "");
+  EXPECT_EQ(r.harness, RtlHarness::Decoupled);
+  EXPECT_STREQ(harness_label(r.harness), "decoupled SystemC");
+  EXPECT_TRUE(r.functional_ok);
+  expect_counts_equal(r.counts, model::closed_form_counts(l, a4, m), describe(l, m));
+  EXPECT_EQ(r.cycles, model::simulate_schedule(l, a4, m).cycles);
+  // The process keeps its harness: Auto now resolves to it whatever is asked.
+  EXPECT_EQ(RtlEvaluator::resolve(RtlHarness::Auto, a4, true), RtlHarness::Decoupled);
+  mapwright::systemc::RtlParams p;
+  std::string failure;
+  EXPECT_TRUE(ev.read_params(a4, p, failure, RtlHarness::Auto)) << failure;
+  EXPECT_EQ(p.rows, 4);
+}
+
+TEST(RtlSmall4Auto, KeepsThePinLevelTestbenchAProcessAlreadyRuns) {
+  const Arch a4 = arch_named("small4");
+  const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
+  RtlEvaluator ev;
+  const RtlRunResult first = ev.run(l, a4, default_mapping(l, a4));
+  ASSERT_EQ(first.failure, "");
+  EXPECT_EQ(first.harness, RtlHarness::SystemC);
+  RtlRunOptions o = auto_harness();
+  const RtlRunResult r = ev.run(l, a4, default_mapping(l, a4), o);
+  ASSERT_EQ(r.failure, "");
+  EXPECT_EQ(r.harness, RtlHarness::SystemC);
+  EXPECT_TRUE(r.functional_ok);
+  EXPECT_EQ(r.cycles, first.cycles);
+}
+
+TEST(RtlSmall4Auto, AWaveformAskedForGetsThePinLevelTestbench) {
+  // The compiled-in models are untraced, so the run is the typed Trace result of the
+  // pin-level testbench, not the decoupled harness's refusal to trace.
+  const Arch a4 = arch_named("small4");
+  const Layer l = conv(1, 1, 3, 2, 4, 4, 3, 3, 1, 1);
+  RtlEvaluator ev;
+  RtlRunOptions o = auto_harness();
+  o.trace_file =
+      (std::filesystem::temp_directory_path() / "mapwright_rtl_auto_trace_test.fst").string();
+  const RtlRunResult r = ev.run(l, a4, default_mapping(l, a4), o);
+  EXPECT_EQ(r.harness, RtlHarness::SystemC);
+  EXPECT_EQ(r.kind, RtlFailure::Trace);
+  EXPECT_NE(r.failure.find("built without tracing"), std::string::npos) << r.failure;
+  EXPECT_TRUE(r.functional_ok);
+}
+
+TEST(RtlSmall4BankedAuto, AnArchitectureWithoutAPlainModelRunsInThePinLevelTestbench) {
+  const Arch a = arch_named("small4-banked");
+  const Layer l = conv(1, 1, 6, 5, 6, 6, 3, 3, 1, 1);
+  RtlEvaluator ev;
+  RtlRunOptions o = auto_harness();
+  const RtlRunResult r = ev.run(l, a, default_mapping(l, a), o);
+  ASSERT_EQ(r.failure, "");
+  EXPECT_EQ(r.harness, RtlHarness::SystemC);
+  EXPECT_TRUE(r.functional_ok);
+}

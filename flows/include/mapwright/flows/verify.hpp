@@ -20,7 +20,11 @@ struct VerifyOptions {
   std::string trace;             ///< FST waveform file ("" = none).
   uint64_t seed = 1;             ///< Seed of the random tensors.
   bool json = false;             ///< One JSON object.
-  rtlpool::SimLimits limits;     ///< --sim-max-cycles, --sim-max-seconds, --sim-max-memory-mb.
+  /// --harness: "auto" (the decoupled SystemC harness where the architecture has a plain
+  /// model and no waveform is asked for, else the pin-level testbench), "systemc" (the
+  /// pin-level testbench) or "decoupled".
+  std::string harness = "auto";
+  rtlpool::SimLimits limits;  ///< --sim-max-cycles, --sim-max-seconds, --sim-max-memory-mb.
 };
 /// Exit codes: 0 bit-exact and every count equal; 2 bad input (also a limit out of range);
 /// 3 invalid mapping; 4 the verification failed, or the run is over a SimLimits bound (the
@@ -33,6 +37,7 @@ struct FidelityOptions {
   int samples = 20;                 ///< Random valid mappings per layer.
   uint64_t seed = 1;                ///< Seed of sampling and tensors.
   bool json = false;                ///< One JSON object.
+  std::string harness = "auto";     ///< --harness, as for verify.
 };
 int cmd_fidelity(const FidelityOptions& o, std::ostream& out);
 

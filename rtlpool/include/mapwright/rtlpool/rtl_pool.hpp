@@ -80,6 +80,9 @@ struct RtlJobResult {
   double sim_seconds = 0;      ///< Wall time of the simulation in the worker.
   double sim_cpu_seconds = 0;  ///< CPU time of the simulating thread (speed measurements).
   long long sim_cycles = 0;    ///< Clock cycles simulated (the run plus its drain).
+  /// The harness that ran it: "SystemC" (pin-level testbench) or "decoupled SystemC"; the
+  /// worker picks the decoupled one where its architecture has a plain model ("" = not run).
+  std::string harness;
   /// Banked buffers: the RTL's input and weight bank-stall counters (0 when multi-ported).
   long long input_bank_stalls = 0, weight_bank_stalls = 0;
   bool ok() const { return kind == core::RtlFailure::None && functional_ok; }

@@ -68,7 +68,14 @@ enum class RtlHarness {
   /// The plain C++ Verilator harness, no SystemC (needs a plain model); measures what the
   /// SystemC boundary costs (bench/rtl_bench).
   Plain,
+  /// The faster SystemC harness that can serve the run: the one this process already
+  /// elaborated, else Decoupled when the architecture has a plain model and no waveform is
+  /// asked for, else SystemC. What `verify`, `fidelity` and the main job's workers use.
+  Auto,
 };
+
+/// "SystemC", "decoupled SystemC", "plain C++" or "auto": the harness's name in reports.
+const char* harness_label(RtlHarness h);
 
 /// Options of one RTL run.
 struct RtlRunOptions {
@@ -121,6 +128,8 @@ struct RtlRunResult {
   double sim_seconds = 0;           ///< Wall time of the simulation.
   double sim_cpu_seconds = 0;       ///< CPU time of the simulation (its thread).
   long long sim_cycles = 0;  ///< Clock cycles the harness simulated for the job (start to end).
+  /// The harness that ran the job (Auto resolved; the requested one when none was reached).
+  RtlHarness harness = RtlHarness::SystemC;
   bool ok() const { return kind == core::RtlFailure::None && functional_ok; }
 };
 
@@ -149,7 +158,7 @@ class RtlEvaluator final : public core::Evaluator {
 
   /// Elaborates (if needed) the model for `arch` in `harness` and reads its parameter
   /// registers. Returns false with `failure` set when no model matches or another arch or
-  /// SystemC harness was elaborated.
+  /// SystemC harness was elaborated. Auto resolves as for a run without a waveform.
   bool read_params(const core::Arch& arch, RtlParams& params, std::string& failure,
                    RtlHarness harness = RtlHarness::SystemC);
 
@@ -157,6 +166,11 @@ class RtlEvaluator final : public core::Evaluator {
   static std::vector<std::string> compiled_archs();
   /// Names of the architectures that also have a plain C++ model (RtlHarness::Decoupled, Plain).
   static std::vector<std::string> plain_archs();
+  /// True when a plain C++ model matches `arch`'s RTL parameters (whatever its name).
+  static bool has_plain_model(const core::Arch& arch);
+  /// What RtlHarness::Auto becomes for a run of `arch` in this process (`traced`: a waveform
+  /// is asked for); any other harness is returned as it is.
+  static RtlHarness resolve(RtlHarness harness, const core::Arch& arch, bool traced = false);
   /// The compiled models: architecture name and RTL parameters.
   static std::vector<std::pair<std::string, RtlParams>> compiled_models();
 };
