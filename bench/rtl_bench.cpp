@@ -14,8 +14,8 @@
 // testbench and the plain harness. An architecture without a compiled-in model (large32, or a
 // YAML file) runs in a worker process on its model from the RTL model cache (built first when
 // absent); only the SystemC testbench is measured there (the plain models are compiled in). A
-// compiled-in architecture without a plain model (MAPWRIGHT_RTL_PLAIN_ARCHS; e.g.
-// default-banked) is measured in the SystemC testbench only, its other columns printed as "-".
+// compiled-in architecture without a plain model (one left out of MAPWRIGHT_RTL_PLAIN_ARCHS at
+// configure time) is measured in the SystemC testbench only, its other columns printed as "-".
 #include <sys/wait.h>
 #include <unistd.h>
 
