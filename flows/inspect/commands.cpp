@@ -22,6 +22,9 @@
 #include "mapwright/model/refined.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "mapwright/rtlpool/model_cache.hpp"
+#ifdef MAPWRIGHT_HAVE_RTL
+#include "mapwright/systemc/rtl_evaluator.hpp"
+#endif
 #include "common/text.hpp"
 #include "common/files.hpp"
 
@@ -231,15 +234,32 @@ int cmd_networks(const NetworksOptions& o, std::ostream& out) {
 
 namespace {
 
-/// Where the RTL model of `a` comes from, without building anything.
+/// The harness `verify`, `fidelity` and the main job simulate `a` in ("" without the RTL).
+std::string flow_harness(const Arch& a) {
+#ifdef MAPWRIGHT_HAVE_RTL
+  return systemc::harness_label(systemc::RtlEvaluator::resolve(systemc::RtlHarness::Auto, a));
+#else
+  (void)a;
+  return "";
+#endif
+}
+
+/// Where the RTL model of `a` comes from, without building anything, and the harness it runs in.
 nlohmann::json model_status(const Arch& a) {
   rtlpool::ModelCacheOptions look;
   look.build = false;
   const rtlpool::ModelLookup m = rtlpool::find_or_build_model(rtlpool::model_params(a), "-", look);
-  if (m.prebuilt) return {{"source", "compiled-in"}, {"model", m.name}};
-  if (m.ok()) return {{"source", "cache"}, {"model", m.name}, {"path", m.exe}};
-  if (!m.key.empty()) return {{"source", "built on first use"}, {"model", m.name}};
-  return {{"source", "none"}, {"reason", m.failure}};
+  nlohmann::json j;
+  if (m.prebuilt)
+    j = {{"source", "compiled-in"}, {"model", m.name}};
+  else if (m.ok())
+    j = {{"source", "cache"}, {"model", m.name}, {"path", m.exe}};
+  else if (!m.key.empty())
+    j = {{"source", "built on first use"}, {"model", m.name}};
+  else
+    return {{"source", "none"}, {"reason", m.failure}};
+  if (const std::string h = flow_harness(a); !h.empty()) j["harness"] = h;
+  return j;
 }
 
 /// Builds (or finds) the RTL model of each of `o.build`; 0 when all have one, else 1.
@@ -336,7 +356,11 @@ int cmd_archs(const ArchsOptions& o, std::ostream& out) {
         << ", DRAM " << e["dram_bytes_per_cycle"].get<double>() << " B/cycle, "
         << e["dram_latency_cycles"].get<int>() << " cycles latency, "
         << e["dram_port"].get<std::string>()
-        << " port, RTL model: " << e["rtl_model"]["source"].get<std::string>() << "\n";
+        << " port, RTL model: " << e["rtl_model"]["source"].get<std::string>()
+        << (e["rtl_model"].contains("harness")
+                ? ", " + e["rtl_model"]["harness"].get<std::string>() + " harness"
+                : std::string())
+        << "\n";
   return 0;
 }
 

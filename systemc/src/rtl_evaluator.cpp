@@ -548,7 +548,7 @@ RtlHarness RtlEvaluator::resolve(RtlHarness harness, const core::Arch& arch, boo
 const char* harness_label(RtlHarness h) {
   switch (h) {
     case RtlHarness::SystemC:
-      return "SystemC";
+      return "pin-level SystemC";
     case RtlHarness::Decoupled:
       return "decoupled SystemC";
     case RtlHarness::Plain:

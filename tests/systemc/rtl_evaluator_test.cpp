@@ -711,6 +711,7 @@ TEST(RtlSmall4Auto, KeepsThePinLevelTestbenchAProcessAlreadyRuns) {
   const RtlRunResult first = ev.run(l, a4, default_mapping(l, a4));
   ASSERT_EQ(first.failure, "");
   EXPECT_EQ(first.harness, RtlHarness::SystemC);
+  EXPECT_STREQ(harness_label(first.harness), "pin-level SystemC");
   RtlRunOptions o = auto_harness();
   const RtlRunResult r = ev.run(l, a4, default_mapping(l, a4), o);
   ASSERT_EQ(r.failure, "");

@@ -60,7 +60,7 @@ struct Verification {
   bool functional_ok = false;  ///< Outputs equal the C++ reference bit for bit.
   long long mismatches = 0;    ///< Output bytes that differ.
   double sim_seconds = 0;      ///< Wall time of the simulation.
-  /// The harness that simulated it ("SystemC" or "decoupled SystemC"; "" = not run or an
+  /// The harness that simulated it ("pin-level SystemC" or "decoupled SystemC"; "" = not run or an
   /// older record).
   std::string harness;
   /// When the run completed (failure_kind None): the RTL metrics, the surrogate's cycle error

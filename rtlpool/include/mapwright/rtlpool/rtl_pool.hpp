@@ -80,7 +80,7 @@ struct RtlJobResult {
   double sim_seconds = 0;      ///< Wall time of the simulation in the worker.
   double sim_cpu_seconds = 0;  ///< CPU time of the simulating thread (speed measurements).
   long long sim_cycles = 0;    ///< Clock cycles simulated (the run plus its drain).
-  /// The harness that ran it: "SystemC" (pin-level testbench) or "decoupled SystemC"; the
+  /// The harness that ran it: "pin-level SystemC" or "decoupled SystemC"; the
   /// worker picks the decoupled one where its architecture has a plain model ("" = not run).
   std::string harness;
   /// Banked buffers: the RTL's input and weight bank-stall counters (0 when multi-ported).

@@ -74,7 +74,7 @@ enum class RtlHarness {
   Auto,
 };
 
-/// "SystemC", "decoupled SystemC", "plain C++" or "auto": the harness's name in reports.
+/// "pin-level SystemC", "decoupled SystemC", "plain C++" or "auto": the harness's name in reports.
 const char* harness_label(RtlHarness h);
 
 /// Options of one RTL run.
