@@ -266,20 +266,6 @@ void try_model(std::unique_ptr<SimHost>& h, const std::string& arch, const RtlPa
   h->harness = harness;
 }
 
-const char* harness_name(RtlHarness h) {
-  return h == RtlHarness::Decoupled ? "the decoupled SystemC harness" : "the SystemC testbench";
-}
-
-/// True when a plain model's parameters equal `want`.
-bool plain_model_for(const RtlParams& want) {
-  bool found = false;
-#define MW_HAS_PLAIN(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \
-  found = found || same(want, RtlParams{ROWS, COLS, INB, WTB, ACCW, BEAT, 256, BANKS});
-  MW_FOR_EACH_PLAIN_MODEL(MW_HAS_PLAIN)
-#undef MW_HAS_PLAIN
-  return found;
-}
-
 /// Returns the process's SystemC host (`harness` SystemC or Decoupled) for `arch`, elaborating
 /// it on first use.
 SimHost* host_for(const core::Arch& arch, RtlHarness harness, std::string& failure) {
@@ -287,9 +273,10 @@ SimHost* host_for(const core::Arch& arch, RtlHarness harness, std::string& failu
   auto& h = host();
   if (h) {
     if (!same(h->params, want) || h->harness != harness) {
-      failure = "arch: this process already elaborated " + std::string(harness_name(h->harness)) +
-                " for '" + h->arch + "' (" + describe(h->params) + "); " + harness_name(harness) +
-                " for '" + arch.name + "' (" + describe(want) +
+      failure = "arch: this process already elaborated the " +
+                std::string(harness_label(h->harness)) + " harness for '" + h->arch + "' (" +
+                describe(h->params) + "); the " + harness_label(harness) + " harness" + " for '" +
+                arch.name + "' (" + describe(want) +
                 ") needs its own process (one SystemC simulation per process)";
       return nullptr;
     }
@@ -534,7 +521,13 @@ std::vector<std::string> RtlEvaluator::plain_archs() {
 }
 
 bool RtlEvaluator::has_plain_model(const core::Arch& arch) {
-  return plain_model_for(params_of(arch));
+  const RtlParams want = params_of(arch);
+  bool found = false;
+#define MW_HAS_PLAIN(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \
+  found = found || same(want, RtlParams{ROWS, COLS, INB, WTB, ACCW, BEAT, 256, BANKS});
+  MW_FOR_EACH_PLAIN_MODEL(MW_HAS_PLAIN)
+#undef MW_HAS_PLAIN
+  return found;
 }
 
 RtlHarness RtlEvaluator::resolve(RtlHarness harness, const core::Arch& arch, bool traced) {
