@@ -268,6 +268,11 @@ module mw_accel #(
   logic [BeatWords-1:0][31:0]      dma_acc_wdata;
   logic [BeatBytes-1:0][AccAW-1:0] dma_acc_raddr;
   logic [BeatBytes-1:0][31:0]      dma_acc_rdata;
+  logic                            dma_acc_rreq;
+  logic [BeatBytes-1:0]            dma_acc_ren;
+  logic        cmp_acc_rreq, cmp_acc_rgnt, cmp_acc_rvalid, cmp_acc_wreq, cmp_acc_wgnt;
+  logic [Cols-1:0] cmp_acc_ren;
+  logic [63:0] acc_bank_stall;
 
   logic        cmp_in_req, cmp_in_gnt, cmp_in_valid, cmp_wt_req, cmp_wt_gnt, cmp_wt_valid;
   logic [NL-1:0] cmp_in_en, cmp_wt_en;
@@ -309,14 +314,34 @@ module mw_accel #(
     assign in_bank_stall = '0;
     assign wt_bank_stall = '0;
     logic unused_ported;
-    assign unused_ported = ^{cmp_in_req, cmp_in_en, cmp_wt_req, cmp_wt_en};
+    assign unused_ported = ^{cmp_in_req, cmp_in_en, cmp_wt_req, cmp_wt_en, cmp_acc_rreq,
+                             cmp_acc_ren, cmp_acc_wreq, dma_acc_rreq, dma_acc_ren};
+
+    mw_buf #(
+      .Depth   (AccBufWords),
+      .Width   (32),
+      .RdPorts (Cols + BeatBytes),
+      .WrPorts (Cols + BeatWords)
+    ) u_acc_buf (
+      .clk_i     (clk_i),
+      .rd_addr_i ({dma_acc_raddr, cmp_acc_raddr}),
+      .rd_data_o ({dma_acc_rdata, cmp_acc_rdata}),
+      .wr_en_i   ({dma_acc_we, cmp_acc_we}),
+      .wr_addr_i ({dma_acc_waddr, cmp_acc_waddr}),
+      .wr_data_i ({dma_acc_wdata, cmp_acc_wdata})
+    );
+    assign cmp_acc_rgnt   = 1'b0;
+    assign cmp_acc_rvalid = 1'b0;
+    assign cmp_acc_wgnt   = 1'b0;
+    assign acc_bank_stall = '0;
   end else begin : gen_banked
     // Banked SRAM: the DMA writes a beat of consecutive bytes (one per bank, granted at once:
     // BufBanks >= BeatBytes); the compute reads a row of lanes and stalls on bank conflicts.
     logic        in_wgnt, wt_wgnt;
     logic [63:0] in_wstall, wt_wstall;  // zero: a beat never waits (bank_dma_wr_a)
+    logic [7:0]  in_drd_unused, wt_drd_unused;  // no direct rows
     logic        unused_wstall;
-    assign unused_wstall = ^{in_wstall, wt_wstall};
+    assign unused_wstall = ^{in_wstall, wt_wstall, in_drd_unused, wt_drd_unused};
     mw_bank_buf #(
       .Depth   (InBufBytes),
       .Width   (8),
@@ -338,6 +363,13 @@ module mw_accel #(
       .wr_addr_i      (dma_in_addr),
       .wr_data_i      (dma_in_data),
       .wr_gnt_o       (in_wgnt),
+      .drd_req_i      (1'b0),
+      .drd_en_i       ('0),
+      .drd_addr_i     ('0),
+      .drd_data_o     (in_drd_unused),
+      .dwr_en_i       ('0),
+      .dwr_addr_i     ('0),
+      .dwr_data_i     ('0),
       .rd_stall_cnt_o (in_bank_stall),
       .wr_stall_cnt_o (in_wstall)
     );
@@ -363,6 +395,13 @@ module mw_accel #(
       .wr_addr_i      (dma_wt_addr),
       .wr_data_i      (dma_wt_data),
       .wr_gnt_o       (wt_wgnt),
+      .drd_req_i      (1'b0),
+      .drd_en_i       ('0),
+      .drd_addr_i     ('0),
+      .drd_data_o     (wt_drd_unused),
+      .dwr_en_i       ('0),
+      .dwr_addr_i     ('0),
+      .dwr_data_i     ('0),
       .rd_stall_cnt_o (wt_bank_stall),
       .wr_stall_cnt_o (wt_wstall)
     );
@@ -370,21 +409,62 @@ module mw_accel #(
     // A DMA beat never waits for a bank (simulation only, kept with --assert).
     bank_dma_wr_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
         (!(|dma_in_we) || in_wgnt) && (!(|dma_wt_we) || wt_wgnt));
+
+    // The accumulator: two sets of BufBanks single-read, single-write macros, one per half of
+    // the double-buffered accumulator (words below AccBufWords / 2, the driver's second half's
+    // base, and the others). The compute's accumulate-in reads and result writes are its
+    // arbitrated rows (Cols lanes a constant stride apart; the driver refuses a stride that
+    // would put two into one bank); the DMA's spill / store reads and psum-reload writes its
+    // direct rows (consecutive words, at most BufBanks, one bank each), served in their cycle:
+    // the DMA cannot wait. The schedule never has the compute and the DMA in one half at once (a
+    // half's store or spill waits for its last compute, and its next compute for them), so
+    // their lanes fall into different sets. Were a compute lane to meet a bank taken by a DMA
+    // read or by another compute lane, it would wait (counted in acc_bank_stall; the mesh waits
+    // for the accumulate-in row or the write grant); a compute write meeting a DMA write trips
+    // bank_wr_conflict_a.
+    logic        acc_rgnt, acc_rvalid, acc_wgnt;
+    logic [63:0] acc_rstall, acc_wstall;
+    mw_bank_buf #(
+      .Depth    (AccBufWords),
+      .Width    (32),
+      .Banks    (BufBanks),
+      .RdPorts  (Cols),
+      .WrPorts  (Cols),
+      .WrLinear (0),
+      .Sets     (2),
+      .SetSplit (AccBufWords / 2),
+      .DRdPorts (BeatBytes),
+      .DWrPorts (BeatWords)
+    ) u_acc_buf (
+      .clk_i          (clk_i),
+      .rst_ni         (rst_ni),
+      .rd_req_i       (cmp_acc_rreq),
+      .rd_en_i        (cmp_acc_ren),
+      .rd_addr_i      (cmp_acc_raddr),
+      .rd_gnt_o       (acc_rgnt),
+      .rd_valid_o     (acc_rvalid),
+      .rd_data_o      (cmp_acc_rdata),
+      .wr_req_i       (cmp_acc_wreq),
+      .wr_en_i        (cmp_acc_we),
+      .wr_addr_i      (cmp_acc_waddr),
+      .wr_data_i      (cmp_acc_wdata),
+      .wr_gnt_o       (acc_wgnt),
+      .drd_req_i      (dma_acc_rreq),
+      .drd_en_i       (dma_acc_ren),
+      .drd_addr_i     (dma_acc_raddr),
+      .drd_data_o     (dma_acc_rdata),
+      .dwr_en_i       (dma_acc_we),
+      .dwr_addr_i     (dma_acc_waddr),
+      .dwr_data_i     (dma_acc_wdata),
+      .rd_stall_cnt_o (acc_rstall),
+      .wr_stall_cnt_o (acc_wstall)
+    );
+    assign cmp_acc_rgnt   = acc_rgnt;
+    assign cmp_acc_rvalid = acc_rvalid;
+    assign cmp_acc_wgnt   = acc_wgnt;
+    assign acc_bank_stall = acc_rstall + acc_wstall;
   end
 
-  mw_buf #(
-    .Depth   (AccBufWords),
-    .Width   (32),
-    .RdPorts (Cols + BeatBytes),
-    .WrPorts (Cols + BeatWords)
-  ) u_acc_buf (
-    .clk_i     (clk_i),
-    .rd_addr_i ({dma_acc_raddr, cmp_acc_raddr}),
-    .rd_data_o ({dma_acc_rdata, cmp_acc_rdata}),
-    .wr_en_i   ({dma_acc_we, cmp_acc_we}),
-    .wr_addr_i ({dma_acc_waddr, cmp_acc_waddr}),
-    .wr_data_i ({dma_acc_wdata, cmp_acc_wdata})
-  );
 
   // -------------------------------------------------------------------------------------------
   // Engines
@@ -397,6 +477,7 @@ module mw_accel #(
 
   mw_dma #(
     .BeatBytes (BeatBytes),
+    .AccRegRead(BufBanks != 0),
     .MaxBursts (MaxBursts),
     .InAW      (InAW),
     .WtAW      (WtAW),
@@ -437,6 +518,8 @@ module mw_accel #(
     .acc_wr_data_o    (dma_acc_wdata),
     .acc_rd_addr_o    (dma_acc_raddr),
     .acc_rd_data_i    (dma_acc_rdata),
+    .acc_rd_req_o     (dma_acc_rreq),
+    .acc_rd_en_o      (dma_acc_ren),
     .cnt_o            (dma_cnt),
     .err_o            (dma_err)
   );
@@ -479,9 +562,15 @@ module mw_accel #(
     .wt_rd_valid_i (cmp_wt_valid),
     .acc_rd_addr_o (cmp_acc_raddr),
     .acc_rd_data_i (cmp_acc_rdata),
+    .acc_rd_req_o  (cmp_acc_rreq),
+    .acc_rd_en_o   (cmp_acc_ren),
+    .acc_rd_gnt_i  (cmp_acc_rgnt),
+    .acc_rd_valid_i(cmp_acc_rvalid),
     .acc_wr_en_o   (cmp_acc_we),
     .acc_wr_addr_o (cmp_acc_waddr),
     .acc_wr_data_o (cmp_acc_wdata),
+    .acc_wr_req_o  (cmp_acc_wreq),
+    .acc_wr_gnt_i  (cmp_acc_wgnt),
     .cnt_o         (cmp_cnt),
     .err_o         (cmp_err)
   );
@@ -559,6 +648,7 @@ module mw_accel #(
       8'd40: csr_rdata_o = 64'(BufBanks);
       8'd41: csr_rdata_o = in_bank_stall;             // input buffer bank-conflict cycles
       8'd42: csr_rdata_o = wt_bank_stall;             // weight buffer bank-conflict cycles
+      8'd43: csr_rdata_o = acc_bank_stall;            // accumulator bank-conflict cycles
       default: csr_rdata_o = '0;
     endcase
   end

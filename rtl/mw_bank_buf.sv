@@ -23,6 +23,9 @@
 // write takes effect at the edge of the cycle its lane is served, so of two lanes of one row
 // at one address the higher-numbered lane's word remains. A read and a write of one bank in one
 // cycle use the macro's two ports; a read then returns the word from before the write.
+// With Sets = 2 the buffer has two sets of Banks macros split at word SetSplit (the banked
+// accumulator: its two halves, which the compute and the DMA use at the same time, never share
+// a macro); a word's bank and row are then taken within its set.
 // Combinational: the grants (from the row's addresses). Registered: read data, the served-lane
 // masks and the counters. Latency: a conflict-free read row's data one cycle after its request.
 module mw_bank_buf #(
@@ -36,11 +39,29 @@ module mw_bank_buf #(
   // never arbitrated; it is rotated onto the banks and granted at once (checked by
   // bank_wr_linear_a). 0: write lanes at any address, arbitrated like the reads.
   parameter int unsigned WrLinear = 0,
+  // 2: two sets of Banks macros each, words below SetSplit in set 0 and the others in set 1
+  // (word a >= SetSplit at bank Banks + (a - SetSplit) mod Banks): requesters that work on the
+  // two sides of SetSplit at once (the compute and the DMA on the two halves of the
+  // double-buffered accumulator) never share a macro. 1: one set.
+  parameter int unsigned Sets     = 1,
+  parameter int unsigned SetSplit = Depth / 2,
+  // Direct rows (the DMA's side of the banked accumulator), 0 = none: a read row of DRdPorts
+  // and a write row of DWrPorts lanes whose lanes fall into distinct banks (consecutive words,
+  // at most Banks), served in their cycle without arbitration. A direct read takes its banks
+  // first (an arbitrated lane that wants one of them waits, counted as a stall); a direct write
+  // must not meet a served arbitrated write in a bank (bank_wr_conflict_a).
+  parameter int unsigned DRdPorts = 0,
+  parameter int unsigned DWrPorts = 0,
+  localparam int unsigned DR  = (DRdPorts > 0) ? DRdPorts : 1,
+  localparam int unsigned DW  = (DWrPorts > 0) ? DWrPorts : 1,
   localparam int unsigned AW  = (Depth > 1) ? $clog2(Depth) : 1,
   localparam int unsigned RowShift = $clog2(Banks + 1) - 1,  // 2^RowShift <= Banks
-  localparam int unsigned BD  = (Depth + (1 << RowShift) - 1) >> RowShift,  // words per bank
+  localparam int unsigned SetWords = (Sets > 1 && Depth - SetSplit > SetSplit) ?
+                                     Depth - SetSplit : ((Sets > 1) ? SetSplit : Depth),
+  localparam int unsigned BD  = (SetWords + (1 << RowShift) - 1) >> RowShift,  // words per bank
   localparam int unsigned BAW = (BD > 1) ? $clog2(BD) : 1,
-  localparam int unsigned BW  = (Banks > 1) ? $clog2(Banks) : 1
+  localparam int unsigned NB  = Sets * Banks,  // macros
+  localparam int unsigned BW  = (NB > 1) ? $clog2(NB) : 1
 ) (
   input  logic                            clk_i,
   input  logic                            rst_ni,
@@ -57,6 +78,14 @@ module mw_bank_buf #(
   input  logic [WrPorts-1:0][AW-1:0]      wr_addr_i,
   input  logic [WrPorts-1:0][Width-1:0]   wr_data_i,
   output logic                            wr_gnt_o,
+  // Direct rows: read data the cycle after the request (disabled lanes zero).
+  input  logic                            drd_req_i,
+  input  logic [DR-1:0]                   drd_en_i,
+  input  logic [DR-1:0][AW-1:0]           drd_addr_i,
+  output logic [DR-1:0][Width-1:0]        drd_data_o,
+  input  logic [DW-1:0]                   dwr_en_i,
+  input  logic [DW-1:0][AW-1:0]           dwr_addr_i,
+  input  logic [DW-1:0][Width-1:0]        dwr_data_i,
   // Stall cycles (a row presented and not granted), from reset.
   output logic [63:0]                     rd_stall_cnt_o,
   output logic [63:0]                     wr_stall_cnt_o
@@ -74,47 +103,92 @@ module mw_bank_buf #(
   if (WrLinear != 0 && WrPorts > Banks) begin : gen_bad_linear
     $error("mw_bank_buf: WrLinear needs WrPorts <= Banks, got %0d > %0d", WrPorts, Banks);
   end
+  if (Sets < 1 || Sets > 2 || (Sets == 2 && (SetSplit < 1 || SetSplit >= Depth))) begin : gen_bad_sets
+    $error("mw_bank_buf: Sets must be 1 or 2 (2: SetSplit in 1..Depth-1), got %0d, %0d", Sets,
+           SetSplit);
+  end
+  if (Sets == 2 && WrLinear != 0) begin : gen_bad_sets_linear
+    $error("mw_bank_buf: WrLinear needs Sets = 1");
+  end
+  if (DWrPorts != 0 && WrLinear != 0) begin : gen_bad_direct_linear
+    $error("mw_bank_buf: direct write lanes need WrLinear = 0");
+  end
+
+  // Bank and row of a word: a constant modulo and a shift (two sets: a compare and a constant
+  // subtraction first).
+  function automatic logic [BW-1:0] bank_of(input logic [AW-1:0] a);
+    if (Sets > 1 && 32'(a) >= SetSplit) begin
+      bank_of = BW'(Banks + (32'(a) - SetSplit) % Banks);
+    end else begin
+      bank_of = BW'(32'(a) % Banks);
+    end
+  endfunction
+  function automatic logic [BAW-1:0] row_of(input logic [AW-1:0] a);
+    if (Sets > 1 && 32'(a) >= SetSplit) begin
+      row_of = BAW'((32'(a) - SetSplit) >> RowShift);
+    end else begin
+      row_of = BAW'(32'(a) >> RowShift);
+    end
+  endfunction
 
   // Bank and row of every read lane's address.
   logic [RdPorts-1:0][BW-1:0]  rd_bank;
   logic [RdPorts-1:0][BAW-1:0] rd_row;
   always_comb begin
     for (int unsigned l = 0; l < RdPorts; l++) begin
-      rd_bank[l] = BW'(32'(rd_addr_i[l]) % Banks);
-      rd_row[l]  = BAW'(32'(rd_addr_i[l]) >> RowShift);
+      rd_bank[l] = bank_of(rd_addr_i[l]);
+      rd_row[l]  = row_of(rd_addr_i[l]);
     end
   end
 
   // Read arbitration: a waiting lane is served when no lower waiting lane of its row is in its
-  // bank.
+  // bank (a fixed-priority arbiter per bank: the banks the lower waiting lanes take, as a mask
+  // built lane by lane). Each bank's macro takes the lane served for it (at most one). The macro
+  // port arrays are unpacked: a simulator indexes them by bank directly.
   logic [RdPorts-1:0] rd_done_q, rd_wait, rd_srv;
+  logic [NB-1:0]      rd_taken, b_rd_en;
+  logic [BAW-1:0]     b_rd_addr [NB];
+  logic [DR-1:0]      drd_on;
+  logic [DR-1:0][BW-1:0]  drd_bank;
+  logic [DR-1:0][BAW-1:0] drd_row;
   always_comb begin
-    rd_wait = rd_req_i ? (rd_en_i & ~rd_done_q) : '0;
-    for (int unsigned l = 0; l < RdPorts; l++) begin
-      rd_srv[l] = rd_wait[l];
-      for (int unsigned m = 0; m < l; m++) begin
-        if (rd_wait[m] && rd_bank[m] == rd_bank[l]) begin
-          rd_srv[l] = 1'b0;
-        end
-      end
+    for (int unsigned l = 0; l < DR; l++) begin
+      drd_on[l]   = (DRdPorts > 0) && drd_req_i && drd_en_i[l];
+      drd_bank[l] = bank_of(drd_addr_i[l]);
+      drd_row[l]  = row_of(drd_addr_i[l]);
     end
   end
-  assign rd_gnt_o = rd_req_i && ((rd_wait & ~rd_srv) == '0);
-
-  // Read macro ports: each bank takes the lane served for it (at most one).
-  logic [Banks-1:0]            b_rd_en, b_wr_en;
-  logic [Banks-1:0][BAW-1:0]   b_rd_addr, b_wr_addr;
-  logic [Banks-1:0][Width-1:0] b_rd_data, b_wr_data;
   always_comb begin
-    b_rd_en   = '0;
-    b_rd_addr = '0;
+    rd_wait  = rd_req_i ? (rd_en_i & ~rd_done_q) : '0;
+    rd_taken = '0;
+    b_rd_en  = '0;
+    for (int unsigned b = 0; b < NB; b++) begin
+      b_rd_addr[b] = '0;
+    end
+    for (int unsigned l = 0; l < DR; l++) begin
+      if (drd_on[l]) begin
+        rd_taken[drd_bank[l]]  = 1'b1;
+        b_rd_en[drd_bank[l]]   = 1'b1;
+        b_rd_addr[drd_bank[l]] = drd_row[l];
+      end
+    end
     for (int unsigned l = 0; l < RdPorts; l++) begin
+      rd_srv[l] = rd_wait[l] && !rd_taken[rd_bank[l]];
+      if (rd_wait[l]) begin
+        rd_taken[rd_bank[l]] = 1'b1;
+      end
       if (rd_srv[l]) begin
         b_rd_en[rd_bank[l]]   = 1'b1;
         b_rd_addr[rd_bank[l]] = rd_row[l];
       end
     end
   end
+  assign rd_gnt_o = rd_req_i && ((rd_wait & ~rd_srv) == '0);
+
+  logic [NB-1:0]      b_wr_en;
+  logic [BAW-1:0]     b_wr_addr [NB];
+  logic [Width-1:0]   b_rd_data [NB];
+  logic [Width-1:0]   b_wr_data [NB];
 
   // Writes.
   logic [WrPorts-1:0] wr_done_q, wr_wait, wr_srv;
@@ -129,11 +203,11 @@ module mw_bank_buf #(
     end
     assign wr_gnt_o = wr_req_i;
     always_comb begin
-      b_wr_en   = '0;
-      b_wr_addr = '0;
-      b_wr_data = '0;
+      b_wr_en = '0;
       for (int unsigned b = 0; b < Banks; b++) begin
         automatic int unsigned l = (b >= 32'(b0)) ? b - 32'(b0) : b + Banks - 32'(b0);
+        b_wr_addr[b] = '0;
+        b_wr_data[b] = '0;
         if (l < WrPorts && wr_srv[l]) begin
           b_wr_en[b]   = 1'b1;
           b_wr_addr[b] = BAW'((32'(wr_addr_i[0]) + l) >> RowShift);
@@ -143,6 +217,8 @@ module mw_bank_buf #(
     end
     // The row is linear: every enabled lane at the first lane's address plus its number, and
     // the enabled lanes a prefix.
+    logic unused_direct_wr;
+    assign unused_direct_wr = ^{dwr_en_i, dwr_addr_i, dwr_data_i};
     for (genvar l = 1; l < WrPorts; l++) begin : gen_lin
       bank_wr_linear_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
           (wr_req_i && wr_en_i[l]) |->
@@ -154,43 +230,50 @@ module mw_bank_buf #(
     logic [WrPorts-1:0][BAW-1:0] wr_row;
     always_comb begin
       for (int unsigned l = 0; l < WrPorts; l++) begin
-        wr_bank[l] = BW'(32'(wr_addr_i[l]) % Banks);
-        wr_row[l]  = BAW'(32'(wr_addr_i[l]) >> RowShift);
+        wr_bank[l] = bank_of(wr_addr_i[l]);
+        wr_row[l]  = row_of(wr_addr_i[l]);
       end
     end
+    logic [NB-1:0] wr_taken;
+    logic [DW-1:0] dwr_on;
     always_comb begin
-      wr_wait = wr_req_i ? (wr_en_i & ~wr_done_q) : '0;
+      wr_wait  = wr_req_i ? (wr_en_i & ~wr_done_q) : '0;
+      wr_taken = '0;
+      b_wr_en  = '0;
+      for (int unsigned b = 0; b < NB; b++) begin
+        b_wr_addr[b] = '0;
+        b_wr_data[b] = '0;
+      end
       for (int unsigned l = 0; l < WrPorts; l++) begin
-        wr_srv[l] = wr_wait[l];
-        for (int unsigned m = 0; m < l; m++) begin
-          if (wr_wait[m] && wr_bank[m] == wr_bank[l]) begin
-            wr_srv[l] = 1'b0;
-          end
+        wr_srv[l] = wr_wait[l] && !wr_taken[wr_bank[l]];
+        if (wr_wait[l]) begin
+          wr_taken[wr_bank[l]] = 1'b1;
         end
-      end
-    end
-    assign wr_gnt_o = wr_req_i && ((wr_wait & ~wr_srv) == '0);
-    always_comb begin
-      b_wr_en   = '0;
-      b_wr_addr = '0;
-      b_wr_data = '0;
-      for (int unsigned l = 0; l < WrPorts; l++) begin
         if (wr_srv[l]) begin
           b_wr_en[wr_bank[l]]   = 1'b1;
           b_wr_addr[wr_bank[l]] = wr_row[l];
           b_wr_data[wr_bank[l]] = wr_data_i[l];
         end
       end
-    end
-    for (genvar l = 1; l < WrPorts; l++) begin : gen_wr_excl
-      for (genvar m = 0; m < l; m++) begin : gen_pair
-        bank_wr_conflict_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-            !(wr_srv[l] && wr_srv[m] && wr_bank[l] == wr_bank[m]));
+      // Direct writes take their banks over (the arbitration above does not see them, so that
+      // the arbitrated row's grant does not depend on them).
+      for (int unsigned l = 0; l < DW; l++) begin
+        dwr_on[l] = (DWrPorts > 0) && dwr_en_i[l];
+        if (dwr_on[l]) begin
+          b_wr_en[bank_of(dwr_addr_i[l])]   = 1'b1;
+          b_wr_addr[bank_of(dwr_addr_i[l])] = row_of(dwr_addr_i[l]);
+          b_wr_data[bank_of(dwr_addr_i[l])] = dwr_data_i[l];
+        end
       end
     end
+    assign wr_gnt_o = wr_req_i && ((wr_wait & ~wr_srv) == '0);
+    // No two lanes written in one cycle share a bank, direct lanes included: as many banks
+    // write as lanes are served.
+    bank_wr_conflict_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+        $countones(wr_srv) + $countones(dwr_on) == $countones(b_wr_en));
   end
 
-  for (genvar b = 0; b < Banks; b++) begin : gen_bank
+  for (genvar b = 0; b < NB; b++) begin : gen_bank
     mw_sram #(
       .Depth (BD < 2 ? 2 : BD),
       .Width (Width)
@@ -225,6 +308,15 @@ module mw_bank_buf #(
   end
   assign rd_valid_o = valid_q;
 
+  // Direct read data: each lane served in the previous cycle reads its bank's register.
+  logic [DR-1:0]          dgot_q;
+  logic [DR-1:0][BW-1:0]  dbank_q;
+  always_comb begin
+    for (int unsigned l = 0; l < DR; l++) begin
+      drd_data_o[l] = dgot_q[l] ? b_rd_data[dbank_q[l]] : '0;
+    end
+  end
+
   always_ff @(posedge clk_i) begin
     for (int unsigned l = 0; l < RdPorts; l++) begin
       if (got_q[l]) begin
@@ -240,6 +332,8 @@ module mw_bank_buf #(
       wr_done_q  <= '0;
       got_q      <= '0;
       gbank_q    <= '0;
+      dgot_q     <= '0;
+      dbank_q    <= '0;
       valid_q    <= 1'b0;
       en_q       <= '0;
       rd_stall_q <= '0;
@@ -249,6 +343,8 @@ module mw_bank_buf #(
       wr_done_q <= wr_gnt_o ? '0 : (wr_done_q | wr_srv);
       got_q     <= rd_srv;
       gbank_q   <= rd_bank;
+      dgot_q    <= drd_on;
+      dbank_q   <= drd_bank;
       valid_q   <= rd_gnt_o;
       if (rd_gnt_o) begin
         en_q <= rd_en_i;
@@ -273,8 +369,9 @@ module mw_bank_buf #(
       (wr_req_i && $stable(wr_en_i) && $stable(wr_addr_i) && $stable(wr_data_i)));
   // Progress: every cycle with a waiting lane serves at least one, so a row of L lanes is
   // granted within L cycles.
+  // (A direct read may take every bank the waiting lanes want in that cycle.)
   bank_rd_progress_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      (rd_wait != '0) |-> (rd_srv != '0));
+      (rd_wait != '0 && drd_on == '0) |-> (rd_srv != '0));
   bank_wr_progress_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
       (wr_wait != '0) |-> (wr_srv != '0));
   // Every enabled lane addresses a word of the buffer.
@@ -287,10 +384,16 @@ module mw_bank_buf #(
         (wr_req_i && wr_en_i[l]) |-> (32'(wr_addr_i[l]) < Depth));
   end
   // No two lanes served in one cycle share a bank (one read and one write port per macro).
-  for (genvar l = 1; l < RdPorts; l++) begin : gen_rd_excl
-    for (genvar m = 0; m < l; m++) begin : gen_pair
-      bank_rd_conflict_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-          !(rd_srv[l] && rd_srv[m] && rd_bank[l] == rd_bank[m]));
-    end
+  // (As many banks read as lanes are served.)
+  bank_rd_conflict_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      $countones(rd_srv) + $countones(drd_on) == $countones(b_rd_en));
+  // Every enabled direct lane addresses a word of the buffer.
+  for (genvar l = 0; l < DR; l++) begin : gen_drd_range
+    bank_drd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+        drd_on[l] |-> (32'(drd_addr_i[l]) < Depth));
+  end
+  for (genvar l = 0; l < DW; l++) begin : gen_dwr_range
+    bank_dwr_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+        ((DWrPorts > 0) && dwr_en_i[l]) |-> (32'(dwr_addr_i[l]) < Depth));
   end
 endmodule

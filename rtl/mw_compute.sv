@@ -80,11 +80,20 @@ module mw_compute #(
   output logic [NL-1:0]                 wt_rd_en_o,
   input  logic                          wt_rd_gnt_i,
   input  logic                          wt_rd_valid_i,
+  // Accumulator. Banked: the accumulate-in rows are read like the operand rows (acc_rd_req,
+  // acc_rd_en, acc_rd_gnt, acc_rd_valid) and a result row is written when its write row is
+  // granted (acc_wr_req held until acc_wr_gnt; the mesh waits meanwhile).
   output logic [Cols-1:0][AccAW-1:0]    acc_rd_addr_o,
   input  logic [Cols-1:0][31:0]         acc_rd_data_i,
+  output logic                          acc_rd_req_o,
+  output logic [Cols-1:0]               acc_rd_en_o,
+  input  logic                          acc_rd_gnt_i,
+  input  logic                          acc_rd_valid_i,
   output logic [Cols-1:0]               acc_wr_en_o,
   output logic [Cols-1:0][AccAW-1:0]    acc_wr_addr_o,
   output logic [Cols-1:0][31:0]         acc_wr_data_o,
+  output logic                          acc_wr_req_o,
+  input  logic                          acc_wr_gnt_i,
 
   // Counters (from reset): 0 MACs, 1 folds, 2 input reads, 3 weight reads, 4 accumulator reads,
   // 5 accumulator writes, 6 array busy cycles, 7 array stall cycles.
@@ -405,7 +414,7 @@ module mw_compute #(
   // Fold engine
   // -------------------------------------------------------------------------------------------
   logic                  a_ready, w_ready, c_ready, out_valid, out_last;
-  logic                  a_valid, w_valid;
+  logic                  a_valid, w_valid, c_valid, out_ready;
   logic [Rows*8-1:0]     a_data;
   logic [Cols*8-1:0]     w_data;
   logic [Cols*32-1:0]    c_data, out_data;
@@ -433,11 +442,11 @@ module mw_compute #(
     .w_valid_i   (w_valid),
     .w_ready_o   (w_ready),
     .w_data_i    (w_data),
-    .c_valid_i   (1'b1),
+    .c_valid_i   (c_valid),
     .c_ready_o   (c_ready),
     .c_data_i    (c_data),
     .out_valid_o (out_valid),
-    .out_ready_i (1'b1),
+    .out_ready_i (out_ready),
     .out_data_o  (out_data),
     .out_last_o  (out_last),
     .busy_o      (arr_busy),
@@ -447,7 +456,7 @@ module mw_compute #(
     .stall_cnt_o (stall_cnt)
   );
 
-  assign fin = out_valid && out_last && a_last_q;
+  assign fin = out_valid && out_ready && out_last && a_last_q;
 
   // -------------------------------------------------------------------------------------------
   // Operand addresses: one add per lane from registered values
@@ -489,8 +498,10 @@ module mw_compute #(
   // time, holds a granted row until the mesh takes it and zeroes the input row's padding lanes
   // (the mask taken at the grant). The position registers advance at the grant. A fold's first
   // row is requested in the cycle after its issue.
-  logic                in_v, wt_v, in_ask, wt_ask;
+  logic                in_v, wt_v, in_ask, wt_ask, acc_v, acc_ask;
   logic [NL-1:0][7:0]  in_row, wt_row;          // the row offered to the mesh
+  logic [Cols-1:0][31:0] acc_row;               // the accumulate-in row offered to the mesh
+  logic [Cols-1:0]     acc_en;                  // its lanes in use
   if (Banked) begin : gen_fetch
     logic in_take, wt_take;  // the mesh takes the offered input / weight row
     assign in_take = is_i ? w_fire : a_fire;
@@ -532,6 +543,29 @@ module mw_compute #(
       .valid_o    (wt_v),
       .row_o      (wt_row)
     );
+    // Accumulate-in rows (folds that accumulate): one per result row, i.e. per streamed row
+    // (WS, IS) or per mesh row in use (OS). The first is requested in the cycle after the
+    // issue, after the previous fold's last result row was written, and arrives before the
+    // fold forms its first row (at least two cycles after the issue), so it adds no cycle.
+    mw_row_fetch #(
+      .Lanes (Cols),
+      .Width (32)
+    ) u_acc_fetch (
+      .clk_i      (clk_i),
+      .rst_ni     (rst_ni),
+      .act_i      (act_q),
+      .issue_i    (issue),
+      .rows_i     (f_acc ? (os_i ? f_ru : (is_i ? 32'(h_tk) : h_m)) : 32'd0),
+      .take_i     (c_ready && acc_v),
+      .mask_i     (acc_en),
+      .gnt_i      (acc_rd_gnt_i),
+      .rd_valid_i (acc_rd_valid_i),
+      .rd_data_i  (acc_rd_data_i),
+      .ask_o      (acc_ask),
+      .valid_o    (acc_v),
+      .row_o      (acc_row)
+    );
+    assign out_ready = !out_valid || acc_wr_gnt_i;
   end else begin : gen_no_fetch
     // Multi-ported buffers: data follows the address in the same cycle; the input row's
     // padding lanes are zeroed by this cycle's lane mask. No request, grant or read valid.
@@ -545,9 +579,19 @@ module mw_compute #(
       assign in_row[i] = lane_ok[i] ? in_rd_data_i[i] : 8'd0;
     end
     assign wt_row = wt_rd_data_i;
+    assign acc_ask   = 1'b0;
+    assign acc_v     = 1'b1;
+    assign acc_row   = acc_rd_data_i;
+    assign out_ready = 1'b1;
+    logic unused_acc;
+    assign unused_acc = ^{acc_rd_gnt_i, acc_rd_valid_i, acc_wr_gnt_i};
   end
-  assign in_rd_req_o = in_ask;
-  assign wt_rd_req_o = wt_ask;
+  assign in_rd_req_o  = in_ask;
+  assign wt_rd_req_o  = wt_ask;
+  assign acc_rd_req_o = acc_ask;
+  assign c_valid      = acc_v;
+  assign acc_rd_en_o  = acc_en;
+  assign acc_wr_req_o = Banked && out_valid;
   assign in_rd_en_o  = lane_in;
   assign a_valid     = is_i ? wt_v : in_v;
   assign w_valid     = is_i ? in_v : wt_v;
@@ -575,9 +619,10 @@ module mw_compute #(
       wt_rd_addr_o[j] = wt_rd_en_o[j] ? WtAW'(w_addr_q + a_lk_q[j]) : '0;
     end
     for (int unsigned j = 0; j < Cols; j++) begin
-      acc_rd_addr_o[j]   = (j < a_cu_q) ? AccAW'(c_addr_q + a_la_q[j]) : '0;
+      acc_en[j]          = (j < a_cu_q);
+      acc_rd_addr_o[j]   = acc_en[j] ? AccAW'(c_addr_q + a_la_q[j]) : '0;
       acc_wr_addr_o[j]   = AccAW'(o_addr_q + a_la_q[j]);
-      c_data[j*32 +: 32] = acc_rd_data_i[j];
+      c_data[j*32 +: 32] = acc_row[j];
       acc_wr_data_o[j]   = out_data[j*32 +: 32];
       acc_wr_en_o[j]     = out_valid && (j < a_cu_q);
     end
@@ -591,7 +636,12 @@ module mw_compute #(
   logic       err_q;
   assign a_fire = a_valid && a_ready;
   assign w_fire = w_valid && w_ready;
-  assign c_fire = c_ready;
+  assign c_fire = c_ready && c_valid;
+  // Banked: the accumulate-in address advances at the grant of its row's read, the result
+  // address when the result row is written.
+  logic c_adv, o_fire;
+  assign c_adv  = Banked ? (acc_ask && acc_rd_gnt_i) : c_fire;
+  assign o_fire = out_valid && out_ready;
   // The streamed input index advances when its row is taken (banked: granted).
   assign s_fire = Banked ? (in_ask && in_rd_gnt_i) : (is_i ? w_fire : a_fire);
 
@@ -608,7 +658,8 @@ module mw_compute #(
   end
   for (genvar j = 0; j < Cols; j++) begin : gen_acc_range
     acc_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        (act_q && c_fire && (32'(j) < a_cu_q)) |-> ((c_addr_q + a_la_q[j]) >> AccAW) == '0);
+        (act_q && (Banked ? acc_ask : c_fire) && (32'(j) < a_cu_q)) |->
+        ((c_addr_q + a_la_q[j]) >> AccAW) == '0);
     acc_wr_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
         acc_wr_en_o[j] |-> ((o_addr_q + a_la_q[j]) >> AccAW) == '0);
   end
@@ -680,13 +731,13 @@ module mw_compute #(
         if (Banked ? (wt_ask && wt_rd_gnt_i) : (os_i || is_i ? a_fire : w_fire)) begin
           w_addr_q <= w_addr_q + w_step_q;
         end
-        if (c_fire) begin
+        if (c_adv) begin
           c_addr_q <= c_addr_q + acc_step_q;
         end
-        if (out_valid) begin
+        if (o_fire) begin
           o_addr_q <= o_addr_q + acc_step_q;
         end
-        if (out_valid && out_last) begin
+        if (o_fire && out_last) begin
           act_q <= 1'b0;
         end
       end
@@ -710,7 +761,7 @@ module mw_compute #(
       if (c_fire) begin
         cnt_q[4] <= cnt_q[4] + 64'(a_cu_q);
       end
-      if (out_valid) begin
+      if (o_fire) begin
         cnt_q[5] <= cnt_q[5] + 64'(a_cu_q);
       end
       cnt_q[6] <= busy_cnt;

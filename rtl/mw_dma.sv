@@ -31,6 +31,11 @@ module mw_dma #(
   parameter int unsigned WtAW       = 16,    // weight buffer address width (bytes)
   parameter int unsigned AccAW      = 12,    // accumulator address width (words)
   parameter int unsigned MaxBursts  = 256,   // bursts requested and not completed, at most
+  // 1: the accumulator is banked SRAM with registered reads (mw_bank_buf): spills and stores
+  // read each beat's words in the cycle before the beat leaves (acc_rd_req_o, acc_rd_en_o; the
+  // next beat's words while a beat is taken, else the current beat's again), so the beats
+  // leave as they do from the multi-ported accumulator. 0: reads are combinational.
+  parameter bit          AccRegRead = 1'b0,
   localparam int unsigned BeatWords = BeatBytes / 4,
   localparam int unsigned OW        = $clog2(MaxBursts + 1)
 ) (
@@ -77,6 +82,8 @@ module mw_dma #(
   output logic [BeatWords-1:0][31:0]       acc_wr_data_o,
   output logic [BeatBytes-1:0][AccAW-1:0]  acc_rd_addr_o,
   input  logic [BeatBytes-1:0][31:0]       acc_rd_data_i,
+  output logic                             acc_rd_req_o,   // AccRegRead: a read row
+  output logic [BeatBytes-1:0]             acc_rd_en_o,    // its lanes
 
   // Counters (from reset): see the CntDma* indices in mw_accel.
   output logic [13:0][63:0]                cnt_o,
@@ -237,36 +244,154 @@ module mw_dma #(
     end
   end
 
-  // Accumulator read lanes and write beat (spills, stores): state only.
-  logic signed [31:0] sh;  // a store lane's shifted word
+  // Accumulator read lanes (spills, stores). Combinational reads (AccRegRead = 0): the current
+  // beat's words, addressed from the state. Registered reads: a read-ahead of the transfer's
+  // beats into a queue of two formatted beats. A beat's words are requested (from the head
+  // command in the start cycle, then from the read-ahead offset) while fewer than two beats are
+  // requested and not yet sent; they arrive in the next cycle and leave from there, or from the
+  // queue if the DRAM did not take the beat in front of them. The requests depend on registers
+  // only (not on the DRAM's ready), and the queue keeps the beats leaving one per cycle from
+  // the cycle after the start, as with combinational reads.
+  logic [3:0]  ra_op;
+  logic [31:0] ra_base, ra_off, ra_bytes, ra_nb;
+  logic [23:0] ra_rr;
+  logic        ra_req, ra_bursts;
+  logic [31:0] pf_off_q;                  // bytes of the transfer whose words were requested
+  logic [23:0] pf_rr_q;                   // bursts: bytes left in the run of the next request
+  logic        pf_inf_q;                  // words requested in the previous cycle arrive now
+  logic [1:0]  pf_cnt_q;                  // formatted beats held
+  logic [BeatBytes*8-1:0] pf_h0_q, pf_h1_q;  // held beats, oldest first
   always_comb begin
-    sh = '0;
-    acc_rd_addr_o  = '0;
-    dram_wr_data_o = '0;
-    if (op_q == OpStore) begin
-      // One word per byte lane, requantized: saturate(acc >>> shift) to int8.
+    if (start) begin
+      ra_op     = h_op;
+      ra_base   = h_base;
+      ra_off    = '0;
+      ra_bytes  = h_bytes;
+      ra_rr     = h_run;
+      ra_bursts = bursts_i;
+      ra_req    = AccRegRead && ((h_op == OpSpill) || (h_op == OpStore)) && (h_bytes != '0);
+    end else begin
+      ra_op     = op_q;
+      ra_base   = base_q;
+      ra_off    = AccRegRead ? pf_off_q : off_q;
+      ra_bytes  = bytes_q;
+      ra_rr     = pf_rr_q;
+      ra_bursts = bursts_q;
+      ra_req    = AccRegRead && (state_q == StWrite) && (pf_off_q < bytes_q) &&
+                  (32'(pf_cnt_q) + 32'(pf_inf_q) < 32'd2);
+    end
+    // Bytes of the beat at ra_off (as nb for the beat that moves).
+    ra_nb = (ra_bytes - ra_off < 32'(BeatBytes)) ? ra_bytes - ra_off : 32'(BeatBytes);
+    if (ra_bursts && (32'(ra_rr) < ra_nb)) begin
+      ra_nb = 32'(ra_rr);
+    end
+    acc_rd_addr_o = '0;
+    acc_rd_en_o   = '0;
+    for (int unsigned l = 0; l < BeatBytes; l++) begin
+      if (ra_op == OpStore) begin
+        acc_rd_addr_o[l] = AccAW'(ra_base + ra_off + l);
+        acc_rd_en_o[l]   = ra_req && (l < ra_nb);
+      end else if (l < BeatWords) begin
+        acc_rd_addr_o[l] = AccAW'(ra_base + (ra_off >> 2) + l);
+        acc_rd_en_o[l]   = ra_req && (4 * l < ra_nb);
+      end
+    end
+  end
+  assign acc_rd_req_o = ra_req;
+
+  // A beat from accumulator words: stores one byte per word, requantized (saturate(acc >>>
+  // shift) to int8), spills the raw words; lanes at or above `bytes` are zero.
+  function automatic logic [BeatBytes*8-1:0] beat_of(input logic [BeatBytes-1:0][31:0] w,
+                                                     input logic [3:0] op,
+                                                     input logic [31:0] bytes);
+    logic signed [31:0] sh;
+    beat_of = '0;
+    if (op == OpStore) begin
       for (int unsigned l = 0; l < BeatBytes; l++) begin
-        acc_rd_addr_o[l] = AccAW'(base_q + off_q + l);
-        sh = $signed(acc_rd_data_i[l]) >>> shift_i;
-        if (l < nb) begin
+        sh = $signed(w[l]) >>> shift_i;
+        if (l < bytes) begin
           if (sh > 32'sd127) begin
-            dram_wr_data_o[l*8 +: 8] = 8'h7f;
+            beat_of[l*8 +: 8] = 8'h7f;
           end else if (sh < -32'sd128) begin
-            dram_wr_data_o[l*8 +: 8] = 8'h80;
+            beat_of[l*8 +: 8] = 8'h80;
           end else begin
-            dram_wr_data_o[l*8 +: 8] = sh[7:0];
+            beat_of[l*8 +: 8] = sh[7:0];
           end
         end
       end
     end else begin
       for (int unsigned l = 0; l < BeatWords; l++) begin
-        acc_rd_addr_o[l] = AccAW'(base_q + (off_q >> 2) + l);
-        if (4 * l < nb) begin
-          dram_wr_data_o[l*32 +: 32] = acc_rd_data_i[l];
+        if (4 * l < bytes) begin
+          beat_of[l*32 +: 32] = w[l];
         end
       end
     end
+  endfunction
+
+  // Write beat (spills, stores): combinational reads format the current beat's words; the
+  // read-ahead offers the oldest held beat, else the beat whose words arrive now (its disabled
+  // lanes read zero).
+  logic [BeatBytes*8-1:0] pf_arr;  // the arriving beat, formatted
+  logic                   wr_have; // a beat is ready to leave
+  assign pf_arr = beat_of(acc_rd_data_i, op_q, 32'(BeatBytes));
+  always_comb begin
+    if (!AccRegRead) begin
+      dram_wr_data_o = beat_of(acc_rd_data_i, op_q, nb);
+      wr_have        = 1'b1;
+    end else begin
+      dram_wr_data_o = (pf_cnt_q != '0) ? pf_h0_q : pf_arr;
+      wr_have        = (pf_cnt_q != '0) || pf_inf_q;
+    end
   end
+
+  // The read-ahead queue (registered reads only).
+  always_ff @(posedge clk_i or negedge rst_ni) begin
+    if (!rst_ni) begin
+      pf_off_q <= '0;
+      pf_rr_q  <= '0;
+      pf_inf_q <= 1'b0;
+      pf_cnt_q <= '0;
+      pf_h0_q  <= '0;
+      pf_h1_q  <= '0;
+    end else if (AccRegRead) begin
+      pf_inf_q <= ra_req;
+      if (ra_req) begin
+        pf_off_q <= ra_off + ra_nb;
+        pf_rr_q  <= (ra_bursts && 32'(ra_rr) == ra_nb) ? (start ? h_run : run_q) :
+                                                         ra_rr - 24'(ra_nb);
+      end else if (start) begin
+        pf_off_q <= '0;
+      end
+      unique case (pf_cnt_q)
+        2'd0: begin
+          if (pf_inf_q && !wr_beat) begin
+            pf_h0_q  <= pf_arr;
+            pf_cnt_q <= 2'd1;
+          end
+        end
+        2'd1: begin
+          if (wr_beat && pf_inf_q) begin
+            pf_h0_q <= pf_arr;
+          end else if (wr_beat) begin
+            pf_cnt_q <= 2'd0;
+          end else if (pf_inf_q) begin
+            pf_h1_q  <= pf_arr;
+            pf_cnt_q <= 2'd2;
+          end
+        end
+        default: begin
+          if (wr_beat) begin
+            pf_h0_q  <= pf_h1_q;
+            pf_cnt_q <= 2'd1;
+          end
+        end
+      endcase
+    end
+  end
+
+  // The queue never overflows: a beat arrives only when fewer than two were held or in flight.
+  dma_acc_queue_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+      !(pf_cnt_q == 2'd2 && pf_inf_q));
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -421,7 +546,7 @@ module mw_dma #(
   assign dram_req_addr_o  = start ? h_addr : ga_q[0];
   assign dram_req_id_o    = start ? id_q : id_q - 32'd1;  // the command's index
   // Bursts port: a write beat leaves only once its run has been requested.
-  assign dram_wr_valid_o  = (state_q == StWrite) && (!bursts_q || (dr_q < rq_q));
+  assign dram_wr_valid_o  = (state_q == StWrite) && (!bursts_q || (dr_q < rq_q)) && wr_have;
   assign cnt_o            = cnt_q;
   assign err_o            = err_q;
 

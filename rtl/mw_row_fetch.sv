@@ -6,10 +6,12 @@
 // row's data (rd_data_i, with rd_valid_i, the cycle after the grant; lanes outside the mask
 // taken at the grant from mask_i read as zero) is offered on row_o with valid_o; if it is not
 // taken in that cycle it is held in a register and offered from there until taken. One instance
-// serves the input buffer and one the weight buffer (mw_compute).
+// serves the input buffer, one the weight buffer and, on banked architectures, one the
+// accumulate-in rows from the accumulator (mw_compute).
 // Registered: the held row and the request state; ask_o, valid_o and row_o are combinational.
 module mw_row_fetch #(
-  parameter int unsigned Lanes = 4
+  parameter int unsigned Lanes = 4,
+  parameter int unsigned Width = 8   // bits per lane
 ) (
   input  logic                  clk_i,
   input  logic                  rst_ni,
@@ -20,10 +22,10 @@ module mw_row_fetch #(
   input  logic [Lanes-1:0]      mask_i,      // lanes of the requested row that carry data
   input  logic                  gnt_i,       // the buffer grants the request in this cycle
   input  logic                  rd_valid_i,  // the row granted in the previous cycle arrives
-  input  logic [Lanes-1:0][7:0] rd_data_i,
+  input  logic [Lanes-1:0][Width-1:0] rd_data_i,
   output logic                  ask_o,       // request the next row
   output logic                  valid_o,     // row_o holds a row for the mesh
-  output logic [Lanes-1:0][7:0] row_o
+  output logic [Lanes-1:0][Width-1:0] row_o
 );
 
   if (Lanes < 1 || Lanes > 64) begin : gen_bad_lanes
@@ -33,12 +35,12 @@ module mw_row_fetch #(
   logic [31:0]           left_q;   // rows of the fold still to request
   logic                  prog_q;   // a request waits for its grant
   logic                  held_q;   // a granted row waits for the mesh
-  logic [Lanes-1:0][7:0] hdata_q;
+  logic [Lanes-1:0][Width-1:0] hdata_q;
   logic [Lanes-1:0]      mask_q;   // data lanes of the last granted row
 
   always_comb begin
     for (int unsigned i = 0; i < Lanes; i++) begin
-      row_o[i] = held_q ? hdata_q[i] : (mask_q[i] ? rd_data_i[i] : 8'd0);
+      row_o[i] = held_q ? hdata_q[i] : (mask_q[i] ? rd_data_i[i] : '0);
     end
   end
   assign valid_o = rd_valid_i || held_q;

@@ -397,7 +397,12 @@ Validity check_valid(const Layer& l, const Arch& arch, const Mapping& m) {
   Validity v = check_capacity(l, arch, m);
   if (!v.ok()) return v;
   v.detail = descriptor_problem(l, arch, m);
-  if (!v.detail.empty()) v.kind = InvalidKind::Descriptor;
+  if (!v.detail.empty()) {
+    v.kind = InvalidKind::Descriptor;
+    return v;
+  }
+  v.detail = accum_bank_problem(l, arch, m);
+  if (!v.detail.empty()) v.kind = InvalidKind::AccumBanks;
   return v;
 }
 

@@ -4,6 +4,8 @@
 #include "mapwright/core/tile_program.hpp"
 
 #include <algorithm>
+#include <numeric>
+#include <string>
 #include <unordered_map>
 #include <vector>
 
@@ -43,13 +45,16 @@ const char* invalid_kind_name(InvalidKind k) {
       return "unsupported_dataflow";
     case InvalidKind::Descriptor:
       return "no_burst_descriptor";
+    case InvalidKind::AccumBanks:
+      return "accum_bank_conflict";
   }
   return "?";
 }
 
 InvalidKind invalid_kind_from_name(const std::string& name) {
-  for (InvalidKind k : {InvalidKind::InputOverflow, InvalidKind::WeightOverflow,
-                        InvalidKind::AccumOverflow, InvalidKind::Dataflow, InvalidKind::Descriptor})
+  for (InvalidKind k :
+       {InvalidKind::InputOverflow, InvalidKind::WeightOverflow, InvalidKind::AccumOverflow,
+        InvalidKind::Dataflow, InvalidKind::Descriptor, InvalidKind::AccumBanks})
     if (name == invalid_kind_name(k)) return k;
   return InvalidKind::None;
 }
@@ -63,6 +68,7 @@ std::string Validity::reason() const {
   if (kind == InvalidKind::Dataflow) return "dataflow not supported by this architecture";
   if (kind == InvalidKind::Descriptor)
     return "dram.port bursts: the RTL DMA takes one burst descriptor per transfer; " + detail;
+  if (kind == InvalidKind::AccumBanks) return "banked accumulator: " + detail;
   return std::string(buf) + " buffer overflows by " + std::to_string(need_bytes - have_bytes) +
          " bytes (needs " + std::to_string(need_bytes) + ", has " + std::to_string(have_bytes) +
          ")";
@@ -203,6 +209,30 @@ Validity check_capacity(const Layer& l, const Arch& a, const Mapping& m) {
     }
   }
   return v;
+}
+
+std::string accum_bank_problem(const Layer& l, const Arch& a, const Mapping& m) {
+  if (a.buffer_banks <= 0 || m.dataflow != Dataflow::IS) return "";
+  const long long banks = a.buffer_banks;
+  const long long lanes =
+      std::min<long long>(m.pe_cols, m.tile_of(Dim::N) * m.tile_of(Dim::P) * m.tile_of(Dim::Q));
+  // The G and K extents of the tiles: the full tile and the remainder at the layer's edge.
+  auto exts = [&](long long full, long long tile) {
+    std::vector<long long> v{std::min(tile, full)};
+    if (full % tile != 0 && full > tile) v.push_back(full % tile);
+    return v;
+  };
+  for (long long g : exts(l.g, m.tile_of(Dim::G)))
+    for (long long k : exts(l.k, m.tile_of(Dim::K))) {
+      const long long stride = g * k;
+      const long long period = banks / std::gcd(stride, banks);  // lanes before a bank repeats
+      if (period < lanes)
+        return "IS result lanes " + std::to_string(stride) + " words apart (G " +
+               std::to_string(g) + " x K " + std::to_string(k) + " tile) put lanes 0 and " +
+               std::to_string(period) + " of " + std::to_string(lanes) + " into one of " +
+               std::to_string(banks) + " accumulator banks";
+    }
+  return "";
 }
 
 bool AccessCounts::operator==(const AccessCounts& o) const {

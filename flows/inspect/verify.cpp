@@ -167,6 +167,7 @@ systemc::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& l
   r.sim_cycles = jr.sim_cycles;
   r.input_bank_stall_cycles = jr.input_bank_stalls;
   r.weight_bank_stall_cycles = jr.weight_bank_stalls;
+  r.accum_bank_stall_cycles = jr.accum_bank_stalls;
   r.harness = jr.harness == systemc::harness_label(systemc::RtlHarness::Decoupled)
                   ? systemc::RtlHarness::Decoupled
                   : systemc::RtlHarness::SystemC;
@@ -251,7 +252,8 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
     mismatched_counts += rf[i].second != sf[i].second;
   }
   const std::vector<CountDiff> bank =
-      bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles, r.weight_bank_stall_cycles);
+      bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles, r.weight_bank_stall_cycles,
+                          r.accum_bank_stall_cycles);
   for (const CountDiff& b : bank) {
     diffs[b.name] = {{"rtl", b.rtl}, {"surrogate", b.surrogate}, {"diff", b.surrogate - b.rtl}};
     mismatched_counts += b.rtl != b.surrogate;
@@ -352,8 +354,9 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       ro.harness = harness;
       const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
       bool counts_equal = r.failure.empty() && r.counts == s.counts;
-      for (const CountDiff& b : bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles,
-                                                    r.weight_bank_stall_cycles))
+      for (const CountDiff& b :
+           bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles,
+                               r.weight_bank_stall_cycles, r.accum_bank_stall_cycles))
         counts_equal = counts_equal && b.rtl == b.surrogate;
       l_ok += r.ok();
       l_fail += !r.failure.empty();

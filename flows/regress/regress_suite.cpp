@@ -160,10 +160,11 @@ RegressCase explicit_case(const YAML::Node& n, const std::string& path, const st
   check_mapping(c.mapping, c.layer, arch, path + ": " + key + ".mapping");
   const Validity v = check_valid(c.layer, arch, c.mapping);
   if (!v.ok())
-    throw SpecError(
-        path, key + ".mapping", c.name,
-        (v.kind == InvalidKind::Descriptor ? "mapping cannot run: " : "mapping does not fit: ") +
-            v.reason());
+    throw SpecError(path, key + ".mapping", c.name,
+                    (v.kind == InvalidKind::Descriptor || v.kind == InvalidKind::AccumBanks
+                         ? "mapping cannot run: "
+                         : "mapping does not fit: ") +
+                        v.reason());
   return c;
 }
 

@@ -112,8 +112,8 @@ Verification make_verification(const RtlJobResult& r, const Layer& layer, const 
     for (size_t i = 0; i < rf.size(); ++i)
       if (rf[i].second != sf[i].second)
         v.count_diffs.push_back({rf[i].first, rf[i].second, sf[i].second});
-    for (const CountDiff& b :
-         bank_stall_counters(layer, arch, m, r.input_bank_stalls, r.weight_bank_stalls))
+    for (const CountDiff& b : bank_stall_counters(layer, arch, m, r.input_bank_stalls,
+                                                  r.weight_bank_stalls, r.accum_bank_stalls))
       if (b.rtl != b.surrogate) v.count_diffs.push_back(b);
     v.counts_equal = v.count_diffs.empty();
   }

@@ -366,11 +366,15 @@ class Worker {
   }
 
   /// Whether every transfer of the leaf's tiling has a burst descriptor (always under the
-  /// packed port; core::check_valid). Depends on the tiles only, so it is found once per tiling
-  /// and only for a leaf good enough to count: the check is cheap but not free.
+  /// packed port) and its result lanes fit the banked accumulator (core::check_valid). Depends
+  /// on the tiles (and the leaf's dataflow and PE use) only, so it is found once per tiling and
+  /// only for a leaf good enough to count: the check is cheap but not free.
   bool servable() {
     if (servable_ < 0)
-      servable_ = core::descriptor_problem(ctx_.layer, ctx_.arch, p_.m).empty() ? 1 : 0;
+      servable_ = core::descriptor_problem(ctx_.layer, ctx_.arch, p_.m).empty() &&
+                          core::accum_bank_problem(ctx_.layer, ctx_.arch, p_.m).empty()
+                      ? 1
+                      : 0;
     return servable_ == 1;
   }
 

@@ -115,6 +115,7 @@ nlohmann::json result_to_json(size_t id, const RtlJobResult& r) {
                    {"harness", r.harness},
                    {"input_bank_stalls", r.input_bank_stalls},
                    {"weight_bank_stalls", r.weight_bank_stalls},
+                   {"accum_bank_stalls", r.accum_bank_stalls},
                    {"predicted_cycles", r.predicted_cycles},
                    {"estimated_memory_mb", r.estimated_memory_mb}};
   if (r.kind == RtlFailure::None) j["metrics"] = r.metrics.to_json();
@@ -138,6 +139,7 @@ RtlJobResult result_from_json(const nlohmann::json& j) {
   r.harness = j.value("harness", std::string());
   r.input_bank_stalls = j.value("input_bank_stalls", 0LL);
   r.weight_bank_stalls = j.value("weight_bank_stalls", 0LL);
+  r.accum_bank_stalls = j.value("accum_bank_stalls", 0LL);
   r.predicted_cycles = j.value("predicted_cycles", 0LL);
   r.estimated_memory_mb = j.value("estimated_memory_mb", 0.0);
   if (j.contains("metrics")) r.metrics = metrics_from_json(j["metrics"]);
@@ -253,6 +255,7 @@ int worker_loop(std::istream& in, int out_fd) {
         r.harness = systemc::harness_label(rr.harness);
         r.input_bank_stalls = rr.input_bank_stall_cycles;
         r.weight_bank_stalls = rr.weight_bank_stall_cycles;
+        r.accum_bank_stalls = rr.accum_bank_stall_cycles;
         r.predicted_cycles = rr.predicted_cycles;
         r.estimated_memory_mb = rr.estimated_memory_mb;
       }

@@ -73,6 +73,7 @@ enum Csr : unsigned {
   kCsrBufBanks,
   kCsrInBankStall,
   kCsrWtBankStall,
+  kCsrAccBankStall,
   kNumCsr
 };
 

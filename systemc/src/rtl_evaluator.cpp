@@ -498,6 +498,7 @@ void read_counters(const std::array<uint64_t, detail::kNumCsr>& c, RtlRunResult&
   res.array_stall_cycles = g(detail::kCsrArrayStall);
   res.input_bank_stall_cycles = g(detail::kCsrInBankStall);
   res.weight_bank_stall_cycles = g(detail::kCsrWtBankStall);
+  res.accum_bank_stall_cycles = g(detail::kCsrAccBankStall);
   res.dma_busy_cycles = g(detail::kCsrDmaBusy);
   res.dram_stall_cycles = g(detail::kCsrDramStall);
 }

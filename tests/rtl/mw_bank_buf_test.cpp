@@ -24,6 +24,7 @@
 #include "Vmw_bank_buf_b17x16lin.h"
 #include "Vmw_bank_buf_b5x4.h"
 #include "Vmw_bank_buf_b5x4w5lin.h"
+#include "Vmw_bank_buf_b5x6s2.h"
 #include "verilated.h"
 
 namespace {
@@ -73,22 +74,31 @@ struct Row {
   std::vector<uint64_t> data;
 };
 
+/// The bank of word a: a mod banks, or with two sets split at word `split` (> 0) the second
+/// set's banks + (a - split) mod banks for the words from `split` on.
+unsigned bankOf(uint32_t a, unsigned banks, uint32_t split) {
+  return (split > 0 && a >= split) ? banks + (a - split) % banks : a % banks;
+}
+
 /// Cycles the banked buffer needs for a row: its busiest bank's enabled lanes (at least one).
-int expectedCycles(const Row& r, unsigned banks) {
-  std::vector<int> per(banks, 0);
+int expectedCycles(const Row& r, unsigned banks, uint32_t split = 0) {
+  std::vector<int> per(2 * banks, 0);
   int most = 1;
   for (size_t l = 0; l < r.en.size(); ++l)
-    if (r.en[l]) most = std::max(most, ++per[r.addr[l] % banks]);
+    if (r.en[l]) most = std::max(most, ++per[bankOf(r.addr[l], banks, split)]);
   return most;
 }
 
 template <class M>
 class Harness {
  public:
-  Harness(unsigned depth, unsigned width, unsigned banks, unsigned rd, unsigned wr)
+  /// `split` > 0: the model has two sets of banks, split at that word (Sets = 2).
+  Harness(unsigned depth, unsigned width, unsigned banks, unsigned rd, unsigned wr,
+          uint32_t split = 0)
       : depth_(depth),
         width_(width),
         banks_(banks),
+        split_(split),
         rd_(rd),
         wr_(wr),
         aw_(clog2(depth)),
@@ -101,6 +111,8 @@ class Harness {
     m_->rst_ni = 0;
     m_->rd_req_i = 0;
     m_->wr_req_i = 0;
+    m_->drd_req_i = 0;
+    m_->dwr_en_i = 0;
     for (int i = 0; i < 3; ++i) tick();
     m_->rst_ni = 1;
   }
@@ -142,7 +154,7 @@ class Harness {
       }
       if (!reads.empty()) {
         ++rd_wait;
-        const int want = expectedCycles(reads.front(), banks_);
+        const int want = expectedCycles(reads.front(), banks_, split_);
         ASSERT_EQ(m_->rd_gnt_o != 0, rd_wait == want) << "read row, cycle " << rd_wait;
         if (rd_wait == want) {
           stall_rd_ += static_cast<uint64_t>(want - 1);
@@ -154,7 +166,7 @@ class Harness {
       }
       if (!writes.empty()) {
         ++wr_wait;
-        const int want = expectedCycles(writes.front(), banks_);
+        const int want = expectedCycles(writes.front(), banks_, split_);
         ASSERT_EQ(m_->wr_gnt_o != 0, wr_wait == want) << "write row, cycle " << wr_wait;
         if (wr_wait == want) {
           stall_wr_ += static_cast<uint64_t>(want - 1);
@@ -194,7 +206,9 @@ class Harness {
     }
   }
 
-  unsigned depth_, width_, banks_, rd_, wr_, aw_;
+  unsigned depth_, width_, banks_;
+  uint32_t split_;
+  unsigned rd_, wr_, aw_;
   std::unique_ptr<VerilatedContext> ctx_;
   std::unique_ptr<M> m_;
   std::vector<uint64_t> mem_;
@@ -343,6 +357,73 @@ TEST(MwBankBuf, SeventeenBanksSixteenByteLanesRandomRows) {
 TEST(MwBankBuf, SeventeenBanksEightWordLanesRandomRows) {
   Harness<Vmw_bank_buf_b17x8w32> h(512, 32, 17, 8, 8);
   randomRows(h, 3, 400);
+}
+
+// Two sets of 5 banks split at word 33 of 67 (the banked accumulator's geometry: Depth / 2):
+// random rows, with reads of the lower half while the upper half is written, every word and
+// grant cycle checked under the set-aware bank map; words 4 and 39 (one bank under a single
+// mod-5 map) are in different sets and read in one cycle.
+TEST(MwBankBuf, TwoSetsSplitAtTheMiddleRandomRows) {
+  Harness<Vmw_bank_buf_b5x6s2> h(67, 32, 5, 6, 6, 33);
+  randomRows(h, 71, 300);
+  Row r;
+  for (unsigned l = 0; l < 6; ++l) {
+    r.en.push_back(l < 2);
+    r.addr.push_back(l == 0 ? 4 : l == 1 ? 39 : 0);
+    r.data.push_back(0);
+  }
+  EXPECT_EQ(expectedCycles(r, 5, 33), 1);
+  EXPECT_EQ(expectedCycles(r, 5), 2);  // a single set would serialize them
+  h.run({r}, {});
+}
+
+// Direct rows (the DMA's side of the banked accumulator): a direct write lands in its cycle
+// next to an arbitrated write row in other banks; a direct read takes its bank first, so an
+// arbitrated row that wants the same bank is granted a cycle later (one stall counted), and
+// both read the right words.
+TEST(MwBankBuf, DirectRowsGoFirstAndArbitratedRowsWaitForTheirBanks) {
+  Harness<Vmw_bank_buf_b5x6s2> h(67, 32, 5, 6, 6, 33);
+  auto& m = h.model();
+  const uint32_t aw = clog2(67);
+  // Direct write of words 40, 41 (set 1) and an arbitrated write of word 3 (set 0).
+  m.dwr_en_i = 3;
+  setField(m.dwr_addr_i, 0, aw, 40);
+  setField(m.dwr_addr_i, aw, aw, 41);
+  setField(m.dwr_data_i, 0, 32, 0xaaaa0040u);
+  setField(m.dwr_data_i, 32, 32, 0xaaaa0041u);
+  m.wr_req_i = 1;
+  m.wr_en_i = 1;
+  setField(m.wr_addr_i, 0, aw, 3);
+  setField(m.wr_data_i, 0, 32, 0xbbbb0003u);
+  m.eval();
+  EXPECT_EQ(m.wr_gnt_o, 1);
+  h.tick();
+  m.dwr_en_i = 0;
+  m.wr_req_i = 0;
+  // Direct read of word 40 (bank 5 + 7 mod 5 = 7) and an arbitrated read of word 45 (same
+  // bank) and word 3: the arbitrated row waits one cycle.
+  m.drd_req_i = 1;
+  m.drd_en_i = 1;
+  setField(m.drd_addr_i, 0, aw, 40);
+  m.rd_req_i = 1;
+  m.rd_en_i = 3;
+  setField(m.rd_addr_i, 0, aw, 3);
+  setField(m.rd_addr_i, aw, aw, 45);
+  m.eval();
+  EXPECT_EQ(m.rd_gnt_o, 0);
+  h.tick();
+  m.drd_req_i = 0;
+  m.eval();
+  EXPECT_EQ(getField(m.drd_data_o, 0, 32), 0xaaaa0040u);
+  EXPECT_EQ(m.rd_gnt_o, 1);
+  h.tick();
+  m.rd_req_i = 0;
+  m.eval();
+  EXPECT_EQ(m.rd_valid_o, 1);
+  EXPECT_EQ(getField(m.rd_data_o, 0, 32), 0xbbbb0003u);
+  EXPECT_EQ(getField(m.drd_data_o, 0, 32), 0u);  // no direct read in the previous cycle
+  EXPECT_EQ(m.rd_stall_cnt_o, 1u);
+  EXPECT_EQ(m.wr_stall_cnt_o, 0u);
 }
 
 TEST(MwBankBuf, PrimeBanksSerializeOnlyStridesThatAreMultiples) {

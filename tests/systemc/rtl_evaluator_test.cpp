@@ -153,6 +153,7 @@ void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max
     const model::BankStalls bank = model::closed_form_bank_stalls(l, m, arch.buffer_banks);
     EXPECT_EQ(r.input_bank_stall_cycles, bank.input) << describe(l, m);
     EXPECT_EQ(r.weight_bank_stall_cycles, bank.weight) << describe(l, m);
+    EXPECT_EQ(r.accum_bank_stall_cycles, 0) << describe(l, m);  // accum_bank_problem's promise
     EXPECT_EQ(r.array_stall_cycles, model::closed_form_bank_cycles(l, m, arch.buffer_banks))
         << describe(l, m);
     with_bank_stalls += bank.input + bank.weight > 0;

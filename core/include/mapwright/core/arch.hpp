@@ -57,7 +57,8 @@ struct Arch {
   long long weight_buf_bytes = 256 * 1024;  ///< Weight buffer.
   long long accum_buf_bytes = 64 * 1024;    ///< Accumulator buffer (int32 words x 4).
   /// Banks of the input and weight buffers (word a in bank a mod banks, one read per bank and
-  /// cycle, registered read), or 0 for buffers every lane reads in the same cycle.
+  /// cycle, registered read) and of each half of the accumulator (core::accum_bank_problem),
+  /// or 0 for buffers every lane reads in the same cycle.
   int buffer_banks = 0;
   double dram_bytes_per_cycle = 16;       ///< DRAM bandwidth.
   int dram_latency_cycles = 100;          ///< Latency of one DRAM transfer.

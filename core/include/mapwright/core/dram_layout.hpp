@@ -137,8 +137,9 @@ std::string burst_descriptor_problem(const Layer& layer, const Arch& arch, const
 /// naming the input tile.
 std::string descriptor_problem(const Layer& layer, const Arch& arch, const Mapping& m);
 
-/// check_capacity, then descriptor_problem: whether the RTL can run the mapping at all. A
-/// mapping without a burst descriptor is InvalidKind::Descriptor with the problem in
+/// check_capacity, then descriptor_problem, then accum_bank_problem: whether the RTL can run
+/// the mapping at all. A mapping without a burst descriptor is InvalidKind::Descriptor, one
+/// whose result lanes share an accumulator bank InvalidKind::AccumBanks, with the problem in
 /// Validity::detail.
 Validity check_valid(const Layer& layer, const Arch& arch, const Mapping& m);
 

@@ -32,7 +32,15 @@ namespace mapwright::core {
 
 /// Why a mapping is invalid (a typed result, never an exception). Descriptor: under the bursts
 /// DRAM port, a DMA transfer of the mapping has no burst descriptor (core::check_valid).
-enum class InvalidKind { None, InputOverflow, WeightOverflow, AccumOverflow, Dataflow, Descriptor };
+enum class InvalidKind {
+  None,
+  InputOverflow,
+  WeightOverflow,
+  AccumOverflow,
+  Dataflow,
+  Descriptor,
+  AccumBanks
+};
 const char* invalid_kind_name(InvalidKind k);
 /// The kind named by invalid_kind_name; an unknown name is InvalidKind::None.
 InvalidKind invalid_kind_from_name(const std::string& name);
@@ -57,6 +65,15 @@ struct Footprint {
 };
 Footprint footprint(const Layer& layer, const Mapping& m);
 Validity check_capacity(const Layer& layer, const Arch& arch, const Mapping& m);
+
+/// On a banked architecture, why the RTL's banked accumulator cannot serve the mapping's
+/// result lanes; "" when it can, and always "" without banks. WS and OS lanes are consecutive
+/// words; an IS fold's lanes are its pixels, a constant stride apart (the tile's G times K
+/// extent, remainder tiles included), and lanes j and j + d share one of the accumulator's
+/// buffer_banks banks when d * stride is a multiple of the bank count. The RTL's accumulate-in
+/// and result rows must not wait for a bank (the DMA shares the rows), so such a mapping is
+/// invalid (InvalidKind::AccumBanks). Depends on the tiles, the dataflow and pe_cols only.
+std::string accum_bank_problem(const Layer& layer, const Arch& arch, const Mapping& m);
 
 /// Exact access counts of one layer under one mapping. Buffer counts are element accesses
 /// (bytes for input/weight, int32 words for the accumulator).

@@ -83,8 +83,9 @@ struct RtlJobResult {
   /// The harness that ran it: "pin-level SystemC" or "decoupled SystemC"; the
   /// worker picks the decoupled one where its architecture has a plain model ("" = not run).
   std::string harness;
-  /// Banked buffers: the RTL's input and weight bank-stall counters (0 when multi-ported).
-  long long input_bank_stalls = 0, weight_bank_stalls = 0;
+  /// Banked buffers: the RTL's input, weight and accumulator bank-stall counters (0 when
+  /// multi-ported).
+  long long input_bank_stalls = 0, weight_bank_stalls = 0, accum_bank_stalls = 0;
   bool ok() const { return kind == core::RtlFailure::None && functional_ok; }
   /// Over a SimLimits bound (not started, or stopped): no verdict, not an infrastructure failure.
   bool over_limit() const { return kind == core::RtlFailure::Limit; }

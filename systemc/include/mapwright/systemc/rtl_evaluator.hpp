@@ -123,6 +123,9 @@ struct RtlRunResult {
   /// Banked buffers: cycles a requested row of the input / weight buffer waited for a bank.
   long long input_bank_stall_cycles = 0;
   long long weight_bank_stall_cycles = 0;
+  /// Banked accumulator: cycles a compute row of it waited for a bank (zero for every valid
+  /// mapping: core::accum_bank_problem refuses the rest).
+  long long accum_bank_stall_cycles = 0;
   long long dma_busy_cycles = 0;    ///< Cycles the DMA engine had a command in flight.
   long long dram_stall_cycles = 0;  ///< DMA data-phase cycles without a beat.
   double sim_seconds = 0;           ///< Wall time of the simulation.
