@@ -43,7 +43,7 @@ bool some_fold_conflicts(const Layer& l, const Arch& a, const Mapping& m, long l
 // lanes share a bank, never for WS or OS, always "" without banks; check_valid reports it as
 // InvalidKind::AccumBanks after capacity. Both verdicts occur.
 TEST(AccumBanks, MatchesBruteForceOverEveryFold) {
-  const std::vector<Layer> layers = {conv(6, 5, 9, 3, 1, 1),    conv(12, 1, 7, 3, 1, 1, 12),
+  const std::vector<Layer> layers = {conv(6, 5, 9, 3, 1, 1),        conv(12, 1, 7, 3, 1, 1, 12),
                                      conv(10, 3, 6, 1, 1, 0, 2, 3), conv(17, 2, 5, 1, 1, 0),
                                      conv(8, 8, 4, 1, 1, 0, 4, 2),  gemm(9, 6, 34)};
   std::mt19937_64 rng(21);
@@ -70,8 +70,7 @@ TEST(AccumBanks, MatchesBruteForceOverEveryFold) {
           if (check_capacity(l, b, m).ok()) {
             EXPECT_EQ(val.kind, brute ? InvalidKind::AccumBanks : InvalidKind::None);
             if (brute) {
-              EXPECT_NE(val.reason().find("banked accumulator: IS result lanes"),
-                        std::string::npos)
+              EXPECT_NE(val.reason().find("banked accumulator: IS result lanes"), std::string::npos)
                   << val.reason();
               EXPECT_EQ(std::string(invalid_kind_name(val.kind)), "accum_bank_conflict");
             }
