@@ -258,11 +258,12 @@ module mw_bank_buf #(
       // Direct writes take their banks over (the arbitration above does not see them, so that
       // the arbitrated row's grant does not depend on them).
       for (int unsigned l = 0; l < DW; l++) begin
+        automatic logic [BW-1:0] db = bank_of(dwr_addr_i[l]);  // decoded once per lane
         dwr_on[l] = (DWrPorts > 0) && dwr_en_i[l];
         if (dwr_on[l]) begin
-          b_wr_en[bank_of(dwr_addr_i[l])]   = 1'b1;
-          b_wr_addr[bank_of(dwr_addr_i[l])] = row_of(dwr_addr_i[l]);
-          b_wr_data[bank_of(dwr_addr_i[l])] = dwr_data_i[l];
+          b_wr_en[db]   = 1'b1;
+          b_wr_addr[db] = row_of(dwr_addr_i[l]);
+          b_wr_data[db] = dwr_data_i[l];
         end
       end
     end
