@@ -1,5 +1,7 @@
 // Analytical chip area. PE array: Rows x Cols x (8-bit multiplier + 32-bit adder + the PE's
-// register bits). Buffers: one single-port SRAM macro each, a fixed part plus a part per KiB.
+// register bits). Buffers: one SRAM macro each, a fixed part plus a part per KiB; on a banked
+// architecture (buffers.banks = N) the macros of rtl/mw_bank_buf.sv: N per input and weight
+// buffer and 2N for the accumulator, each holding 1 / 2^floor(log2 N) of its buffer (or half).
 // Control: a fixed part (queues, decoder, DMA, compute controller, counters) plus the registers
 // and adders along the array edges, counted from the RTL (skew, deskew, output register,
 // accumulate-in adders, per-lane address registers). Register counts follow rtl/*.sv; the
@@ -35,7 +37,35 @@ double buffer_um2(long long bytes, const AreaConstants& c) {
   return c.sram_buffer_fixed_um2 + c.sram_um2_per_kib * static_cast<double>(bytes) / 1024.0;
 }
 
+/// A buffer of `words` words of `word_bytes` bytes: one macro, or with `banks` > 0 the macros of
+/// mw_bank_buf (`sets` sets of `banks`, the words split evenly between the sets).
+double banked_buffer_um2(long long words, long long word_bytes, int banks, int sets,
+                         const AreaConstants& c) {
+  if (banks <= 0) return buffer_um2(words * word_bytes, c);
+  const BankMacros m = bank_macros(words, banks, sets);
+  return static_cast<double>(m.macros) * buffer_um2(m.words_per_macro * word_bytes, c);
+}
+
 }  // namespace
+
+BankMacros bank_macros(long long words, int banks, int sets) {
+  BankMacros m;
+  if (banks <= 0 || words <= 0 || sets <= 0) return m;
+  long long row_words = 1;  // 2^RowShift: the largest power of two not above `banks`
+  while (row_words * 2 <= banks) row_words *= 2;
+  const long long set_words = (words + sets - 1) / sets;
+  m.macros = static_cast<long long>(banks) * sets;
+  m.words_per_macro = (set_words + row_words - 1) / row_words;
+  return m;
+}
+
+long long bank_flops(const core::Arch& arch) {
+  if (arch.buffer_banks <= 0) return 0;
+  const long long lanes = std::max(arch.rows, arch.cols), op = arch.operand_bits;
+  // mw_bank_buf hold_q and mw_row_fetch hdata_q, one row each: input and weight buffers
+  // (max(R, C) lanes of operands), accumulator (Cols lanes of accumulator words).
+  return 2 * (2 * lanes * op) + 2 * arch.cols * arch.acc_bits;
+}
 
 long long pe_flops(const core::Arch& arch) {
   return 2LL * arch.operand_bits + arch.acc_bits;  // a_q, b_q, acc_q
@@ -55,12 +85,15 @@ AreaBreakdown estimate_area(const core::Arch& arch, const AreaConstants& c) {
   const double pe_um2 =
       c.mult8_um2 + c.add32_um2 + static_cast<double>(pe_flops(arch)) * c.flop_um2;
   b.pe_array_mm2 = static_cast<double>(arch.rows) * arch.cols * pe_um2 / kUm2PerMm2;
-  b.input_buf_mm2 = buffer_um2(arch.input_buf_bytes, c) / kUm2PerMm2;
-  b.weight_buf_mm2 = buffer_um2(arch.weight_buf_bytes, c) / kUm2PerMm2;
-  b.accum_buf_mm2 = buffer_um2(arch.accum_buf_bytes, c) / kUm2PerMm2;
+  const int banks = arch.buffer_banks;
+  const long long acc_word = arch.acc_bits / 8;
+  b.input_buf_mm2 = banked_buffer_um2(arch.input_buf_bytes, 1, banks, 1, c) / kUm2PerMm2;
+  b.weight_buf_mm2 = banked_buffer_um2(arch.weight_buf_bytes, 1, banks, 1, c) / kUm2PerMm2;
+  b.accum_buf_mm2 =
+      banked_buffer_um2(arch.accum_buf_bytes / acc_word, acc_word, banks, 2, c) / kUm2PerMm2;
   // One accumulate-in adder per column (mw_array formed_row).
-  const double edge_um2 =
-      static_cast<double>(edge_flops(arch)) * c.flop_um2 + arch.cols * c.add32_um2;
+  const double edge_um2 = static_cast<double>(edge_flops(arch) + bank_flops(arch)) * c.flop_um2 +
+                          arch.cols * c.add32_um2;
   b.control_mm2 = (c.control_fixed_um2 + edge_um2) / kUm2PerMm2;
   b.total_mm2 =
       b.pe_array_mm2 + b.input_buf_mm2 + b.weight_buf_mm2 + b.accum_buf_mm2 + b.control_mm2;

@@ -6,7 +6,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <initializer_list>
+#include <set>
 #include <string>
 #include <utility>
 
@@ -152,4 +154,50 @@ TEST(Area, BadYamlIsRefusedNamingFileKeyAndValue) {
   expect_bad("add32_um2: [1, 2]\n", {"t.yaml", "'area.add32_um2'"});
   expect_bad("sram_buffer_fixed_um2: -0.5\n", {"'area.sram_buffer_fixed_um2'", "'-0.5'"});
   expect_bad("- 1\n- 2\n", {"t.yaml", "'area'", "mapping"});
+}
+
+TEST(Area, BankMacrosHoldEveryWordOnceAtItsBankAndRow) {
+  // mw_bank_buf's layout: word a of a set at bank a mod N, row a >> s (2^s <= N). The macros
+  // must hold every word at a distinct (bank, row), and no fewer rows would do.
+  for (int banks = 1; banks <= 40; ++banks) {
+    for (const long long words : {2LL, 7LL, 64LL, 67LL, 1000LL, 4096LL}) {
+      for (int sets = 1; sets <= 2; ++sets) {
+        const BankMacros m = bank_macros(words, banks, sets);
+        ASSERT_EQ(m.macros, static_cast<long long>(banks) * sets);
+        int s = 0;
+        while ((2 << s) <= banks) ++s;
+        const long long set_words = (words + sets - 1) / sets;
+        std::set<std::pair<long long, long long>> cells;
+        long long max_row = -1;
+        for (long long a = 0; a < set_words; ++a) {
+          const long long row = a >> s;
+          EXPECT_TRUE(cells.insert({a % banks, row}).second) << banks << " banks, word " << a;
+          max_row = std::max(max_row, row);
+        }
+        EXPECT_EQ(m.words_per_macro, max_row + 1) << banks << " banks, " << words << " words";
+      }
+    }
+  }
+  EXPECT_EQ(bank_macros(1024, 0, 1).macros, 0);
+}
+
+TEST(Area, BankedArchIsPricedMacroByMacro) {
+  const Arch m = load_arch("default");
+  const Arch a = load_arch("default-banked");
+  ASSERT_EQ(a.buffer_banks, 17);
+  EXPECT_EQ(bank_flops(m), 0);
+  // Read-data holding and fetch row registers: input and weight 2 x 16 lanes x 8 bits each,
+  // accumulator 2 x 16 lanes x 32 bits.
+  EXPECT_EQ(bank_flops(a), 2 * (2 * 16 * 8) + 2 * 16 * 32);
+  const AreaBreakdown b = estimate_area(a);
+  const AreaBreakdown d = estimate_area(m);
+  // 17 macros of 128 KiB / 16 = 8 KiB each; the accumulator's 2 x 17 macros of 16384 / 2 / 16 =
+  // 512 words of 4 bytes (2 KiB).
+  EXPECT_NEAR(b.input_buf_mm2, 17 * (1888 + 3081 * 8) * 1e-6, kTol);  // 451112 um^2
+  EXPECT_NEAR(b.weight_buf_mm2, b.input_buf_mm2, kTol);
+  EXPECT_NEAR(b.accum_buf_mm2, 34 * (1888 + 3081 * 2) * 1e-6, kTol);  // 273700 um^2
+  EXPECT_NEAR(b.control_mm2 - d.control_mm2, 1536 * 7.182e-6, kTol);
+  EXPECT_DOUBLE_EQ(b.pe_array_mm2, d.pe_array_mm2);
+  EXPECT_NEAR(b.total_mm2, 1.523818208, kTol);
+  EXPECT_GT(b.total_mm2, d.total_mm2);
 }

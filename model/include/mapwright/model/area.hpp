@@ -51,13 +51,29 @@ struct AreaBreakdown {
   double total_mm2 = 0;       ///< Sum of the parts above.
 };
 
+/// The SRAM macros of a banked buffer (rtl/mw_bank_buf.sv): `sets` x `banks` macros; word a of
+/// a set lives at row a >> s of its bank, 2^s the largest power of two not above `banks`, so each
+/// macro holds ceil(set words / 2^s) words (17 banks: 17/16 of the capacity). Zero banks: none.
+struct BankMacros {
+  long long macros = 0;           ///< Macros of the buffer.
+  long long words_per_macro = 0;  ///< Words each macro holds.
+};
+BankMacros bank_macros(long long words, int banks, int sets);
+
+/// Register bits a banked architecture adds (buffers.banks > 0): the read-data holding register
+/// of each mw_bank_buf and the row register of each mw_row_fetch (input, weight, accumulator).
+/// Their arbiters, lane masks and stall counters are not counted. Zero without banks.
+long long bank_flops(const core::Arch& arch);
+
 /// Register bits of one PE (rtl/mw_pe.sv: a_q, b_q of operand_bits, acc_q of acc_bits).
 long long pe_flops(const core::Arch& arch);
 /// Register bits along the array edges (rtl/mw_skew.sv, mw_deskew.sv, mw_array.sv output
 /// register, mw_compute.sv per-lane address registers); grows with Rows^2 and Cols^2.
 long long edge_flops(const core::Arch& arch);
 
-/// The area of `arch`; monotone in rows, cols and each buffer size.
+/// The area of `arch`; monotone in rows, cols and each buffer size. A banked architecture's
+/// buffers are priced macro by macro (bank_macros; every macro at the single-port fit, which
+/// prices a single-read, single-write macro low), its extra registers (bank_flops) as control.
 AreaBreakdown estimate_area(const core::Arch& arch, const AreaConstants& c = {});
 
 /// Defaults overridden by the optional map `node` (null or absent: the defaults): keys
