@@ -412,16 +412,18 @@ module mw_accel #(
 
     // The accumulator: two sets of BufBanks single-read, single-write macros, one per half of
     // the double-buffered accumulator (words below AccBufWords / 2, the driver's second half's
-    // base, and the others). The compute's accumulate-in reads and result writes are its
-    // arbitrated rows (Cols lanes a constant stride apart; the driver refuses a stride that
-    // would put two into one bank); the DMA's spill / store reads and psum-reload writes its
-    // direct rows (consecutive words, at most BufBanks, one bank each), served in their cycle:
-    // the DMA cannot wait. The schedule never has the compute and the DMA in one half at once (a
-    // half's store or spill waits for its last compute, and its next compute for them), so
-    // their lanes fall into different sets. Were a compute lane to meet a bank taken by a DMA
-    // read or by another compute lane, it would wait (counted in acc_bank_stall; the mesh waits
-    // for the accumulate-in row or the write grant); a compute write meeting a DMA write trips
-    // bank_wr_conflict_a.
+    // base, and the others). The compute's accumulate-in reads are its arbitrated read row and
+    // its result rows its write row, both Cols lanes a constant stride apart (1 for WS and OS;
+    // the driver refuses an IS stride that would put two into one bank). The result rows are
+    // written in their cycle without arbitration (WrDirect): no path runs from their addresses
+    // to the mesh's advance, and bank_wr_conflict_a checks that their lanes never share a bank.
+    // The DMA's spill / store reads and psum-reload writes are the direct rows (consecutive
+    // words, at most BufBanks, one bank each), served in their cycle: the DMA cannot wait. The
+    // schedule never has the compute and the DMA in one half at once (a half's store or spill
+    // waits for its last compute, and its next compute for them), so their lanes fall into
+    // different sets. Were an accumulate-in lane to meet a bank taken by a DMA read or by
+    // another of its lanes, it would wait (counted in acc_bank_stall; the mesh waits for the
+    // row); a result lane meeting a DMA write or another result lane trips bank_wr_conflict_a.
     logic        acc_rgnt, acc_rvalid, acc_wgnt;
     logic [63:0] acc_rstall, acc_wstall;
     mw_bank_buf #(
@@ -431,6 +433,7 @@ module mw_accel #(
       .RdPorts  (Cols),
       .WrPorts  (Cols),
       .WrLinear (0),
+      .WrDirect (1),
       .Sets     (2),
       .SetSplit (AccBufWords / 2),
       .DRdPorts (BeatBytes),

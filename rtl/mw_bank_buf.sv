@@ -19,7 +19,8 @@
 // Read data is registered (the macros'): rd_valid_o is set in the cycle after the grant and
 // rd_data_o then holds every enabled lane's word (lanes served in earlier cycles of the row
 // from a holding register, the others straight from their bank). Disabled lanes read zero.
-// Writes arbitrate the same way on the macros' write ports (wr_gnt_o, wr_stall_cnt_o); a
+// Writes arbitrate the same way on the macros' write ports (wr_gnt_o, wr_stall_cnt_o; with
+// WrDirect a write row is served at once and its lanes must fall into distinct banks); a
 // write takes effect at the edge of the cycle its lane is served, so of two lanes of one row
 // at one address the higher-numbered lane's word remains. A read and a write of one bank in one
 // cycle use the macro's two ports; a read then returns the word from before the write.
@@ -39,6 +40,11 @@ module mw_bank_buf #(
   // never arbitrated; it is rotated onto the banks and granted at once (checked by
   // bank_wr_linear_a). 0: write lanes at any address, arbitrated like the reads.
   parameter int unsigned WrLinear = 0,
+  // 1: the write row's lanes are served in their cycle without arbitration (wr_gnt_o follows
+  // wr_req_i, no path from the addresses to the grant); the requester guarantees that its lanes
+  // fall into distinct banks (the banked accumulator's result rows: consecutive words, or a
+  // stride the driver checked), and bank_wr_conflict_a checks it. 0: arbitrated.
+  parameter int unsigned WrDirect = 0,
   // 2: two sets of Banks macros each, words below SetSplit in set 0 and the others in set 1
   // (word a >= SetSplit at bank Banks + (a - SetSplit) mod Banks): requesters that work on the
   // two sides of SetSplit at once (the compute and the DMA on the two halves of the
@@ -109,6 +115,9 @@ module mw_bank_buf #(
   end
   if (Sets == 2 && WrLinear != 0) begin : gen_bad_sets_linear
     $error("mw_bank_buf: WrLinear needs Sets = 1");
+  end
+  if (WrDirect > 1 || (WrDirect != 0 && WrLinear != 0)) begin : gen_bad_wr_direct
+    $error("mw_bank_buf: WrDirect must be 0 or 1 and needs WrLinear = 0, got %0d", WrDirect);
   end
   if (DWrPorts != 0 && WrLinear != 0) begin : gen_bad_direct_linear
     $error("mw_bank_buf: direct write lanes need WrLinear = 0");
@@ -225,7 +234,7 @@ module mw_bank_buf #(
           (wr_en_i[l-1] && 32'(wr_addr_i[l]) == 32'(wr_addr_i[0]) + l));
     end
   end else begin : gen_wr_arb
-    // Any addresses: arbitrated like the reads.
+    // Any addresses: arbitrated like the reads, or (WrDirect) every lane served at once.
     logic [WrPorts-1:0][BW-1:0]  wr_bank;
     logic [WrPorts-1:0][BAW-1:0] wr_row;
     always_comb begin
@@ -245,7 +254,7 @@ module mw_bank_buf #(
         b_wr_data[b] = '0;
       end
       for (int unsigned l = 0; l < WrPorts; l++) begin
-        wr_srv[l] = wr_wait[l] && !wr_taken[wr_bank[l]];
+        wr_srv[l] = wr_wait[l] && (WrDirect != 0 || !wr_taken[wr_bank[l]]);
         if (wr_wait[l]) begin
           wr_taken[wr_bank[l]] = 1'b1;
         end
@@ -267,7 +276,13 @@ module mw_bank_buf #(
         end
       end
     end
-    assign wr_gnt_o = wr_req_i && ((wr_wait & ~wr_srv) == '0);
+    if (WrDirect != 0) begin : gen_wr_direct
+      assign wr_gnt_o = wr_req_i;
+      logic unused_taken;
+      assign unused_taken = ^wr_taken;
+    end else begin : gen_wr_grant
+      assign wr_gnt_o = wr_req_i && ((wr_wait & ~wr_srv) == '0);
+    end
     // No two lanes written in one cycle share a bank, direct lanes included: as many banks
     // write as lanes are served.
     bank_wr_conflict_a: assert property (@(posedge clk_i) disable iff (!rst_ni)

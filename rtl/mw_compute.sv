@@ -81,8 +81,9 @@ module mw_compute #(
   input  logic                          wt_rd_gnt_i,
   input  logic                          wt_rd_valid_i,
   // Accumulator. Banked: the accumulate-in rows are read like the operand rows (acc_rd_req,
-  // acc_rd_en, acc_rd_gnt, acc_rd_valid) and a result row is written when its write row is
-  // granted (acc_wr_req held until acc_wr_gnt; the mesh waits meanwhile).
+  // acc_rd_en, acc_rd_gnt, acc_rd_valid); a result row is written in its cycle (acc_wr_req):
+  // the buffer serves it without arbitration (acc_wr_gnt, checked by acc_wr_at_once_a), so the
+  // mesh never waits for it.
   output logic [Cols-1:0][AccAW-1:0]    acc_rd_addr_o,
   input  logic [Cols-1:0][31:0]         acc_rd_data_i,
   output logic                          acc_rd_req_o,
@@ -565,7 +566,12 @@ module mw_compute #(
       .valid_o    (acc_v),
       .row_o      (acc_row)
     );
-    assign out_ready = !out_valid || acc_wr_gnt_i;
+    // A result row leaves in its cycle: the accumulator serves the compute's write row
+    // without arbitration (its lanes, consecutive words or a stride the driver checked, fall
+    // into distinct banks). No path runs from the row's addresses to the mesh's advance.
+    assign out_ready = 1'b1;
+    acc_wr_at_once_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
+        acc_wr_req_o |-> acc_wr_gnt_i);
   end else begin : gen_no_fetch
     // Multi-ported buffers: data follows the address in the same cycle; the input row's
     // padding lanes are zeroed by this cycle's lane mask. No request, grant or read valid.

@@ -1,7 +1,9 @@
 // Tests for the banked buffer (rtl/mw_bank_buf.sv, built from rtl/mw_sram.sv), Verilated for
-// five geometries: 5 banks with 4 byte lanes, 17 banks with 16 byte lanes (the input and weight
-// buffers of a 16x16 array), 17 banks with 8 word lanes, and with linear write rows (WrLinear,
-// the accelerator's DMA writes) 17 banks with 16 lanes and 5 banks with 4 read and 5 write lanes.
+// seven geometries: 5 banks with 4 byte lanes, 17 banks with 16 byte lanes (the input and weight
+// buffers of a 16x16 array), 17 banks with 8 word lanes, with linear write rows (WrLinear, the
+// accelerator's DMA writes) 17 banks with 16 lanes and 5 banks with 4 read and 5 write lanes,
+// and two sets of 5 banks with direct rows (the banked accumulator's form), with an arbitrated
+// and with an unarbitrated (WrDirect) write row.
 //
 // A cycle-level harness streams rows of lane reads and rows of lane writes, back to back, and
 // acts as a scoreboard against a C++ memory: every read lane's word must equal the reference,
@@ -25,6 +27,7 @@
 #include "Vmw_bank_buf_b5x4.h"
 #include "Vmw_bank_buf_b5x4w5lin.h"
 #include "Vmw_bank_buf_b5x6s2.h"
+#include "Vmw_bank_buf_b5x6s2d.h"
 #include "verilated.h"
 
 namespace {
@@ -426,6 +429,52 @@ TEST(MwBankBuf, DirectRowsGoFirstAndArbitratedRowsWaitForTheirBanks) {
   EXPECT_EQ(m.wr_stall_cnt_o, 0u);
 }
 
+// An unarbitrated write row (WrDirect, the banked accumulator's result rows): rows of lanes a
+// stride apart that falls into distinct banks (at most 5 lanes, stride not a multiple of 5,
+// within one set) are granted in their cycle next to direct writes and arbitrated reads of the
+// other set, and every word reads back; the write stall counter stays zero.
+TEST(MwBankBuf, UnarbitratedWriteRowsLandInTheirCycle) {
+  Harness<Vmw_bank_buf_b5x6s2d> h(67, 32, 5, 6, 6, 33);
+  std::mt19937_64 rng(72);
+  auto stridedWrite = [&](uint32_t lo, uint32_t hi) {
+    Row r;
+    const unsigned lanes = 1 + static_cast<unsigned>(rng() % 5);
+    const uint32_t most = lanes > 1 ? (hi - lo - 1) / (lanes - 1) : 12;  // the row fits its set
+    uint32_t stride = 0;
+    while (stride % 5 == 0)
+      stride = 1 + static_cast<uint32_t>(rng() % std::min<uint32_t>(most, 12));
+    const uint32_t span = (lanes - 1) * stride;
+    const uint32_t base = lo + static_cast<uint32_t>(rng() % (hi - lo - span));
+    for (unsigned l = 0; l < 6; ++l) {
+      r.en.push_back(l < lanes);
+      r.addr.push_back(l < lanes ? base + l * stride : 0);
+      r.data.push_back(rng());
+    }
+    EXPECT_EQ(expectedCycles(r, 5, 33), 1);
+    return r;
+  };
+  std::deque<Row> writes, reads;
+  for (int i = 0; i < 200; ++i) writes.push_back(stridedWrite(0, 33));
+  h.run({}, writes);
+  std::vector<uint32_t> low;
+  for (uint32_t a = 0; a < 33; ++a)
+    if (h.written()[a]) low.push_back(a);
+  ASSERT_FALSE(low.empty());
+  writes.clear();
+  for (int i = 0; i < 200; ++i) {
+    reads.push_back(randomRow(rng, 6, 0, 0, &low));
+    writes.push_back(stridedWrite(33, 67));
+  }
+  h.run(reads, writes);
+  std::vector<uint32_t> all;
+  for (uint32_t a = 0; a < 67; ++a)
+    if (h.written()[a]) all.push_back(a);
+  reads.clear();
+  for (int i = 0; i < 200; ++i) reads.push_back(randomRow(rng, 6, 0, 0, &all));
+  h.run(reads, {});
+  EXPECT_EQ(h.model().wr_stall_cnt_o, 0U);
+}
+
 TEST(MwBankBuf, PrimeBanksSerializeOnlyStridesThatAreMultiples) {
   Harness<Vmw_bank_buf_b17x16> h(2048, 8, 17, 16, 16);
   stridedRows(h, 4);
@@ -488,6 +537,25 @@ TEST(MwBankBufDeathTest, AWriteRowThatIsNotLinearTripsItsAssertion) {
         h.tick();
       },
       "bank_wr_linear_a");
+}
+
+TEST(MwBankBufDeathTest, AnUnarbitratedWriteRowWithTwoLanesInOneBankTripsTheConflictAssertion) {
+  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
+  EXPECT_DEATH(
+      {
+        dup2(2, 1);  // Verilator reports a failed assertion on stdout
+        Harness<Vmw_bank_buf_b5x6s2d> h(67, 32, 5, 6, 6, 33);
+        auto& m = h.model();
+        const unsigned aw = clog2(67);
+        m.wr_req_i = 1;
+        m.wr_en_i = 0x3;
+        setField(m.wr_addr_i, 0, aw, 2);
+        setField(m.wr_addr_i, aw, aw, 7);  // bank 2 as well
+        m.eval();
+        h.tick();
+        h.tick();
+      },
+      "bank_wr_conflict_a");
 }
 
 }  // namespace
