@@ -65,7 +65,9 @@ TEST(AccumBanks, MatchesBruteForceOverEveryFold) {
           const std::string why = accum_bank_problem(l, b, m);
           const bool brute = some_fold_conflicts(l, b, m, banks);
           ASSERT_EQ(!why.empty(), brute) << "banks " << banks << ": " << why;
-          if (m.dataflow != Dataflow::IS) EXPECT_EQ(why, "");
+          if (m.dataflow != Dataflow::IS) {
+            EXPECT_EQ(why, "");
+          }
           const Validity val = check_valid(l, b, m);
           if (check_capacity(l, b, m).ok()) {
             EXPECT_EQ(val.kind, brute ? InvalidKind::AccumBanks : InvalidKind::None);
