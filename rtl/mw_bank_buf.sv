@@ -255,7 +255,7 @@ module mw_bank_buf #(
       end
       for (int unsigned l = 0; l < WrPorts; l++) begin
         wr_srv[l] = wr_wait[l] && (WrDirect != 0 || !wr_taken[wr_bank[l]]);
-        if (wr_wait[l]) begin
+        if (WrDirect == 0 && wr_wait[l]) begin  // no taken-bank mask without arbitration
           wr_taken[wr_bank[l]] = 1'b1;
         end
         if (wr_srv[l]) begin
@@ -276,13 +276,7 @@ module mw_bank_buf #(
         end
       end
     end
-    if (WrDirect != 0) begin : gen_wr_direct
-      assign wr_gnt_o = wr_req_i;
-      logic unused_taken;
-      assign unused_taken = ^wr_taken;
-    end else begin : gen_wr_grant
-      assign wr_gnt_o = wr_req_i && ((wr_wait & ~wr_srv) == '0);
-    end
+    assign wr_gnt_o = wr_req_i && (WrDirect != 0 || (wr_wait & ~wr_srv) == '0);
     // No two lanes written in one cycle share a bank, direct lanes included: as many banks
     // write as lanes are served.
     bank_wr_conflict_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
