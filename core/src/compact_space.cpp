@@ -14,23 +14,6 @@ namespace mapwright::core {
 
 namespace {
 
-constexpr int I(Dim d) {
-  return static_cast<int>(d);
-}
-long long cdiv(long long a, long long b) {
-  return (a + b - 1) / b;
-}
-
-bool input_rel(Dim d) {
-  return d != Dim::K;
-}
-bool weight_rel(Dim d) {
-  return d != Dim::N && d != Dim::P && d != Dim::Q;
-}
-bool output_rel(Dim d) {
-  return d != Dim::C && d != Dim::R && d != Dim::S;
-}
-
 /// Tile sizes of a loop (the full size, and the remainder if any).
 std::vector<long long> class_sizes(long long bound, long long t) {
   std::vector<long long> s{std::min(t, bound)};
@@ -146,37 +129,6 @@ Coupling coupling(const Layer& l, const Mapping& m, Dim d, long long beat) {
 }
 
 }  // namespace
-
-std::array<long long, kNumDims> trip_counts(const Layer& l, const Mapping& m) {
-  std::array<long long, kNumDims> t{};
-  for (int d = 0; d < kNumDims; ++d) t[d] = cdiv(l.dim(static_cast<Dim>(d)), m.tile[d]);
-  return t;
-}
-
-OrderReuse order_reuse(const std::array<long long, kNumDims>& T,
-                       const std::array<Dim, kNumOrderedDims>& order) {
-  std::array<Dim, kNumDims> nest;
-  nest[0] = Dim::G;
-  for (int i = 0; i < kNumOrderedDims; ++i) nest[i + 1] = order[i];
-  auto reuse = [&](bool (*rel)(Dim)) {
-    int j = -1;
-    for (int i = kNumDims - 1; i >= 0; --i)
-      if (rel(nest[i]) && T[I(nest[i])] > 1) {
-        j = i;
-        break;
-      }
-    TensorReuse r;
-    if (j < 0) {
-      for (int i = 0; i < kNumDims; ++i) r.period *= T[I(nest[i])];
-      return r;
-    }
-    for (int i = 0; i < j; ++i)
-      if (!rel(nest[i])) r.mult *= T[I(nest[i])];
-    for (int i = j + 1; i < kNumDims; ++i) r.period *= T[I(nest[i])];
-    return r;
-  };
-  return OrderReuse{reuse(input_rel), reuse(weight_rel), reuse(output_rel)};
-}
 
 std::vector<std::array<Dim, kNumOrderedDims>> order_classes(
     const std::array<long long, kNumDims>& T) {

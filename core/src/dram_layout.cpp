@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "mapwright/core/loopnest.hpp"
+
 namespace mapwright::core {
 
 namespace {
@@ -14,10 +16,6 @@ void add_segment(std::vector<DramSegment>& segs, uint64_t addr, uint64_t len) {
     return;
   }
   segs.push_back({addr, len});
-}
-
-long long cdiv(long long a, long long b) {
-  return (a + b - 1) / b;
 }
 
 }  // namespace

@@ -12,31 +12,15 @@
 
 #include "mapwright/core/compact_space.hpp"
 #include "mapwright/core/dram_layout.hpp"
+#include "mapwright/core/loopnest.hpp"
 
 namespace mapwright::core {
 
 namespace {
 
-constexpr int I(Dim d) {
-  return static_cast<int>(d);
-}
-long long cdiv(long long a, long long b) {
-  return (a + b - 1) / b;
-}
-
 /// Tie-break priority of the repair (first wins among equal tiles) and parameter order.
 constexpr Dim kRepairPriority[] = {Dim::G, Dim::N, Dim::K, Dim::C, Dim::P, Dim::Q, Dim::R, Dim::S};
 constexpr Dim kParamDims[] = {Dim::G, Dim::N, Dim::K, Dim::C, Dim::P, Dim::Q, Dim::R, Dim::S};
-
-bool input_rel(Dim d) {
-  return d != Dim::K;
-}
-bool weight_rel(Dim d) {
-  return d != Dim::N && d != Dim::P && d != Dim::Q;
-}
-bool output_rel(Dim d) {
-  return d != Dim::C && d != Dim::R && d != Dim::S;
-}
 
 /// Smallest PE count p' <= pe with ceil(x / p') == ceil(x / pe) for every x in sizes.
 int minimal_pe(int pe, const long long* sizes, int n) {

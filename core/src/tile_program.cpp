@@ -9,27 +9,9 @@
 #include <unordered_map>
 #include <vector>
 
+#include "mapwright/core/loopnest.hpp"
+
 namespace mapwright::core {
-
-namespace {
-constexpr int D(Dim d) {
-  return static_cast<int>(d);
-}
-long long ceil_div(long long a, long long b) {
-  return (a + b - 1) / b;
-}
-
-// Relevance of each Dim to each tensor.
-bool input_rel(Dim d) {
-  return d != Dim::K;
-}
-bool weight_rel(Dim d) {
-  return d == Dim::K || d == Dim::C || d == Dim::R || d == Dim::S || d == Dim::G;
-}
-bool output_rel(Dim d) {
-  return d == Dim::N || d == Dim::K || d == Dim::P || d == Dim::Q || d == Dim::G;
-}
-}  // namespace
 
 const char* invalid_kind_name(InvalidKind k) {
   switch (k) {
@@ -326,13 +308,9 @@ long long dma_cycles(const Arch& a, long long bytes) {
 void walk_tile_program(const Layer& l, const Arch& arch, const Mapping& m,
                        const std::function<void(const TileOp&)>& visit) {
   (void)arch;
-  // Loop nest: G outermost, then the mapping's order.
-  std::array<Dim, kNumDims> nest;
-  nest[0] = Dim::G;
-  for (int i = 0; i < kNumOrderedDims; ++i) nest[i + 1] = m.order[i];
-  std::array<long long, kNumDims> trips{};
-  for (int d = 0; d < kNumDims; ++d) trips[d] = ceil_div(l.dim(static_cast<Dim>(d)), m.tile[d]);
-  const long long red_tiles = trips[D(Dim::C)] * trips[D(Dim::R)] * trips[D(Dim::S)];
+  const std::array<Dim, kNumDims> nest = loop_nest(m.order);
+  const std::array<long long, kNumDims> trips = trip_counts(l, m);
+  const long long red_tiles = trips[I(Dim::C)] * trips[I(Dim::R)] * trips[I(Dim::S)];
 
   std::array<long long, kNumDims> idx{};  // tile index per Dim
   auto box_now = [&]() {
@@ -384,7 +362,7 @@ void walk_tile_program(const Layer& l, const Arch& arch, const Mapping& m,
     // Decode the step into tile indices (last nest entry fastest).
     long long rem = step;
     for (int i = kNumDims - 1; i >= 0; --i) {
-      const int d = D(nest[i]);
+      const int d = I(nest[i]);
       idx[d] = rem % trips[d];
       rem /= trips[d];
     }

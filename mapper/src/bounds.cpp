@@ -12,7 +12,7 @@
 #include <cmath>
 #include <limits>
 
-#include "mapwright/core/compact_space.hpp"
+#include "mapwright/core/loopnest.hpp"
 #include "mapwright/core/tile_program.hpp"
 #include "mapwright/model/tile_classes.hpp"
 
@@ -22,10 +22,6 @@ using namespace mapwright::core;
 
 namespace {
 
-constexpr int I(Dim d) {
-  return static_cast<int>(d);
-}
-using model::cdiv;
 using model::extent_sum;
 using model::sum_ceil1;
 using model::sum_ceil3;

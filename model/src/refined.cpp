@@ -5,7 +5,7 @@
 #include <algorithm>
 #include <cmath>
 
-#include "mapwright/core/compact_space.hpp"
+#include "mapwright/core/loopnest.hpp"
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "mapwright/model/tile_classes.hpp"
@@ -17,10 +17,6 @@ namespace mapwright::model {
 using namespace mapwright::core;
 
 namespace {
-
-constexpr int I(Dim d) {
-  return static_cast<int>(d);
-}
 
 /// The closed form of the double-buffered schedule (docs/timing.md, section 4). The steps are
 /// the points of a mixed-radix counter over the nest (G, then the order); the transition into a

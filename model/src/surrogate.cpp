@@ -7,7 +7,7 @@
 #include "mapwright/model/surrogate.hpp"
 
 #include "mapwright/model/bank_conflicts.hpp"
-#include "mapwright/core/compact_space.hpp"
+#include "mapwright/core/loopnest.hpp"
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/model/tile_classes.hpp"
 
@@ -22,9 +22,6 @@ using namespace mapwright::core;
 
 namespace {
 
-constexpr int I(Dim d) {
-  return static_cast<int>(d);
-}
 using Classes = TileClasses;
 inline Classes classes(long long bound, long long t) {
   return tile_classes(bound, t);

@@ -31,7 +31,7 @@
 #include "assertion_stop.hpp"
 #include "accel_lt.hpp"
 #include "plain_harness.hpp"
-#include "mapwright/core/compact_space.hpp"
+#include "mapwright/core/loopnest.hpp"
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/model/schedule.hpp"

@@ -26,10 +26,6 @@ using namespace mapwright::core;
 
 namespace {
 
-constexpr int I(Dim d) {
-  return static_cast<int>(d);
-}
-
 /// conv with the batch first (the proof cases vary it).
 Layer conv(long long n, long long k, long long c, long long h, long long r, long long stride,
            long long pad, long long g = 1) {

@@ -26,36 +26,13 @@
 
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/layer.hpp"
+#include "mapwright/core/loopnest.hpp"
 #include "mapwright/core/mapping.hpp"
 
 namespace mapwright::core {
 
-/// Reload multiplier and change period of one tensor under a loop nest (docs/timing.md).
-struct TensorReuse {
-  long long mult = 1;    ///< Times each distinct tile is loaded.
-  long long period = 1;  ///< Steps between changes of the tile.
-  bool operator==(const TensorReuse& o) const { return mult == o.mult && period == o.period; }
-};
-
-/// Reuse of the three tensors: the only way the level-2 order enters counts and cycles.
-struct OrderReuse {
-  TensorReuse input;   ///< Input tensor (all loops but K relevant).
-  TensorReuse weight;  ///< Weight tensor (G K C R S relevant).
-  TensorReuse output;  ///< Output tensor (G N K P Q relevant).
-  bool operator==(const OrderReuse& o) const {
-    return input == o.input && weight == o.weight && output == o.output;
-  }
-};
-
-/// Level-2 trip counts ceil(bound / tile) per Dim.
-std::array<long long, kNumDims> trip_counts(const Layer& layer, const Mapping& m);
-
-/// Reuse of every tensor for these trips and order (G outermost), as the surrogate computes it.
-OrderReuse order_reuse(const std::array<long long, kNumDims>& trips,
-                       const std::array<Dim, kNumOrderedDims>& order);
-
-/// One representative order per class of orders with equal OrderReuse for these trips, in a
-/// fixed (deterministic) order. At most 15.
+/// One representative order per class of orders with equal OrderReuse (core::order_reuse) for
+/// these trips, in a fixed (deterministic) order. At most 15.
 std::vector<std::array<Dim, kNumOrderedDims>> order_classes(
     const std::array<long long, kNumDims>& trips);
 

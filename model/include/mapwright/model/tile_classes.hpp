@@ -7,19 +7,10 @@
 
 #include <algorithm>
 
+#include "mapwright/core/loopnest.hpp"
 #include "mapwright/core/tile_program.hpp"
 
 namespace mapwright::model {
-
-/// ceil(a / b) for a >= 0, b >= 1. Operands that fit in 32 bits (every real layer) take a
-/// 32-bit division, several times faster than a 64-bit one on x86-64.
-inline long long cdiv(long long a, long long b) {
-  if (((a | b) >> 32) == 0)
-    return a == 0 ? 0
-                  : static_cast<long long>(
-                        (static_cast<unsigned>(a) - 1) / static_cast<unsigned>(b) + 1);
-  return (a + b - 1) / b;
-}
 
 /// Tile-size classes of one loop: `count[i]` tiles of size `size[i]`.
 struct TileClasses {
@@ -47,7 +38,7 @@ inline TileClasses tile_classes(long long bound, long long t) {
     c.count[1] = 1;
     c.n = 2;
   }
-  c.trips = cdiv(bound, t);
+  c.trips = core::cdiv(bound, t);
   return c;
 }
 
@@ -58,14 +49,15 @@ inline long long sum_ceil3(const TileClasses& a, const TileClasses& b, const Til
   for (int i = 0; i < a.n; ++i)
     for (int j = 0; j < b.n; ++j)
       for (int k = 0; k < c.n; ++k)
-        s += a.count[i] * b.count[j] * c.count[k] * cdiv(a.size[i] * b.size[j] * c.size[k], p);
+        s +=
+            a.count[i] * b.count[j] * c.count[k] * core::cdiv(a.size[i] * b.size[j] * c.size[k], p);
   return s;
 }
 
 /// Sum over the tiles of one loop of ceil(size / p).
 inline long long sum_ceil1(const TileClasses& a, long long p) {
   long long s = 0;
-  for (int i = 0; i < a.n; ++i) s += a.count[i] * cdiv(a.size[i], p);
+  for (int i = 0; i < a.n; ++i) s += a.count[i] * core::cdiv(a.size[i], p);
   return s;
 }
 
