@@ -9,7 +9,7 @@
 #include <iostream>
 #include <sstream>
 
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/flows/commands.hpp"
 #include "mapwright/flows/dist.hpp"
 #include "mapwright/flows/regress.hpp"

@@ -46,9 +46,9 @@
 
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/dram_layout.hpp"
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/core/tile_program.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/frontend/zoo.hpp"
 #include "mapwright/model/schedule.hpp"
 
 #include "study_set.hpp"

@@ -16,7 +16,7 @@
 #include <vector>
 
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/frontend/zoo.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/search/searcher.hpp"
 

@@ -23,9 +23,9 @@
 #include <vector>
 
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/compact_space.hpp"
-#include "mapwright/core/mapspace.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/mapspace/compact_space.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
+#include "mapwright/frontend/zoo.hpp"
 #include "mapwright/mapper/mapper.hpp"
 
 using namespace mapwright;

@@ -27,9 +27,9 @@
 #include <string>
 #include <vector>
 
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/core/tile_program.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/frontend/zoo.hpp"
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/rtlpool/model_cache.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"

@@ -12,8 +12,8 @@
 #include <vector>
 
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/mapspace.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
+#include "mapwright/frontend/zoo.hpp"
 #include "mapwright/mapper/mapper.hpp"
 
 namespace mapwright::bench {

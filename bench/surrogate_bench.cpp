@@ -11,8 +11,8 @@
 #include <vector>
 
 #include "mapwright/core/dram_layout.hpp"
-#include "mapwright/core/mapspace.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
+#include "mapwright/frontend/zoo.hpp"
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/model/refined.hpp"

@@ -2,7 +2,7 @@
 // rejection; any other exception, crash, sanitizer report, leak or timeout is a finding.
 #include "fuzz_common.hpp"
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = mapwright::fuzz::scratch_file("arch.yaml", data, size);

@@ -1,8 +1,8 @@
 // Fuzz target: the inline --layer grammar (TYPE:KEY=VALUE,... and NETWORK:LAYER). Inputs that
 // end in .yaml/.yml would name a file; they are skipped (layer_file_fuzz covers files).
 #include "fuzz_common.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string arg(reinterpret_cast<const char*>(data), size);

@@ -1,7 +1,7 @@
 // Fuzz target: a layer YAML file (core::parse_layer_arg with a .yaml path).
 #include "fuzz_common.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = mapwright::fuzz::scratch_file("layer.yaml", data, size);

@@ -4,8 +4,8 @@
 
 #include "fuzz_common.hpp"
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
 #include "mapwright/core/mapping.hpp"
 
 using namespace mapwright::core;

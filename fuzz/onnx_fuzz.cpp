@@ -2,8 +2,8 @@
 // inference and the folding of shape programs, then the conversion of every node. A fixed
 // --input-shape is tried too, so the dynamic-axis path runs on mutated encoder graphs.
 #include "fuzz_common.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/onnx_import.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/onnx_import.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string path = mapwright::fuzz::scratch_file("model.onnx", data, size);

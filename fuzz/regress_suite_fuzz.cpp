@@ -1,7 +1,7 @@
 // Fuzz target: regress suite YAML (flows::load_regress_suite, compiled from regress_suite.cpp):
 // cases with inline mappings and sweeps over the zoo and the named architectures.
 #include "fuzz_common.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/flows/regress.hpp"
 
 extern "C" int LLVMFuzzerInitialize(int*, char***) {

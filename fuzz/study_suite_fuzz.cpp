@@ -1,6 +1,6 @@
 // Fuzz target: study suite YAML (flows::load_study_suite, compiled from study_suite.cpp).
 #include "fuzz_common.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/flows/study.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -1,6 +1,6 @@
 // Fuzz target: sweep file YAML (flows::load_sweep_file, compiled from sweep_file.cpp).
 #include "fuzz_common.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/flows/sweep.hpp"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

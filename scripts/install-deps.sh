@@ -10,8 +10,8 @@ PKGS=(
   verilator libsystemc-dev zlib1g-dev
   libtorch-dev
   libdlib-dev                   # the bo searcher's global optimizer (search/)
-  libonnx-dev                   # --network model.onnx (core/src/onnx_import.cpp)
-  python3-torch python3-torchvision  # tests: export real ONNX models (tests/core/onnx/)
+  libonnx-dev                   # --network model.onnx (frontend/src/onnx_import.cpp)
+  python3-torch python3-torchvision  # tests: export real ONNX models (tests/frontend/onnx/)
   gnuplot-nox libboost-dev
   libssl-dev                    # SHA-256 keys of the RTL model cache (rtlpool/)
   openmpi-bin libopenmpi-dev    # mpirun -np K mapwright sweep (flows/dist/)

@@ -2,7 +2,8 @@
 # "sh -c"): every child process is started with an argument vector (posix_spawn).
 # Usage: cmake -DSOURCE_DIR=<repo> -P tests/no_shell.cmake
 file(GLOB_RECURSE sources ${SOURCE_DIR}/apps/*.cpp ${SOURCE_DIR}/flows/*.cpp
-  ${SOURCE_DIR}/flows/*.hpp ${SOURCE_DIR}/core/*.cpp ${SOURCE_DIR}/model/*.cpp
+  ${SOURCE_DIR}/flows/*.hpp ${SOURCE_DIR}/support/*.cpp ${SOURCE_DIR}/core/*.cpp
+  ${SOURCE_DIR}/frontend/*.cpp ${SOURCE_DIR}/mapspace/*.cpp ${SOURCE_DIR}/model/*.cpp
   ${SOURCE_DIR}/search/*.cpp ${SOURCE_DIR}/systemc/*.cpp ${SOURCE_DIR}/systemc/*.hpp
   ${SOURCE_DIR}/mapper/*.cpp ${SOURCE_DIR}/bench/*.cpp)
 set(found "")

@@ -6,8 +6,8 @@
 #include <cstdlib>
 #include <filesystem>
 
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/yaml_util.hpp"
 
 namespace fs = std::filesystem;
 
@@ -64,24 +64,6 @@ bool parse_dram_port(const std::string& text, DramPort& out) {
 
 bool Arch::supports(Dataflow d) const {
   return std::find(dataflows.begin(), dataflows.end(), d) != dataflows.end();
-}
-
-/// The configs shipped with the source tree ("" when this build does not know it). Declared
-/// where it is used (flows/src/commands.cpp, the shadowing note of `mapwright archs`).
-std::string builtin_configs_dir() {
-#ifdef MAPWRIGHT_SOURCE_DIR
-  return std::string(MAPWRIGHT_SOURCE_DIR) + "/configs";
-#else
-  return "";
-#endif
-}
-
-std::string configs_dir() {
-  if (const char* env = std::getenv("MAPWRIGHT_CONFIGS"); env && *env) return env;
-  std::error_code ec;
-  if (fs::is_directory("configs/arch", ec)) return "configs";
-  const std::string builtin = builtin_configs_dir();
-  return builtin.empty() ? "configs" : builtin;
 }
 
 std::vector<std::string> arch_names() {

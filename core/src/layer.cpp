@@ -4,7 +4,7 @@
 
 #include <sstream>
 
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 
 namespace mapwright::core {
 

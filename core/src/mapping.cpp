@@ -1,13 +1,10 @@
-// Mappings: exact YAML round trip, structural checks against a layer and an architecture, and
-// a simple greedy default mapping.
+// Mappings: exact YAML round trip and structural checks against a layer and an architecture.
 #include "mapwright/core/mapping.hpp"
 
-#include <algorithm>
 #include <sstream>
 
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/tile_program.hpp"
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/yaml_util.hpp"
 
 namespace mapwright::core {
 
@@ -170,39 +167,6 @@ void check_mapping(const Mapping& m, const Layer& l, const Arch& a, const std::s
   if (!a.supports(m.dataflow))
     throw SpecError(where, "dataflow", dataflow_name(m.dataflow),
                     "not supported by architecture " + a.name);
-}
-
-Mapping default_mapping(const Layer& l, const Arch& a) {
-  Mapping m;
-  m.dataflow = a.dataflows.front();
-  m.pe_rows = a.rows;
-  m.pe_cols = a.cols;
-  m.order = {Dim::N, Dim::K, Dim::P, Dim::Q, Dim::C, Dim::R, Dim::S};
-  m.layer_shape = l.shape_key();
-  // Whole filter window; grow K, C, Q, P, N, G while everything fits.
-  m.tile[static_cast<int>(Dim::R)] = l.r;
-  m.tile[static_cast<int>(Dim::S)] = l.s;
-  if (!check_capacity(l, a, m).ok()) {
-    m.tile[static_cast<int>(Dim::R)] = 1;
-    m.tile[static_cast<int>(Dim::S)] = 1;
-  }
-  const Dim grow[] = {Dim::K, Dim::C, Dim::Q, Dim::P, Dim::N, Dim::G};
-  bool changed = true;
-  while (changed) {
-    changed = false;
-    for (Dim d : grow) {
-      long long& t = m.tile[static_cast<int>(d)];
-      const long long bound = l.dim(d);
-      if (t >= bound) continue;
-      const long long old = t;
-      t = std::min(bound, t * 2);
-      if (check_capacity(l, a, m).ok())
-        changed = true;
-      else
-        t = old;
-    }
-  }
-  return m;
 }
 
 }  // namespace mapwright::core

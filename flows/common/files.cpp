@@ -10,9 +10,9 @@
 #include <sstream>
 #include <vector>
 
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/posix_io.hpp"
-#include "mapwright/core/test_hooks.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/posix_io.hpp"
+#include "mapwright/support/test_hooks.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;

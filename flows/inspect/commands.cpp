@@ -15,9 +15,9 @@
 #include <sstream>
 
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/layer_spec.hpp"
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/core/metrics.hpp"
 #include "mapwright/model/refined.hpp"
 #include "mapwright/model/surrogate.hpp"

@@ -18,10 +18,10 @@
 #include <random>
 
 #include "mapwright/core/dram_layout.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/layer_spec.hpp"
-#include "mapwright/core/mapspace.hpp"
-#include "mapwright/core/stats.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
+#include "mapwright/support/stats.hpp"
 #include "mapwright/model/refined.hpp"
 #include "mapwright/model/surrogate.hpp"
 #ifdef MAPWRIGHT_HAVE_RTL

@@ -8,10 +8,11 @@
 
 #include "common/text.hpp"
 #include "mapwright/core/dram_layout.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/layer_spec.hpp"
-#include "mapwright/core/yaml_util.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
+#include "mapwright/support/yaml_util.hpp"
+#include "mapwright/frontend/zoo.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/flows/regress.hpp"
 
 namespace fs = std::filesystem;

@@ -8,7 +8,7 @@
 #include <ostream>
 
 #include "common/files.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/flows/run.hpp"
 #include "report/render.hpp"
 

@@ -5,12 +5,12 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/flows/run_record.hpp"
 #include "mapwright/model/bank_conflicts.hpp"
 
 #include <algorithm>
-#include "mapwright/core/stats.hpp"
+#include "mapwright/support/stats.hpp"
 
 namespace mapwright::flows {
 

@@ -6,7 +6,7 @@
 #include <cstdlib>
 
 #include "common/text.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/search/options.hpp"
 
 using mapwright::core::Metrics;

@@ -23,10 +23,10 @@
 #include <sstream>
 #include <thread>
 
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/layer_spec.hpp"
-#include "mapwright/core/mapspace.hpp"
-#include "mapwright/core/search_space.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
+#include "mapwright/mapspace/search_space.hpp"
 #include "mapwright/mapper/mapper.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "mapwright/search/searcher.hpp"

@@ -4,8 +4,8 @@
 
 #include <cstring>
 
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/test_hooks.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/test_hooks.hpp"
 
 namespace mapwright::flows {
 

@@ -27,10 +27,10 @@
 #include <sstream>
 #include <thread>
 
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/stats.hpp"
-#include "mapwright/core/layer_spec.hpp"
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/stats.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
+#include "mapwright/support/yaml_util.hpp"
 #include "mapwright/flows/dist.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "common/text.hpp"

@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 
-#include "mapwright/core/stats.hpp"
+#include "mapwright/support/stats.hpp"
 
 namespace mapwright::flows {
 

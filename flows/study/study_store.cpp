@@ -9,9 +9,9 @@
 #include <cstring>
 
 #include "common/files.hpp"
-#include "mapwright/core/posix_io.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/test_hooks.hpp"
+#include "mapwright/support/posix_io.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/test_hooks.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;

@@ -6,9 +6,9 @@
 #include <limits>
 #include <type_traits>
 
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/layer_spec.hpp"
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
+#include "mapwright/support/yaml_util.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/study.hpp"
 

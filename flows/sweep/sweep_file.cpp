@@ -9,8 +9,8 @@
 #include <tuple>
 
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/yaml_util.hpp"
 #include "mapwright/flows/objective.hpp"
 #include "mapwright/flows/sweep.hpp"
 

@@ -20,8 +20,8 @@
 #include "common/files.hpp"
 #include "common/text.hpp"
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/yaml_util.hpp"
 #include "mapwright/flows/study.hpp"
 #include "mapwright/search/options.hpp"
 

@@ -18,9 +18,9 @@
 #include <thread>
 #include <vector>
 
-#include "mapwright/core/compact_space.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapspace/compact_space.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/mapper/bounds.hpp"
 #include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/model/surrogate.hpp"

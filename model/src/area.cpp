@@ -13,8 +13,8 @@
 #include <utility>
 #include <vector>
 
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/yaml_util.hpp"
 
 namespace mapwright::model {
 

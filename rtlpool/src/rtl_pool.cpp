@@ -32,8 +32,8 @@
 #include <stdexcept>
 
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/posix_io.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/posix_io.hpp"
 #ifdef MAPWRIGHT_HAVE_RTL
 #include "mapwright/systemc/rtl_evaluator.hpp"
 #endif

@@ -9,7 +9,7 @@
 #include <string>
 #include <vector>
 
-#include "mapwright/core/stats.hpp"
+#include "mapwright/support/stats.hpp"
 #include "mapwright/search/searcher.hpp"
 
 namespace mapwright::search::detail {
@@ -85,6 +85,6 @@ class AdditiveCritic {
   double bias_ = 0;                            ///< Intercept.
 };
 
-using core::median;  ///< (core/stats.hpp)
+using core::median;  ///< (support/stats.hpp)
 
 }  // namespace mapwright::search::detail

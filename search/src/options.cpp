@@ -13,8 +13,8 @@
 
 #include <yaml-cpp/yaml.h>
 
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/yaml_util.hpp"
 
 namespace mapwright::search {
 namespace {
@@ -31,7 +31,7 @@ std::string join(const std::vector<std::string>& v) {
   return s;
 }
 
-/// Reads one YAML map through the core strict layer (core/yaml_util.hpp): unknown keys, null,
+/// Reads one YAML map through the strict YAML layer (support/yaml_util.hpp): unknown keys, null,
 /// maps, lists and tags where a scalar belongs, wrong types, non-finite numbers and integers
 /// that do not fit are refused as core::SpecError; ranges are checked by validate_options.
 class MapReader {

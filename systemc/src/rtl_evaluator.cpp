@@ -33,7 +33,7 @@
 #include "plain_harness.hpp"
 #include "mapwright/core/loopnest.hpp"
 #include "mapwright/core/dram_layout.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "mw_models.h"

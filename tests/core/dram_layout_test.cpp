@@ -8,7 +8,7 @@
 
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/dram_layout.hpp"
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 
 #include "../mapper/test_layers.hpp"
 

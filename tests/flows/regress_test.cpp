@@ -12,7 +12,7 @@
 #include <sstream>
 
 #include "files.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright;

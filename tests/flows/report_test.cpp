@@ -10,7 +10,7 @@
 
 #include "files.hpp"
 #include "../../flows/common/text.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/flows/report.hpp"
 #include "mapwright/flows/run.hpp"
 

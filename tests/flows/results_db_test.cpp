@@ -9,8 +9,8 @@
 #include <string>
 
 #include "files.hpp"
-#include "mapwright/core/layer_spec.hpp"
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright;

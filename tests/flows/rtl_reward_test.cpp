@@ -15,8 +15,8 @@
 
 #include "files.hpp"
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
 
 #ifdef MAPWRIGHT_HAVE_RTL

@@ -9,9 +9,9 @@
 #include <string>
 
 #include "files.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/core/mapping.hpp"
-#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
 #include "mapwright/flows/run_record.hpp"
 
 namespace fs = std::filesystem;

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "files.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/flows/run.hpp"
 #include "mapwright/flows/study.hpp"
 

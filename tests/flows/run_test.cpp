@@ -15,7 +15,7 @@
 
 #include "files.hpp"
 #include "tiny_run.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/core/mapping.hpp"
 
 namespace fs = std::filesystem;

@@ -20,8 +20,8 @@
 
 #include "files.hpp"
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/flows/verify.hpp"
 

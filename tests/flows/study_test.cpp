@@ -17,8 +17,8 @@
 #include "../../flows/study/study_stats.hpp"
 #include "../../flows/study/study_store.hpp"
 #include "files.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/stats.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/stats.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright;

@@ -15,7 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 #include "mapwright/flows/sweep.hpp"
 
 namespace fs = std::filesystem;

@@ -13,8 +13,8 @@
 #include <sstream>
 
 #include "files.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/yaml_util.hpp"
 #include "mapwright/search/options.hpp"
 
 namespace fs = std::filesystem;

@@ -9,8 +9,8 @@
 
 #include <random>
 
-#include "mapwright/core/mapspace.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
+#include "mapwright/frontend/zoo.hpp"
 #include "mapwright/model/surrogate.hpp"
 
 using namespace mapwright;

@@ -1,11 +1,11 @@
-// Proofs of the compact map space (core/compact_space.hpp): the loop order enters the
+// Proofs of the compact map space (mapspace/compact_space.hpp): the loop order enters the
 // surrogate only through the tensors' reuse, every one of the 5040 orders falls in one of the
 // representative classes, and on small layers (conv with padding, stride and remainders,
 // depthwise, GEMM, batched 1x1) and small arrays the best latency, energy and EDP over the
 // compact space equal the best over the raw space exactly (brute force over every tile size,
 // every PE use, every double-buffer choice and every distinct order). On banked buffers the
 // compact space alone is not enough, and the exact mapper's raw pass makes up for it.
-#include "mapwright/core/compact_space.hpp"
+#include "mapwright/mapspace/compact_space.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,7 +17,7 @@
 #include <map>
 #include <random>
 
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/mapper/mapper.hpp"
 #include "mapwright/model/surrogate.hpp"
 

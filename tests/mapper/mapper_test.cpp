@@ -10,10 +10,10 @@
 #include <limits>
 #include <random>
 
-#include "mapwright/core/compact_space.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/mapspace.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/mapspace/compact_space.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
+#include "mapwright/frontend/zoo.hpp"
 #include "mapwright/model/surrogate.hpp"
 
 using namespace mapwright;

@@ -1,9 +1,9 @@
-// The compact search encoding (core/search_space.hpp): every decoded random vector fits the
+// The compact search encoding (mapspace/search_space.hpp): every decoded random vector fits the
 // buffers; the 15 order representatives cover every reuse class for any trips; every compact
 // mapping of small layers and the exact mapper's optimum of zoo layers (EDP, latency, energy)
 // are reachable (encode then decode gives identical surrogate metrics); space sizes and decode
 // speed are printed next to the raw MapSpace's.
-#include "mapwright/core/search_space.hpp"
+#include "mapwright/mapspace/search_space.hpp"
 
 #include <gtest/gtest.h>
 
@@ -14,10 +14,10 @@
 #include <cstdio>
 #include <random>
 
-#include "mapwright/core/compact_space.hpp"
+#include "mapwright/mapspace/compact_space.hpp"
 #include "mapwright/core/dram_layout.hpp"
-#include "mapwright/core/mapspace.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
+#include "mapwright/frontend/zoo.hpp"
 #include "mapwright/mapper/mapper.hpp"
 #include "mapwright/model/surrogate.hpp"
 

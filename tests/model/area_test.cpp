@@ -12,8 +12,8 @@
 #include <string>
 #include <utility>
 
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/yaml_util.hpp"
 
 using namespace mapwright;
 using namespace mapwright::core;

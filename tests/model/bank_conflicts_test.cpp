@@ -9,9 +9,9 @@
 #include <map>
 #include <random>
 
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/core/tile_program.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/frontend/zoo.hpp"
 #include "mapwright/model/surrogate.hpp"
 
 using namespace mapwright;

@@ -9,8 +9,8 @@
 #include <cstdio>
 #include <random>
 
-#include "mapwright/core/mapspace.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
+#include "mapwright/frontend/zoo.hpp"
 #include "mapwright/model/refined.hpp"
 #include "mapwright/model/schedule.hpp"
 

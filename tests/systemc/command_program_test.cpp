@@ -6,7 +6,7 @@
 
 #include <random>
 
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 
 using namespace mapwright;
 using namespace mapwright::systemc;

@@ -19,7 +19,7 @@
 #include <vector>
 
 #include "mapwright/core/dram_layout.hpp"
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/model/surrogate.hpp"

@@ -10,7 +10,7 @@
 #include <random>
 #include <string>
 
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/systemc/command_program.hpp"
 #include "mapwright/systemc/rtl_evaluator.hpp"

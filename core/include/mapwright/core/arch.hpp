@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "mapwright/support/configs_dir.hpp"
+
 namespace mapwright::core {
 
 /// Level-1 dataflow of the array. What the array's rows, columns and stream carry:
@@ -81,13 +83,10 @@ void require_rtl_dram_port(const Arch& a, const std::string& where);
 
 /// Loads and validates an architecture from a YAML file; errors name the file, key, value.
 Arch load_arch_file(const std::string& path);
-/// Resolves `name_or_path`: an existing file path, or a name under the configs/arch folder.
+/// Resolves `name_or_path`: an existing file path, or a name under the configs/arch folder
+/// (support/configs_dir.hpp says which folder that is).
 Arch load_arch(const std::string& name_or_path);
 /// Names of the architectures in configs/arch.
 std::vector<std::string> arch_names();
-/// The folder holding the shipped configs (env MAPWRIGHT_CONFIGS, else the source tree's).
-std::string configs_dir();
-/// The configs shipped with the source tree, "" when the build does not know it.
-std::string builtin_configs_dir();
 
 }  // namespace mapwright::core

@@ -52,8 +52,5 @@ Mapping load_mapping_file(const std::string& path);
 /// invalid result (see MapSpace::check).
 void check_mapping(const Mapping& m, const Layer& layer, const Arch& arch,
                    const std::string& where);
-/// A simple always-valid-shaped mapping: full PE use, every tile 1 except K/C/P/Q as large as
-/// fits the buffers greedily. Used as a starting point and in examples.
-Mapping default_mapping(const Layer& layer, const Arch& arch);
 
 }  // namespace mapwright::core

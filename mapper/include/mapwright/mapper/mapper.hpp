@@ -1,6 +1,6 @@
 #pragma once
 /// \file mapper.hpp
-/// The exact mapper: branch-and-bound over the compact map space (core/compact_space.hpp)
+/// The exact mapper: branch-and-bound over the compact map space (mapspace/compact_space.hpp)
 /// with admissible lower bounds (bounds.hpp), scored by the analytical surrogate. It returns
 /// the best mapping, a proven lower bound on the objective and the relative gap between them;
 /// the answer is deterministic for a given input whatever the thread count (the search runs

@@ -1,7 +1,7 @@
 // The statistics behind `mapwright study`'s comparisons: the inverse-ECDF quantile, the
 // percentile bootstrap (plain and stratified, deterministic for a seed on every platform) and
 // the Kaplan-Meier estimator of a survival curve and its median for right-censored times.
-#include "mapwright/core/stats.hpp"
+#include "mapwright/support/stats.hpp"
 
 #include <random>
 #include <stdexcept>

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Exports the ONNX models the import tests read (tests/core/onnx/onnx_import_test.cpp).
+"""Exports the ONNX models the import tests read (tests/frontend/onnx/onnx_import_test.cpp).
 
 Usage: export_models.py OUT_DIR
 

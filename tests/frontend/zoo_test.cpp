@@ -1,6 +1,6 @@
 // Tests of the built-in network zoo: total MACs against published figures, layer counts,
 // spot shapes, unique-shape counting, BERT MACs from the formulas, and error messages.
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/frontend/zoo.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <set>
 #include <string>
 
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 
 namespace mc = mapwright::core;
 

@@ -1,4 +1,4 @@
-#include "mapwright/core/posix_io.hpp"
+#include "mapwright/support/posix_io.hpp"
 
 #include <unistd.h>
 

@@ -30,7 +30,7 @@
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/layer.hpp"
 #include "mapwright/core/mapping.hpp"
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/core/tile_program.hpp"
 
 namespace mapwright::core {

@@ -1,12 +1,12 @@
 // The built-in network zoo: ResNet-18/50, VGG16, MobileNet-v2 (ImageNet 224x224, batch 1) and a
 // BERT-base encoder layer at sequence length 128 and 512, each built layer by layer with exact
 // shapes and validated through make_layer.
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/frontend/zoo.hpp"
 
 #include <map>
 #include <sstream>
 
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 
 namespace mapwright::core {
 

@@ -1,4 +1,4 @@
-// The ONNX import against real exported models (tests/core/onnx/export_models.py writes them
+// The ONNX import against real exported models (tests/frontend/onnx/export_models.py writes them
 // before these tests, into MAPWRIGHT_ONNX_MODELS): layers equal to the zoo's shape for shape and
 // MAC for MAC, dynamic axes resolved by --input-shape, what cannot be mapped named, and every
 // bad file or option refused with the file, key and reason.
@@ -13,10 +13,10 @@
 #include <sstream>
 #include <string>
 
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/layer_spec.hpp"
-#include "mapwright/core/onnx_import.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
+#include "mapwright/frontend/onnx_import.hpp"
+#include "mapwright/frontend/zoo.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;

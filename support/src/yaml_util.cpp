@@ -5,7 +5,7 @@
 // then refuse null, maps and lists where a scalar belongs, text where a number belongs, integers
 // and numbers outside a stated range, and non-finite numbers. Every refusal is a SpecError naming
 // the file, the dotted key and the value.
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/yaml_util.hpp"
 
 #include <cctype>
 #include <cerrno>
@@ -20,7 +20,7 @@
 #include <yaml-cpp/eventhandler.h>
 #include <yaml-cpp/parser.h>
 
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 
 namespace mapwright::core {
 

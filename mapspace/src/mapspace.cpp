@@ -1,5 +1,5 @@
 // The map space: parameter list and domains, vector <-> mapping, size, and sampling.
-#include "mapwright/core/mapspace.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
 
 #include <algorithm>
 #include <cmath>

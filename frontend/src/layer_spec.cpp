@@ -1,13 +1,13 @@
 // Layer and network arguments: the inline key=value form, zoo references and YAML files all
 // reduce to one builder that checks every key and value.
-#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
 
 #include <filesystem>
 #include <map>
 #include <set>
 
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/yaml_util.hpp"
 
 namespace fs = std::filesystem;
 

@@ -68,4 +68,8 @@ class MapSpace {
 std::array<Dim, kNumOrderedDims> order_from_index(long long index);
 long long order_to_index(const std::array<Dim, kNumOrderedDims>& order);
 
+/// A simple always-valid-shaped mapping: full PE use, every tile 1 except K/C/P/Q as large as
+/// fits the buffers greedily. Used as a starting point and in examples.
+Mapping default_mapping(const Layer& layer, const Arch& arch);
+
 }  // namespace mapwright::core

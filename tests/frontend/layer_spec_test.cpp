@@ -1,6 +1,6 @@
 // Layer and network arguments: inline forms, zoo references and YAML files, and every rejection
 // naming the flag or file, the key and the value.
-#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
 
 #include <gtest/gtest.h>
 
@@ -8,7 +8,7 @@
 #include <fstream>
 #include <functional>
 
-#include "mapwright/core/error.hpp"
+#include "mapwright/support/error.hpp"
 
 using namespace mapwright::core;
 namespace fs = std::filesystem;

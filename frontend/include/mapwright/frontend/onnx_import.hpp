@@ -20,7 +20,7 @@
 #include <string>
 #include <vector>
 
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/frontend/zoo.hpp"
 
 namespace mapwright::core {
 

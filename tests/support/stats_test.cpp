@@ -1,8 +1,8 @@
-// Tests of the study's statistics (core/stats.hpp): the inverse-ECDF quantile, the percentile
+// Tests of the study's statistics (support/stats.hpp): the inverse-ECDF quantile, the percentile
 // bootstrap against hand-computed and fully enumerated bootstrap distributions, and the
 // Kaplan-Meier estimator against hand-computed curves, the empirical median (no censoring)
 // and Efron's redistribute-to-the-right construction (random censored data).
-#include "mapwright/core/stats.hpp"
+#include "mapwright/support/stats.hpp"
 
 #include <gtest/gtest.h>
 

@@ -10,10 +10,10 @@
 #include <string>
 
 #include "mapwright/core/arch.hpp"
-#include "mapwright/core/error.hpp"
-#include "mapwright/core/layer_spec.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
 #include "mapwright/core/mapping.hpp"
-#include "mapwright/core/yaml_util.hpp"
+#include "mapwright/support/yaml_util.hpp"
 
 using namespace mapwright::core;
 namespace fs = std::filesystem;

@@ -4,7 +4,7 @@
 // double-buffer choices that can matter. mapper/README.md gives the argument that every raw
 // mapping is dominated by a compact one; tests/mapper/compact_space_test.cpp checks it by
 // brute force on small layers.
-#include "mapwright/core/compact_space.hpp"
+#include "mapwright/mapspace/compact_space.hpp"
 
 #include <algorithm>
 

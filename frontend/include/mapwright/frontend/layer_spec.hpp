@@ -13,8 +13,8 @@
 #include <string>
 
 #include "mapwright/core/layer.hpp"
-#include "mapwright/core/onnx_import.hpp"
-#include "mapwright/core/zoo.hpp"
+#include "mapwright/frontend/onnx_import.hpp"
+#include "mapwright/frontend/zoo.hpp"
 
 namespace mapwright::core {
 

@@ -4,13 +4,13 @@
 // canonicalizes (minimal PE use, no useless double buffering) and repairs overflowing tiles
 // deterministically so that every decoded mapping fits when any does. Reachability of the
 // compact space's optima is tested in tests/mapper/search_space_test.cpp.
-#include "mapwright/core/search_space.hpp"
+#include "mapwright/mapspace/search_space.hpp"
 
 #include <algorithm>
 #include <cmath>
 #include <set>
 
-#include "mapwright/core/compact_space.hpp"
+#include "mapwright/mapspace/compact_space.hpp"
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/core/loopnest.hpp"
 
@@ -31,6 +31,168 @@ int minimal_pe(int pe, const long long* sizes, int n) {
     --pe;
   }
   return pe;
+}
+
+/// The static tile list of every loop: the union of compact_tile_sizes over every condition
+/// the compact space (and the exact mapper, which walks it in tile_branch_order) can meet.
+std::array<std::vector<long long>, kNumDims> static_tile_lists(const Layer& l, const Arch& arch) {
+  std::array<std::set<long long>, kNumDims> uni;
+  std::set<std::vector<long long>> seen;
+  auto add = [&](const Mapping& m, Dim d) {
+    if (!seen.insert(compact_tile_key(l, m, d, burst_beat_of(arch))).second) return;
+    for (long long t : compact_tile_sizes(l, m, d, burst_beat_of(arch))) uni[I(d)].insert(t);
+  };
+  auto all_sizes = [&](Dim d) {
+    std::vector<long long> v;
+    for (long long t = 1; t <= l.dim(d); ++t) v.push_back(t);
+    return v;
+  };
+  const std::vector<long long> rs = all_sizes(Dim::R), ss = all_sizes(Dim::S);
+  for (Dataflow df : arch.dataflows) {
+    Mapping m;
+    m.dataflow = df;
+    std::vector<std::vector<long long>> p_by_pe;  // OS/IS P candidates per PE count (for Q)
+    for (Dim d : tile_branch_order(df)) {
+      m.tile.fill(1);
+      m.pe_rows = arch.rows;
+      m.pe_cols = arch.cols;
+      const bool os = df == Dataflow::OS;
+      // OS rows or IS columns carry the output pixels: P and Q couple to that PE count.
+      const bool pix = df != Dataflow::WS;
+      const int pix_max = os ? arch.rows : arch.cols;
+      auto set_pix_pe = [&](int pe) { (os ? m.pe_rows : m.pe_cols) = pe; };
+      if (d == Dim::K && df != Dataflow::IS) {
+        for (int pc = 1; pc <= arch.cols; ++pc) {
+          m.pe_cols = pc;
+          add(m, d);
+        }
+      } else if (d == Dim::C && !os) {
+        for (int pr = 1; pr <= arch.rows; ++pr)
+          for (long long r : rs)
+            for (long long s : ss) {
+              m.pe_rows = pr;
+              m.tile[I(Dim::R)] = r;
+              m.tile[I(Dim::S)] = s;
+              add(m, d);
+            }
+      } else if ((d == Dim::P || d == Dim::Q) && !pix) {
+        for (long long f : d == Dim::P ? rs : ss) {
+          m.tile[I(d == Dim::P ? Dim::R : Dim::S)] = f;
+          add(m, d);
+        }
+      } else if (d == Dim::P) {
+        p_by_pe.assign(pix_max + 1, {});
+        for (int pe = 1; pe <= pix_max; ++pe) {
+          std::set<long long> p_set;
+          for (long long n = 1; n <= l.n; ++n)
+            for (long long r : rs) {
+              set_pix_pe(pe);
+              m.tile[I(Dim::N)] = n;
+              m.tile[I(Dim::R)] = r;
+              for (long long t : compact_tile_sizes(l, m, d, burst_beat_of(arch))) p_set.insert(t);
+            }
+          uni[I(d)].insert(p_set.begin(), p_set.end());
+          p_by_pe[pe].assign(p_set.begin(), p_set.end());
+        }
+      } else if (d == Dim::Q) {
+        // Q's candidates are conditioned on a P tile the compact space keeps for this PE use.
+        for (int pe = 1; pe <= pix_max; ++pe)
+          for (long long n = 1; n <= l.n; ++n)
+            for (long long p : p_by_pe[pe])
+              for (long long s : ss) {
+                set_pix_pe(pe);
+                m.tile[I(Dim::N)] = n;
+                m.tile[I(Dim::P)] = p;
+                m.tile[I(Dim::S)] = s;
+                add(m, d);
+              }
+      } else {
+        add(m, d);  // G, N, R, S, C under OS and K under IS: no condition
+      }
+    }
+  }
+  std::array<std::vector<long long>, kNumDims> tiles;
+  for (int d = 0; d < kNumDims; ++d) tiles[d].assign(uni[d].begin(), uni[d].end());
+  return tiles;
+}
+
+/// Step 2 of SearchSpace::decode: while the mapping overflows a buffer, drops that buffer's
+/// double buffering, else steps the largest tile relevant to it one entry down its list
+/// (ties: kRepairPriority); then, on the bursts port, steps tiles down until every input tile
+/// has a burst descriptor. `idx` holds each tile's index in `tiles`. Returns true if the
+/// mapping changed.
+bool repair(const Layer& l, const Arch& arch,
+            const std::array<std::vector<long long>, kNumDims>& tiles,
+            std::array<long long, kNumDims>& idx, Mapping& m) {
+  bool fixed = false;
+  for (;;) {
+    const Validity val = check_capacity(l, arch, m);
+    if (val.ok()) break;
+    fixed = true;
+    bool* db = val.kind == InvalidKind::InputOverflow    ? &m.db_input
+               : val.kind == InvalidKind::WeightOverflow ? &m.db_weight
+               : val.kind == InvalidKind::AccumOverflow  ? &m.db_accum
+                                                         : nullptr;
+    if (!db) break;  // unsupported dataflow: cannot happen, the domain holds supported ones
+    if (*db) {
+      *db = false;
+      continue;
+    }
+    bool (*rel)(Dim) = val.kind == InvalidKind::InputOverflow    ? input_rel
+                       : val.kind == InvalidKind::WeightOverflow ? weight_rel
+                                                                 : output_rel;
+    int pick = -1;
+    for (Dim d : kRepairPriority) {
+      const int i = I(d);
+      if (!rel(d) || idx[i] == 0) continue;
+      if (pick < 0 || m.tile[i] > m.tile[pick]) pick = i;
+    }
+    if (pick < 0) break;  // every relevant tile is 1: nothing fits
+    m.tile[pick] = tiles[pick][--idx[pick]];
+  }
+  // On the bursts port, repair an input tile that no single burst descriptor describes
+  // (descriptor_problem): step down the larger of the P and Q tiles (rows or columns held in
+  // blocks), then G, then N (fewer loops). Tiles only shrink, so the mapping still fits.
+  if (arch.dram_port == DramPort::Bursts && check_capacity(l, arch, m).ok()) {
+    while (!descriptor_problem(l, arch, m).empty()) {
+      int pick = -1;
+      for (Dim d : {Dim::P, Dim::Q})
+        if (idx[I(d)] > 0 && (pick < 0 || m.tile[I(d)] > m.tile[pick])) pick = I(d);
+      for (Dim d : {Dim::G, Dim::N})
+        if (pick < 0 && idx[I(d)] > 0) pick = I(d);
+      if (pick < 0) break;  // stays invalid (a typed no_burst_descriptor result)
+      m.tile[pick] = tiles[pick][--idx[pick]];
+      fixed = true;
+    }
+  }
+  return fixed;
+}
+
+/// Step 3 of SearchSpace::decode: the smallest PE rows and columns that give the same fold
+/// counts as the mapping's.
+void minimize_pe_use(const Layer& l, Mapping& m) {
+  auto minimal_for = [&](int pe, Dim a, Dim b, Dim c) {
+    long long sa[2], sb[2], sc[2], prod[8];
+    const int na = class_sizes(l.dim(a), m.tile_of(a), sa);
+    const int nb = class_sizes(l.dim(b), m.tile_of(b), sb);
+    const int nc = class_sizes(l.dim(c), m.tile_of(c), sc);
+    int np = 0;
+    for (int i = 0; i < na; ++i)
+      for (int j = 0; j < nb; ++j)
+        for (int k = 0; k < nc; ++k) prod[np++] = sa[i] * sb[j] * sc[k];
+    return minimal_pe(pe, prod, np);
+  };
+  if (m.dataflow == Dataflow::OS)
+    m.pe_rows = minimal_for(m.pe_rows, Dim::N, Dim::P, Dim::Q);
+  else
+    m.pe_rows = minimal_for(m.pe_rows, Dim::C, Dim::R, Dim::S);
+  if (m.dataflow == Dataflow::IS) {
+    m.pe_cols = minimal_for(m.pe_cols, Dim::N, Dim::P, Dim::Q);
+  } else {
+    long long sk[2];
+    const int nk = class_sizes(l.k, m.tile_of(Dim::K), sk);
+    m.pe_cols = minimal_pe(m.pe_cols, sk, nk);
+  }
 }
 
 }  // namespace
@@ -63,84 +225,7 @@ const std::array<std::array<Dim, kNumOrderedDims>, 15>& search_order_reps() {
 SearchSpace::SearchSpace(Layer layer, Arch arch)
     : layer_(std::move(layer)), arch_(std::move(arch)) {
   const Layer& l = layer_;
-  // Static tile lists: union of compact_tile_sizes over every condition the compact space
-  // (and the exact mapper, which walks it in tile_branch_order) can meet.
-  std::array<std::set<long long>, kNumDims> uni;
-  std::set<std::vector<long long>> seen;
-  auto add = [&](const Mapping& m, Dim d) {
-    if (!seen.insert(compact_tile_key(l, m, d, burst_beat_of(arch_))).second) return;
-    for (long long t : compact_tile_sizes(l, m, d, burst_beat_of(arch_))) uni[I(d)].insert(t);
-  };
-  auto all_sizes = [&](Dim d) {
-    std::vector<long long> v;
-    for (long long t = 1; t <= l.dim(d); ++t) v.push_back(t);
-    return v;
-  };
-  const std::vector<long long> rs = all_sizes(Dim::R), ss = all_sizes(Dim::S);
-  for (Dataflow df : arch_.dataflows) {
-    Mapping m;
-    m.dataflow = df;
-    std::vector<std::vector<long long>> p_by_pe;  // OS/IS P candidates per PE count (for Q)
-    for (Dim d : tile_branch_order(df)) {
-      m.tile.fill(1);
-      m.pe_rows = arch_.rows;
-      m.pe_cols = arch_.cols;
-      const bool os = df == Dataflow::OS;
-      // OS rows or IS columns carry the output pixels: P and Q couple to that PE count.
-      const bool pix = df != Dataflow::WS;
-      const int pix_max = os ? arch_.rows : arch_.cols;
-      auto set_pix_pe = [&](int pe) { (os ? m.pe_rows : m.pe_cols) = pe; };
-      if (d == Dim::K && df != Dataflow::IS) {
-        for (int pc = 1; pc <= arch_.cols; ++pc) {
-          m.pe_cols = pc;
-          add(m, d);
-        }
-      } else if (d == Dim::C && !os) {
-        for (int pr = 1; pr <= arch_.rows; ++pr)
-          for (long long r : rs)
-            for (long long s : ss) {
-              m.pe_rows = pr;
-              m.tile[I(Dim::R)] = r;
-              m.tile[I(Dim::S)] = s;
-              add(m, d);
-            }
-      } else if ((d == Dim::P || d == Dim::Q) && !pix) {
-        for (long long f : d == Dim::P ? rs : ss) {
-          m.tile[I(d == Dim::P ? Dim::R : Dim::S)] = f;
-          add(m, d);
-        }
-      } else if (d == Dim::P) {
-        p_by_pe.assign(pix_max + 1, {});
-        for (int pe = 1; pe <= pix_max; ++pe) {
-          std::set<long long> p_set;
-          for (long long n = 1; n <= l.n; ++n)
-            for (long long r : rs) {
-              set_pix_pe(pe);
-              m.tile[I(Dim::N)] = n;
-              m.tile[I(Dim::R)] = r;
-              for (long long t : compact_tile_sizes(l, m, d, burst_beat_of(arch_))) p_set.insert(t);
-            }
-          uni[I(d)].insert(p_set.begin(), p_set.end());
-          p_by_pe[pe].assign(p_set.begin(), p_set.end());
-        }
-      } else if (d == Dim::Q) {
-        // Q's candidates are conditioned on a P tile the compact space keeps for this PE use.
-        for (int pe = 1; pe <= pix_max; ++pe)
-          for (long long n = 1; n <= l.n; ++n)
-            for (long long p : p_by_pe[pe])
-              for (long long s : ss) {
-                set_pix_pe(pe);
-                m.tile[I(Dim::N)] = n;
-                m.tile[I(Dim::P)] = p;
-                m.tile[I(Dim::S)] = s;
-                add(m, d);
-              }
-      } else {
-        add(m, d);  // G, N, R, S, C under OS and K under IS: no condition
-      }
-    }
-  }
-  for (int d = 0; d < kNumDims; ++d) tiles_[d].assign(uni[d].begin(), uni[d].end());
+  tiles_ = static_tile_lists(l, arch_);
 
   // Parameters.
   tile_param_.fill(-1);
@@ -206,73 +291,12 @@ Mapping SearchSpace::decode(const ParamVector& v, bool* repaired) const {
   m.db_weight = m.db_weight && varies(weight_rel);
   m.db_accum = m.db_accum && varies(output_rel);
 
-  // 2. Repair.
-  bool fixed = false;
-  for (;;) {
-    const Validity val = check_capacity(l, arch_, m);
-    if (val.ok()) break;
-    fixed = true;
-    bool* db = val.kind == InvalidKind::InputOverflow    ? &m.db_input
-               : val.kind == InvalidKind::WeightOverflow ? &m.db_weight
-               : val.kind == InvalidKind::AccumOverflow  ? &m.db_accum
-                                                         : nullptr;
-    if (!db) break;  // unsupported dataflow: cannot happen, the domain holds supported ones
-    if (*db) {
-      *db = false;
-      continue;
-    }
-    bool (*rel)(Dim) = val.kind == InvalidKind::InputOverflow    ? input_rel
-                       : val.kind == InvalidKind::WeightOverflow ? weight_rel
-                                                                 : output_rel;
-    int pick = -1;
-    for (Dim d : kRepairPriority) {
-      const int i = I(d);
-      if (!rel(d) || idx[i] == 0) continue;
-      if (pick < 0 || m.tile[i] > m.tile[pick]) pick = i;
-    }
-    if (pick < 0) break;  // every relevant tile is 1: nothing fits
-    m.tile[pick] = tiles_[pick][--idx[pick]];
-  }
-  // 2b. On the bursts port, repair an input tile that no single burst descriptor describes
-  // (descriptor_problem): step down the larger of the P and Q tiles (rows or columns held in
-  // blocks), then G, then N (fewer loops). Tiles only shrink, so the mapping still fits.
-  if (arch_.dram_port == DramPort::Bursts && check_capacity(l, arch_, m).ok()) {
-    while (!descriptor_problem(l, arch_, m).empty()) {
-      int pick = -1;
-      for (Dim d : {Dim::P, Dim::Q})
-        if (idx[I(d)] > 0 && (pick < 0 || m.tile[I(d)] > m.tile[pick])) pick = I(d);
-      for (Dim d : {Dim::G, Dim::N})
-        if (pick < 0 && idx[I(d)] > 0) pick = I(d);
-      if (pick < 0) break;  // stays invalid (a typed no_burst_descriptor result)
-      m.tile[pick] = tiles_[pick][--idx[pick]];
-      fixed = true;
-    }
-  }
+  // 2. Repair: shrink tiles until the mapping fits and its transfers have descriptors.
+  const bool fixed = repair(l, arch_, tiles_, idx, m);
   if (repaired) *repaired = fixed;
 
   // 3. Minimal PE use for the same fold counts.
-  auto minimal_for = [&](int pe, Dim a, Dim b, Dim c) {
-    long long sa[2], sb[2], sc[2], prod[8];
-    const int na = class_sizes(l.dim(a), m.tile_of(a), sa);
-    const int nb = class_sizes(l.dim(b), m.tile_of(b), sb);
-    const int nc = class_sizes(l.dim(c), m.tile_of(c), sc);
-    int np = 0;
-    for (int i = 0; i < na; ++i)
-      for (int j = 0; j < nb; ++j)
-        for (int k = 0; k < nc; ++k) prod[np++] = sa[i] * sb[j] * sc[k];
-    return minimal_pe(pe, prod, np);
-  };
-  if (m.dataflow == Dataflow::OS)
-    m.pe_rows = minimal_for(m.pe_rows, Dim::N, Dim::P, Dim::Q);
-  else
-    m.pe_rows = minimal_for(m.pe_rows, Dim::C, Dim::R, Dim::S);
-  if (m.dataflow == Dataflow::IS) {
-    m.pe_cols = minimal_for(m.pe_cols, Dim::N, Dim::P, Dim::Q);
-  } else {
-    long long sk[2];
-    const int nk = class_sizes(l.k, m.tile_of(Dim::K), sk);
-    m.pe_cols = minimal_pe(m.pe_cols, sk, nk);
-  }
+  minimize_pe_use(l, m);
   return m;
 }
 
