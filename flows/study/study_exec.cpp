@@ -27,8 +27,7 @@ using namespace mapwright::core;
 namespace mapwright::flows {
 
 uint64_t study_run_seed(uint64_t seed, size_t layer, const std::string& searcher) {
-  return seed * 1000003ULL + layer * 101ULL +
-         static_cast<uint64_t>(std::hash<std::string>{}(searcher) % 97);
+  return seed * 1000003ULL + layer * 101ULL + fnv1a_64(searcher) % 97;
 }
 
 StudyExecutor::StudyExecutor(const StudySetup& setup, std::vector<Job>& jobs, TrialLog* log)

@@ -24,7 +24,9 @@ struct ExecOutcome {
 };
 
 /// The seed of one searcher run, derived from (suite seed, layer index, searcher kind) so that
-/// the runs of a study are independent and the same in every session and on every rank.
+/// the runs of a study are independent and the same in every session, on every rank and with
+/// every standard library: seed * 1000003 + layer * 101 + fnv1a_64(searcher) mod 97 (modulo
+/// 2^64).
 uint64_t study_run_seed(uint64_t seed, size_t layer, const std::string& searcher);
 
 /// Runs searcher runs of one study.
