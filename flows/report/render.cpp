@@ -48,24 +48,6 @@ details{margin:4px 0}summary{cursor:pointer;font-size:13px}
 .note{font-size:12px;color:#5a6473}
 )css";
 
-std::string fmt(double x, int prec = 3) {
-  std::ostringstream s;
-  s << std::setprecision(prec) << x;
-  return s.str();
-}
-std::string fixed(double x, int prec) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(prec) << x;
-  return s.str();
-}
-std::string commas(long long v) {
-  std::string s = std::to_string(v < 0 ? -v : v), o;
-  for (size_t i = 0; i < s.size(); ++i) {
-    if (i && (s.size() - i) % 3 == 0) o += ',';
-    o += s[i];
-  }
-  return (v < 0 ? "-" : "") + o;
-}
 std::string e(const json& j) {
   return html_escape(j.is_string() ? j.get<std::string>() : j.dump());
 }
@@ -149,8 +131,8 @@ std::string effort_html(const json& res, bool exact_run) {
   if (exact_run && res.contains("exact"))
     return (num(res["exact"]["gap"], 0) == 0
                 ? std::string("proves each optimum")
-                : "proven gap &le; " + fmt(100 * num(res["exact"]["gap"], 0), 3) + " %") +
-           " within at most " + fmt(num(res["exact"]["time_limit_s"], 0), 3) + " s per layer";
+                : "proven gap &le; " + fmt_g(100 * num(res["exact"]["gap"], 0), 3) + " %") +
+           " within at most " + fmt_g(num(res["exact"]["time_limit_s"], 0), 3) + " s per layer";
   return res["budget_per_layer"].dump() + " surrogate samples per layer";
 }
 
@@ -162,9 +144,9 @@ void write_heading(std::ostream& h, const RunView& run, const std::string& title
     << "x" << res["arch_info"]["cols"] << " array, " << res["arch_info"]["input_kib"] << "/"
     << res["arch_info"]["weight_kib"] << "/" << res["arch_info"]["accum_kib"]
     << " KiB input/weight/accumulator, DRAM "
-    << fmt(res["arch_info"]["dram_bytes_per_cycle"].get<double>(), 4) << " B/cycle after "
+    << fmt_g(res["arch_info"]["dram_bytes_per_cycle"].get<double>(), 4) << " B/cycle after "
     << res["arch_info"]["dram_latency_cycles"] << " cycles ("
-    << e(res["arch_info"].value("dram_port", "packed")) << " port), " << fmt(run.mhz, 4) << " MHz"
+    << e(res["arch_info"].value("dram_port", "packed")) << " port), " << fmt_g(run.mhz, 4) << " MHz"
     << " &middot; searcher <b>" << e(res["searcher"]) << "</b>, " << effort_html(res, run.exact_run)
     << ", objective " << e(res["objective"]) << ", seed " << res["seed"]
     << (run.rtl ? ", top-" + res["top_k"].dump() + " per layer verified on RTL" : "")
@@ -235,15 +217,15 @@ void write_total_cards(std::ostream& h, const RunView& run) {
   h << "<div class=\"cards\">"
     << "<div class=\"card\"><div class=\"k\">Network latency</div><div class=\"v\">"
     << time_of(num(t["cycles"], 0), run.mhz) << "</div><div class=\"s\">"
-    << commas(static_cast<long long>(num(t["cycles"], 0))) << " cycles &middot; " << src_note
+    << with_commas(static_cast<long long>(num(t["cycles"], 0))) << " cycles &middot; " << src_note
     << "</div></div>"
     << "<div class=\"card\"><div class=\"k\">Energy</div><div class=\"v\">"
     << si(num(t["energy_pj"], 0) * 1e-12) << "J</div><div class=\"s\">" << si(num(t["macs"], 0))
     << " MACs</div></div>"
-    << "<div class=\"card\"><div class=\"k\">EDP</div><div class=\"v\">" << fmt(num(t["edp"], 0), 4)
-    << "</div><div class=\"s\">pJ &times; cycles</div></div>"
+    << "<div class=\"card\"><div class=\"k\">EDP</div><div class=\"v\">"
+    << fmt_g(num(t["edp"], 0), 4) << "</div><div class=\"s\">pJ &times; cycles</div></div>"
     << "<div class=\"card\"><div class=\"k\">Utilization</div><div class=\"v\">"
-    << fixed(100 * num(t["utilization"], 0), 1)
+    << fmt_fixed(100 * num(t["utilization"], 0), 1)
     << " %</div><div class=\"s\">MACs / (cycles &times; PEs)</div></div>"
     << "</div>\n<div class=\"note\">Totals count each unique layer as many times as it occurs in "
        "the network ("
@@ -295,11 +277,11 @@ void write_best_cells(std::ostream& h, const json& L) {
   }
   const auto& chosen = L["candidates"][b["rank"].get<size_t>()];
   const double sc = num(chosen["surrogate"]["cycles"], 0), rc = num(b["cycles"], 0);
-  h << "<td>" << commas(static_cast<long long>(rc)) << "</td><td>"
-    << si(num(b["energy_pj"], 0) * 1e-12) << "J</td><td>" << fmt(num(b["edp"], 0), 3) << "</td><td>"
-    << fixed(100 * num(b["utilization"], 0), 1) << "</td><td>" << commas(static_cast<long long>(sc))
-    << "</td><td>"
-    << (b["chosen_by"] == "rtl" && rc > 0 ? fixed(100 * (sc - rc) / rc, 2) : "&ndash;")
+  h << "<td>" << with_commas(static_cast<long long>(rc)) << "</td><td>"
+    << si(num(b["energy_pj"], 0) * 1e-12) << "J</td><td>" << fmt_g(num(b["edp"], 0), 3)
+    << "</td><td>" << fmt_fixed(100 * num(b["utilization"], 0), 1) << "</td><td>"
+    << with_commas(static_cast<long long>(sc)) << "</td><td>"
+    << (b["chosen_by"] == "rtl" && rc > 0 ? fmt_fixed(100 * (sc - rc) / rc, 2) : "&ndash;")
     << "</td><td>" << e(b["chosen_by"]) << (b["chosen_by"] == "rtl" ? " #" + b["rank"].dump() : "")
     << "</td><td class=\"l\">" << html_escape(dataflow_and_pes(b.value("mapping", std::string())))
     << "</td>";
@@ -325,15 +307,16 @@ void write_search_cells(std::ostream& h, const json& L, bool exact_run) {
   if (L.contains("search") && exact_run && L["search"].contains("exact")) {
     const auto& x = L["search"]["exact"];
     h << "<td>"
-      << (x["gap"].is_null() ? std::string("&ndash;") : fixed(100 * x["gap"].get<double>(), 3))
+      << (x["gap"].is_null() ? std::string("&ndash;") : fmt_fixed(100 * x["gap"].get<double>(), 3))
       << (x.value("optimal", false) ? " (optimal)" : "") << "</td><td>"
-      << commas(x.value("nodes", 0LL)) << "</td><td>" << commas(x.value("evaluations", 0LL))
-      << "</td><td>" << fixed(num(L["search"]["seconds"], 0), 3) << "</td>";
+      << with_commas(x.value("nodes", 0LL)) << "</td><td>"
+      << with_commas(x.value("evaluations", 0LL)) << "</td><td>"
+      << fmt_fixed(num(L["search"]["seconds"], 0), 3) << "</td>";
   } else if (L.contains("search")) {
     const auto& s = L["search"];
-    h << "<td>" << fixed(100.0 * num(s["valid"], 0) / std::max(1.0, num(s["samples"], 1)), 1)
-      << "</td><td>" << commas(s.value("duplicates", 0LL)) << "</td><td>"
-      << fixed(num(s["seconds"], 0), 1) << "</td>";
+    h << "<td>" << fmt_fixed(100.0 * num(s["valid"], 0) / std::max(1.0, num(s["samples"], 1)), 1)
+      << "</td><td>" << with_commas(s.value("duplicates", 0LL)) << "</td><td>"
+      << fmt_fixed(num(s["seconds"], 0), 1) << "</td>";
   } else {
     h << (exact_run ? "<td></td><td></td><td></td><td></td>" : "<td></td><td></td><td></td>");
   }
@@ -409,8 +392,9 @@ void write_exact_note(std::ostream& h, const json& res) {
        "on cycles and energy: the chosen surrogate mapping is optimal up to the proven gap shown "
        "in "
        "the table (target gap "
-    << (xo.is_null() ? std::string("?") : fixed(100 * num(xo["gap"], 0), 3)) << " %, time limit "
-    << (xo.is_null() ? std::string("?") : fixed(num(xo["time_limit_s"], 0), 0))
+    << (xo.is_null() ? std::string("?") : fmt_fixed(100 * num(xo["gap"], 0), 3))
+    << " %, time limit "
+    << (xo.is_null() ? std::string("?") : fmt_fixed(num(xo["time_limit_s"], 0), 0))
     << " s per layer). A layer whose gap is above the target was stopped by the time limit; its "
        "mapping is the best found and the gap is what is proven.</div>\n";
 }
@@ -427,7 +411,7 @@ std::vector<std::string> write_curve_data(const RunView& run) {
     const double final_best = pts.back().second;
     const fs::path dat = run.plots / ("curve_" + std::to_string(L["index"].get<int>()) + ".dat");
     std::ostringstream d;
-    for (const auto& [s, c] : pts) d << s << " " << std::setprecision(10) << c / final_best << "\n";
+    for (const auto& [s, c] : pts) d << s << " " << fmt_g(c / final_best, 10) << "\n";
     write_atomic(dat, d.str());
     series.push_back(gp_quote(dat.filename().string()) + " using 1:2 with steps lw 2 title " +
                      gp_quote(L["name"].get<std::string>()));
@@ -456,13 +440,14 @@ bool write_curves_plot(std::ostream& h, const RunView& run) {
 void write_parity_stats(std::ostream& h, const json& p) {
   h << "<div class=\"stats\"><span>verified candidates <b>" << p["n"] << "</b></span>";
   if (p["n"].get<size_t>() > 0)
-    h << "<span>cycle MAPE <b>" << fixed(num(p["mape_pct"]), 2)
-      << " %</b></span><span>max |error| <b>" << fixed(num(p["max_error_pct"]), 2)
+    h << "<span>cycle MAPE <b>" << fmt_fixed(num(p["mape_pct"]), 2)
+      << " %</b></span><span>max |error| <b>" << fmt_fixed(num(p["max_error_pct"]), 2)
       << " %</b></span><span>Spearman &rho; <b>"
-      << (p["spearman"].is_null() ? "n/a" : fixed(p["spearman"].get<double>(), 3)) << "</b></span>";
+      << (p["spearman"].is_null() ? "n/a" : fmt_fixed(p["spearman"].get<double>(), 3))
+      << "</b></span>";
   if (p.contains("refined"))
-    h << "<span>refined estimate: MAPE <b>" << fixed(num(p["refined"]["mape_pct"]), 2)
-      << " %</b>, max |error| <b>" << fixed(num(p["refined"]["max_error_pct"]), 2)
+    h << "<span>refined estimate: MAPE <b>" << fmt_fixed(num(p["refined"]["mape_pct"]), 2)
+      << " %</b>, max |error| <b>" << fmt_fixed(num(p["refined"]["max_error_pct"]), 2)
       << " %</b></span>";
   h << "</div>\n";
 }
@@ -555,7 +540,7 @@ std::string refined_error(const json& c, const json& v) {
   const long long ref = c.value("refined_cycles", 0LL);
   const long long rtl = v.value("cycles", 0LL);
   if (ref <= 0 || rtl <= 0) return "&ndash;";
-  return fixed(100.0 * static_cast<double>(ref - rtl) / static_cast<double>(rtl), 2);
+  return fmt_fixed(100.0 * static_cast<double>(ref - rtl) / static_cast<double>(rtl), 2);
 }
 
 /// One row of the functional checks: candidate `c` of layer `L` (not run, passed or failed).
@@ -563,7 +548,7 @@ void write_check_row(std::ostream& h, const json& L, const json& c) {
   const auto& v = c["verification"];
   if (v.is_null()) {
     h << "<tr><td class=\"l\">" << e(L["name"]) << "</td><td>#" << c["rank"] << "</td><td></td><td>"
-      << commas(static_cast<long long>(num(c["surrogate"]["cycles"], 0)))
+      << with_commas(static_cast<long long>(num(c["surrogate"]["cycles"], 0)))
       << "</td><td colspan=\"6\"></td><td class=\"l\">not run (interrupted)</td></tr>\n";
     return;
   }
@@ -571,14 +556,15 @@ void write_check_row(std::ostream& h, const json& L, const json& c) {
   const std::string why = failure_reason(v);
   h << "<tr" << (passed ? "" : " class=\"fail\"") << "><td class=\"l\">" << e(L["name"])
     << "</td><td>#" << c["rank"] << "</td><td>" << v["seed"] << "</td><td>"
-    << commas(static_cast<long long>(num(c["surrogate"]["cycles"], 0))) << "</td><td>"
-    << (v.contains("cycles") ? commas(v["cycles"].get<long long>()) : "&ndash;") << "</td><td>"
-    << (v.contains("cycle_error_pct") ? fixed(v["cycle_error_pct"].get<double>(), 2) : "&ndash;")
+    << with_commas(static_cast<long long>(num(c["surrogate"]["cycles"], 0))) << "</td><td>"
+    << (v.contains("cycles") ? with_commas(v["cycles"].get<long long>()) : "&ndash;") << "</td><td>"
+    << (v.contains("cycle_error_pct") ? fmt_fixed(v["cycle_error_pct"].get<double>(), 2)
+                                      : "&ndash;")
     << "</td><td>" << refined_error(c, v) << "</td>"
     << "<td class=\"" << (v["functional_ok"].get<bool>() ? "pass\">bit-exact" : "fail\">MISMATCH")
     << "</td>"
     << "<td class=\"" << (v["counts_equal"].get<bool>() ? "pass\">equal" : "fail\">DIFFER")
-    << "</td><td>" << fixed(num(v["sim_seconds"], 0), 2) << "</td><td class=\"wrap\">"
+    << "</td><td>" << fmt_fixed(num(v["sim_seconds"], 0), 2) << "</td><td class=\"wrap\">"
     << (passed ? "<span class=\"pass\">passed</span>"
                : "<span class=\"fail\">FAILED</span> " + html_escape(why))
     << "</td></tr>\n";
@@ -774,10 +760,10 @@ json write_totals_table(std::ostream& h, const std::vector<json>& runs,
     h << "<tr><td class=\"l\">" << m.label << (m.higher_better ? " &uarr;" : " &darr;") << "</td>";
     for (size_t i = 0; i < v.size(); ++i) {
       const std::string shown =
-          std::string(m.key) == "utilization" ? fixed(100 * v[i], 1) + " %" : fmt(v[i], 5);
+          std::string(m.key) == "utilization" ? fmt_fixed(100 * v[i], 1) + " %" : fmt_g(v[i], 5);
       std::string rel;
       if (w >= 0 && static_cast<int>(i) != w && std::isfinite(v[i]) && v[w] != 0)
-        rel = " <span class=\"note\">(" + fixed(v[i] / v[w], 2) + "&times;)</span>";
+        rel = " <span class=\"note\">(" + fmt_fixed(v[i] / v[w], 2) + "&times;)</span>";
       h << "<td" << (static_cast<int>(i) == w ? " class=\"win\"" : "") << ">" << shown
         << (static_cast<int>(i) == w ? " &#9733;" : rel) << "</td>";
     }
@@ -839,8 +825,8 @@ json write_layer_tables(std::ostream& h, const std::vector<json>& runs,
       h << "<tr><td class=\"l\">" << html_escape(name) << "</td>";
       for (size_t i = 0; i < v.size(); ++i) {
         std::string shown = !std::isfinite(v[i])                  ? "&ndash;"
-                            : std::string(m.key) == "utilization" ? fixed(100 * v[i], 1) + " %"
-                                                                  : fmt(v[i], 5);
+                            : std::string(m.key) == "utilization" ? fmt_fixed(100 * v[i], 1) + " %"
+                                                                  : fmt_g(v[i], 5);
         h << "<td" << (static_cast<int>(i) == w ? " class=\"win\"" : "") << ">" << shown
           << (static_cast<int>(i) == w && runs.size() > 1 ? " &#9733;" : "") << "</td>";
       }
