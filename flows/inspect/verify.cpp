@@ -4,7 +4,6 @@
 #include "mapwright/flows/verify.hpp"
 
 #include "mapwright/flows/commands.hpp"
-#include "mapwright/flows/run_record.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -24,6 +23,7 @@
 #include "mapwright/core/stats.hpp"
 #include "mapwright/model/refined.hpp"
 #include "mapwright/model/surrogate.hpp"
+#include "verify/crosscheck.hpp"
 #ifdef MAPWRIGHT_HAVE_RTL
 #include "mapwright/systemc/rtl_evaluator.hpp"
 #endif
@@ -48,8 +48,17 @@ int cmd_fidelity(const FidelityOptions&, std::ostream&) {
 
 namespace {
 
-double cycle_error_pct(long long rtl, long long sur) {
-  return rtl > 0 ? 100.0 * (static_cast<double>(sur) - rtl) / rtl : 0.0;
+/// What the crosscheck reads of an in-process RTL run.
+RtlMeasurement measured(const systemc::RtlRunResult& r) {
+  RtlMeasurement m;
+  m.kind = r.kind;
+  m.functional_ok = r.functional_ok;
+  m.metrics = r.metrics;
+  m.metrics.counts = r.counts;  // the hardware counters, also when the run failed
+  m.input_bank_stalls = r.input_bank_stall_cycles;
+  m.weight_bank_stalls = r.weight_bank_stall_cycles;
+  m.accum_bank_stalls = r.accum_bank_stall_cycles;
+  return m;
 }
 
 /// Cycle agreement of one prediction with the RTL over many runs.
@@ -240,25 +249,15 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   if (!o.trace.empty() &&
       (!std::filesystem::exists(o.trace, tec) || std::filesystem::file_size(o.trace, tec) == 0))
     throw SpecError("--trace", "trace", o.trace, "the simulation wrote no waveform there");
-  const double err = cycle_error_pct(r.metrics.cycles, s.cycles);
+  const Crosscheck check = crosscheck(layer, arch, m, s, measured(r));
+  const double err = check.cycle_error_pct;
   const long long refined = model::refined_cycles(layer, arch, m).cycles;
   const double refined_err = cycle_error_pct(r.metrics.cycles, refined);
-  int mismatched_counts = 0;
   nlohmann::json diffs = nlohmann::json::object();
-  const auto rf = r.counts.fields(), sf = s.counts.fields();
-  for (size_t i = 0; i < rf.size(); ++i) {
-    diffs[rf[i].first] = {
-        {"rtl", rf[i].second}, {"surrogate", sf[i].second}, {"diff", sf[i].second - rf[i].second}};
-    mismatched_counts += rf[i].second != sf[i].second;
-  }
-  const std::vector<CountDiff> bank =
-      bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles, r.weight_bank_stall_cycles,
-                          r.accum_bank_stall_cycles);
-  for (const CountDiff& b : bank) {
-    diffs[b.name] = {{"rtl", b.rtl}, {"surrogate", b.surrogate}, {"diff", b.surrogate - b.rtl}};
-    mismatched_counts += b.rtl != b.surrogate;
-  }
-  const bool ok = r.ok() && mismatched_counts == 0;
+  for (const auto* list : {&check.counts, &check.bank_stalls})
+    for (const CountDiff& c : *list)
+      diffs[c.name] = {{"rtl", c.rtl}, {"surrogate", c.surrogate}, {"diff", c.surrogate - c.rtl}};
+  const bool ok = check.passed;
   if (o.json) {
     nlohmann::json j;
     j["arch"] = arch.name;
@@ -272,7 +271,7 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
     j["surrogate"] = s.to_json();
     j["functional_ok"] = r.functional_ok;
     j["mismatched_bytes"] = r.mismatches;
-    j["count_mismatches"] = mismatched_counts;
+    j["count_mismatches"] = check.mismatched;
     j["counts"] = diffs;
     j["cycle_error_pct"] = err;
     j["refined_cycles"] = refined;
@@ -306,12 +305,13 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   row("energy_pj", r.metrics.energy_pj, s.energy_pj, true);
   row("edp", r.metrics.edp, s.edp, true);
   row("utilization", r.metrics.utilization, s.utilization, true);
-  for (size_t i = 0; i < rf.size(); ++i) row(rf[i].first, rf[i].second, sf[i].second, false);
-  for (const CountDiff& b : bank)
-    row(b.name, static_cast<double>(b.rtl), static_cast<double>(b.surrogate), false);
-  out << (mismatched_counts ? std::to_string(mismatched_counts) + " COUNTS DIFFER"
-          : bank.empty()    ? std::string("every access count equal")
-                            : std::string("every access count and bank-stall counter equal"))
+  for (const auto* list : {&check.counts, &check.bank_stalls})
+    for (const CountDiff& c : *list)
+      row(c.name, static_cast<double>(c.rtl), static_cast<double>(c.surrogate), false);
+  out << (check.mismatched ? std::to_string(check.mismatched) + " COUNTS DIFFER"
+          : check.bank_stalls.empty()
+              ? std::string("every access count equal")
+              : std::string("every access count and bank-stall counter equal"))
       << "; cycle error " << std::setprecision(3) << err << " % (refined estimate " << refined_err
       << " %); simulated in " << r.sim_seconds << " s (" << systemc::harness_label(r.harness)
       << " harness)" << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
@@ -353,11 +353,7 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       ro.seed = o.seed * 7919 + li * 1000 + i;
       ro.harness = harness;
       const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
-      bool counts_equal = r.failure.empty() && r.counts == s.counts;
-      for (const CountDiff& b :
-           bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles,
-                               r.weight_bank_stall_cycles, r.accum_bank_stall_cycles))
-        counts_equal = counts_equal && b.rtl == b.surrogate;
+      const bool counts_equal = crosscheck(layer, arch, m, s, measured(r)).counts_equal;
       l_ok += r.ok();
       l_fail += !r.failure.empty();
       l_cm += r.failure.empty() && !counts_equal;
