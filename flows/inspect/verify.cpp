@@ -136,8 +136,8 @@ bool has_compiled_model(systemc::RtlEvaluator& rtl, const Arch& arch, systemc::R
 /// progress on stderr), in a worker process; the result as the in-process evaluator gives it.
 /// With a waveform asked for, the model is the architecture's traced twin (the compiled-in
 /// models are built without tracing, so they pay nothing for it).
-systemc::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& layer,
-                                          const Mapping& m) {
+rtl::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& layer,
+                                      const Mapping& m) {
   RtlWorkerPool pool(worker_executable(), 1);
   ModelCacheOptions cache;
   cache.progress = &std::cerr;
@@ -152,31 +152,15 @@ systemc::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& l
   j.seed = o.seed;
   j.limits = o.limits;
   if (!o.trace.empty()) j.trace_file = std::filesystem::absolute(o.trace).string();
-  const RtlJobResult jr = pool.run_one(std::move(j));
-  systemc::RtlRunResult r;
-  r.metrics = jr.metrics;
-  r.counts = jr.metrics.counts;
-  r.functional_ok = jr.functional_ok;
-  r.mismatches = jr.mismatches;
-  r.kind = jr.kind;
-  r.failure = jr.failure;
-  r.predicted_cycles = jr.predicted_cycles;
-  r.estimated_memory_mb = jr.estimated_memory_mb;
-  r.sim_seconds = jr.sim_seconds;
-  r.sim_cpu_seconds = jr.sim_cpu_seconds;
-  r.sim_cycles = jr.sim_cycles;
-  r.input_bank_stall_cycles = jr.input_bank_stalls;
-  r.weight_bank_stall_cycles = jr.weight_bank_stalls;
-  r.accum_bank_stall_cycles = jr.accum_bank_stalls;
-  r.harness = jr.harness == systemc::harness_label(systemc::RtlHarness::Decoupled)
-                  ? systemc::RtlHarness::Decoupled
-                  : systemc::RtlHarness::SystemC;
+  rtl::RtlRunResult r = pool.run_one(std::move(j));
+  // A cached model runs the pin-level testbench (a worker that died named no harness).
+  if (r.harness.empty()) r.harness = systemc::harness_label(systemc::RtlHarness::SystemC);
   return r;
 }
 
 /// Prints a run that was over a limit (and not simulated); returns verify's failure code.
 int report_over_limit(const VerifyOptions& o, const Layer& layer, const Arch& arch,
-                      const systemc::RtlRunResult& r, std::ostream& out) {
+                      const rtl::RtlRunResult& r, std::ostream& out) {
   if (o.json) {
     out << nlohmann::json{{"arch", arch.name},
                           {"layer", layer.describe()},
@@ -232,7 +216,7 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   ro.limits.max_seconds = o.limits.max_seconds;
   ro.limits.max_memory_mb = o.limits.max_memory_mb;
   // An architecture without a compiled-in model runs on one from the model cache.
-  const systemc::RtlRunResult r =
+  const rtl::RtlRunResult r =
       compiled ? rtl.run(layer, arch, m, ro) : run_on_cached_model(o, layer, m);
   // Over a limit: not simulated (or stopped by the wall clock), so no table of counts.
   if (r.over_limit()) return report_over_limit(o, layer, arch, r, out);
@@ -251,9 +235,8 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
         {"rtl", rf[i].second}, {"surrogate", sf[i].second}, {"diff", sf[i].second - rf[i].second}};
     mismatched_counts += rf[i].second != sf[i].second;
   }
-  const std::vector<CountDiff> bank =
-      bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles, r.weight_bank_stall_cycles,
-                          r.accum_bank_stall_cycles);
+  const std::vector<CountDiff> bank = bank_stall_counters(
+      layer, arch, m, r.input_bank_stalls, r.weight_bank_stalls, r.accum_bank_stalls);
   for (const CountDiff& b : bank) {
     diffs[b.name] = {{"rtl", b.rtl}, {"surrogate", b.surrogate}, {"diff", b.surrogate - b.rtl}};
     mismatched_counts += b.rtl != b.surrogate;
@@ -268,7 +251,7 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
     j["rtl"] = r.metrics.to_json();
     j["rtl"]["failure"] = r.failure;
     j["rtl"]["sim_seconds"] = r.sim_seconds;
-    j["rtl"]["harness"] = systemc::harness_label(r.harness);
+    j["rtl"]["harness"] = r.harness;
     j["surrogate"] = s.to_json();
     j["functional_ok"] = r.functional_ok;
     j["mismatched_bytes"] = r.mismatches;
@@ -313,8 +296,8 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
           : bank.empty()    ? std::string("every access count equal")
                             : std::string("every access count and bank-stall counter equal"))
       << "; cycle error " << std::setprecision(3) << err << " % (refined estimate " << refined_err
-      << " %); simulated in " << r.sim_seconds << " s (" << systemc::harness_label(r.harness)
-      << " harness)" << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
+      << " %); simulated in " << r.sim_seconds << " s (" << r.harness << " harness)"
+      << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
   return ok ? 0 : 4;
 }
 
@@ -352,11 +335,10 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       systemc::RtlRunOptions ro;
       ro.seed = o.seed * 7919 + li * 1000 + i;
       ro.harness = harness;
-      const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
+      const rtl::RtlRunResult r = rtl.run(layer, arch, m, ro);
       bool counts_equal = r.failure.empty() && r.counts == s.counts;
-      for (const CountDiff& b :
-           bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles,
-                               r.weight_bank_stall_cycles, r.accum_bank_stall_cycles))
+      for (const CountDiff& b : bank_stall_counters(layer, arch, m, r.input_bank_stalls,
+                                                    r.weight_bank_stalls, r.accum_bank_stalls))
         counts_equal = counts_equal && b.rtl == b.surrogate;
       l_ok += r.ok();
       l_fail += !r.failure.empty();

@@ -51,13 +51,9 @@ std::string env_or(const char* name, const std::string& fallback) {
 }
 
 /// The parts of the source tree a worker is built from (relative paths; folders recursively).
-const char* const kKeyParts[] = {"CMakeLists.txt",
-                                 "rtl",
-                                 "core",
-                                 "model",
-                                 "systemc",
-                                 "rtlpool",
-                                 "apps/mapwright_rtl_worker.cpp"};
+const char* const kKeyParts[] = {
+    "CMakeLists.txt", "rtl",     "core",    "rtl_api",
+    "model",          "systemc", "rtlpool", "apps/mapwright_rtl_worker.cpp"};
 
 /// Runs `argv` (PATH searched, no shell) with stdin from /dev/null and stdout+stderr into
 /// `on_line`, one call per line. Returns the exit status, or -1 when it could not start or was

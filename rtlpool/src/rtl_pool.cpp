@@ -44,13 +44,6 @@ using namespace mapwright::core;
 
 namespace mapwright::rtlpool {
 
-#ifdef MAPWRIGHT_HAVE_RTL
-static_assert(SimLimits{}.max_cycles == systemc::SimLimits{}.max_cycles &&
-                  SimLimits{}.max_seconds == systemc::SimLimits{}.max_seconds &&
-                  SimLimits{}.max_memory_mb == systemc::SimLimits{}.max_memory_mb,
-              "rtlpool::SimLimits mirrors systemc::SimLimits");
-#endif
-
 namespace {
 
 /// A number as the user would write it ("0.5", "1800", "1e+12").
@@ -58,13 +51,6 @@ std::string number_text(double v) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "%.15g", v);
   return buf;
-}
-
-/// The failure of a job stopped by the pool's wall-clock limit (the evaluator uses the same).
-std::string wall_clock_failure(double max_seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", max_seconds);
-  return std::string("limit: simulation exceeded ") + buf + " s wall clock (--sim-max-seconds)";
 }
 
 }  // namespace
@@ -142,7 +128,10 @@ RtlJobResult result_from_json(const nlohmann::json& j) {
   r.accum_bank_stalls = j.value("accum_bank_stalls", 0LL);
   r.predicted_cycles = j.value("predicted_cycles", 0LL);
   r.estimated_memory_mb = j.value("estimated_memory_mb", 0.0);
-  if (j.contains("metrics")) r.metrics = metrics_from_json(j["metrics"]);
+  if (j.contains("metrics")) {
+    r.metrics = metrics_from_json(j["metrics"]);
+    r.counts = r.metrics.counts;
+  }
   return r;
 }
 
@@ -242,22 +231,7 @@ int worker_loop(std::istream& in, int out_fd) {
         // The decoupled SystemC harness where the architecture has a plain model and no
         // waveform is asked for (same results, faster); else the pin-level testbench.
         ro.harness = systemc::RtlHarness::Auto;
-        const systemc::RtlRunResult rr = rtl.run(layer, arch, m, ro);
-        r.kind = rr.kind;
-        r.failure = rr.failure;
-        r.functional_ok = rr.functional_ok;
-        r.mismatches = rr.mismatches;
-        r.metrics = rr.metrics;
-        r.metrics.counts = rr.counts;
-        r.sim_seconds = rr.sim_seconds;
-        r.sim_cpu_seconds = rr.sim_cpu_seconds;
-        r.sim_cycles = rr.sim_cycles;
-        r.harness = systemc::harness_label(rr.harness);
-        r.input_bank_stalls = rr.input_bank_stall_cycles;
-        r.weight_bank_stalls = rr.weight_bank_stall_cycles;
-        r.accum_bank_stalls = rr.accum_bank_stall_cycles;
-        r.predicted_cycles = rr.predicted_cycles;
-        r.estimated_memory_mb = rr.estimated_memory_mb;
+        r = rtl.run(layer, arch, m, ro);
       }
 #else
       r.kind = RtlFailure::Arch;
@@ -434,7 +408,7 @@ struct RtlWorkerPool::Impl {
       if (!w.busy || w.max_seconds <= 0 || now < deadline_of(w)) continue;
       RtlJobResult r;
       r.kind = RtlFailure::Limit;
-      r.failure = wall_clock_failure(w.max_seconds);
+      r.failure = rtl::wall_clock_failure(w.max_seconds);
       r.sim_seconds = std::chrono::duration<double>(now - w.sent).count();
       if (auto c = crash_retries.find(w.job); c != crash_retries.end()) {
         r.retries = c->second;

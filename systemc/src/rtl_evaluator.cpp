@@ -41,6 +41,8 @@
 namespace mapwright::systemc {
 
 using detail::TbJob;
+using rtl::RtlRunResult;
+using rtl::SimLimits;
 
 namespace {
 
@@ -441,13 +443,6 @@ bool within_limits(const core::Layer& layer, const core::Arch& arch, const core:
   return false;
 }
 
-/// The message of a run stopped by SimLimits::max_seconds (the worker pool uses the same words).
-std::string wall_clock_failure(double max_seconds) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%g", max_seconds);
-  return std::string("limit: simulation exceeded ") + buf + " s wall clock (--sim-max-seconds)";
-}
-
 /// The failure of a run that did not complete within `limit` cycles, with the design's state.
 std::string watchdog_failure(SimHost& h, const CommandProgram& prog, const TbJob& job,
                              long long limit) {
@@ -496,9 +491,9 @@ void read_counters(const std::array<uint64_t, detail::kNumCsr>& c, RtlRunResult&
   res.cycles = g(detail::kCsrLast) - g(detail::kCsrFirst) + 1;
   res.array_busy_cycles = g(detail::kCsrArrayBusy);
   res.array_stall_cycles = g(detail::kCsrArrayStall);
-  res.input_bank_stall_cycles = g(detail::kCsrInBankStall);
-  res.weight_bank_stall_cycles = g(detail::kCsrWtBankStall);
-  res.accum_bank_stall_cycles = g(detail::kCsrAccBankStall);
+  res.input_bank_stalls = g(detail::kCsrInBankStall);
+  res.weight_bank_stalls = g(detail::kCsrWtBankStall);
+  res.accum_bank_stalls = g(detail::kCsrAccBankStall);
   res.dma_busy_cycles = g(detail::kCsrDmaBusy);
   res.dram_stall_cycles = g(detail::kCsrDramStall);
 }
@@ -632,10 +627,11 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
                                const core::Mapping& mapping, const RtlRunOptions& opt) {
   RtlRunResult res;
   core::Metrics& m = res.metrics;
-  res.harness = resolve(opt.harness, arch, !opt.trace_file.empty());
+  const RtlHarness harness = resolve(opt.harness, arch, !opt.trace_file.empty());
+  res.harness = harness_label(harness);
   if (!runnable(layer, arch, mapping, opt, res)) return res;
-  SimHost* h = res.harness == RtlHarness::Plain ? plain_host_for(arch, res.failure)
-                                                : host_for(arch, res.harness, res.failure);
+  SimHost* h = harness == RtlHarness::Plain ? plain_host_for(arch, res.failure)
+                                            : host_for(arch, harness, res.failure);
   if (!h) return failed(res, core::RtlFailure::Arch, res.failure);
 
   CommandProgram prog;
@@ -681,7 +677,7 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   res.sim_cpu_seconds = thread_cpu_seconds() - c0;
   res.sim_cycles = job.edges;
   if (end == RunEnd::WallClock)
-    return failed(res, core::RtlFailure::Limit, wall_clock_failure(opt.limits.max_seconds));
+    return failed(res, core::RtlFailure::Limit, rtl::wall_clock_failure(opt.limits.max_seconds));
   if (end == RunEnd::Assertion)
     return failed(res, core::RtlFailure::Assertion,
                   describe(detail::assertion_stop()) + " at cycle " + std::to_string(job.edges));

@@ -18,10 +18,10 @@
 
 using namespace mapwright;
 using namespace mapwright::core;
+using rtl::RtlRunResult;
 using systemc::CommandProgram;
 using systemc::RtlEvaluator;
 using systemc::RtlRunOptions;
-using systemc::RtlRunResult;
 using systemc_test::arch_named;
 using systemc_test::square_conv;
 

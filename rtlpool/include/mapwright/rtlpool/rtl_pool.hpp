@@ -27,20 +27,14 @@
 
 #include "mapwright/core/layer.hpp"
 #include "mapwright/core/mapping.hpp"
-#include "mapwright/core/metrics.hpp"
-#include "mapwright/core/rtl_failure.hpp"
+#include "mapwright/rtl_api/rtl_api.hpp"
 #include "mapwright/rtlpool/model_cache.hpp"
 
 namespace mapwright::rtlpool {
 
-/// Per-simulation limits (mirror of systemc::SimLimits, which this library cannot include when
-/// built without the RTL). A run over one is not started, or is stopped, and comes back as a typed
-/// limit result (RtlJobResult::kind Limit).
-struct SimLimits {
-  long long max_cycles = 200'000'000;  ///< Largest predicted cycle count (reference schedule).
-  double max_seconds = 1800;           ///< Wall clock per simulation, from dispatch (the pool).
-  long long max_memory_mb = 4096;      ///< Largest estimated allocation of a run, in MiB.
-};
+/// Per-simulation limits (rtl_api): cycles and memory are checked in the worker before a run
+/// starts, the wall clock by the pool.
+using SimLimits = rtl::SimLimits;
 /// Upper bounds of the user's values.
 constexpr long long kMaxSimCycles = 1'000'000'000'000;  ///< --sim-max-cycles
 constexpr double kMaxSimSeconds = 604800;               ///< --sim-max-seconds (a week)
@@ -62,36 +56,11 @@ struct RtlJob {
   std::string trace_file;
 };
 
-/// What came back from a worker.
-struct RtlJobResult {
-  /// Why the job failed (None when the run completed). From the RTL evaluator (Watchdog,
-  /// RtlError, Arch, Limit, ...) or from the pool: Worker when the worker process died on every
-  /// try or answered garbage (infrastructure: no verdict, the job may succeed when run again),
-  /// Limit when the pool stopped it at SimLimits::max_seconds (no verdict either).
-  core::RtlFailure kind = core::RtlFailure::None;
-  std::string failure;             ///< The message of `kind` ("" when None).
-  long long predicted_cycles = 0;  ///< Predicted cycles of the run (0 = not computed).
-  double estimated_memory_mb = 0;  ///< Estimated allocation in MiB (0 = not computed).
-  /// How many times the job was run again on a fresh worker after its worker crashed.
-  int retries = 0;
-  bool functional_ok = false;  ///< Outputs equal the C++ reference bit for bit.
-  long long mismatches = 0;    ///< Output bytes that differ.
-  core::Metrics metrics;       ///< Cycles, counts, energy, EDP, utilization from the RTL.
-  double sim_seconds = 0;      ///< Wall time of the simulation in the worker.
-  double sim_cpu_seconds = 0;  ///< CPU time of the simulating thread (speed measurements).
-  long long sim_cycles = 0;    ///< Clock cycles simulated (the run plus its drain).
-  /// The harness that ran it: "pin-level SystemC" or "decoupled SystemC"; the
-  /// worker picks the decoupled one where its architecture has a plain model ("" = not run).
-  std::string harness;
-  /// Banked buffers: the RTL's input, weight and accumulator bank-stall counters (0 when
-  /// multi-ported).
-  long long input_bank_stalls = 0, weight_bank_stalls = 0, accum_bank_stalls = 0;
-  bool ok() const { return kind == core::RtlFailure::None && functional_ok; }
-  /// Over a SimLimits bound (not started, or stopped): no verdict, not an infrastructure failure.
-  bool over_limit() const { return kind == core::RtlFailure::Limit; }
-  /// The infrastructure failed (the worker died or answered garbage): no verdict.
-  bool infrastructure() const { return kind == core::RtlFailure::Worker; }
-};
+/// What came back from a worker: the run's result as the simulator made it (rtl_api), or a
+/// failure the pool made itself (RtlFailure::Worker when the worker died on every try or
+/// answered garbage, Limit when the pool stopped it at SimLimits::max_seconds), with the number
+/// of crash retries.
+using RtlJobResult = rtl::RtlRunResult;
 
 /// The path of the running executable (for spawning workers): env MAPWRIGHT_EXE if set, else
 /// /proc/self/exe.
