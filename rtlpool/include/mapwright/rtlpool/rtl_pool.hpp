@@ -1,66 +1,30 @@
 #pragma once
 /// \file rtl_pool.hpp
-/// RTL runs in worker processes. SystemC allows one simulation per process and one Verilated
-/// architecture per simulation, so every RTL run of a flow goes to a child process
-/// (`mapwright rtl-worker`, hidden from --help) that keeps its simulation across jobs of the
-/// same architecture. The pool spawns at most `max_workers` children (posix_spawn, one pipe
-/// each way, one JSON object per line), dispatches queued jobs to idle workers of the job's
-/// architecture (replacing an idle worker of another architecture when the pool is full), and
-/// runs the job of a crashed worker again on a fresh worker (at most
-/// `RtlWorkerPool::kMaxCrashRetries` times) before it reports a typed infrastructure failure:
-/// a crash is not a verdict on the mapping. A job still running `SimLimits::max_seconds` after
-/// it was sent is stopped by killing its worker; it comes back as a typed limit result
-/// (`over_limit`), neither retried nor an infrastructure failure. Workers run in their
-/// own process group, so a Ctrl-C on the terminal reaches only the parent, which can let the
-/// runs in flight finish.
+/// RTL runs in worker processes: the pool (the client side). SystemC allows one simulation per
+/// process and one Verilated architecture per simulation, so every RTL run of a flow goes to a
+/// child process (`mapwright-rtl-worker`, or the hidden `mapwright rtl-worker`; see
+/// worker_loop.hpp) that keeps its simulation across jobs of the same architecture. The pool
+/// spawns at most `max_workers` children (posix_spawn, one pipe each way, one JSON object per
+/// line: protocol.hpp), dispatches queued jobs to idle workers of the job's architecture
+/// (replacing an idle worker of another architecture when the pool is full), and runs the job
+/// of a crashed worker again on a fresh worker (at most `RtlWorkerPool::kMaxCrashRetries` times)
+/// before it reports a typed infrastructure failure: a crash is not a verdict on the mapping. A
+/// job still running `SimLimits::max_seconds` after it was sent is stopped by killing its
+/// worker; it comes back as a typed limit result (`over_limit`), neither retried nor an
+/// infrastructure failure. Workers run in their own process group, so a Ctrl-C on the terminal
+/// reaches only the parent, which can let the runs in flight finish.
 
 #include <cstddef>
-#include <cstdint>
-#include <deque>
-#include <istream>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "mapwright/core/layer.hpp"
-#include "mapwright/core/mapping.hpp"
-#include "mapwright/rtl_api/rtl_api.hpp"
 #include "mapwright/rtlpool/model_cache.hpp"
+#include "mapwright/rtlpool/rtl_job.hpp"
+#include "mapwright/rtlpool/sim_limits.hpp"
 
 namespace mapwright::rtlpool {
-
-/// Per-simulation limits (rtl_api): cycles and memory are checked in the worker before a run
-/// starts, the wall clock by the pool.
-using SimLimits = rtl::SimLimits;
-/// Upper bounds of the user's values.
-constexpr long long kMaxSimCycles = 1'000'000'000'000;  ///< --sim-max-cycles
-constexpr double kMaxSimSeconds = 604800;               ///< --sim-max-seconds (a week)
-constexpr long long kMaxSimMemoryMb = 1'048'576;        ///< --sim-max-memory-mb (1 TiB)
-/// Refuses a limit that is not positive or is above its bound with a core::SpecError naming the
-/// flag (--sim-max-cycles, --sim-max-seconds, --sim-max-memory-mb), the value and the bound.
-void check_sim_limits(const SimLimits& limits);
-
-/// One RTL run (or, with `probe`, only a check that the architecture has a compiled model).
-struct RtlJob {
-  std::string arch;               ///< Named architecture or YAML file (as load_arch takes it).
-  core::Layer layer;              ///< The layer.
-  core::Mapping mapping;          ///< The mapping (must pass check_mapping).
-  uint64_t seed = 1;              ///< Seed of the random operands.
-  long long watchdog_cycles = 0;  ///< 0 = the evaluator's automatic bound.
-  SimLimits limits;               ///< Cycles and memory (checked in the worker), wall clock (pool).
-  bool probe = false;             ///< Only elaborate the model and read its parameters.
-  /// FST waveform of the run ("" = none); needs a traced model (ModelCacheOptions::traced).
-  std::string trace_file;
-};
-
-/// What came back from a worker: the run's result as the simulator made it (rtl_api), or a
-/// failure the pool made itself (RtlFailure::Worker when the worker died on every try or
-/// answered garbage, Limit when the pool stopped it at SimLimits::max_seconds), with the number
-/// of crash retries.
-using RtlJobResult = rtl::RtlRunResult;
 
 /// The path of the running executable (for spawning workers): env MAPWRIGHT_EXE if set, else
 /// /proc/self/exe.
@@ -119,15 +83,5 @@ class RtlWorkerPool {
   struct Impl;
   std::unique_ptr<Impl> impl_;  ///< Workers, queue, buffers.
 };
-
-/// The worker's main loop: reads one JSON request per line from `in`, runs it on the process's
-/// RtlEvaluator, writes one JSON result per line to file descriptor `out_fd`. Returns at EOF.
-///
-/// TEST HOOK (for the crash-retry tests only; never set it otherwise):
-/// `MAPWRIGHT_TEST_CRASH_FIRST_JOB=<file>[:N]` (N defaults to 1) makes a worker that takes an
-/// RTL job (not a probe) while `<file>` holds fewer than N bytes append one byte to it and die
-/// by SIGSEGV before answering, so exactly N crashes happen across all workers (the file is
-/// created if missing and updated under flock).
-int worker_loop(std::istream& in, int out_fd);
 
 }  // namespace mapwright::rtlpool
