@@ -33,6 +33,7 @@
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/rtlpool/model_cache.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
+#include "mapwright/rtlpool/run_admission.hpp"
 #include "mapwright/systemc/rtl_evaluator.hpp"
 
 using namespace mapwright;
@@ -53,7 +54,7 @@ rtl::RtlRunResult best_of(systemc::RtlEvaluator& ev, const core::Layer& l, const
   o.harness = harness;
   rtl::RtlRunResult best;
   for (int i = 0; i < reps; ++i) {
-    rtl::RtlRunResult r = ev.run(l, a, m, o);
+    rtl::RtlRunResult r = rtlpool::run_admitted(ev, l, a, m, o);
     if (!r.ok())
       fail(std::string(kName[static_cast<int>(harness)]) + " run failed: " + r.failure + " (" +
            std::to_string(r.mismatches) + " mismatches)");

@@ -25,6 +25,7 @@
 #include "mapwright/model/refined.hpp"
 #include "mapwright/model/surrogate.hpp"
 #ifdef MAPWRIGHT_HAVE_RTL
+#include "mapwright/rtlpool/run_admission.hpp"
 #include "mapwright/systemc/rtl_evaluator.hpp"
 #endif
 
@@ -212,12 +213,10 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   ro.seed = o.seed;
   ro.trace_file = o.trace;
   ro.harness = harness;
-  ro.limits.max_cycles = o.limits.max_cycles;
-  ro.limits.max_seconds = o.limits.max_seconds;
-  ro.limits.max_memory_mb = o.limits.max_memory_mb;
+  ro.limits = o.limits;
   // An architecture without a compiled-in model runs on one from the model cache.
   const rtl::RtlRunResult r =
-      compiled ? rtl.run(layer, arch, m, ro) : run_on_cached_model(o, layer, m);
+      compiled ? run_admitted(rtl, layer, arch, m, ro) : run_on_cached_model(o, layer, m);
   // Over a limit: not simulated (or stopped by the wall clock), so no table of counts.
   if (r.over_limit()) return report_over_limit(o, layer, arch, r, out);
   std::error_code tec;
@@ -335,7 +334,7 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       systemc::RtlRunOptions ro;
       ro.seed = o.seed * 7919 + li * 1000 + i;
       ro.harness = harness;
-      const rtl::RtlRunResult r = rtl.run(layer, arch, m, ro);
+      const rtl::RtlRunResult r = run_admitted(rtl, layer, arch, m, ro);
       bool counts_equal = r.failure.empty() && r.counts == s.counts;
       for (const CountDiff& b : bank_stall_counters(layer, arch, m, r.input_bank_stalls,
                                                     r.weight_bank_stalls, r.accum_bank_stalls))

@@ -1,7 +1,8 @@
 // The RTL worker process's loop: one request per line in (protocol.hpp), one answer per line
 // out, one SystemC simulation per process (a systemc::RtlEvaluator kept across jobs, so a
 // worker elaborates its architecture's model once). A probe elaborates the model and reads its
-// parameters; a run goes to the evaluator with the harness the process can serve fastest. A
+// parameters; a run is admitted against its limits (run_admission.hpp) and goes to the
+// evaluator with the harness the process can serve fastest. A
 // build without the RTL answers every job with a typed Arch failure. The loop holds one test
 // hook (MAPWRIGHT_TEST_CRASH_FIRST_JOB, see crash_for_test) that makes a worker crash on
 // purpose.
@@ -22,6 +23,7 @@
 #include "mapwright/core/arch.hpp"
 #include "mapwright/rtlpool/protocol.hpp"
 #ifdef MAPWRIGHT_HAVE_RTL
+#include "mapwright/rtlpool/run_admission.hpp"
 #include "mapwright/systemc/rtl_evaluator.hpp"
 #endif
 
@@ -102,7 +104,7 @@ class Worker {
     return r;
   }
 
-  /// A run of `job` on `arch`.
+  /// A run of `job` on `arch`, admitted against its cycle and memory limits first.
   RtlJobResult run(const core::Arch& arch, const RtlJob& job) {
     systemc::RtlRunOptions ro;
     ro.seed = job.seed;
@@ -113,7 +115,7 @@ class Worker {
     // The decoupled SystemC harness where the architecture has a plain model and no
     // waveform is asked for (same results, faster); else the pin-level testbench.
     ro.harness = systemc::RtlHarness::Auto;
-    return rtl_.run(job.layer, arch, job.mapping, ro);
+    return run_admitted(rtl_, job.layer, arch, job.mapping, ro);
   }
 
   systemc::RtlEvaluator rtl_;  ///< The process's one simulation.

@@ -1,8 +1,9 @@
 #pragma once
 /// \file rtl_api.hpp
 /// The plain data that the RTL simulator (systemc::RtlEvaluator) and the RTL worker pool
-/// (rtlpool::RtlWorkerPool) share: the limits of one simulation and the result of one run. A
-/// result made in process and one that came back from a worker process are the same type.
+/// (rtlpool::RtlWorkerPool, its worker) share: the limits of one simulation, the admission of a
+/// run against them, and the result of a run. A result made in process and one that came back
+/// from a worker process are the same type.
 
 #include <cstdio>
 #include <string>
@@ -34,6 +35,21 @@ inline std::string wall_clock_failure(double max_seconds) {
   std::snprintf(buf, sizeof buf, "%g", max_seconds);
   return std::string("limit: simulation exceeded ") + buf + " s wall clock (--sim-max-seconds)";
 }
+
+/// The admission of one run against its SimLimits, decided before the simulator builds
+/// anything by whoever starts the simulation (rtlpool::admit_run): the estimates it made and,
+/// for a run over a limit, why it is not run. The simulator takes it as input.
+struct RunAdmission {
+  /// Estimated allocation in MiB (0 = not estimated: the simulator's own checks refuse the run
+  /// first).
+  double estimated_memory_mb = 0;
+  /// Predicted cycles (0 = not computed: not estimated, or over the memory limit). The
+  /// simulator's automatic watchdog bound grows with it.
+  long long predicted_cycles = 0;
+  /// "" when admitted, else the "limit: ..." failure of the bound the run is over.
+  std::string refusal;
+  bool admitted() const { return refusal.empty(); }
+};
 
 /// Result of one RTL run.
 struct RtlRunResult {
