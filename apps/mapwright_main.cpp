@@ -14,6 +14,7 @@
 #include "mapwright/flows/dist.hpp"
 #include "mapwright/flows/regress.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
+#include "mapwright/rtlpool/worker_loop.hpp"
 #include "mapwright/flows/report.hpp"
 #include "mapwright/flows/run.hpp"
 #include "mapwright/flows/search_flow.hpp"

@@ -25,6 +25,7 @@
 #include "mapwright/model/surrogate.hpp"
 #include "verify/crosscheck.hpp"
 #ifdef MAPWRIGHT_HAVE_RTL
+#include "mapwright/rtlpool/run_admission.hpp"
 #include "mapwright/systemc/rtl_evaluator.hpp"
 #endif
 
@@ -49,15 +50,15 @@ int cmd_fidelity(const FidelityOptions&, std::ostream&) {
 namespace {
 
 /// What the crosscheck reads of an in-process RTL run.
-RtlMeasurement measured(const systemc::RtlRunResult& r) {
+RtlMeasurement measured(const rtl::RtlRunResult& r) {
   RtlMeasurement m;
   m.kind = r.kind;
   m.functional_ok = r.functional_ok;
   m.metrics = r.metrics;
   m.metrics.counts = r.counts;  // the hardware counters, also when the run failed
-  m.input_bank_stalls = r.input_bank_stall_cycles;
-  m.weight_bank_stalls = r.weight_bank_stall_cycles;
-  m.accum_bank_stalls = r.accum_bank_stall_cycles;
+  m.input_bank_stalls = r.input_bank_stalls;
+  m.weight_bank_stalls = r.weight_bank_stalls;
+  m.accum_bank_stalls = r.accum_bank_stalls;
   return m;
 }
 
@@ -145,8 +146,8 @@ bool has_compiled_model(systemc::RtlEvaluator& rtl, const Arch& arch, systemc::R
 /// progress on stderr), in a worker process; the result as the in-process evaluator gives it.
 /// With a waveform asked for, the model is the architecture's traced twin (the compiled-in
 /// models are built without tracing, so they pay nothing for it).
-systemc::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& layer,
-                                          const Mapping& m) {
+rtl::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& layer,
+                                      const Mapping& m) {
   RtlWorkerPool pool(worker_executable(), 1);
   ModelCacheOptions cache;
   cache.progress = &std::cerr;
@@ -161,31 +162,15 @@ systemc::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& l
   j.seed = o.seed;
   j.limits = o.limits;
   if (!o.trace.empty()) j.trace_file = std::filesystem::absolute(o.trace).string();
-  const RtlJobResult jr = pool.run_one(std::move(j));
-  systemc::RtlRunResult r;
-  r.metrics = jr.metrics;
-  r.counts = jr.metrics.counts;
-  r.functional_ok = jr.functional_ok;
-  r.mismatches = jr.mismatches;
-  r.kind = jr.kind;
-  r.failure = jr.failure;
-  r.predicted_cycles = jr.predicted_cycles;
-  r.estimated_memory_mb = jr.estimated_memory_mb;
-  r.sim_seconds = jr.sim_seconds;
-  r.sim_cpu_seconds = jr.sim_cpu_seconds;
-  r.sim_cycles = jr.sim_cycles;
-  r.input_bank_stall_cycles = jr.input_bank_stalls;
-  r.weight_bank_stall_cycles = jr.weight_bank_stalls;
-  r.accum_bank_stall_cycles = jr.accum_bank_stalls;
-  r.harness = jr.harness == systemc::harness_label(systemc::RtlHarness::Decoupled)
-                  ? systemc::RtlHarness::Decoupled
-                  : systemc::RtlHarness::SystemC;
+  rtl::RtlRunResult r = pool.run_one(std::move(j));
+  // A cached model runs the pin-level testbench (a worker that died named no harness).
+  if (r.harness.empty()) r.harness = systemc::harness_label(systemc::RtlHarness::SystemC);
   return r;
 }
 
 /// Prints a run that was over a limit (and not simulated); returns verify's failure code.
 int report_over_limit(const VerifyOptions& o, const Layer& layer, const Arch& arch,
-                      const systemc::RtlRunResult& r, std::ostream& out) {
+                      const rtl::RtlRunResult& r, std::ostream& out) {
   if (o.json) {
     out << nlohmann::json{{"arch", arch.name},
                           {"layer", layer.describe()},
@@ -237,12 +222,10 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   ro.seed = o.seed;
   ro.trace_file = o.trace;
   ro.harness = harness;
-  ro.limits.max_cycles = o.limits.max_cycles;
-  ro.limits.max_seconds = o.limits.max_seconds;
-  ro.limits.max_memory_mb = o.limits.max_memory_mb;
+  ro.limits = o.limits;
   // An architecture without a compiled-in model runs on one from the model cache.
-  const systemc::RtlRunResult r =
-      compiled ? rtl.run(layer, arch, m, ro) : run_on_cached_model(o, layer, m);
+  const rtl::RtlRunResult r =
+      compiled ? run_admitted(rtl, layer, arch, m, ro) : run_on_cached_model(o, layer, m);
   // Over a limit: not simulated (or stopped by the wall clock), so no table of counts.
   if (r.over_limit()) return report_over_limit(o, layer, arch, r, out);
   std::error_code tec;
@@ -267,7 +250,7 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
     j["rtl"] = r.metrics.to_json();
     j["rtl"]["failure"] = r.failure;
     j["rtl"]["sim_seconds"] = r.sim_seconds;
-    j["rtl"]["harness"] = systemc::harness_label(r.harness);
+    j["rtl"]["harness"] = r.harness;
     j["surrogate"] = s.to_json();
     j["functional_ok"] = r.functional_ok;
     j["mismatched_bytes"] = r.mismatches;
@@ -313,8 +296,8 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
               ? std::string("every access count equal")
               : std::string("every access count and bank-stall counter equal"))
       << "; cycle error " << std::setprecision(3) << err << " % (refined estimate " << refined_err
-      << " %); simulated in " << r.sim_seconds << " s (" << systemc::harness_label(r.harness)
-      << " harness)" << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
+      << " %); simulated in " << r.sim_seconds << " s (" << r.harness << " harness)"
+      << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
   return ok ? 0 : 4;
 }
 
@@ -352,7 +335,7 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       systemc::RtlRunOptions ro;
       ro.seed = o.seed * 7919 + li * 1000 + i;
       ro.harness = harness;
-      const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
+      const rtl::RtlRunResult r = run_admitted(rtl, layer, arch, m, ro);
       const bool counts_equal = crosscheck(layer, arch, m, s, measured(r)).counts_equal;
       l_ok += r.ok();
       l_fail += !r.failure.empty();
