@@ -742,7 +742,11 @@ RunOptions worker_options_from_json(const json& j) {
 
 /// A rank other than 0 under mpirun: asks rank 0 for a layer, searches and verifies it, sends
 /// it back, until told to stop. Its own files (curves, mappings, a scratch SQLite store) go to
-/// `<out>/.ranks/<rank>/`, which rank 0 removes at the end; rank 0 writes the run's files.
+/// `<out>/.ranks/<rank>/`; rank 0 writes the run's files. Rank 0 removes `.ranks` when the last
+/// layer is back, but this rank may still be closing its store and RTL pool then (and so
+/// writing into its folder, which makes that removal fail): so each rank also removes its own
+/// folder once everything it holds is closed, and then `.ranks` if it is empty by then. The last
+/// rank to finish leaves nothing behind, whatever the order.
 int run_worker() {
   struct Worker {
     RunOptions o;
@@ -757,7 +761,7 @@ int run_worker() {
   };
   std::unique_ptr<Worker> w;  // set up on the first layer, from rank 0's settings
   const InterruptSignals signals(/*also_term=*/true);
-  return dist::serve([&](const json& m) -> json {
+  const int rc = dist::serve([&](const json& m) -> json {
     // Test hook (core/test_hooks.hpp): a rank that dies in the middle of a run.
     if (core::kill_point_reached("run_layer")) core::kill_self();
     const size_t li = m["index"].get<size_t>();
@@ -796,6 +800,14 @@ int run_worker() {
       return {{"index", li}, {"failure", e.what()}};
     }
   });
+  if (w) {
+    const fs::path dir = w->dir;
+    w.reset();  // closes the scratch store and stops the RTL workers: nothing writes any more
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    fs::remove(dir.parent_path(), ec);  // `.ranks`, only when empty (no other rank still in it)
+  }
+  return rc;
 }
 
 /// A value as results.json writes it (the CSVs use the same text).
