@@ -14,6 +14,7 @@
 #include "mapwright/flows/dist.hpp"
 #include "mapwright/flows/regress.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
+#include "mapwright/rtlpool/worker_loop.hpp"
 #include "mapwright/flows/report.hpp"
 #include "mapwright/flows/run.hpp"
 #include "mapwright/flows/search_flow.hpp"
@@ -451,6 +452,30 @@ int run_reporting_errors(const Subcommands& sc, CliOptions& o) {
   }
 }
 
+/// The first word that is not an option names the subcommand: one the CLI does not know is
+/// refused with its name and exit code 2, before any other flag (--help included) is read, so
+/// `mapwright foo` and `mapwright foo --help` answer alike. Returns 0 when the word is known.
+int refuse_unknown_subcommand(const CLI::App& app, int argc, char** argv) {
+  for (int i = 1; i < argc; ++i) {
+    const std::string word = argv[i];
+    if (!word.empty() && word[0] == '-') continue;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->check_name(word)) return 0;
+    }
+    std::string known;
+    for (const CLI::App* sub : app.get_subcommands({})) {
+      if (sub->get_group().empty()) continue;  // internal (the MPI worker's), not listed
+      known += (known.empty() ? "" : ", ") + sub->get_name();
+    }
+    if (flows::dist::rank() == 0) {
+      std::cerr << "mapwright: error: unknown subcommand '" << core::escape_text(word)
+                << "'; the subcommands are " << known << " (mapwright --help)\n";
+    }
+    return 2;
+  }
+  return 0;
+}
+
 /// The command line: parse, run, report.
 int cli_main(int argc, char** argv) {
   // A file-size limit (ulimit -f) makes writes fail with EFBIG, reported like a full disk,
@@ -463,6 +488,7 @@ int cli_main(int argc, char** argv) {
   app.set_version_flag("--version", "mapwright 0.1.0");
   CliOptions options;
   const Subcommands sc = add_subcommands(app, options);
+  if (const int rc = refuse_unknown_subcommand(app, argc, argv); rc != 0) return rc;
   try {
     app.parse(argc, argv);
   } catch (const CLI::ParseError& err) {

@@ -6,7 +6,7 @@
 
 #include <iostream>
 
-#include "mapwright/rtlpool/rtl_pool.hpp"
+#include "mapwright/rtlpool/worker_loop.hpp"
 
 int main() try {
   // The protocol owns the original stdout; anything else printed goes to stderr.

@@ -44,6 +44,34 @@ double compact_tilings(const core::Layer& l, const core::Arch& a) {
     return static_cast<double>(core::compact_tile_sizes(l, m, d).size());
   };
   auto set = [&](Dim d, long long t) { m.tile[static_cast<int>(d)] = t; };
+  // Compact C tiles (the other tiles fixed) that fill pe_rows minimally; C back to 1 after.
+  auto count_c = [&] {
+    double n = 0;
+    for (long long tc : core::compact_tile_sizes(l, m, Dim::C)) {
+      set(Dim::C, tc);
+      n += core::pe_rows_minimal(l, m);
+    }
+    set(Dim::C, 1);
+    return n;
+  };
+  // Compact N x P x Q tilings (the other tiles fixed) that `minimal` accepts; N, P, Q back to 1.
+  auto count_npq = [&](bool (*minimal)(const core::Layer&, const core::Mapping&)) {
+    double n = 0;
+    for (long long tn : core::compact_tile_sizes(l, m, Dim::N)) {
+      set(Dim::N, tn);
+      for (long long tp : core::compact_tile_sizes(l, m, Dim::P)) {
+        set(Dim::P, tp);
+        for (long long tq : core::compact_tile_sizes(l, m, Dim::Q)) {
+          set(Dim::Q, tq);
+          n += minimal(l, m);
+        }
+        set(Dim::Q, 1);
+      }
+      set(Dim::P, 1);
+    }
+    set(Dim::N, 1);
+    return n;
+  };
   for (core::Dataflow df : a.dataflows) {
     m.dataflow = df;
     m.tile.fill(1);
@@ -57,25 +85,8 @@ double compact_tilings(const core::Layer& l, const core::Arch& a) {
             for (long long ts = 1; ts <= l.s; ++ts) {
               set(Dim::R, tr);
               set(Dim::S, ts);
-              double c_ok = 0, npq = 0;
-              for (long long tc : core::compact_tile_sizes(l, m, Dim::C)) {
-                set(Dim::C, tc);
-                c_ok += core::pe_rows_minimal(l, m);
-              }
-              set(Dim::C, 1);
-              for (long long tn : core::compact_tile_sizes(l, m, Dim::N)) {
-                set(Dim::N, tn);
-                for (long long tp : core::compact_tile_sizes(l, m, Dim::P)) {
-                  set(Dim::P, tp);
-                  for (long long tq : core::compact_tile_sizes(l, m, Dim::Q)) {
-                    set(Dim::Q, tq);
-                    npq += core::pe_cols_minimal(l, m);
-                  }
-                  set(Dim::Q, 1);
-                }
-                set(Dim::P, 1);
-              }
-              set(Dim::N, 1);
+              const double c_ok = count_c();
+              const double npq = count_npq(core::pe_cols_minimal);
               total += c_ok * npq * n_cands(Dim::K) * n_cands(Dim::G);
             }
           set(Dim::R, 1);
@@ -100,28 +111,10 @@ double compact_tilings(const core::Layer& l, const core::Arch& a) {
           set(Dim::R, tr);
           set(Dim::S, ts);
           if (df == core::Dataflow::WS) {
-            double c_ok = 0;
-            for (long long tc : core::compact_tile_sizes(l, m, Dim::C)) {
-              set(Dim::C, tc);
-              c_ok += core::pe_rows_minimal(l, m);
-            }
-            set(Dim::C, 1);
+            const double c_ok = count_c();
             rest += c_ok * n_cands(Dim::G) * n_cands(Dim::N) * n_cands(Dim::P) * n_cands(Dim::Q);
           } else {
-            double npq = 0;
-            for (long long tn : core::compact_tile_sizes(l, m, Dim::N)) {
-              set(Dim::N, tn);
-              for (long long tp : core::compact_tile_sizes(l, m, Dim::P)) {
-                set(Dim::P, tp);
-                for (long long tq : core::compact_tile_sizes(l, m, Dim::Q)) {
-                  set(Dim::Q, tq);
-                  npq += core::pe_rows_minimal(l, m);
-                }
-                set(Dim::Q, 1);
-              }
-              set(Dim::P, 1);
-            }
-            set(Dim::N, 1);
+            const double npq = count_npq(core::pe_rows_minimal);
             rest += npq * n_cands(Dim::C) * n_cands(Dim::G);
           }
         }

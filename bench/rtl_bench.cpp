@@ -33,6 +33,7 @@
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/rtlpool/model_cache.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
+#include "mapwright/rtlpool/run_admission.hpp"
 #include "mapwright/systemc/rtl_evaluator.hpp"
 
 using namespace mapwright;
@@ -46,14 +47,14 @@ namespace {
 
 /// Best of `reps` runs by CPU time (the machine is shared: the thread's CPU time, not wall
 /// time, and the least disturbed run).
-systemc::RtlRunResult best_of(systemc::RtlEvaluator& ev, const core::Layer& l, const core::Arch& a,
-                              const core::Mapping& m, systemc::RtlHarness harness, int reps) {
+rtl::RtlRunResult best_of(systemc::RtlEvaluator& ev, const core::Layer& l, const core::Arch& a,
+                          const core::Mapping& m, systemc::RtlHarness harness, int reps) {
   static const char* const kName[] = {"SystemC", "decoupled", "plain"};
   systemc::RtlRunOptions o;
   o.harness = harness;
-  systemc::RtlRunResult best;
+  rtl::RtlRunResult best;
   for (int i = 0; i < reps; ++i) {
-    systemc::RtlRunResult r = ev.run(l, a, m, o);
+    rtl::RtlRunResult r = rtlpool::run_admitted(ev, l, a, m, o);
     if (!r.ok())
       fail(std::string(kName[static_cast<int>(harness)]) + " run failed: " + r.failure + " (" +
            std::to_string(r.mismatches) + " mismatches)");

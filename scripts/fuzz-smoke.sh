@@ -7,7 +7,9 @@
 #
 #   scripts/fuzz-smoke.sh [SECONDS]          # all targets
 #   FUZZ_TARGETS="arch options" scripts/fuzz-smoke.sh 30
-#   FUZZ_JOBS=2 scripts/fuzz-smoke.sh 600    # parallel workers per target (long runs)
+#   FUZZ_JOBS=2 scripts/fuzz-smoke.sh 600    # parallel workers per target (long runs; then
+#                                            # one target at a time)
+#   FUZZ_PARALLEL=1 scripts/fuzz-smoke.sh 30 # one target at a time (default: one per core)
 #   FUZZ_SANITIZERS=undefined scripts/fuzz-smoke.sh 900   # UBSan only (no ASan/LSan): several
 #                                            # times the execution rate, for the long runs;
 #                                            # builds in build-fuzz-undefined/
@@ -35,20 +37,21 @@ export MAPWRIGHT_FUZZ_TMP
 trap 'rm -rf "$MAPWRIGHT_FUZZ_TMP"' EXIT
 export ASAN_OPTIONS="detect_leaks=1:abort_on_error=1:symbolize=1${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
-failed=()
-for t in "${TARGETS[@]}"; do
-  work="$BUILD/corpus/$t"        # grows during the run; the seeds in fuzz/corpus stay as they are
-  findings="$BUILD/findings/$t"
+# fuzz_one TARGET: runs one target for SECONDS_PER_TARGET and leaves its verdict in
+# $BUILD/findings/TARGET.verdict ("ok RUNS" or "failed RUNS RC").
+fuzz_one() {
+  local t="$1" work="$BUILD/corpus/$1" findings="$BUILD/findings/$1" rc runs
+  local log="$BUILD/findings/$1.log"
   mkdir -p "$work" "$findings"
-  log="$BUILD/findings/$t.log"
-  echo "fuzz-smoke: $t for ${SECONDS_PER_TARGET}s"
   set +e
   if [ "${FUZZ_JOBS:-1}" -gt 1 ]; then
-    "$BUILD/fuzz/${t}_fuzz" "$work" "fuzz/corpus/$t" -max_total_time="$SECONDS_PER_TARGET" \
-      -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$findings/" -print_final_stats=1 \
-      -jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS" >"$log" 2>&1
+    # libFuzzer writes fuzz-<n>.log into the working folder: give each target its own.
+    (cd "$findings" && "$OLDPWD/$BUILD/fuzz/${t}_fuzz" "$OLDPWD/$work" "$OLDPWD/fuzz/corpus/$t" \
+      -max_total_time="$SECONDS_PER_TARGET" -timeout=10 -rss_limit_mb=2048 \
+      -artifact_prefix="$OLDPWD/$findings/" -print_final_stats=1 \
+      -jobs="$FUZZ_JOBS" -workers="$FUZZ_JOBS") >"$log" 2>&1
     rc=$?
-    cat fuzz-*.log >>"$log" 2>/dev/null; rm -f fuzz-*.log
+    cat "$findings"/fuzz-*.log >>"$log" 2>/dev/null; rm -f "$findings"/fuzz-*.log
   else
     "$BUILD/fuzz/${t}_fuzz" "$work" "fuzz/corpus/$t" -max_total_time="$SECONDS_PER_TARGET" \
       -timeout=10 -rss_limit_mb=2048 -artifact_prefix="$findings/" -print_final_stats=1 \
@@ -59,11 +62,36 @@ for t in "${TARGETS[@]}"; do
   runs=$(grep -h '^stat::number_of_executed_units' "$log" | awk '{s += $2} END {print s + 0}')
   if [ $rc -ne 0 ] || ls "$findings"/crash-* "$findings"/leak-* "$findings"/timeout-* \
       "$findings"/oom-* >/dev/null 2>&1; then
-    echo "fuzz-smoke: $t FAILED after $runs executions (exit $rc); see $log and $findings/" >&2
-    grep -E 'ERROR|SUMMARY|terminate|what\(\)' "$log" | head -20 >&2 || true
-    failed+=("$t")
+    echo "failed $runs $rc" >"$BUILD/findings/$t.verdict"
   else
+    echo "ok $runs" >"$BUILD/findings/$t.verdict"
+  fi
+}
+
+# Targets run FUZZ_PARALLEL at a time (default: one per core, each single-threaded), so every
+# target still gets its full SECONDS_PER_TARGET while the stage takes about
+# SECONDS_PER_TARGET x targets / cores.
+parallel="${FUZZ_PARALLEL:-$(nproc 2>/dev/null || echo 1)}"
+if [ "${FUZZ_JOBS:-1}" -gt 1 ]; then parallel=1; fi
+mkdir -p "$BUILD/findings"
+running=0
+for t in "${TARGETS[@]}"; do
+  rm -f "$BUILD/findings/$t.verdict"
+  echo "fuzz-smoke: $t for ${SECONDS_PER_TARGET}s"
+  fuzz_one "$t" &
+  running=$((running + 1))
+  if [ "$running" -ge "$parallel" ]; then wait -n || true; running=$((running - 1)); fi
+done
+wait
+failed=()
+for t in "${TARGETS[@]}"; do
+  read -r verdict runs rc <"$BUILD/findings/$t.verdict" || verdict="failed"
+  if [ "$verdict" = ok ]; then
     echo "fuzz-smoke: $t ok, $runs executions, 0 findings"
+  else
+    echo "fuzz-smoke: $t FAILED after ${runs:-0} executions (exit ${rc:-?}); see $BUILD/findings/$t.log and $BUILD/findings/$t/" >&2
+    grep -E 'ERROR|SUMMARY|terminate|what\(\)' "$BUILD/findings/$t.log" | head -20 >&2 || true
+    failed+=("$t")
   fi
 done
 # One plain closing line that any CI reads: targets clean vs targets with findings.

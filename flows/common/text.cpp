@@ -1,3 +1,6 @@
+// The flows' text helpers: names made safe for terminals and files, HTML and gnuplot quoting
+// (nothing a user names can break out of a page or a script), and the number formats of every
+// page, table and message of the flows.
 #include "common/text.hpp"
 
 #include <algorithm>
@@ -92,35 +95,63 @@ std::string gp_data_label(const std::string& s) {
   return o + "\"";
 }
 
+namespace {
+
+/// `x` printed by `format`, a printf format with one precision (*) and one double.
+std::string printf_double(const char* format, int precision, double x) {
+  char buf[64];
+  const int n = std::snprintf(buf, sizeof buf, format, precision, x);
+  if (n < 0) return std::string();
+  if (static_cast<size_t>(n) < sizeof buf) return std::string(buf, static_cast<size_t>(n));
+  std::string s(static_cast<size_t>(n) + 1, '\0');  // %f of a huge number
+  std::snprintf(s.data(), s.size(), format, precision, x);
+  s.resize(static_cast<size_t>(n));
+  return s;
+}
+
+}  // namespace
+
+std::string fmt_g(double x, int digits) {
+  return printf_double("%.*g", digits, x);
+}
+
+std::string fmt_fixed(double x, int decimals) {
+  return printf_double("%.*f", decimals, x);
+}
+
+std::string fmt_sci(double x, int decimals) {
+  return printf_double("%.*e", decimals, x);
+}
+
+std::string with_commas(long long v) {
+  // The magnitude as unsigned, so that the most negative value has one too.
+  const unsigned long long m = v < 0 ? 0ULL - static_cast<unsigned long long>(v) : v;
+  const std::string s = std::to_string(m);
+  std::string o;
+  for (size_t i = 0; i < s.size(); ++i) {
+    if (i && (s.size() - i) % 3 == 0) o += ',';
+    o += s[i];
+  }
+  return (v < 0 ? "-" : "") + o;
+}
+
 std::string si(double x, int digits) {
   static const char* big[] = {"", "k", "M", "G", "T", "P", "E"};
   static const char* small[] = {"", "m", "u", "n", "p", "f"};
-  char buf[64];
-  if (x == 0 || !std::isfinite(x)) {
-    std::snprintf(buf, sizeof buf, "%g", x);
-    return buf;
-  }
+  if (x == 0 || !std::isfinite(x)) return fmt_g(x);
   int u = 0;
   if (std::abs(x) >= 1) {
     while (std::abs(x) >= 1000 && u < 6) {
       x /= 1000;
       ++u;
     }
-    std::snprintf(buf, sizeof buf, "%.*g%s", digits, x, big[u]);
-  } else {
-    while (std::abs(x) < 1 && u < 5) {
-      x *= 1000;
-      ++u;
-    }
-    std::snprintf(buf, sizeof buf, "%.*g%s", digits, x, small[u]);
+    return fmt_g(x, digits) + big[u];
   }
-  return buf;
-}
-
-std::string fmt_g(double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, "%g", x);
-  return buf;
+  while (std::abs(x) < 1 && u < 5) {
+    x *= 1000;
+    ++u;
+  }
+  return fmt_g(x, digits) + small[u];
 }
 
 std::string now_iso() {

@@ -1,7 +1,7 @@
 #pragma once
 /// \file text.hpp
-/// Text helpers of the flows: names safe for files, one-line text, HTML and gnuplot quoting, number
-/// formats.
+/// Text helpers of the flows: names safe for files, one-line text, HTML and gnuplot quoting, and
+/// the flows' number formats (every page, table and message formats its numbers here).
 
 #include <string>
 
@@ -28,10 +28,20 @@ std::string gp_quote(const std::string& s);
 /// replaced), so that a hostile name stays one field of one line.
 std::string gp_data_label(const std::string& s);
 
-/// 1234567 -> "1.235M"; engineering notation with an SI prefix.
+/// `x` with `digits` significant digits in the shorter of fixed and scientific notation (printf's
+/// %.<digits>g, as an ostream writes it after setprecision(digits)): 60 -> "60", 0.1 -> "0.1",
+/// fmt_g(0.0041372, 4) -> "0.004137", fmt_g(1.5e12) -> "1.5e+12".
+std::string fmt_g(double x, int digits = 6);
+/// `x` with `decimals` digits after the point (%.<decimals>f, as std::fixed writes it):
+/// fmt_fixed(2.0 / 3, 2) -> "0.67".
+std::string fmt_fixed(double x, int decimals);
+/// `x` in scientific notation with `decimals` digits after the point (%.<decimals>e):
+/// fmt_sci(4349245839.28, 4) -> "4.3492e+09".
+std::string fmt_sci(double x, int decimals);
+/// `v` with its thousands separated by commas: 1234567 -> "1,234,567".
+std::string with_commas(long long v);
+/// 1234567 -> "1.235M"; engineering notation with an SI prefix and `digits` significant digits.
 std::string si(double x, int digits = 4);
-/// A number in the shortest of %g's forms: 60 -> "60", 0.1 -> "0.1".
-std::string fmt_g(double x);
 /// Local time now, ISO 8601.
 std::string now_iso();
 

@@ -4,7 +4,6 @@
 #include "mapwright/flows/verify.hpp"
 
 #include "mapwright/flows/commands.hpp"
-#include "mapwright/flows/run_record.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -24,7 +23,9 @@
 #include "mapwright/support/stats.hpp"
 #include "mapwright/model/refined.hpp"
 #include "mapwright/model/surrogate.hpp"
+#include "verify/crosscheck.hpp"
 #ifdef MAPWRIGHT_HAVE_RTL
+#include "mapwright/rtlpool/run_admission.hpp"
 #include "mapwright/systemc/rtl_evaluator.hpp"
 #endif
 
@@ -48,8 +49,17 @@ int cmd_fidelity(const FidelityOptions&, std::ostream&) {
 
 namespace {
 
-double cycle_error_pct(long long rtl, long long sur) {
-  return rtl > 0 ? 100.0 * (static_cast<double>(sur) - rtl) / rtl : 0.0;
+/// What the crosscheck reads of an in-process RTL run.
+RtlMeasurement measured(const rtl::RtlRunResult& r) {
+  RtlMeasurement m;
+  m.kind = r.kind;
+  m.functional_ok = r.functional_ok;
+  m.metrics = r.metrics;
+  m.metrics.counts = r.counts;  // the hardware counters, also when the run failed
+  m.input_bank_stalls = r.input_bank_stalls;
+  m.weight_bank_stalls = r.weight_bank_stalls;
+  m.accum_bank_stalls = r.accum_bank_stalls;
+  return m;
 }
 
 /// Cycle agreement of one prediction with the RTL over many runs.
@@ -136,8 +146,8 @@ bool has_compiled_model(systemc::RtlEvaluator& rtl, const Arch& arch, systemc::R
 /// progress on stderr), in a worker process; the result as the in-process evaluator gives it.
 /// With a waveform asked for, the model is the architecture's traced twin (the compiled-in
 /// models are built without tracing, so they pay nothing for it).
-systemc::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& layer,
-                                          const Mapping& m) {
+rtl::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& layer,
+                                      const Mapping& m) {
   RtlWorkerPool pool(worker_executable(), 1);
   ModelCacheOptions cache;
   cache.progress = &std::cerr;
@@ -152,31 +162,15 @@ systemc::RtlRunResult run_on_cached_model(const VerifyOptions& o, const Layer& l
   j.seed = o.seed;
   j.limits = o.limits;
   if (!o.trace.empty()) j.trace_file = std::filesystem::absolute(o.trace).string();
-  const RtlJobResult jr = pool.run_one(std::move(j));
-  systemc::RtlRunResult r;
-  r.metrics = jr.metrics;
-  r.counts = jr.metrics.counts;
-  r.functional_ok = jr.functional_ok;
-  r.mismatches = jr.mismatches;
-  r.kind = jr.kind;
-  r.failure = jr.failure;
-  r.predicted_cycles = jr.predicted_cycles;
-  r.estimated_memory_mb = jr.estimated_memory_mb;
-  r.sim_seconds = jr.sim_seconds;
-  r.sim_cpu_seconds = jr.sim_cpu_seconds;
-  r.sim_cycles = jr.sim_cycles;
-  r.input_bank_stall_cycles = jr.input_bank_stalls;
-  r.weight_bank_stall_cycles = jr.weight_bank_stalls;
-  r.accum_bank_stall_cycles = jr.accum_bank_stalls;
-  r.harness = jr.harness == systemc::harness_label(systemc::RtlHarness::Decoupled)
-                  ? systemc::RtlHarness::Decoupled
-                  : systemc::RtlHarness::SystemC;
+  rtl::RtlRunResult r = pool.run_one(std::move(j));
+  // A cached model runs the pin-level testbench (a worker that died named no harness).
+  if (r.harness.empty()) r.harness = systemc::harness_label(systemc::RtlHarness::SystemC);
   return r;
 }
 
 /// Prints a run that was over a limit (and not simulated); returns verify's failure code.
 int report_over_limit(const VerifyOptions& o, const Layer& layer, const Arch& arch,
-                      const systemc::RtlRunResult& r, std::ostream& out) {
+                      const rtl::RtlRunResult& r, std::ostream& out) {
   if (o.json) {
     out << nlohmann::json{{"arch", arch.name},
                           {"layer", layer.describe()},
@@ -228,37 +222,25 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   ro.seed = o.seed;
   ro.trace_file = o.trace;
   ro.harness = harness;
-  ro.limits.max_cycles = o.limits.max_cycles;
-  ro.limits.max_seconds = o.limits.max_seconds;
-  ro.limits.max_memory_mb = o.limits.max_memory_mb;
+  ro.limits = o.limits;
   // An architecture without a compiled-in model runs on one from the model cache.
-  const systemc::RtlRunResult r =
-      compiled ? rtl.run(layer, arch, m, ro) : run_on_cached_model(o, layer, m);
+  const rtl::RtlRunResult r =
+      compiled ? run_admitted(rtl, layer, arch, m, ro) : run_on_cached_model(o, layer, m);
   // Over a limit: not simulated (or stopped by the wall clock), so no table of counts.
   if (r.over_limit()) return report_over_limit(o, layer, arch, r, out);
   std::error_code tec;
   if (!o.trace.empty() &&
       (!std::filesystem::exists(o.trace, tec) || std::filesystem::file_size(o.trace, tec) == 0))
     throw SpecError("--trace", "trace", o.trace, "the simulation wrote no waveform there");
-  const double err = cycle_error_pct(r.metrics.cycles, s.cycles);
+  const Crosscheck check = crosscheck(layer, arch, m, s, measured(r));
+  const double err = check.cycle_error_pct;
   const long long refined = model::refined_cycles(layer, arch, m).cycles;
   const double refined_err = cycle_error_pct(r.metrics.cycles, refined);
-  int mismatched_counts = 0;
   nlohmann::json diffs = nlohmann::json::object();
-  const auto rf = r.counts.fields(), sf = s.counts.fields();
-  for (size_t i = 0; i < rf.size(); ++i) {
-    diffs[rf[i].first] = {
-        {"rtl", rf[i].second}, {"surrogate", sf[i].second}, {"diff", sf[i].second - rf[i].second}};
-    mismatched_counts += rf[i].second != sf[i].second;
-  }
-  const std::vector<CountDiff> bank =
-      bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles, r.weight_bank_stall_cycles,
-                          r.accum_bank_stall_cycles);
-  for (const CountDiff& b : bank) {
-    diffs[b.name] = {{"rtl", b.rtl}, {"surrogate", b.surrogate}, {"diff", b.surrogate - b.rtl}};
-    mismatched_counts += b.rtl != b.surrogate;
-  }
-  const bool ok = r.ok() && mismatched_counts == 0;
+  for (const auto* list : {&check.counts, &check.bank_stalls})
+    for (const CountDiff& c : *list)
+      diffs[c.name] = {{"rtl", c.rtl}, {"surrogate", c.surrogate}, {"diff", c.surrogate - c.rtl}};
+  const bool ok = check.passed;
   if (o.json) {
     nlohmann::json j;
     j["arch"] = arch.name;
@@ -268,11 +250,11 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
     j["rtl"] = r.metrics.to_json();
     j["rtl"]["failure"] = r.failure;
     j["rtl"]["sim_seconds"] = r.sim_seconds;
-    j["rtl"]["harness"] = systemc::harness_label(r.harness);
+    j["rtl"]["harness"] = r.harness;
     j["surrogate"] = s.to_json();
     j["functional_ok"] = r.functional_ok;
     j["mismatched_bytes"] = r.mismatches;
-    j["count_mismatches"] = mismatched_counts;
+    j["count_mismatches"] = check.mismatched;
     j["counts"] = diffs;
     j["cycle_error_pct"] = err;
     j["refined_cycles"] = refined;
@@ -306,15 +288,16 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   row("energy_pj", r.metrics.energy_pj, s.energy_pj, true);
   row("edp", r.metrics.edp, s.edp, true);
   row("utilization", r.metrics.utilization, s.utilization, true);
-  for (size_t i = 0; i < rf.size(); ++i) row(rf[i].first, rf[i].second, sf[i].second, false);
-  for (const CountDiff& b : bank)
-    row(b.name, static_cast<double>(b.rtl), static_cast<double>(b.surrogate), false);
-  out << (mismatched_counts ? std::to_string(mismatched_counts) + " COUNTS DIFFER"
-          : bank.empty()    ? std::string("every access count equal")
-                            : std::string("every access count and bank-stall counter equal"))
+  for (const auto* list : {&check.counts, &check.bank_stalls})
+    for (const CountDiff& c : *list)
+      row(c.name, static_cast<double>(c.rtl), static_cast<double>(c.surrogate), false);
+  out << (check.mismatched ? std::to_string(check.mismatched) + " COUNTS DIFFER"
+          : check.bank_stalls.empty()
+              ? std::string("every access count equal")
+              : std::string("every access count and bank-stall counter equal"))
       << "; cycle error " << std::setprecision(3) << err << " % (refined estimate " << refined_err
-      << " %); simulated in " << r.sim_seconds << " s (" << systemc::harness_label(r.harness)
-      << " harness)" << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
+      << " %); simulated in " << r.sim_seconds << " s (" << r.harness << " harness)"
+      << (o.trace.empty() ? "" : "; waveform " + o.trace) << "\n";
   return ok ? 0 : 4;
 }
 
@@ -352,12 +335,8 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       systemc::RtlRunOptions ro;
       ro.seed = o.seed * 7919 + li * 1000 + i;
       ro.harness = harness;
-      const systemc::RtlRunResult r = rtl.run(layer, arch, m, ro);
-      bool counts_equal = r.failure.empty() && r.counts == s.counts;
-      for (const CountDiff& b :
-           bank_stall_counters(layer, arch, m, r.input_bank_stall_cycles,
-                               r.weight_bank_stall_cycles, r.accum_bank_stall_cycles))
-        counts_equal = counts_equal && b.rtl == b.surrogate;
+      const rtl::RtlRunResult r = run_admitted(rtl, layer, arch, m, ro);
+      const bool counts_equal = crosscheck(layer, arch, m, s, measured(r)).counts_equal;
       l_ok += r.ok();
       l_fail += !r.failure.empty();
       l_cm += r.failure.empty() && !counts_equal;

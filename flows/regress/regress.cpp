@@ -25,9 +25,9 @@
 #include "mapwright/frontend/layer_spec.hpp"
 #include "mapwright/support/yaml_util.hpp"
 #include "mapwright/frontend/zoo.hpp"
-#include "mapwright/flows/run_record.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/model/surrogate.hpp"
+#include "verify/crosscheck.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;
@@ -238,9 +238,9 @@ size_t check_bank_stalls(const std::vector<const RegressCase*>& cases,
   for (size_t i = 0; i < cases.size(); ++i) {
     Outcome& x = res[i];
     if (!x.rtl.ok()) continue;
-    for (const CountDiff& b : bank_stall_counters(
-             cases[i]->layer, archs.at(cases[i]->arch), cases[i]->mapping, x.rtl.input_bank_stalls,
-             x.rtl.weight_bank_stalls, x.rtl.accum_bank_stalls)) {
+    const Crosscheck check = crosscheck(cases[i]->layer, archs.at(cases[i]->arch),
+                                        cases[i]->mapping, x.sur, rtl_measurement(x.rtl));
+    for (const CountDiff& b : check.bank_stalls) {
       if (b.rtl == b.surrogate) continue;
       x.diffs.push_back("rtl " + b.name + ": " + std::to_string(b.rtl) + ", surrogate " +
                         std::to_string(b.surrogate) + " (exact)");

@@ -1,6 +1,6 @@
-// `mapwright report` and `mapwright compare`: load run folders (their results.json, checked,
-// with a run whose process died marked interrupted) and render their pages with render.cpp;
-// compare also prints the network totals and their winners.
+// `mapwright report` and `mapwright compare`: load run folders (their results.json, checked and
+// typed, with a run whose process died marked interrupted) and render their pages
+// (run_page.cpp, compare_page.cpp); compare also prints the network totals and their winners.
 #include "mapwright/flows/report.hpp"
 
 #include <filesystem>
@@ -9,7 +9,7 @@
 
 #include "common/files.hpp"
 #include "mapwright/support/error.hpp"
-#include "mapwright/flows/run.hpp"
+#include "mapwright/flows/run_record.hpp"
 #include "report/render.hpp"
 
 namespace fs = std::filesystem;
@@ -19,7 +19,8 @@ namespace mapwright::flows {
 
 namespace {
 
-json load_run(const fs::path& dir) {
+/// The run folder `dir`: its results.json, checked and typed, and the summary of it.
+LoadedRun load_run(const fs::path& dir) {
   const fs::path f = dir / "results.json";
   if (!fs::exists(f))
     throw core::SpecError(dir.string(), "run-dir", dir.string(),
@@ -35,22 +36,21 @@ json load_run(const fs::path& dir) {
                           r.is_object() && r.contains("command") ? r["command"].dump() : "",
                           "not a `mapwright run` record");
   check_run_record(r, f.string());
+  LoadedRun run{dir, run_record_from_json(r, f.string()), {}};
   // "running" is written when a run starts; if no process holds the folder's lock any more,
   // the run ended without finishing (killed, or the machine went down): it is interrupted.
-  if (r["status"] == "running" && !FolderLock::locked_by_live_process(dir)) {
-    r["status"] = "interrupted";
-    r["status_note"] = "the process that wrote this run ended before it finished";
-  }
-  return r;
+  if (run.record.status == RunStatus::Running && !FolderLock::locked_by_live_process(dir))
+    run.record.status = RunStatus::Interrupted;
+  run.summary = summarize(run.record);
+  return run;
 }
 
 }  // namespace
 
 int cmd_report(const ReportOptions& o, std::ostream& out) {
   const fs::path dir = o.run_dir;
-  const json r = load_run(dir);
   const fs::path html = o.out.empty() ? dir / "report.html" : fs::path(o.out);
-  const bool plotted = render_run_report(r, dir, html);
+  const bool plotted = render_run_report(load_run(dir), html);
   out << "wrote " << html.string() << (plotted ? "" : " (gnuplot missing or failed: no plots)")
       << "\n";
   return 0;
@@ -60,14 +60,15 @@ int cmd_compare(const CompareOptions& o, std::ostream& out) {
   if (o.runs.size() < 2)
     throw core::SpecError("run-dirs", "runs", std::to_string(o.runs.size()),
                           "give at least two run folders");
-  std::vector<json> runs;
-  std::vector<fs::path> dirs;
+  std::vector<LoadedRun> runs;
   for (const auto& d : o.runs) {
-    dirs.push_back(fs::path(d).lexically_normal());
-    if (dirs.back().filename().empty()) dirs.back() = dirs.back().parent_path();
     runs.push_back(load_run(d));
+    // The folder as the page labels it: normalized, without a trailing '/'.
+    fs::path& dir = runs.back().dir;
+    dir = dir.lexically_normal();
+    if (dir.filename().empty()) dir = dir.parent_path();
   }
-  const json cmp = render_compare(runs, dirs, o.out);
+  const json cmp = render_compare(runs, o.out);
   if (o.json) {
     out << cmp.dump(2) << "\n";
     return 0;

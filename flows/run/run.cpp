@@ -41,6 +41,7 @@
 #include "mapwright/flows/verify.hpp"
 #include "report/render.hpp"
 #include "store/results_db.hpp"
+#include "verify/crosscheck.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;
@@ -87,82 +88,6 @@ struct TopK {
     if (entries.size() > k) entries.pop_back();
   }
 };
-
-/// A candidate's verification from its RTL result: the checks (bit-exact outputs, counters
-/// equal to the surrogate's, bank stalls included on banked buffers) and the typed kind of the
-/// outcome (see VerificationKind).
-Verification make_verification(const RtlJobResult& r, const Layer& layer, const Arch& arch,
-                               const Mapping& m, const Metrics& sur, uint64_t seed) {
-  Verification v;
-  v.seed = seed;
-  v.failure_kind = r.kind;
-  v.failure = r.failure;
-  v.retries = r.retries;
-  v.functional_ok = r.functional_ok;
-  v.mismatches = r.mismatches;
-  v.sim_seconds = r.sim_seconds;
-  v.harness = r.harness;
-  if (r.kind == RtlFailure::None) {
-    v.rtl = r.metrics;
-    v.cycle_error_pct =
-        r.metrics.cycles > 0
-            ? 100.0 * (static_cast<double>(sur.cycles) - r.metrics.cycles) / r.metrics.cycles
-            : 0.0;
-    const auto rf = r.metrics.counts.fields(), sf = sur.counts.fields();
-    for (size_t i = 0; i < rf.size(); ++i)
-      if (rf[i].second != sf[i].second)
-        v.count_diffs.push_back({rf[i].first, rf[i].second, sf[i].second});
-    for (const CountDiff& b : bank_stall_counters(layer, arch, m, r.input_bank_stalls,
-                                                  r.weight_bank_stalls, r.accum_bank_stalls))
-      if (b.rtl != b.surrogate) v.count_diffs.push_back(b);
-    v.counts_equal = v.count_diffs.empty();
-  }
-  v.passed = r.kind == RtlFailure::None && r.functional_ok && v.counts_equal;
-  if (r.over_limit()) {
-    v.predicted_cycles = r.predicted_cycles;
-    v.estimated_memory_mb = r.estimated_memory_mb;
-  }
-  v.kind = v.passed             ? VerificationKind::Passed
-           : r.infrastructure() ? VerificationKind::Infrastructure
-           : r.over_limit()     ? VerificationKind::Limit
-                                : VerificationKind::Design;
-  return v;
-}
-
-/// Picks the layer's best candidate: lowest RTL cost among those that passed; the surrogate
-/// best when the run has no RTL or no candidate passed.
-void choose_best(LayerRecord& L, const Objective& obj, bool rtl) {
-  const Candidate* best = nullptr;
-  double best_cost = std::numeric_limits<double>::infinity();
-  if (rtl) {
-    for (const auto& c : L.candidates) {
-      if (!c.verification || !c.verification->passed) continue;
-      const double cost = obj.cost(*c.verification->rtl);
-      if (cost < best_cost) {
-        best_cost = cost;
-        best = &c;
-      }
-    }
-  }
-  L.best.reset();
-  if (best) {
-    const Metrics& m = *best->verification->rtl;
-    L.best = Choice{best->rank, ChosenBy::Rtl, best->mapping, m.cycles, m.energy_pj,
-                    m.edp,      m.utilization, best_cost,     ""};
-  } else if (!L.candidates.empty()) {
-    const Candidate& c = L.candidates[0];
-    const Metrics& s = c.surrogate;
-    L.best = Choice{c.rank,
-                    ChosenBy::Surrogate,
-                    c.mapping,
-                    s.cycles,
-                    s.energy_pj,
-                    s.edp,
-                    s.utilization,
-                    c.cost,
-                    rtl ? "no candidate passed RTL verification; surrogate numbers" : ""};
-  }
-}
 
 /// Refuses a --resume whose explicit options differ from the stored run.
 void check_resume(const RunOptions& o, const RunRecord& r, const fs::path& file) {
@@ -612,8 +537,8 @@ class RunSession {
       // A run killed by a second Ctrl-C is not a verdict on the mapping: leave it for --resume.
       if (InterruptSignals::count() >= 2 && r.kind == RtlFailure::Worker) continue;
       Candidate& c = rec_.layers[li].candidates[ci];
-      c.verification = make_verification(r, rec_.layers[li].layer, arch_, c.mapping, c.surrogate,
-                                         rtl_seed(o_.seed, li, c.rank));
+      c.verification = verification_of(r, rec_.layers[li].layer, arch_, c.mapping, c.surrogate,
+                                       rtl_seed(o_.seed, li, c.rank));
       db_.put_verification(rec_.run_id, static_cast<int>(li), c);
       finish_layer_if_verified(li);
       save();
@@ -817,7 +742,11 @@ RunOptions worker_options_from_json(const json& j) {
 
 /// A rank other than 0 under mpirun: asks rank 0 for a layer, searches and verifies it, sends
 /// it back, until told to stop. Its own files (curves, mappings, a scratch SQLite store) go to
-/// `<out>/.ranks/<rank>/`, which rank 0 removes at the end; rank 0 writes the run's files.
+/// `<out>/.ranks/<rank>/`; rank 0 writes the run's files. Rank 0 removes `.ranks` when the last
+/// layer is back, but this rank may still be closing its store and RTL pool then (and so
+/// writing into its folder, which makes that removal fail): so each rank also removes its own
+/// folder once everything it holds is closed, and then `.ranks` if it is empty by then. The last
+/// rank to finish leaves nothing behind, whatever the order.
 int run_worker() {
   struct Worker {
     RunOptions o;
@@ -832,7 +761,7 @@ int run_worker() {
   };
   std::unique_ptr<Worker> w;  // set up on the first layer, from rank 0's settings
   const InterruptSignals signals(/*also_term=*/true);
-  return dist::serve([&](const json& m) -> json {
+  const int rc = dist::serve([&](const json& m) -> json {
     // Test hook (core/test_hooks.hpp): a rank that dies in the middle of a run.
     if (core::kill_point_reached("run_layer")) core::kill_self();
     const size_t li = m["index"].get<size_t>();
@@ -871,6 +800,14 @@ int run_worker() {
       return {{"index", li}, {"failure", e.what()}};
     }
   });
+  if (w) {
+    const fs::path dir = w->dir;
+    w.reset();  // closes the scratch store and stops the RTL workers: nothing writes any more
+    std::error_code ec;
+    fs::remove_all(dir, ec);
+    fs::remove(dir.parent_path(), ec);  // `.ranks`, only when empty (no other rank still in it)
+  }
+  return rc;
 }
 
 /// A value as results.json writes it (the CSVs use the same text).

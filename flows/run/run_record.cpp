@@ -7,7 +7,6 @@
 
 #include "mapwright/support/error.hpp"
 #include "mapwright/flows/run_record.hpp"
-#include "mapwright/model/bank_conflicts.hpp"
 
 #include <algorithm>
 #include "mapwright/support/stats.hpp"
@@ -664,17 +663,6 @@ RunRecord run_record_from_json(const json& j, const std::string& file) {
     throw core::SpecError(file, "(record)", "", std::string("malformed run record: ") + e.what());
   }
   return r;
-}
-
-std::vector<CountDiff> bank_stall_counters(const core::Layer& layer, const core::Arch& arch,
-                                           const core::Mapping& m, long long rtl_input,
-                                           long long rtl_weight, long long rtl_accum) {
-  if (arch.buffer_banks <= 0) return {};
-  const model::BankStalls p = model::closed_form_bank_stalls(layer, m, arch.buffer_banks);
-  // The accumulator never waits for a bank on a valid mapping (core::accum_bank_problem).
-  return {{"input_bank_stalls", rtl_input, p.input},
-          {"weight_bank_stalls", rtl_weight, p.weight},
-          {"accum_bank_stalls", rtl_accum, 0}};
 }
 
 }  // namespace mapwright::flows

@@ -14,6 +14,7 @@
 
 #include "common/html.hpp"
 #include "common/text.hpp"
+#include "study/study_output.hpp"
 
 using nlohmann::json;
 
@@ -57,12 +58,7 @@ std::string samples(double x, long long budget) {
 /// undefined.
 std::string pct(double g) {
   if (!std::isfinite(g)) return "&ndash;";
-  std::ostringstream s;
-  if (std::fabs(100 * g) >= 100)
-    s << std::llround(100 * g) << "&nbsp;%";
-  else
-    s << std::setprecision(3) << 100 * g << "&nbsp;%";
-  return s.str();
+  return percent_text(g, "&nbsp;%");
 }
 
 /// A rate as a percentage with 2 decimals.

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "mapwright/support/stats.hpp"
+#include "mapwright/flows/study.hpp"
 
 namespace mapwright::flows {
 
@@ -47,13 +48,6 @@ double geomean_of_medians(const std::vector<std::vector<double>>& layers);
 core::BootstrapCI geomean_of_medians_ci(const std::vector<std::vector<double>>& layers,
                                         const BootstrapSettings& b, const std::string& label);
 
-/// What a ratio of samples-to-target is when a KM median was not reached.
-enum class RatioKind {
-  Exact,    ///< Both medians reached.
-  Lower,    ///< The searcher's was not reached: the true ratio is above the value.
-  Upper,    ///< The baseline's was not reached: the true ratio is below the value.
-  Unknown,  ///< Neither reached (a single layer), or bounds both ways (a median over layers).
-};
 /// "exact", "lower_bound", "upper_bound", "unknown".
 const char* ratio_kind_name(RatioKind k);
 
@@ -66,17 +60,8 @@ struct LayerRatio {
 };
 LayerRatio samples_ratio(double searcher, double baseline, double budget);
 
-/// The median over layers of per-layer ratios; layers where neither median was reached are
-/// left out (counted in `unknown`).
-struct RatioSummary {
-  double median = 0;                  ///< Median of the values (NaN: no layer has one).
-  RatioKind kind = RatioKind::Exact;  ///< Exact; Lower/Upper when bounds of one direction
-                                      ///< (and exact values) went in; Unknown when both.
-  int exact = 0;                      ///< Layers with an exact ratio.
-  int lower = 0;                      ///< Layers whose value is a lower bound.
-  int upper = 0;                      ///< Layers whose value is an upper bound.
-  int unknown = 0;                    ///< Layers left out: neither median reached.
-};
+/// The median over layers of per-layer ratios (RatioSummary, study.hpp); layers where neither
+/// median was reached are left out (counted in `unknown`).
 RatioSummary median_ratio(const std::vector<LayerRatio>& layers);
 
 }  // namespace mapwright::flows

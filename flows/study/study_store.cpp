@@ -82,12 +82,17 @@ Trial trial_from_json(const json& j, const std::string& where) {
   return t;
 }
 
-std::string fingerprint(const std::string& text) {
-  uint64_t h = 1469598103934665603ULL;
+uint64_t fnv1a_64(const std::string& text, uint64_t basis) {
+  uint64_t h = basis;
   for (unsigned char ch : text) {
     h ^= ch;
     h *= 1099511628211ULL;
   }
+  return h;
+}
+
+std::string fingerprint(const std::string& text) {
+  const uint64_t h = fnv1a_64(text, 1469598103934665603ULL);
   char buf[17];
   std::snprintf(buf, sizeof buf, "%016llx", static_cast<unsigned long long>(h));
   return buf;

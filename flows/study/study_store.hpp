@@ -42,7 +42,15 @@ nlohmann::json trial_to_json(const Trial& t);
 /// Parses one trials.jsonl record; a SpecError names `where` on a malformed record.
 Trial trial_from_json(const nlohmann::json& j, const std::string& where);
 
-/// A stable 64-bit fingerprint (FNV-1a) of `text`, as 16 hex digits.
+/// FNV's 64-bit offset basis.
+constexpr uint64_t kFnvOffsetBasis = 14695981039346656037ULL;
+/// The 64-bit FNV-1a hash of `text`'s bytes (prime 1099511628211), started from `basis`:
+/// defined by its formula, the same with every compiler and standard library.
+uint64_t fnv1a_64(const std::string& text, uint64_t basis = kFnvOffsetBasis);
+/// A stable 64-bit fingerprint of `text`, as 16 hex digits: fnv1a_64 started from
+/// 1469598103934665603, FNV's offset basis without its last digit. Kept so, because the
+/// fingerprints in existing study-state.json files and every bootstrap seed (statistic_seed)
+/// derive from it.
 std::string fingerprint(const std::string& text);
 
 /// The append-only trial log of a study folder.

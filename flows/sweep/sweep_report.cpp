@@ -5,7 +5,6 @@
 #include "sweep/sweep_report.hpp"
 
 #include <algorithm>
-#include <cstdio>
 #include <iomanip>
 #include <sstream>
 #include <string>
@@ -23,25 +22,6 @@ using nlohmann::json;
 namespace mapwright::flows {
 
 namespace {
-
-std::string fixed(double v, int digits) {
-  std::ostringstream s;
-  s << std::fixed << std::setprecision(digits) << v;
-  return s.str();
-}
-
-/// Four significant digits: 8.209, 0.004137, 3958.
-std::string g4(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4g", v);
-  return buf;
-}
-
-std::string sci(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.4e", v);
-  return buf;
-}
 
 struct Front {
   const char* key;    ///< pareto_* flag of a point.
@@ -64,8 +44,8 @@ std::string front_plot(const fs::path& plots, const json& sweep, const Front& f)
   std::vector<std::pair<double, std::string>> front_rows;  // drawn as a line: by area
   for (const auto& p : sweep["points"]) {
     if (!p.contains("cycles")) continue;
-    const std::string row = fixed(p["area_mm2"].get<double>(), 6) + " " +
-                            sci(p[f.field].get<double>()) + " " +
+    const std::string row = fmt_fixed(p["area_mm2"].get<double>(), 6) + " " +
+                            fmt_sci(p[f.field].get<double>(), 4) + " " +
                             gp_data_label("p" + std::to_string(p["index"].get<int>())) + "\n";
     all << row;
     if (p.value(f.key, false)) front_rows.emplace_back(p["area_mm2"].get<double>(), row);
@@ -121,10 +101,10 @@ std::string winner_text(const json& sweep) {
            ")";
   const json& p = sweep["points"][sweep["winner"].get<size_t>()];
   const std::string limits = constraints_text(sweep["constraints"]);
-  return p["name"].get<std::string>() + ": area " + fixed(p["area_mm2"].get<double>(), 3) +
-         " mm2, latency " + g4(p["latency_ms"].get<double>()) + " ms, energy " +
-         g4(p["energy_uj"].get<double>()) + " uJ, EDP " + sci(p["edp"].get<double>()) + " (best " +
-         sweep["objective"].get<std::string>() +
+  return p["name"].get<std::string>() + ": area " + fmt_fixed(p["area_mm2"].get<double>(), 3) +
+         " mm2, latency " + fmt_g(p["latency_ms"].get<double>(), 4) + " ms, energy " +
+         fmt_g(p["energy_uj"].get<double>(), 4) + " uJ, EDP " + fmt_sci(p["edp"].get<double>(), 4) +
+         " (best " + sweep["objective"].get<std::string>() +
          (limits == "none" ? std::string(", no constraints") : " under " + limits) + ")";
 }
 
@@ -191,17 +171,17 @@ void write_sweep_report(const fs::path& dir, const json& sweep) {
       << p["input_kib"].get<long long>() << " / " << p["weight_kib"].get<long long>() << " / "
       << p["accum_kib"].get<long long>() << "</td><td>" << p["dram_bytes_per_cycle"].get<int>()
       << "</td><td>" << html_escape(p["dataflows"].get<std::string>()) << "</td><td>"
-      << (p.contains("area_mm2") ? fixed(p["area_mm2"].get<double>(), 3) : "") << "</td><td>"
-      << (has ? g4(p["latency_ms"].get<double>()) : "") << "</td><td>"
-      << (has ? g4(p["energy_uj"].get<double>()) : "") << "</td><td>"
-      << (has ? sci(p["edp"].get<double>()) : "") << "</td><td>"
+      << (p.contains("area_mm2") ? fmt_fixed(p["area_mm2"].get<double>(), 3) : "") << "</td><td>"
+      << (has ? fmt_g(p["latency_ms"].get<double>(), 4) : "") << "</td><td>"
+      << (has ? fmt_g(p["energy_uj"].get<double>(), 4) : "") << "</td><td>"
+      << (has ? fmt_sci(p["edp"].get<double>(), 4) : "") << "</td><td>"
       << (has ? html_escape(p["source"].get<std::string>()) : "") << "</td><td>";
     if (has && p.value("verifications", 0) > 0)
       h << p["verifications"].get<int>() - p["verification_failures"].get<int>() << "/"
         << p["verifications"].get<int>();
     h << "</td><td>" << html_escape(p.value("rtl_model", std::string()))
       << (p.value("model_built", false)
-              ? " (built, " + fixed(p["model_build_seconds"].get<double>(), 0) + " s)"
+              ? " (built, " + fmt_fixed(p["model_build_seconds"].get<double>(), 0) + " s)"
               : std::string())
       << "</td><td class=\"mark\">" << (p.value("pareto_latency", false) ? "L " : "")
       << (p.value("pareto_energy", false) ? "E " : "") << (p.value("pareto_edp", false) ? "D" : "")

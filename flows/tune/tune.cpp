@@ -1,7 +1,8 @@
 // `mapwright tune`: equal-effort tuning of every searcher (see tune.hpp). The plan is parsed and
 // checked against the base options first (every knob must exist there, every range be sane);
 // the trials' options files are drawn with the plan's seed and validated by the search options
-// parser before any run; each trial is one study; the scores come from the studies' study.json.
+// parser before any run; each trial is one study, run in process (StudyApp), whose typed figures
+// give the scores.
 #include "mapwright/flows/tune.hpp"
 
 #include <yaml-cpp/yaml.h>
@@ -192,18 +193,19 @@ void write_options(const TunePlan& p, const std::vector<std::map<std::string, st
 }
 
 /// A searcher's score in a study: mean over the iso budgets up to its cap of log(1 + gap);
-/// infinite if a gap there is missing.
-double score_of(const nlohmann::json& study, const std::string& kind, const StudySuite& suite,
-                nlohmann::json& gaps) {
-  const nlohmann::json& g = study.at("gap_to_optimum").at(kind);
+/// infinite if a gap there is not finite. `gaps` gets each of those gaps (null: not finite).
+double score_of(const StudyResult& study, const std::string& kind, nlohmann::json& gaps) {
+  const StudySuite& suite = study.suite;
+  const StudySearcherSummary& s = study.figures.searchers.at(kind);
   double sum = 0;
   int n = 0;
-  for (int64_t b : suite.iso_budgets) {
+  for (size_t bi = 0; bi < suite.iso_budgets.size(); ++bi) {
+    const int64_t b = suite.iso_budgets[bi];
     if (b > suite.budget_of(kind)) continue;
-    const std::string key = "gap_to_optimum_at_" + std::to_string(b);
-    gaps[std::to_string(b)] = g.contains(key) ? g[key] : nlohmann::json();
-    if (!g.contains(key) || !g[key].is_number()) return std::numeric_limits<double>::infinity();
-    sum += std::log1p(g[key].get<double>());
+    const double gap = s.gap_to_optimum[bi].estimate;
+    gaps[std::to_string(b)] = std::isfinite(gap) ? nlohmann::json(gap) : nlohmann::json();
+    if (!std::isfinite(gap)) return std::numeric_limits<double>::infinity();
+    sum += std::log1p(gap);
     ++n;
   }
   return n ? sum / n : std::numeric_limits<double>::infinity();
@@ -231,7 +233,6 @@ void print_table(const TunePlan& p, const nlohmann::json& result, std::ostream& 
 
 int cmd_tune(const TuneOptions& o, std::ostream& out) {
   const TunePlan p = load_plan(o.plan);
-  const StudySuite& suite = p.study;
   const fs::path dir =
       o.out_dir.empty() ? fs::path("runs") / ("tune-" + safe_name(p.name)) : fs::path(o.out_dir);
   if (fs::exists(dir / "tune.json") && !o.resume)
@@ -244,7 +245,7 @@ int cmd_tune(const TuneOptions& o, std::ostream& out) {
   for (size_t t = 0; t < draws.size(); ++t)  // every file validated before any run
     write_options(p, draws[t], dir / "options" / ("trial-" + std::to_string(t) + ".yaml"),
                   header + "# Trial " + std::to_string(t) + (t ? "\n" : " (the base)\n"));
-  std::vector<nlohmann::json> studies;
+  std::vector<StudyResult> studies;
   for (size_t t = 0; t < draws.size(); ++t) {
     StudyOptions so;
     so.suite = p.suite;
@@ -253,9 +254,10 @@ int cmd_tune(const TuneOptions& o, std::ostream& out) {
     so.jobs = o.jobs;
     so.resume = o.resume || fs::exists(so.out_dir);
     out << "== trial " << t << " of " << p.trials << " (" << so.options_file << ")\n";
-    const int rc = cmd_study(so, out);
-    if (rc != 0) return rc;
-    studies.push_back(nlohmann::json::parse(read_text(fs::path(so.out_dir) / "study.json")));
+    StudyResult r = StudyApp(so, p.study).run();
+    print_study(r, out);
+    if (r.interrupted) return 130;
+    studies.push_back(std::move(r));
   }
   nlohmann::json result{{"plan", o.plan},
                         {"name", p.name},
@@ -272,7 +274,7 @@ int cmd_tune(const TuneOptions& o, std::ostream& out) {
     size_t winner = 0;
     for (size_t t = 0; t < draws.size(); ++t) {
       nlohmann::json gaps = nlohmann::json::object();
-      const double sc = score_of(studies[t], kind, suite, gaps);
+      const double sc = score_of(studies[t], kind, gaps);
       r["trials"].push_back({{"trial", t},
                              {"knobs", draws[t][s]},
                              {"gap_to_optimum", gaps},

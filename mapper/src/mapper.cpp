@@ -95,6 +95,14 @@ struct Incumbent {
   bool beaten_by(double c, const Key& k) const {
     return !found || c < cost || (c == cost && k < key);
   }
+  /// Takes (c, k, mm) as the incumbent if it beats the current one.
+  void offer(double c, const Key& k, const Mapping& mm) {
+    if (!beaten_by(c, k)) return;
+    found = true;
+    cost = c;
+    key = k;
+    m = mm;
+  }
 };
 
 /// The K best distinct mappings seen, by (cost, key).
@@ -351,13 +359,7 @@ class Worker {
       }
       if (to_top) top_.offer(cost, key_of(m), m);
       if (inc_.found && cost > inc_.cost) continue;  // the key is only needed on ties
-      const Key k = key_of(m);
-      if (inc_.beaten_by(cost, k)) {
-        inc_.found = true;
-        inc_.cost = cost;
-        inc_.key = k;
-        inc_.m = m;
-      }
+      inc_.offer(cost, key_of(m), m);
     }
     m.db_input = m.db_weight = m.db_accum = false;
   }
@@ -397,14 +399,7 @@ Incumbent initial(const Layer& l, const Arch& a, const Objective& obj) {
     m.dataflow = df;
     const Metrics met = sur.evaluate(l, a, m);
     if (!met.valid) continue;
-    const double c = obj.cost(met);
-    const Key k = key_of(m);
-    if (inc.beaten_by(c, k)) {
-      inc.found = true;
-      inc.cost = c;
-      inc.key = k;
-      inc.m = m;
-    }
+    inc.offer(obj.cost(met), key_of(m), m);
   }
   return inc;
 }

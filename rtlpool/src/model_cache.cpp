@@ -1,23 +1,18 @@
-// RTL models on demand: the cache key (SHA-256 over the parameters, the sources the worker is
-// built from and the tool versions), the lock, and the build of a worker executable with one
-// model (the source tree configured with MAPWRIGHT_RTL_WORKER_ONLY; cmake runs as a child
-// process, no shell), its output kept in build.log and summarized on the progress stream.
+// RTL models on demand: what a model is (its parameters and the RTL's limits on them), the
+// models compiled into this build, the cache key (SHA-256 over the parameters, the sources the
+// worker is built from and the tool versions), and the lookup under the cache's lock that
+// builds a missing model (model_build.cpp).
 #include "mapwright/rtlpool/model_cache.hpp"
 
 #include <fcntl.h>
 #include <openssl/evp.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
 #include <sys/file.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
-#include <chrono>
+#include <cerrno>
 #include <cstdlib>
 #include <cstring>
-#include <deque>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -25,13 +20,10 @@
 #include <mutex>
 #include <sstream>
 
-#include <nlohmann/json.hpp>
-
+#include "model_build.hpp"
 #ifdef MAPWRIGHT_HAVE_RTL
-#include "mapwright/systemc/rtl_evaluator.hpp"
+#include "mw_model_list.h"  // the models compiled into this build's worker (systemc/)
 #endif
-
-extern char** environ;
 
 namespace fs = std::filesystem;
 
@@ -39,79 +31,15 @@ namespace mapwright::rtlpool {
 
 namespace {
 
-using Clock = std::chrono::steady_clock;
-
-double since(Clock::time_point t0) {
-  return std::chrono::duration<double>(Clock::now() - t0).count();
-}
-
 std::string env_or(const char* name, const std::string& fallback) {
   const char* v = std::getenv(name);
   return v && *v ? std::string(v) : fallback;
 }
 
 /// The parts of the source tree a worker is built from (relative paths; folders recursively).
-const char* const kKeyParts[] = {
-    "CMakeLists.txt", "rtl",     "support", "core",
-    "model",          "systemc", "rtlpool", "apps/mapwright_rtl_worker.cpp"};
-
-/// Runs `argv` (PATH searched, no shell) with stdin from /dev/null and stdout+stderr into
-/// `on_line`, one call per line. Returns the exit status, or -1 when it could not start or was
-/// killed (`why` says which).
-template <typename OnLine>
-int run_captured(const std::vector<std::string>& argv, OnLine on_line, std::string& why) {
-  int fds[2];
-  if (pipe2(fds, O_CLOEXEC) != 0) {
-    why = std::string("pipe: ") + std::strerror(errno);
-    return -1;
-  }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
-  posix_spawnattr_t at;
-  posix_spawnattr_init(&at);
-  sigset_t def;
-  sigemptyset(&def);
-  sigaddset(&def, SIGPIPE);
-  posix_spawnattr_setsigdefault(&at, &def);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, args[0], &fa, &at, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  close(fds[1]);
-  if (rc != 0) {
-    close(fds[0]);
-    why = "cannot start '" + argv[0] + "': " + std::strerror(rc);
-    return -1;
-  }
-  std::string pending;
-  char buf[4096];
-  for (;;) {
-    const ssize_t n = read(fds[0], buf, sizeof buf);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    pending.append(buf, static_cast<size_t>(n));
-    size_t nl;
-    while ((nl = pending.find('\n')) != std::string::npos) {
-      on_line(pending.substr(0, nl));
-      pending.erase(0, nl + 1);
-    }
-  }
-  if (!pending.empty()) on_line(pending);
-  close(fds[0]);
-  int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-  }
-  if (WIFEXITED(status)) return WEXITSTATUS(status);
-  why = "'" + argv[0] + "' killed by signal " + std::to_string(WTERMSIG(status));
-  return -1;
-}
+const char* const kKeyParts[] = {"CMakeLists.txt", "rtl",     "support",
+                                 "core",           "rtl_api", "model",
+                                 "systemc",        "rtlpool", "apps/mapwright_rtl_worker.cpp"};
 
 /// The first line a tool prints for `--version` ("" when it cannot run); asked once per process.
 std::string tool_version(const std::string& tool) {
@@ -192,13 +120,6 @@ std::string source_dir_of(const ModelCacheOptions& o) {
                 configs.empty() ? std::string() : fs::path(configs).parent_path().string());
 }
 
-/// A build log's last lines, indented, for a build failure's message.
-std::string tail_lines(const std::deque<std::string>& lines) {
-  std::string out;
-  for (const auto& l : lines) out += "\n    " + l;
-  return out;
-}
-
 }  // namespace
 
 ModelParams model_params(const core::Arch& a) {
@@ -246,9 +167,10 @@ std::string check_model_params(const ModelParams& p) {
 std::vector<std::pair<std::string, ModelParams>> prebuilt_models() {
   std::vector<std::pair<std::string, ModelParams>> v;
 #ifdef MAPWRIGHT_HAVE_RTL
-  for (const auto& [name, r] : systemc::RtlEvaluator::compiled_models())
-    v.push_back({name, ModelParams{r.rows, r.cols, r.input_buf_bytes, r.weight_buf_bytes,
-                                   r.accum_buf_words, r.beat_bytes, r.buf_banks}});
+#define MW_MODEL(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \
+  v.push_back({NAME, ModelParams{ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS}});
+  MW_FOR_EACH_MODEL(MW_MODEL)
+#undef MW_MODEL
 #endif
   return v;
 }
@@ -353,81 +275,7 @@ ModelLookup find_or_build_model(const ModelParams& p, const std::string& prebuil
     r.exe = exe.string();
     return r;
   }
-
-  // Build in <key>/build, keep the executable, model.json and build.log, drop the objects.
-  const auto t0 = Clock::now();
-  fs::create_directories(dir, ec);
-  const fs::path build = dir / "build";
-  fs::remove_all(build, ec);
-  std::ofstream log(dir / "build.log");
-  std::deque<std::string> last;  // the log's last lines, for a failure's message
-  auto next_report = Clock::now();
-  const std::string what = describe(p);
-  if (o.progress)
-    *o.progress << "rtl model " << what << ": building (once; cached in " << dir.string() << ")\n"
-                << std::flush;
-  auto on_line = [&](const std::string& line) {
-    log << line << "\n";
-    last.push_back(line);
-    if (last.size() > 12) last.pop_front();
-    // Ninja's "[k/N] ..." lines: one progress line every 10 s at most.
-    if (o.progress && line.size() > 1 && line[0] == '[' && Clock::now() >= next_report) {
-      *o.progress << "rtl model " << what << ": step " << line.substr(1, line.find(']') - 1)
-                  << " after " << static_cast<long long>(since(t0)) << " s\n"
-                  << std::flush;
-      next_report = Clock::now() + std::chrono::seconds(10);
-    }
-  };
-  const std::string model =
-      std::to_string(p.rows) + ";" + std::to_string(p.cols) + ";" + std::to_string(p.input_bytes) +
-      ";" + std::to_string(p.weight_bytes) + ";" + std::to_string(p.accum_words) + ";" +
-      std::to_string(p.beat_bytes) + (p.banks ? ";" + std::to_string(p.banks) : std::string());
-  const int jobs = o.jobs > 0 ? o.jobs : std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
-  std::string why;
-  int rc = run_captured(
-      {"cmake", "-S", src, "-B", build.string(), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
-       "-DMAPWRIGHT_RTL_WORKER_ONLY=ON", "-DMAPWRIGHT_RTL_MODEL=" + model,
-       std::string("-DMAPWRIGHT_RTL_TRACE=") + (p.traced ? "ON" : "OFF")},
-      on_line, why);
-  if (rc == 0)
-    rc = run_captured({"cmake", "--build", build.string(), "--target", "mapwright-rtl-worker", "-j",
-                       std::to_string(jobs)},
-                      on_line, why);
-  log.close();
-  const fs::path built = build / "mapwright-rtl-worker";
-  if (rc != 0 || !fs::is_regular_file(built, ec)) {
-    r.failure = "building the RTL model for " + what + " failed (" +
-                (why.empty() ? "exit status " + std::to_string(rc) : why) +
-                "); log: " + (dir / "build.log").string() + ", last lines:" + tail_lines(last);
-    return r;
-  }
-  // Publish atomically: the executable appears under its final name only when complete.
-  const fs::path tmp = dir / "mapwright-rtl-worker.tmp";
-  fs::copy_file(built, tmp, fs::copy_options::overwrite_existing, ec);
-  if (!ec) fs::rename(tmp, exe, ec);
-  if (ec) {
-    r.failure = "cannot place the RTL model in '" + dir.string() + "': " + ec.message();
-    return r;
-  }
-  fs::remove_all(build, ec);
-  r.build_seconds = since(t0);
-  nlohmann::json meta{{"rows", p.rows},
-                      {"cols", p.cols},
-                      {"input_bytes", p.input_bytes},
-                      {"weight_bytes", p.weight_bytes},
-                      {"accum_words", p.accum_words},
-                      {"beat_bytes", p.beat_bytes},
-                      {"banks", p.banks},
-                      {"traced", p.traced},
-                      {"key", r.key},
-                      {"build_seconds", r.build_seconds}};
-  std::ofstream(dir / "model.json") << meta.dump(2) << "\n";
-  if (o.progress)
-    *o.progress << "rtl model " << what << ": built in " << static_cast<long long>(r.build_seconds)
-                << " s\n"
-                << std::flush;
-  r.exe = exe.string();
-  r.built = true;
+  build_model(p, src, dir, exe, o, r);
   return r;
 }
 

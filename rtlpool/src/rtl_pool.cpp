@@ -1,11 +1,9 @@
-// RTL runs in worker processes: the `mapwright rtl-worker` loop (one JSON request per line in,
-// one JSON result per line out, one SystemC simulation per process) and the pool that spawns
-// workers with posix_spawn, feeds them through pipes and collects their answers with poll().
-// A job whose worker dies is run again on a fresh worker (at most kMaxCrashRetries times)
-// before it comes back as an infrastructure failure; a job past its wall-clock limit
-// (SimLimits::max_seconds) is stopped by killing its worker and comes back as a typed limit
-// result. The worker loop holds one test hook
-// (MAPWRIGHT_TEST_CRASH_FIRST_JOB, see crash_for_test) that makes a worker crash on purpose.
+// The RTL worker pool's client: spawns worker processes with posix_spawn (mapwright-rtl-worker,
+// or mapwright with the rtl-worker subcommand), feeds them jobs through pipes (protocol.hpp) and
+// collects their answers with poll(). A job whose worker dies is run again on a fresh worker
+// (at most kMaxCrashRetries times) before it comes back as an infrastructure failure; a job
+// past its wall-clock limit (SimLimits::max_seconds) is stopped by killing its worker and
+// comes back as a typed limit result. Nothing here simulates: the workers do (worker_loop.hpp).
 #include "mapwright/rtlpool/rtl_pool.hpp"
 
 #include <fcntl.h>
@@ -14,75 +12,26 @@
 #include <spawn.h>
 #include <sys/types.h>
 #include <sys/wait.h>
-#include <sys/prctl.h>
-#include <sys/file.h>
-#include <sys/resource.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
-#include <cmath>
-#include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <deque>
 #include <iostream>
 #include <map>
 #include <stdexcept>
 
 #include "mapwright/core/arch.hpp"
-#include "mapwright/support/error.hpp"
-#include "mapwright/support/posix_io.hpp"
-#ifdef MAPWRIGHT_HAVE_RTL
-#include "mapwright/systemc/rtl_evaluator.hpp"
-#endif
+#include "mapwright/rtlpool/protocol.hpp"
 
 extern char** environ;
 
 using namespace mapwright::core;
 
 namespace mapwright::rtlpool {
-
-#ifdef MAPWRIGHT_HAVE_RTL
-static_assert(SimLimits{}.max_cycles == systemc::SimLimits{}.max_cycles &&
-                  SimLimits{}.max_seconds == systemc::SimLimits{}.max_seconds &&
-                  SimLimits{}.max_memory_mb == systemc::SimLimits{}.max_memory_mb,
-              "rtlpool::SimLimits mirrors systemc::SimLimits");
-#endif
-
-namespace {
-
-/// A number as the user would write it ("0.5", "1800", "1e+12").
-std::string number_text(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.15g", v);
-  return buf;
-}
-
-/// The failure of a job stopped by the pool's wall-clock limit (the evaluator uses the same).
-std::string wall_clock_failure(double max_seconds) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%g", max_seconds);
-  return std::string("limit: simulation exceeded ") + buf + " s wall clock (--sim-max-seconds)";
-}
-
-}  // namespace
-
-void check_sim_limits(const SimLimits& l) {
-  if (l.max_cycles <= 0 || l.max_cycles > kMaxSimCycles)
-    throw SpecError(
-        "--sim-max-cycles", "sim-max-cycles", std::to_string(l.max_cycles),
-        "must be a positive number of cycles, at most " + std::to_string(kMaxSimCycles));
-  if (!(l.max_seconds > 0) || !(l.max_seconds <= kMaxSimSeconds))
-    throw SpecError("--sim-max-seconds", "sim-max-seconds", number_text(l.max_seconds),
-                    "must be a positive number of seconds, at most " + number_text(kMaxSimSeconds) +
-                        " (a week)");
-  if (l.max_memory_mb <= 0 || l.max_memory_mb > kMaxSimMemoryMb)
-    throw SpecError("--sim-max-memory-mb", "sim-max-memory-mb", std::to_string(l.max_memory_mb),
-                    "must be a positive number of MiB, at most " + std::to_string(kMaxSimMemoryMb) +
-                        " (1 TiB)");
-}
 
 std::string self_executable() {
   if (const char* e = std::getenv("MAPWRIGHT_EXE"); e && *e) return e;
@@ -100,180 +49,6 @@ std::string worker_executable() {
       "mapwright-rtl-worker";
   return access(sibling.c_str(), X_OK) == 0 ? sibling : self;
 }
-
-namespace {
-
-nlohmann::json result_to_json(size_t id, const RtlJobResult& r) {
-  nlohmann::json j{{"id", id},
-                   {"kind", rtl_failure_name(r.kind)},
-                   {"failure", r.failure},
-                   {"functional_ok", r.functional_ok},
-                   {"mismatches", r.mismatches},
-                   {"sim_seconds", r.sim_seconds},
-                   {"sim_cpu_seconds", r.sim_cpu_seconds},
-                   {"sim_cycles", r.sim_cycles},
-                   {"harness", r.harness},
-                   {"input_bank_stalls", r.input_bank_stalls},
-                   {"weight_bank_stalls", r.weight_bank_stalls},
-                   {"accum_bank_stalls", r.accum_bank_stalls},
-                   {"predicted_cycles", r.predicted_cycles},
-                   {"estimated_memory_mb", r.estimated_memory_mb}};
-  if (r.kind == RtlFailure::None) j["metrics"] = r.metrics.to_json();
-  return j;
-}
-
-RtlJobResult result_from_json(const nlohmann::json& j) {
-  RtlJobResult r;
-  if (j.contains("kind") && j["kind"].is_string()) {
-    r.kind = rtl_failure_from_name(j["kind"].get<std::string>());
-    r.failure = j.value("failure", std::string());
-  } else {
-    r.kind = RtlFailure::Worker;
-    r.failure = "worker: malformed answer";
-  }
-  r.functional_ok = j.value("functional_ok", false);
-  r.mismatches = j.value("mismatches", 0LL);
-  r.sim_seconds = j.value("sim_seconds", 0.0);
-  r.sim_cpu_seconds = j.value("sim_cpu_seconds", 0.0);
-  r.sim_cycles = j.value("sim_cycles", 0LL);
-  r.harness = j.value("harness", std::string());
-  r.input_bank_stalls = j.value("input_bank_stalls", 0LL);
-  r.weight_bank_stalls = j.value("weight_bank_stalls", 0LL);
-  r.accum_bank_stalls = j.value("accum_bank_stalls", 0LL);
-  r.predicted_cycles = j.value("predicted_cycles", 0LL);
-  r.estimated_memory_mb = j.value("estimated_memory_mb", 0.0);
-  if (j.contains("metrics")) r.metrics = metrics_from_json(j["metrics"]);
-  return r;
-}
-
-/// TEST HOOK, for the crash-retry tests only (documented at worker_loop):
-/// MAPWRIGHT_TEST_CRASH_FIRST_JOB=<file>[:N]. While <file> holds fewer than N bytes (N = 1 by
-/// default), the worker that takes a job appends one byte and dies by SIGSEGV without
-/// answering; the flock makes the count exact when several workers race. Unset, it costs one
-/// getenv per job.
-void crash_for_test() {
-  const char* v = std::getenv("MAPWRIGHT_TEST_CRASH_FIRST_JOB");
-  if (!v || !*v) return;
-  std::string file = v;
-  long limit = 1;
-  if (const size_t colon = file.rfind(':'); colon != std::string::npos) {
-    limit = std::strtol(file.c_str() + colon + 1, nullptr, 10);
-    file.resize(colon);
-  }
-  const int fd = open(file.c_str(), O_RDWR | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-  if (fd < 0) return;
-  bool crash = false;
-  if (flock(fd, LOCK_EX) == 0) {
-    struct stat st {};
-    if (fstat(fd, &st) == 0 && st.st_size < limit) crash = write(fd, "x", 1) == 1;
-  }
-  close(fd);  // also drops the lock
-  if (!crash) return;
-  const rlimit no_core{0, 0};
-  setrlimit(RLIMIT_CORE, &no_core);  // a deliberate crash leaves no core file behind
-  signal(SIGSEGV, SIG_DFL);
-  raise(SIGSEGV);
-}
-
-}  // namespace
-
-// ---------------------------------------------------------------------------------------------
-// The worker.
-
-int worker_loop(std::istream& in, int out_fd) {
-  // A worker dies with its parent: the kernel sends SIGKILL when the parent exits (even by
-  // SIGKILL), so no simulation runs on as an orphan. If the parent is already gone (it died
-  // between the spawn and this call), exit at once.
-  prctl(PR_SET_PDEATHSIG, SIGKILL);
-  if (const char* parent = std::getenv("MAPWRIGHT_WORKER_PARENT"))
-    if (std::to_string(getppid()) != parent) return 1;
-  // The protocol owns out_fd; anything the simulator prints goes to stderr.
-  setenv("SYSTEMC_DISABLE_COPYRIGHT_MESSAGE", "1", 1);
-  auto send = [out_fd](const nlohmann::json& j) {
-    const std::string line = j.dump() + "\n";
-    size_t off = 0;
-    while (off < line.size()) {
-      const ssize_t n = write(out_fd, line.data() + off, line.size() - off);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        std::exit(1);  // the parent went away
-      }
-      off += static_cast<size_t>(n);
-    }
-  };
-#ifdef MAPWRIGHT_HAVE_RTL
-  systemc::RtlEvaluator rtl;
-#endif
-  std::map<std::string, Arch> archs;
-  for (std::string line; std::getline(in, line);) {
-    if (line.empty()) continue;
-    size_t id = 0;
-    RtlJobResult r;
-    try {
-      const nlohmann::json req = nlohmann::json::parse(line);
-      id = req.at("id").get<size_t>();
-      const std::string arch_arg = req.at("arch").get<std::string>();
-      if (!archs.count(arch_arg)) archs.emplace(arch_arg, load_arch(arch_arg));
-      const Arch& arch = archs.at(arch_arg);
-#ifdef MAPWRIGHT_HAVE_RTL
-      if (req.value("probe", false)) {
-        systemc::RtlParams p;
-        std::string failure;
-        if (!rtl.read_params(arch, p, failure, systemc::RtlHarness::Auto)) {
-          std::string known;
-          for (const auto& nm : systemc::RtlEvaluator::compiled_archs())
-            known += (known.empty() ? "" : ", ") + nm;
-          r.kind = RtlFailure::Arch;
-          r.failure = failure + " (architectures with a compiled RTL model: " + known + ")";
-        } else {
-          r.functional_ok = true;
-        }
-      } else {
-        crash_for_test();
-        const Layer layer = layer_from_json(req.at("layer"), "rtl-worker");
-        const Mapping m = mapping_from_yaml(req.at("mapping").get<std::string>(), "rtl-worker");
-        systemc::RtlRunOptions ro;
-        ro.seed = req.value("seed", uint64_t{1});
-        ro.watchdog_cycles = req.value("watchdog_cycles", 0LL);
-        ro.trace_file = req.value("trace_file", std::string());
-        ro.limits.max_cycles = req.value("max_cycles", ro.limits.max_cycles);
-        ro.limits.max_memory_mb = req.value("max_memory_mb", ro.limits.max_memory_mb);
-        ro.limits.max_seconds = 0;  // the pool enforces the wall clock by killing this process
-        // The decoupled SystemC harness where the architecture has a plain model and no
-        // waveform is asked for (same results, faster); else the pin-level testbench.
-        ro.harness = systemc::RtlHarness::Auto;
-        const systemc::RtlRunResult rr = rtl.run(layer, arch, m, ro);
-        r.kind = rr.kind;
-        r.failure = rr.failure;
-        r.functional_ok = rr.functional_ok;
-        r.mismatches = rr.mismatches;
-        r.metrics = rr.metrics;
-        r.metrics.counts = rr.counts;
-        r.sim_seconds = rr.sim_seconds;
-        r.sim_cpu_seconds = rr.sim_cpu_seconds;
-        r.sim_cycles = rr.sim_cycles;
-        r.harness = systemc::harness_label(rr.harness);
-        r.input_bank_stalls = rr.input_bank_stall_cycles;
-        r.weight_bank_stalls = rr.weight_bank_stall_cycles;
-        r.accum_bank_stalls = rr.accum_bank_stall_cycles;
-        r.predicted_cycles = rr.predicted_cycles;
-        r.estimated_memory_mb = rr.estimated_memory_mb;
-      }
-#else
-      r.kind = RtlFailure::Arch;
-      r.failure = "arch: this mapwright was built without the RTL (MAPWRIGHT_BUILD_RTL=OFF)";
-#endif
-    } catch (const std::exception& e) {
-      r.kind = RtlFailure::Internal;
-      r.failure = std::string("worker: ") + e.what();
-    }
-    send(result_to_json(id, r));
-  }
-  return 0;
-}
-
-// ---------------------------------------------------------------------------------------------
-// The pool.
 
 namespace {
 
@@ -383,33 +158,107 @@ struct RtlWorkerPool::Impl {
   }
 
   bool send(Worker& w, size_t id, const RtlJob& job) {
-    nlohmann::json req{{"id", id}, {"arch", job.arch}, {"probe", job.probe}};
-    if (!job.probe) {
-      req["layer"] = layer_to_json(job.layer);
-      req["mapping"] = mapping_to_yaml(job.mapping);
-      req["seed"] = job.seed;
-      req["watchdog_cycles"] = job.watchdog_cycles;
-      req["max_cycles"] = job.limits.max_cycles;
-      req["max_seconds"] = job.limits.max_seconds;
-      req["max_memory_mb"] = job.limits.max_memory_mb;
-      if (!job.trace_file.empty()) req["trace_file"] = job.trace_file;
-    }
-    const std::string line = req.dump() + "\n";
-    size_t off = 0;
-    while (off < line.size()) {
-      const ssize_t n = write(w.to_fd, line.data() + off, line.size() - off);
-      if (n < 0) {
-        if (errno == EINTR) continue;
-        return false;
-      }
-      off += static_cast<size_t>(n);
-    }
+    if (!write_line(w.to_fd, job_to_json(id, job))) return false;
     w.busy = true;
     w.job = id;
     w.sent = Clock::now();
     w.max_seconds = job.probe ? 0 : job.limits.max_seconds;
     in_flight[id] = job;
     return true;
+  }
+
+  /// Job `id` is over with result `r`: it takes the job's crash retries and goes to `done`.
+  void finish(size_t id, RtlJobResult r, std::vector<std::pair<size_t, RtlJobResult>>& done) {
+    if (auto c = crash_retries.find(id); c != crash_retries.end()) {
+      r.retries = c->second;
+      crash_retries.erase(c);
+    }
+    done.emplace_back(id, std::move(r));
+    in_flight.erase(id);
+  }
+
+  /// How long poll() may wait now: what is left of `timeout_ms` since `t0` (0 = do not wait,
+  /// -1 = no limit), and no longer than the first job's wall-clock deadline.
+  int wait_ms(int timeout_ms, Clock::time_point t0) const {
+    int wait = timeout_ms;
+    if (timeout_ms > 0) {
+      const auto spent =
+          std::chrono::duration_cast<std::chrono::milliseconds>(Clock::now() - t0).count();
+      wait = std::max<int>(0, timeout_ms - static_cast<int>(spent));
+    }
+    if (const int to_deadline = ms_to_deadline(); to_deadline >= 0)
+      wait = wait < 0 ? to_deadline : std::min(wait, to_deadline);
+    return wait;
+  }
+
+  /// Reads what the busy workers `who` (their pipes polled in `fds`) wrote: every complete
+  /// answer line finishes its job (an unreadable one as an infrastructure failure). Returns the
+  /// workers whose pipe closed or failed.
+  std::vector<size_t> read_results(const std::vector<pollfd>& fds, const std::vector<size_t>& who,
+                                   std::vector<std::pair<size_t, RtlJobResult>>& done) {
+    std::vector<size_t> dead;
+    for (size_t f = 0; f < fds.size(); ++f) {
+      if (!(fds[f].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      Worker& w = workers[who[f]];
+      char buf[65536];
+      const ssize_t got = read(w.from_fd, buf, sizeof buf);
+      if (got <= 0) {
+        if (got == 0 || (errno != EINTR && errno != EAGAIN)) dead.push_back(who[f]);
+        continue;
+      }
+      w.buffer.append(buf, static_cast<size_t>(got));
+      for (size_t nl; (nl = w.buffer.find('\n')) != std::string::npos;) {
+        const std::string line = w.buffer.substr(0, nl);
+        w.buffer.erase(0, nl + 1);
+        RtlJobResult r;
+        try {
+          r = result_from_json(nlohmann::json::parse(line));
+        } catch (const std::exception& e) {
+          r.kind = RtlFailure::Worker;
+          r.failure = std::string("worker: unreadable answer: ") + e.what();
+        }
+        finish(w.job, std::move(r), done);
+        w.busy = false;
+      }
+    }
+    return dead;
+  }
+
+  /// Reaps the workers `dead` (indices in `workers`) and removes them. The job of one that died
+  /// busy runs again first, on a fresh worker, unless it has used its retries (or kill_all
+  /// ran): then it comes back as an infrastructure failure.
+  void reap_dead(std::vector<size_t> dead, std::vector<std::pair<size_t, RtlJobResult>>& done) {
+    std::sort(dead.rbegin(), dead.rend());
+    for (size_t i : dead) {
+      Worker& w = workers[i];
+      close(w.to_fd);
+      w.to_fd = -1;
+      int status = 0;
+      waitpid(w.pid, &status, 0);
+      w.pid = -1;
+      close(w.from_fd);
+      w.from_fd = -1;
+      if (w.busy) {
+        const size_t id = w.job;
+        const std::string what = "the RTL process " + describe_status(status) + " during the run";
+        int& tries = crash_retries[id];
+        if (!killed && tries < kMaxCrashRetries) {
+          // A crash is not a verdict on the mapping: run the job again, first, on a fresh worker.
+          ++tries;
+          std::cerr << "mapwright: " << what << " of job " << id << "; running it again on a "
+                    << "fresh worker (retry " << tries << " of " << kMaxCrashRetries << ")\n";
+          queue.emplace_front(id, std::move(in_flight.at(id)));
+          in_flight.erase(id);
+        } else {
+          RtlJobResult r;
+          r.failure = "worker: " + what;
+          if (tries > 0) r.failure += " (and on each of " + std::to_string(tries) + " retries)";
+          r.kind = RtlFailure::Worker;
+          finish(id, std::move(r), done);
+        }
+      }
+      workers.erase(workers.begin() + static_cast<long>(i));
+    }
   }
 
   /// Milliseconds until the first busy worker's deadline (rounded up), or -1 if none has one.
@@ -434,14 +283,9 @@ struct RtlWorkerPool::Impl {
       if (!w.busy || w.max_seconds <= 0 || now < deadline_of(w)) continue;
       RtlJobResult r;
       r.kind = RtlFailure::Limit;
-      r.failure = wall_clock_failure(w.max_seconds);
+      r.failure = rtl::wall_clock_failure(w.max_seconds);
       r.sim_seconds = std::chrono::duration<double>(now - w.sent).count();
-      if (auto c = crash_retries.find(w.job); c != crash_retries.end()) {
-        r.retries = c->second;
-        crash_retries.erase(c);
-      }
-      done.emplace_back(w.job, std::move(r));
-      in_flight.erase(w.job);
+      finish(w.job, std::move(r), done);
       stop(w, true);
       workers.erase(workers.begin() + static_cast<long>(i));
     }
@@ -560,7 +404,7 @@ std::vector<std::pair<size_t, RtlJobResult>> RtlWorkerPool::poll(int timeout_ms)
   Impl& im = *impl_;
   std::vector<std::pair<size_t, RtlJobResult>> done;
   im.dispatch();
-  const auto t0 = std::chrono::steady_clock::now();
+  const auto t0 = Clock::now();
   while (true) {
     std::vector<pollfd> fds;
     std::vector<size_t> who;
@@ -570,89 +414,15 @@ std::vector<std::pair<size_t, RtlJobResult>> RtlWorkerPool::poll(int timeout_ms)
         who.push_back(i);
       }
     if (fds.empty()) break;
-    int wait = timeout_ms;
-    if (timeout_ms > 0) {
-      const auto spent = std::chrono::duration_cast<std::chrono::milliseconds>(
-                             std::chrono::steady_clock::now() - t0)
-                             .count();
-      wait = std::max<int>(0, timeout_ms - static_cast<int>(spent));
-    }
-    if (const int to_deadline = im.ms_to_deadline(); to_deadline >= 0)
-      wait = wait < 0 ? to_deadline : std::min(wait, to_deadline);
-    const int n = ::poll(fds.data(), fds.size(), wait);
+    const int n = ::poll(fds.data(), fds.size(), im.wait_ms(timeout_ms, t0));
     if (n < 0 && errno != EINTR)
       throw std::runtime_error(std::string("poll: ") + std::strerror(errno));
     if (n < 0) break;  // a signal (Ctrl-C): let the caller look
-    std::vector<size_t> dead;
-    for (size_t f = 0; f < fds.size(); ++f) {
-      if (!(fds[f].revents & (POLLIN | POLLHUP | POLLERR))) continue;
-      Worker& w = im.workers[who[f]];
-      char buf[65536];
-      const ssize_t got = read(w.from_fd, buf, sizeof buf);
-      if (got > 0) {
-        w.buffer.append(buf, static_cast<size_t>(got));
-        size_t nl;
-        while ((nl = w.buffer.find('\n')) != std::string::npos) {
-          const std::string line = w.buffer.substr(0, nl);
-          w.buffer.erase(0, nl + 1);
-          RtlJobResult r;
-          try {
-            r = result_from_json(nlohmann::json::parse(line));
-          } catch (const std::exception& e) {
-            r.kind = RtlFailure::Worker;
-            r.failure = std::string("worker: unreadable answer: ") + e.what();
-          }
-          if (auto c = im.crash_retries.find(w.job); c != im.crash_retries.end()) {
-            r.retries = c->second;
-            im.crash_retries.erase(c);
-          }
-          done.emplace_back(w.job, std::move(r));
-          im.in_flight.erase(w.job);
-          w.busy = false;
-        }
-      } else if (got == 0 || (errno != EINTR && errno != EAGAIN)) {
-        dead.push_back(who[f]);
-      }
-    }
-    std::sort(dead.rbegin(), dead.rend());
-    for (size_t i : dead) {
-      Worker& w = im.workers[i];
-      close(w.to_fd);
-      w.to_fd = -1;
-      int status = 0;
-      waitpid(w.pid, &status, 0);
-      w.pid = -1;
-      close(w.from_fd);
-      w.from_fd = -1;
-      if (w.busy) {
-        const size_t id = w.job;
-        const std::string what = "the RTL process " + describe_status(status) + " during the run";
-        int& tries = im.crash_retries[id];
-        if (!im.killed && tries < kMaxCrashRetries) {
-          // A crash is not a verdict on the mapping: run the job again, first, on a fresh worker.
-          ++tries;
-          std::cerr << "mapwright: " << what << " of job " << id << "; running it again on a "
-                    << "fresh worker (retry " << tries << " of " << kMaxCrashRetries << ")\n";
-          im.queue.emplace_front(id, std::move(im.in_flight.at(id)));
-        } else {
-          RtlJobResult r;
-          r.failure = "worker: " + what;
-          if (tries > 0) r.failure += " (and on each of " + std::to_string(tries) + " retries)";
-          r.kind = RtlFailure::Worker;
-          r.retries = tries;
-          done.emplace_back(id, std::move(r));
-          im.crash_retries.erase(id);
-        }
-        im.in_flight.erase(id);
-      }
-      im.workers.erase(im.workers.begin() + static_cast<long>(i));
-    }
+    im.reap_dead(im.read_results(fds, who, done), done);
     im.expire(done);
     im.dispatch();
     if (!done.empty() || timeout_ms == 0) break;
-    if (timeout_ms > 0 &&
-        std::chrono::steady_clock::now() - t0 >= std::chrono::milliseconds(timeout_ms))
-      break;
+    if (timeout_ms > 0 && Clock::now() - t0 >= std::chrono::milliseconds(timeout_ms)) break;
   }
   return done;
 }

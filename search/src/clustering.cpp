@@ -90,23 +90,23 @@ PairFit fit_pair(const Problem& problem, const std::vector<Point>& points,
     f.df = static_cast<int64_t>(cells) - (rows + cols - 1);
     if (f.df > 0) {
       std::vector<double> row(bi, 0.0), col(bj, 0.0);
+      // One half-sweep: each effect of `out` becomes the count-weighted mean of its cells minus
+      // the `other` effects; cell (o, x) sits at o * so + x * sx.
+      auto half_sweep = [&](std::vector<double>& out, const std::vector<double>& other, size_t so,
+                            size_t sx) {
+        for (size_t o = 0; o < out.size(); ++o) {
+          double sw = 0, sv = 0;
+          for (size_t x = 0; x < other.size(); ++x) {
+            const size_t c = o * so + x * sx;
+            sw += cnt[c];
+            sv += cnt[c] * (cell[c] - other[x]);
+          }
+          out[o] = sw > 0 ? sv / sw : 0.0;
+        }
+      };
       for (int it = 0; it < 20; ++it) {  // Weighted additive fit of an unbalanced table.
-        for (size_t a = 0; a < bi; ++a) {
-          double sw = 0, sv = 0;
-          for (size_t b = 0; b < bj; ++b) {
-            sw += cnt[a * bj + b];
-            sv += cnt[a * bj + b] * (cell[a * bj + b] - col[b]);
-          }
-          row[a] = sw > 0 ? sv / sw : 0.0;
-        }
-        for (size_t b = 0; b < bj; ++b) {
-          double sw = 0, sv = 0;
-          for (size_t a = 0; a < bi; ++a) {
-            sw += cnt[a * bj + b];
-            sv += cnt[a * bj + b] * (cell[a * bj + b] - row[a]);
-          }
-          col[b] = sw > 0 ? sv / sw : 0.0;
-        }
+        half_sweep(row, col, bj, 1);
+        half_sweep(col, row, 1, bj);
       }
       for (size_t s = 0; s < n; ++s) {
         const size_t a = static_cast<size_t>(bin[i][s]), b = static_cast<size_t>(bin[j][s]);

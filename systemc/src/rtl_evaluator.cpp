@@ -2,8 +2,9 @@
 // Verilated model matching the architecture, reset between runs), turns a layer + mapping into
 // a command program, fills DRAM with random operands, runs the testbench under a watchdog, and
 // returns the hardware's cycles and counters and the bit-exact check against the C++ reference.
-// Before anything is built it checks the run's limits (SimLimits): the predicted cycles and a
-// closed-form upper bound of the memory the run allocates (estimate_run_memory).
+// Before anything is built it checks that the mapping fits the layer, the architecture and the
+// harness; the run's limits are checked before that by the caller's admission
+// (rtlpool::admit_run), whose estimates it takes (estimate_run_memory is the memory's).
 #include "mapwright/systemc/rtl_evaluator.hpp"
 
 #include <verilated.h>
@@ -34,13 +35,13 @@
 #include "mapwright/core/loopnest.hpp"
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/support/error.hpp"
-#include "mapwright/model/schedule.hpp"
-#include "mapwright/model/surrogate.hpp"
 #include "mw_models.h"
 
 namespace mapwright::systemc {
 
 using detail::TbJob;
+using rtl::RtlRunResult;
+using rtl::SimLimits;
 
 namespace {
 
@@ -340,28 +341,11 @@ double merged_segments(std::initializer_list<std::pair<double, bool>> dims) {
   return segs;
 }
 
-/// A count as text: exact below 10^7, else 4 significant digits ("3.1e9").
-std::string count_text(double v) {
-  char buf[32];
-  if (v < 1e7 && v == static_cast<double>(static_cast<long long>(v)))
-    std::snprintf(buf, sizeof buf, "%lld", static_cast<long long>(v));
-  else
-    std::snprintf(buf, sizeof buf, "%.4g", v);
-  std::string t = buf;
-  for (const char* junk : {"e+0", "e+"})
-    if (const size_t at = t.find(junk); at != std::string::npos)
-      t.replace(at, std::strlen(junk), "e");
-  return t;
-}
-
-constexpr double kMiB = 1024.0 * 1024.0;
-
 }  // namespace
 
 RunMemoryEstimate estimate_run_memory(const core::Layer& l, const core::Arch& arch,
-                                      const core::Mapping& m) {
+                                      const core::Mapping& m, const core::AccessCounts& c) {
   using core::Dim;
-  const core::AccessCounts c = model::closed_form_counts(l, arch, m);
   const auto trips = core::trip_counts(l, m);
   auto t = [&](Dim d) { return static_cast<double>(std::min<int64_t>(m.tile_of(d), l.dim(d))); };
   auto full = [&](Dim d) { return m.tile_of(d) >= l.dim(d); };
@@ -416,38 +400,6 @@ RunMemoryEstimate estimate_run_memory(const core::Layer& l, const core::Arch& ar
 
 namespace {
 
-/// Checks the run against opt.limits before anything is built: the memory estimate first (closed
-/// form), then the predicted cycles (a walk of the schedule). Fills the result's estimates;
-/// on a limit sets the typed failure and returns false.
-bool within_limits(const core::Layer& layer, const core::Arch& arch, const core::Mapping& m,
-                   const SimLimits& lim, RtlRunResult& res) {
-  res.estimated_memory_mb = estimate_run_memory(layer, arch, m).total() / kMiB;
-  if (lim.max_memory_mb > 0 && res.estimated_memory_mb > static_cast<double>(lim.max_memory_mb)) {
-    res.kind = core::RtlFailure::Limit;
-    res.failure = "limit: estimated " + count_text(std::ceil(res.estimated_memory_mb)) +
-                  " MB of memory > max_memory_mb " + count_text(lim.max_memory_mb) +
-                  " (raise it with --sim-max-memory-mb)";
-  } else {
-    res.predicted_cycles = model::simulate_schedule(layer, arch, m).cycles;
-    if (lim.max_cycles > 0 && res.predicted_cycles > lim.max_cycles) {
-      res.kind = core::RtlFailure::Limit;
-      res.failure = "limit: predicted " + count_text(static_cast<double>(res.predicted_cycles)) +
-                    " cycles > max_cycles " + count_text(static_cast<double>(lim.max_cycles)) +
-                    " (raise it with --sim-max-cycles)";
-    }
-  }
-  if (res.kind == core::RtlFailure::None) return true;
-  res.metrics.reason = res.failure;
-  return false;
-}
-
-/// The message of a run stopped by SimLimits::max_seconds (the worker pool uses the same words).
-std::string wall_clock_failure(double max_seconds) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, "%g", max_seconds);
-  return std::string("limit: simulation exceeded ") + buf + " s wall clock (--sim-max-seconds)";
-}
-
 /// The failure of a run that did not complete within `limit` cycles, with the design's state.
 std::string watchdog_failure(SimHost& h, const CommandProgram& prog, const TbJob& job,
                              long long limit) {
@@ -496,9 +448,9 @@ void read_counters(const std::array<uint64_t, detail::kNumCsr>& c, RtlRunResult&
   res.cycles = g(detail::kCsrLast) - g(detail::kCsrFirst) + 1;
   res.array_busy_cycles = g(detail::kCsrArrayBusy);
   res.array_stall_cycles = g(detail::kCsrArrayStall);
-  res.input_bank_stall_cycles = g(detail::kCsrInBankStall);
-  res.weight_bank_stall_cycles = g(detail::kCsrWtBankStall);
-  res.accum_bank_stall_cycles = g(detail::kCsrAccBankStall);
+  res.input_bank_stalls = g(detail::kCsrInBankStall);
+  res.weight_bank_stalls = g(detail::kCsrWtBankStall);
+  res.accum_bank_stalls = g(detail::kCsrAccBankStall);
   res.dma_busy_cycles = g(detail::kCsrDmaBusy);
   res.dram_stall_cycles = g(detail::kCsrDramStall);
 }
@@ -589,11 +541,10 @@ RtlRunResult& failed(RtlRunResult& res, core::RtlFailure kind, const std::string
   return res;
 }
 
-/// The checks before anything is built: the mapping belongs to the layer and architecture, it
-/// fits the buffers (a typed capacity failure otherwise), the harness can model the DRAM
-/// latency, and the run is within its limits. False (with `res` failed) when it cannot run.
-bool runnable(const core::Layer& layer, const core::Arch& arch, const core::Mapping& mapping,
-              const RtlRunOptions& opt, RtlRunResult& res) {
+}  // namespace
+
+bool RtlEvaluator::precheck(const core::Layer& layer, const core::Arch& arch,
+                            const core::Mapping& mapping, RtlRunResult& res) {
   try {
     core::check_mapping(mapping, layer, arch, "rtl");
   } catch (const core::SpecError& e) {
@@ -623,19 +574,22 @@ bool runnable(const core::Layer& layer, const core::Arch& arch, const core::Mapp
                std::to_string(core::kRtlMaxBursts) + " on the bursts port");
     return false;
   }
-  return within_limits(layer, arch, mapping, opt.limits, res);
+  return true;
 }
 
-}  // namespace
-
 RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
-                               const core::Mapping& mapping, const RtlRunOptions& opt) {
+                               const core::Mapping& mapping, const rtl::RunAdmission& admission,
+                               const RtlRunOptions& opt) {
   RtlRunResult res;
   core::Metrics& m = res.metrics;
-  res.harness = resolve(opt.harness, arch, !opt.trace_file.empty());
-  if (!runnable(layer, arch, mapping, opt, res)) return res;
-  SimHost* h = res.harness == RtlHarness::Plain ? plain_host_for(arch, res.failure)
-                                                : host_for(arch, res.harness, res.failure);
+  const RtlHarness harness = resolve(opt.harness, arch, !opt.trace_file.empty());
+  res.harness = harness_label(harness);
+  if (!precheck(layer, arch, mapping, res)) return res;
+  res.estimated_memory_mb = admission.estimated_memory_mb;
+  res.predicted_cycles = admission.predicted_cycles;
+  if (!admission.admitted()) return failed(res, core::RtlFailure::Limit, admission.refusal);
+  SimHost* h = harness == RtlHarness::Plain ? plain_host_for(arch, res.failure)
+                                            : host_for(arch, harness, res.failure);
   if (!h) return failed(res, core::RtlFailure::Arch, res.failure);
 
   CommandProgram prog;
@@ -681,7 +635,7 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   res.sim_cpu_seconds = thread_cpu_seconds() - c0;
   res.sim_cycles = job.edges;
   if (end == RunEnd::WallClock)
-    return failed(res, core::RtlFailure::Limit, wall_clock_failure(opt.limits.max_seconds));
+    return failed(res, core::RtlFailure::Limit, rtl::wall_clock_failure(opt.limits.max_seconds));
   if (end == RunEnd::Assertion)
     return failed(res, core::RtlFailure::Assertion,
                   describe(detail::assertion_stop()) + " at cycle " + std::to_string(job.edges));
@@ -710,19 +664,6 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
     res.failure = trace_error;
   }
   return res;
-}
-
-core::Metrics RtlEvaluator::evaluate(const core::Layer& layer, const core::Arch& arch,
-                                     const core::Mapping& mapping) {
-  RtlRunResult r = run(layer, arch, mapping);
-  if (r.ok()) return r.metrics;
-  core::Metrics m = r.metrics;
-  m.valid = false;
-  if (m.reason.empty())
-    m.reason = r.failure.empty() ? "rtl: " + std::to_string(r.mismatches) +
-                                       " output bytes differ from the reference"
-                                 : r.failure;
-  return m;
 }
 
 }  // namespace mapwright::systemc

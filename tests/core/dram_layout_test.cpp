@@ -10,7 +10,7 @@
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/mapspace/mapspace.hpp"
 
-#include "../mapper/test_layers.hpp"
+#include "test_layers.hpp"
 
 using namespace mapwright::core;
 

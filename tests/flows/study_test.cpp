@@ -1,7 +1,8 @@
 // Study suites: refusals name the file, key and value. The study's statistics
 // (flows/study/study_stats.hpp): ratios that are bounds, Kaplan-Meier medians of censored
 // runs, geometric means of medians. A small study end to end: its KM medians against the runs
-// it recorded, reproducible intervals, and study.html.
+// it recorded, reproducible intervals, and study.html. StudyApp's typed result against the
+// study.json it writes.
 #include "mapwright/flows/study.hpp"
 
 #include <gtest/gtest.h>
@@ -334,6 +335,53 @@ TEST(Study, KaplanMeierMediansIntervalsAndPage) {
   const bool gnuplot = html.find("<svg") != std::string::npos;
   EXPECT_EQ(svgs, gnuplot ? 2u : 0u);
   if (!HasFailure()) fs::remove_all(dir);
+}
+
+// StudyApp in process: its typed result holds the figures that study.json reports (gaps to the
+// optimum, cells, references), the folder it wrote, and prints the table `mapwright study`
+// prints.
+TEST(Study, AppResultIsWhatStudyJsonReports) {
+  const fs::path dir = mapwright::test_files::fresh_path("study_app");
+  fs::create_directories(dir);
+  std::ofstream(dir / "s.yaml") << "name: s\narch: small4\nsearchers: [ga, random]\nseeds: [1, 2]\n"
+                                   "budget: 16\niso_budgets: [4, 16]\n"
+                                   "layers: ['gemm:M=8,N=8,K=8']\n";
+  flows::StudyOptions o;
+  o.suite = (dir / "s.yaml").string();
+  o.out_dir = (dir / "out").string();
+  o.jobs = 1;
+  flows::StudyApp app(o, flows::load_study_suite(o.suite));
+  const flows::StudyResult r = app.run();
+  EXPECT_EQ(r.dir, fs::path(o.out_dir));
+  EXPECT_FALSE(r.interrupted);
+  ASSERT_EQ(r.layers.size(), 1u);
+  EXPECT_FALSE(r.figures.vs_marl.has_value());  // no marl in the suite
+  const json s = json::parse(mapwright::test_files::read_file(dir / "out" / "study.json"));
+  const std::string& layer = r.layers[0];
+  EXPECT_EQ(s["reference_cost"][layer].get<double>(), r.figures.reference_cost[0]);
+  for (const std::string k : {"ga", "random"}) {
+    const flows::StudySearcherSummary& f = r.figures.searchers.at(k);
+    ASSERT_EQ(f.gap_to_optimum.size(), 2u) << k;
+    for (size_t bi = 0; bi < 2; ++bi) {
+      const json& g =
+          s["gap_to_optimum"][k]["gap_to_optimum_at_" + std::to_string(r.suite.iso_budgets[bi])];
+      if (std::isfinite(f.gap_to_optimum[bi].estimate))
+        EXPECT_EQ(g.get<double>(), f.gap_to_optimum[bi].estimate) << k;
+      else
+        EXPECT_TRUE(g.is_null()) << k;
+    }
+    const flows::StudyCell& c = r.figures.cells.at(k)[0];
+    EXPECT_EQ(c.seeds, 2u) << k;
+    EXPECT_EQ(s["layers"][layer][k]["reached_5pct"].get<int>(), c.reached[0]) << k;
+    EXPECT_EQ(s["efficiency"][k]["samples"].get<int64_t>(), f.samples) << k;
+  }
+  std::ostringstream table;
+  flows::print_study(r, table);
+  EXPECT_NE(table.str().find("study s: 1 layers x 2 searchers x 2 seeds, budget 16"),
+            std::string::npos)
+      << table.str();
+  EXPECT_NE(table.str().find("written to " + o.out_dir), std::string::npos) << table.str();
+  fs::remove_all(dir);
 }
 
 #ifdef MAPWRIGHT_HAVE_RTL

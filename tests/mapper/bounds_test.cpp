@@ -7,6 +7,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_layers.hpp"
+
 #include <random>
 
 #include "mapwright/mapspace/mapspace.hpp"
@@ -34,39 +36,17 @@ Arch random_arch(std::mt19937_64& rng) {
 }
 
 Layer random_layer(std::mt19937_64& rng) {
-  auto u = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  Layer l;
-  l.name = "random";
-  const int kind = u(0, 3);
-  l.n = u(1, 2);
-  l.r = u(1, 3);
-  l.s = u(1, 3);
-  l.stride = u(1, 3);
-  l.pad = u(0, std::min(l.r, l.s) - 1);
-  l.h = u(std::max<int>(l.r, 1), 12);
-  l.w = u(std::max<int>(l.s, 1), 12);
-  if (kind == 0) {
-    l.k = u(1, 12);
-    l.c = u(1, 9);
-  } else if (kind == 1) {
-    l.kind = LayerKind::Depthwise;
-    l.g = u(1, 6);
-  } else if (kind == 2) {
-    l.kind = LayerKind::Grouped;
-    l.g = u(2, 3);
-    l.k = u(1, 5);
-    l.c = u(1, 5);
-  } else {
-    l.kind = LayerKind::Gemm;
-    l.r = l.s = 1;
-    l.stride = 1;
-    l.pad = 0;
-    l.w = 1;
-    l.h = u(1, 30);
-    l.k = u(1, 30);
-    l.c = u(1, 30);
-  }
-  return make_layer(l, "random");
+  return test_layers::random_layer(rng, {/*hw=*/12, /*conv_k=*/12, /*conv_c=*/9, /*group=*/5,
+                                         /*gemm=*/30});
+}
+
+/// Fixes every field of the partial mapping (`all`) or a random subset (dataflow, PE use, each
+/// tile, order in turn).
+void fix_fields(mapper::Partial& p, bool all, std::mt19937_64& rng) {
+  p.dataflow = all || rng() % 2;
+  p.pe = all || rng() % 2;
+  for (auto& f : p.tile) f = all || rng() % 2;
+  p.order = all || rng() % 2;
 }
 
 }  // namespace
@@ -88,10 +68,7 @@ TEST(Bounds, NeverExceedTheSurrogate) {
     const bool fits = met.valid;
     for (int trial = 0; trial < 4; ++trial) {
       const bool all = trial == 0;
-      p.dataflow = all || rng() % 2;
-      p.pe = all || rng() % 2;
-      for (auto& f : p.tile) f = all || rng() % 2;
-      p.order = all || rng() % 2;
+      fix_fields(p, all, rng);
       if (fits) {
         EXPECT_TRUE(lb.may_fit(p)) << l.describe();
       }
@@ -133,10 +110,7 @@ TEST(Bounds, NeverExceedTheSurrogateOnZooLayers) {
         const Metrics met = sur.evaluate(l, a, p.m);
         for (int trial = 0; trial < 4; ++trial) {
           const bool all = trial == 0;
-          p.dataflow = all || rng() % 2;
-          p.pe = all || rng() % 2;
-          for (auto& f : p.tile) f = all || rng() % 2;
-          p.order = all || rng() % 2;
+          fix_fields(p, all, rng);
           EXPECT_TRUE(lb.may_fit(p));
           const mapper::Bounds b = lb.bounds(p);
           ASSERT_LE(b.cycles, static_cast<double>(met.cycles)) << l.name;

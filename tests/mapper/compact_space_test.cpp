@@ -243,15 +243,7 @@ Layer random_small_layer(std::mt19937_64& rng, int stride_hi = 2) {
   auto u = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
   while (true) {
     Layer l;
-    l.name = "random";
-    const int kind = u(0, 3);
-    l.n = u(1, 2);
-    l.r = u(1, 3);
-    l.s = u(1, 3);
-    l.stride = u(1, stride_hi);
-    l.pad = u(0, std::min(l.r, l.s) - 1);
-    l.h = u(std::max<int>(l.r, 2), 7);
-    l.w = u(std::max<int>(l.s, 2), 7);
+    const int kind = test_layers::random_shape(rng, l, stride_hi, 2, 7);
     l.k = u(1, 7);
     l.c = u(1, 5);
     if (kind == 1) {

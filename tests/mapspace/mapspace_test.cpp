@@ -13,7 +13,7 @@
 #include "mapwright/core/tile_program.hpp"
 #include "mapwright/mapspace/mapspace.hpp"
 
-#include "../mapper/test_layers.hpp"
+#include "test_layers.hpp"
 
 using namespace mapwright::core;
 namespace test_layers = mapwright::test_layers;

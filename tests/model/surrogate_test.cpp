@@ -4,6 +4,8 @@
 
 #include <gtest/gtest.h>
 
+#include "test_layers.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -33,39 +35,8 @@ Arch small_arch(std::mt19937_64& rng) {
 }
 
 Layer random_layer(std::mt19937_64& rng) {
-  auto u = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
-  Layer l;
-  l.name = "random";
-  const int kind = u(0, 3);
-  l.n = u(1, 2);
-  l.r = u(1, 3);
-  l.s = u(1, 3);
-  l.stride = u(1, 3);
-  l.pad = u(0, std::min(l.r, l.s) - 1);
-  l.h = u(std::max<int>(l.r, 1), 9);
-  l.w = u(std::max<int>(l.s, 1), 9);
-  if (kind == 0) {  // conv
-    l.k = u(1, 9);
-    l.c = u(1, 7);
-  } else if (kind == 1) {  // depthwise
-    l.kind = LayerKind::Depthwise;
-    l.g = u(1, 6);
-  } else if (kind == 2) {  // grouped
-    l.kind = LayerKind::Grouped;
-    l.g = u(2, 3);
-    l.k = u(1, 4);
-    l.c = u(1, 4);
-  } else {  // gemm
-    l.kind = LayerKind::Gemm;
-    l.r = l.s = 1;
-    l.stride = 1;
-    l.pad = 0;
-    l.w = 1;
-    l.h = u(1, 20);
-    l.k = u(1, 20);
-    l.c = u(1, 20);
-  }
-  return make_layer(l, "random");
+  return test_layers::random_layer(rng, {/*hw=*/9, /*conv_k=*/9, /*conv_c=*/7, /*group=*/4,
+                                         /*gemm=*/20});
 }
 
 /// The sample of the real-layer cycle tests: random valid mappings (seed 1) of every unique

@@ -23,14 +23,16 @@
 #include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/model/surrogate.hpp"
+#include "mapwright/rtlpool/run_admission.hpp"
 #include "test_layers.hpp"
 
 using namespace mapwright;
 using namespace mapwright::core;
+using rtl::RtlRunResult;
+using rtlpool::run_admitted;
 using systemc::RtlEvaluator;
 using systemc::RtlHarness;
 using systemc::RtlRunOptions;
-using systemc::RtlRunResult;
 using systemc_test::arch_named;
 using systemc_test::conv;
 
@@ -129,7 +131,7 @@ void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max
     o.stall_prob = stall_prob;
     o.harness = harness;
     const sc_core::sc_time t0 = sc_core::sc_time_stamp();
-    const RtlRunResult r = ev.run(l, arch, m, o);
+    const RtlRunResult r = run_admitted(ev, l, arch, m, o);
     if (harness == RtlHarness::Decoupled) {
       EXPECT_EQ(sc_core::sc_time_stamp() - t0,
                 sc_core::sc_time(10.0 * static_cast<double>(r.sim_cycles), sc_core::SC_NS))
@@ -151,9 +153,9 @@ void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max
     // Banked buffers: the bank counters equal the surrogate's per-fold count, and every cycle
     // the mesh waited is a first-row read or a bank stall the surrogate predicts.
     const model::BankStalls bank = model::closed_form_bank_stalls(l, m, arch.buffer_banks);
-    EXPECT_EQ(r.input_bank_stall_cycles, bank.input) << describe(l, m);
-    EXPECT_EQ(r.weight_bank_stall_cycles, bank.weight) << describe(l, m);
-    EXPECT_EQ(r.accum_bank_stall_cycles, 0) << describe(l, m);  // accum_bank_problem's promise
+    EXPECT_EQ(r.input_bank_stalls, bank.input) << describe(l, m);
+    EXPECT_EQ(r.weight_bank_stalls, bank.weight) << describe(l, m);
+    EXPECT_EQ(r.accum_bank_stalls, 0) << describe(l, m);  // accum_bank_problem's promise
     EXPECT_EQ(r.array_stall_cycles, model::closed_form_bank_cycles(l, m, arch.buffer_banks))
         << describe(l, m);
     with_bank_stalls += bank.input + bank.weight > 0;
@@ -192,16 +194,14 @@ TEST(RtlSmall4, DefaultMappingOfASmallConvIsExact) {
   const Layer l = conv(1, 1, 6, 5, 6, 6, 3, 3, 1, 1);
   const Mapping m = default_mapping(l, arch);
   RtlEvaluator ev;
-  const RtlRunResult r = ev.run(l, arch, m);
+  const RtlRunResult r = run_admitted(ev, l, arch, m);
   ASSERT_EQ(r.failure, "");
   EXPECT_TRUE(r.functional_ok) << r.mismatches << " mismatches";
   expect_counts_equal(r.counts, model::closed_form_counts(l, arch, m), describe(l, m));
   EXPECT_EQ(r.cycles, model::simulate_schedule(l, arch, m).cycles);
-  // The Evaluator face gives the same numbers.
-  const Metrics e = ev.evaluate(l, arch, m);
-  EXPECT_TRUE(e.valid);
-  EXPECT_EQ(e.cycles, r.cycles);
-  EXPECT_GT(e.energy_pj, 0);
+  EXPECT_TRUE(r.metrics.valid);
+  EXPECT_EQ(r.metrics.cycles, r.cycles);
+  EXPECT_GT(r.metrics.energy_pj, 0);
 }
 
 TEST(RtlSmall4, RandomLayersAndMappingsAreExact) {
@@ -221,11 +221,11 @@ TEST(RtlSmall4, StallsOnOneMappingKeepResultsAndCounts) {
   m.order = {Dim::C, Dim::N, Dim::K, Dim::P, Dim::Q, Dim::R, Dim::S};
   m.db_input = m.db_weight = true;
   RtlEvaluator ev;
-  const RtlRunResult a = ev.run(l, arch, m);
+  const RtlRunResult a = run_admitted(ev, l, arch, m);
   RtlRunOptions o;
   o.stall_prob = 0.4;
   o.seed = 1;
-  const RtlRunResult b = ev.run(l, arch, m, o);
+  const RtlRunResult b = run_admitted(ev, l, arch, m, o);
   ASSERT_EQ(a.failure, "");
   ASSERT_EQ(b.failure, "");
   EXPECT_TRUE(a.functional_ok);
@@ -269,7 +269,7 @@ TEST(RtlSmall4Bursts, MappingWithoutADescriptorIsInvalidBeforeSimulation) {
   ASSERT_TRUE(found) << "no mapping without a descriptor drawn";
   EXPECT_NE(burst_descriptor_problem(l, arch, m), "");
   RtlEvaluator ev;
-  const RtlRunResult r = ev.run(l, arch, m);
+  const RtlRunResult r = run_admitted(ev, l, arch, m);
   EXPECT_EQ(r.kind, RtlFailure::Invalid) << r.failure;
   EXPECT_EQ(r.metrics.invalid, InvalidKind::Descriptor);
   EXPECT_EQ(r.failure.rfind("invalid: dram.port bursts: ", 0), 0u) << r.failure;
@@ -365,7 +365,7 @@ TEST(RtlSmall4Bad, OverflowingMappingIsATypedInvalidResult) {
   Mapping m = default_mapping(l, arch);
   for (Dim d : {Dim::K, Dim::C, Dim::P, Dim::Q}) m.tile[static_cast<int>(d)] = l.dim(d);
   RtlEvaluator ev;
-  const RtlRunResult r = ev.run(l, arch, m);
+  const RtlRunResult r = run_admitted(ev, l, arch, m);
   EXPECT_EQ(r.failure.rfind("invalid: ", 0), 0u) << r.failure;
   EXPECT_FALSE(r.metrics.valid);
   EXPECT_NE(r.metrics.invalid, InvalidKind::None);
@@ -377,9 +377,9 @@ TEST(RtlSmall4Bad, MappingForAnotherArrayIsATypedFailure) {
   Mapping m = default_mapping(l, arch);
   m.pe_rows = 8;  // more PE rows than the array has
   RtlEvaluator ev;
-  const RtlRunResult r = ev.run(l, arch, m);
+  const RtlRunResult r = run_admitted(ev, l, arch, m);
   EXPECT_EQ(r.failure.rfind("mapping: ", 0), 0u) << r.failure;
-  EXPECT_FALSE(ev.evaluate(l, arch, m).valid);
+  EXPECT_FALSE(r.metrics.valid);
 }
 
 /// Options that run on the decoupled SystemC harness.
@@ -400,12 +400,12 @@ void expect_watchdog_then_clean_run(RtlHarness harness) {
   o.harness = harness;
   o.drop_dram_responses = true;
   o.watchdog_cycles = 5000;
-  const RtlRunResult r = ev.run(l, arch, m, o);
+  const RtlRunResult r = run_admitted(ev, l, arch, m, o);
   EXPECT_EQ(r.failure.rfind("watchdog: no completion after 5000 cycles", 0), 0u) << r.failure;
   EXPECT_NE(r.failure.find("DMA commands done 0/"), std::string::npos) << r.failure;
   RtlRunOptions clean;
   clean.harness = harness;
-  const RtlRunResult ok = ev.run(l, arch, m, clean);
+  const RtlRunResult ok = run_admitted(ev, l, arch, m, clean);
   EXPECT_EQ(ok.failure, "");
   EXPECT_TRUE(ok.functional_ok);
 }
@@ -429,7 +429,7 @@ void expect_assertion_then_clean_run(const Layer& l, bool RtlRunOptions::*hook, 
   o.harness = harness;
   o.*hook = true;
   o.watchdog_cycles = watchdog;
-  const RtlRunResult r = ev.run(l, arch, m, o);
+  const RtlRunResult r = run_admitted(ev, l, arch, m, o);
   EXPECT_EQ(r.kind, mapwright::core::RtlFailure::Assertion) << r.failure;
   EXPECT_EQ(r.failure.rfind("assertion ", 0), 0u) << r.failure;
   EXPECT_NE(r.failure.find("assertion " + assertion), std::string::npos) << r.failure;
@@ -437,7 +437,7 @@ void expect_assertion_then_clean_run(const Layer& l, bool RtlRunOptions::*hook, 
   EXPECT_EQ(r.failure.find(" at cycle 0"), std::string::npos) << r.failure;  // the real cycle
   RtlRunOptions clean;
   clean.harness = harness;
-  const RtlRunResult ok = ev.run(l, arch, m, clean);
+  const RtlRunResult ok = run_admitted(ev, l, arch, m, clean);
   EXPECT_EQ(ok.failure, "");
   EXPECT_TRUE(ok.functional_ok);
 }
@@ -479,8 +479,8 @@ TEST(RtlSmall4Bad, SecondArchitectureInOneProcessIsATypedFailure) {
   RtlEvaluator ev;
   const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
   const Arch a4 = arch_named("small4"), a8 = arch_named("small8");
-  ASSERT_EQ(ev.run(l, a4, default_mapping(l, a4)).failure, "");
-  const RtlRunResult r = ev.run(l, a8, default_mapping(l, a8));
+  ASSERT_EQ(run_admitted(ev, l, a4, default_mapping(l, a4)).failure, "");
+  const RtlRunResult r = run_admitted(ev, l, a8, default_mapping(l, a8));
   EXPECT_EQ(r.failure.rfind("arch: this process already elaborated", 0), 0u) << r.failure;
 }
 
@@ -490,7 +490,7 @@ TEST(RtlSmall4Bad, ArchitectureWithoutAModelIsATypedFailure) {
   a.rows = 5;
   const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
   RtlEvaluator ev;
-  const RtlRunResult r = ev.run(l, a, default_mapping(l, a));
+  const RtlRunResult r = run_admitted(ev, l, a, default_mapping(l, a));
   EXPECT_EQ(r.failure.rfind("arch: no Verilated model for 'odd'", 0), 0u) << r.failure;
 }
 
@@ -506,7 +506,7 @@ TEST(RtlSmall4, UntracedModelRefusesATraceAsATypedResult) {
       (std::filesystem::temp_directory_path() / "mapwright_rtl_trace_test.fst").string();
   std::filesystem::remove(path);
   o.trace_file = path;
-  const RtlRunResult r = ev.run(l, arch, default_mapping(l, arch), o);
+  const RtlRunResult r = run_admitted(ev, l, arch, default_mapping(l, arch), o);
   EXPECT_EQ(r.kind, RtlFailure::Trace);
   EXPECT_NE(r.failure.find("built without tracing"), std::string::npos) << r.failure;
   EXPECT_TRUE(r.functional_ok);
@@ -522,7 +522,7 @@ TEST(RtlDefault, MidSizeConvIsExactAndReportsSpeed) {
   RtlEvaluator ev;
   for (Dataflow df : {Dataflow::WS, Dataflow::OS}) {
     m.dataflow = df;
-    const RtlRunResult r = ev.run(l, arch, m);
+    const RtlRunResult r = run_admitted(ev, l, arch, m);
     ASSERT_EQ(r.failure, "");
     EXPECT_TRUE(r.functional_ok);
     expect_counts_equal(r.counts, model::closed_form_counts(l, arch, m), describe(l, m));
@@ -576,7 +576,7 @@ TEST(RtlSmall4Decoupled, StuckDesignStopsAtTheWallClockLimit) {
   o.watchdog_cycles = 1'000'000'000;  // would run for minutes
   o.limits.max_seconds = 0.3;
   const auto t0 = std::chrono::steady_clock::now();
-  const RtlRunResult r = ev.run(l, arch, default_mapping(l, arch), o);
+  const RtlRunResult r = run_admitted(ev, l, arch, default_mapping(l, arch), o);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_TRUE(r.over_limit()) << r.failure;
   EXPECT_EQ(r.failure, "limit: simulation exceeded 0.3 s wall clock (--sim-max-seconds)");
@@ -614,7 +614,7 @@ TEST(RtlSmall4Decoupled, OtherProcessesRunDuringTheJobAndTimeEndsExact) {
   const Mapping m = default_mapping(l, arch);
   RtlEvaluator ev;
   RtlRunOptions o = decoupled();
-  const RtlRunResult r = ev.run(l, arch, m, o);
+  const RtlRunResult r = run_admitted(ev, l, arch, m, o);
   ASSERT_EQ(r.failure, "");
   EXPECT_TRUE(r.functional_ok);
   EXPECT_EQ(r.cycles, model::simulate_schedule(l, arch, m).cycles);
@@ -633,8 +633,8 @@ TEST(RtlSmall4Decoupled, ThePinLevelTestbenchInTheSameProcessIsATypedFailure) {
   const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
   const Arch a4 = arch_named("small4");
   RtlRunOptions o = decoupled();
-  ASSERT_EQ(ev.run(l, a4, default_mapping(l, a4), o).failure, "");
-  const RtlRunResult r = ev.run(l, a4, default_mapping(l, a4));
+  ASSERT_EQ(run_admitted(ev, l, a4, default_mapping(l, a4), o).failure, "");
+  const RtlRunResult r = run_admitted(ev, l, a4, default_mapping(l, a4));
   EXPECT_EQ(r.kind, RtlFailure::Arch);
   EXPECT_EQ(r.failure.rfind("arch: this process already elaborated the decoupled SystemC "
                             "harness for 'small4'",
@@ -644,7 +644,7 @@ TEST(RtlSmall4Decoupled, ThePinLevelTestbenchInTheSameProcessIsATypedFailure) {
   // The plain harness (no SystemC) still runs beside it.
   RtlRunOptions plain;
   plain.harness = RtlHarness::Plain;
-  EXPECT_EQ(ev.run(l, a4, default_mapping(l, a4), plain).failure, "");
+  EXPECT_EQ(run_admitted(ev, l, a4, default_mapping(l, a4), plain).failure, "");
 }
 
 TEST(RtlLarge32Decoupled, ArchitectureWithoutAPlainModelIsATypedFailure) {
@@ -652,7 +652,7 @@ TEST(RtlLarge32Decoupled, ArchitectureWithoutAPlainModelIsATypedFailure) {
   const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
   RtlEvaluator ev;
   RtlRunOptions o = decoupled();
-  const RtlRunResult r = ev.run(l, a, default_mapping(l, a), o);
+  const RtlRunResult r = run_admitted(ev, l, a, default_mapping(l, a), o);
   EXPECT_EQ(r.kind, RtlFailure::Arch);
   EXPECT_EQ(r.failure.rfind("arch: no plain C++ Verilated model for 'large32'", 0), 0u)
       << r.failure;
@@ -690,10 +690,10 @@ TEST(RtlSmall4Auto, PicksTheDecoupledHarnessWhereAPlainModelExists) {
   const Layer l = conv(1, 1, 6, 5, 6, 6, 3, 3, 1, 1);
   const Mapping m = default_mapping(l, a4);
   RtlRunOptions o = auto_harness();
-  const RtlRunResult r = ev.run(l, a4, m, o);
+  const RtlRunResult r = run_admitted(ev, l, a4, m, o);
   ASSERT_EQ(r.failure, "");
-  EXPECT_EQ(r.harness, RtlHarness::Decoupled);
-  EXPECT_STREQ(harness_label(r.harness), "decoupled SystemC");
+  EXPECT_EQ(r.harness, harness_label(RtlHarness::Decoupled));
+  EXPECT_EQ(r.harness, "decoupled SystemC");
   EXPECT_TRUE(r.functional_ok);
   expect_counts_equal(r.counts, model::closed_form_counts(l, a4, m), describe(l, m));
   EXPECT_EQ(r.cycles, model::simulate_schedule(l, a4, m).cycles);
@@ -709,14 +709,14 @@ TEST(RtlSmall4Auto, KeepsThePinLevelTestbenchAProcessAlreadyRuns) {
   const Arch a4 = arch_named("small4");
   const Layer l = conv(1, 1, 4, 4, 4, 4, 1, 1, 1, 0);
   RtlEvaluator ev;
-  const RtlRunResult first = ev.run(l, a4, default_mapping(l, a4));
+  const RtlRunResult first = run_admitted(ev, l, a4, default_mapping(l, a4));
   ASSERT_EQ(first.failure, "");
-  EXPECT_EQ(first.harness, RtlHarness::SystemC);
-  EXPECT_STREQ(harness_label(first.harness), "pin-level SystemC");
+  EXPECT_EQ(first.harness, harness_label(RtlHarness::SystemC));
+  EXPECT_EQ(first.harness, "pin-level SystemC");
   RtlRunOptions o = auto_harness();
-  const RtlRunResult r = ev.run(l, a4, default_mapping(l, a4), o);
+  const RtlRunResult r = run_admitted(ev, l, a4, default_mapping(l, a4), o);
   ASSERT_EQ(r.failure, "");
-  EXPECT_EQ(r.harness, RtlHarness::SystemC);
+  EXPECT_EQ(r.harness, harness_label(RtlHarness::SystemC));
   EXPECT_TRUE(r.functional_ok);
   EXPECT_EQ(r.cycles, first.cycles);
 }
@@ -730,8 +730,8 @@ TEST(RtlSmall4Auto, AWaveformAskedForGetsThePinLevelTestbench) {
   RtlRunOptions o = auto_harness();
   o.trace_file =
       (std::filesystem::temp_directory_path() / "mapwright_rtl_auto_trace_test.fst").string();
-  const RtlRunResult r = ev.run(l, a4, default_mapping(l, a4), o);
-  EXPECT_EQ(r.harness, RtlHarness::SystemC);
+  const RtlRunResult r = run_admitted(ev, l, a4, default_mapping(l, a4), o);
+  EXPECT_EQ(r.harness, harness_label(RtlHarness::SystemC));
   EXPECT_EQ(r.kind, RtlFailure::Trace);
   EXPECT_NE(r.failure.find("built without tracing"), std::string::npos) << r.failure;
   EXPECT_TRUE(r.functional_ok);

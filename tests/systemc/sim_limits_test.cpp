@@ -1,7 +1,8 @@
-// Simulation limits (systemc::SimLimits): a run over the predicted-cycle or memory bound is a
-// typed "limit: ..." result that starts nothing (no allocation, no simulation); the memory
-// estimate bounds what a run really allocates (and is not absurdly larger); the wall-clock
-// bound stops a stuck simulation on the SystemC testbench. Each test runs in its own process.
+// Simulation limits (rtl::SimLimits, admitted by rtlpool::admit_run before the simulator builds
+// anything): a run over the predicted-cycle or memory bound is a typed "limit: ..." result that
+// starts nothing (no allocation, no simulation); the memory estimate bounds what a run really
+// allocates (and is not absurdly larger); the wall-clock bound stops a stuck simulation on the
+// SystemC testbench. Each test runs in its own process.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -12,16 +13,19 @@
 
 #include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/model/schedule.hpp"
+#include "mapwright/model/surrogate.hpp"
+#include "mapwright/rtlpool/run_admission.hpp"
 #include "mapwright/systemc/command_program.hpp"
 #include "mapwright/systemc/rtl_evaluator.hpp"
 #include "test_layers.hpp"
 
 using namespace mapwright;
 using namespace mapwright::core;
+using rtl::RtlRunResult;
+using rtlpool::run_admitted;
 using systemc::CommandProgram;
 using systemc::RtlEvaluator;
 using systemc::RtlRunOptions;
-using systemc::RtlRunResult;
 using systemc_test::arch_named;
 using systemc_test::square_conv;
 
@@ -55,7 +59,7 @@ TEST(SimLimitsSmall4, OverMaxCyclesIsATypedLimitResultJustAboveRuns) {
   RtlEvaluator rtl;
   RtlRunOptions o;
   o.limits.max_cycles = predicted - 1;
-  const RtlRunResult over = rtl.run(l, arch, m, o);
+  const RtlRunResult over = run_admitted(rtl, l, arch, m, o);
   EXPECT_TRUE(over.over_limit());
   EXPECT_FALSE(over.ok());
   EXPECT_EQ(over.predicted_cycles, predicted);
@@ -67,7 +71,7 @@ TEST(SimLimitsSmall4, OverMaxCyclesIsATypedLimitResultJustAboveRuns) {
   EXPECT_EQ(over.metrics.reason, over.failure);
 
   o.limits.max_cycles = predicted;  // equal is within the limit
-  const RtlRunResult ran = rtl.run(l, arch, m, o);
+  const RtlRunResult ran = run_admitted(rtl, l, arch, m, o);
   EXPECT_TRUE(ran.ok()) << ran.failure;
   EXPECT_FALSE(ran.over_limit());
   EXPECT_EQ(ran.predicted_cycles, predicted);
@@ -95,10 +99,12 @@ TEST(SimLimits, MemoryEstimateBoundsTheActualAllocation) {
         std::string err;
         ASSERT_TRUE(systemc::build_program(l, arch, m, 8, p, err)) << err;
         const double actual = actual_bytes(l, p);
-        const double est = systemc::estimate_run_memory(l, arch, m).total();
+        const double est =
+            systemc::estimate_run_memory(l, arch, m, model::closed_form_counts(l, arch, m)).total();
         EXPECT_GE(est, actual) << l.describe() << "\n" << mapping_to_yaml(m);
         EXPECT_LE(est, 4 * actual + 65536) << l.describe() << "\n" << mapping_to_yaml(m);
-        EXPECT_EQ(systemc::estimate_run_memory(l, arch, m).dram_bytes,
+        EXPECT_EQ(systemc::estimate_run_memory(l, arch, m, model::closed_form_counts(l, arch, m))
+                      .dram_bytes,
                   static_cast<double>(p.dram_bytes));
         lo = std::min(lo, est / actual);
         hi = std::max(hi, est / actual);
@@ -116,7 +122,7 @@ TEST(SimLimitsSmall4, OverMaxMemoryReturnsAtOnceWithoutAllocating) {
   const Layer l = square_conv(1, 512, 512, 56, 3, 1, 1);
   RtlEvaluator rtl;
   const auto t0 = std::chrono::steady_clock::now();
-  const RtlRunResult r = rtl.run(l, arch, all_ones());
+  const RtlRunResult r = run_admitted(rtl, l, arch, all_ones());
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_LT(took, 2.0) << "the limit is checked before anything is built";
   EXPECT_TRUE(r.over_limit());
@@ -135,9 +141,12 @@ TEST(SimLimitsSmall4, OverMaxMemoryOnASmallLayerNamesTheEstimate_bad) {
   RtlEvaluator rtl;
   RtlRunOptions o;
   o.limits.max_memory_mb = 1;
-  const double est_mb = systemc::estimate_run_memory(l, arch, all_ones()).total() / 1048576.0;
+  const double est_mb = systemc::estimate_run_memory(l, arch, all_ones(),
+                                                     model::closed_form_counts(l, arch, all_ones()))
+                            .total() /
+                        1048576.0;
   ASSERT_GT(est_mb, 1) << "pick a bigger layer";
-  const RtlRunResult r = rtl.run(l, arch, all_ones(), o);
+  const RtlRunResult r = run_admitted(rtl, l, arch, all_ones(), o);
   EXPECT_TRUE(r.over_limit());
   EXPECT_DOUBLE_EQ(r.estimated_memory_mb, est_mb);
   EXPECT_EQ(r.failure.rfind("limit: estimated ", 0), 0u) << r.failure;
@@ -151,12 +160,12 @@ TEST(SimLimitsSmall4Bad, StuckDesignStopsAtTheWallClockLimit) {
   o.watchdog_cycles = 1'000'000'000;  // would run for minutes
   o.limits.max_seconds = 0.3;
   const auto t0 = std::chrono::steady_clock::now();
-  const RtlRunResult r = rtl.run(square_conv(1, 8, 4, 8, 3, 1, 1), arch, all_ones(), o);
+  const RtlRunResult r = run_admitted(rtl, square_conv(1, 8, 4, 8, 3, 1, 1), arch, all_ones(), o);
   const double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   EXPECT_TRUE(r.over_limit());
   EXPECT_EQ(r.failure, "limit: simulation exceeded 0.3 s wall clock (--sim-max-seconds)");
   EXPECT_LT(took, 5.0);
   // The host is reusable: the next run resets it and completes.
-  const RtlRunResult next = rtl.run(square_conv(1, 8, 4, 8, 3, 1, 1), arch, all_ones());
+  const RtlRunResult next = run_admitted(rtl, square_conv(1, 8, 4, 8, 3, 1, 1), arch, all_ones());
   EXPECT_TRUE(next.ok()) << next.failure;
 }

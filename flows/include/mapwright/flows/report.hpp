@@ -1,7 +1,7 @@
 #pragma once
 /// \file report.hpp
 /// `mapwright report` and `mapwright compare`: the HTML pages of run folders (report.cpp; the
-/// pages themselves are drawn by report/render.cpp).
+/// pages themselves are drawn by report/run_page.cpp and report/compare_page.cpp).
 
 #include <ostream>
 #include <string>

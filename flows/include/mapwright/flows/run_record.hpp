@@ -37,21 +37,13 @@ const char* run_status_name(RunStatus s);
 enum class VerificationKind { Passed, Design, Limit, Infrastructure };
 const char* verification_kind_name(VerificationKind k);
 
-/// One counter where the RTL and the surrogate disagree.
+/// One counter of an RTL run beside the surrogate's (verify/crosscheck.hpp compares them; a
+/// Verification keeps those that differ).
 struct CountDiff {
   std::string name;         ///< AccessCounts field name (or input/weight/accum_bank_stalls).
   long long rtl = 0;        ///< The hardware counter.
   long long surrogate = 0;  ///< The surrogate's count.
 };
-
-/// Banked buffers (arch.buffer_banks > 0): the RTL's input and weight bank-stall counters
-/// against the surrogate's prediction (model::closed_form_bank_stalls), and its accumulator's
-/// against zero (core::accum_bank_problem refuses every mapping that would stall it), as the
-/// counters "input_bank_stalls", "weight_bank_stalls" and "accum_bank_stalls"; empty without
-/// banks.
-std::vector<CountDiff> bank_stall_counters(const core::Layer& layer, const core::Arch& arch,
-                                           const core::Mapping& m, long long rtl_input,
-                                           long long rtl_weight, long long rtl_accum);
 
 /// One candidate's RTL verification.
 struct Verification {

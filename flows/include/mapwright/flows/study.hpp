@@ -12,10 +12,18 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <filesystem>
 #include <map>
+#include <memory>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "mapwright/support/stats.hpp"
+#include "mapwright/search/options.hpp"
 
 namespace mapwright::flows {
 
@@ -70,6 +78,142 @@ struct StudyOptions {
   /// Continue the study in out_dir: runs recorded in its trials.jsonl are not run again.
   bool resume = false;
 };
+
+/// What a ratio of samples-to-target is when a KM median was not reached.
+enum class RatioKind {
+  Exact,    ///< Both medians reached.
+  Lower,    ///< The searcher's was not reached: the true ratio is above the value.
+  Upper,    ///< The baseline's was not reached: the true ratio is below the value.
+  Unknown,  ///< Neither reached (a single layer), or bounds both ways (a median over layers).
+};
+
+/// The median over layers of per-layer ratios; layers where neither median was reached are
+/// left out (counted in `unknown`).
+struct RatioSummary {
+  double median = 0;                  ///< Median of the values (NaN: no layer has one).
+  RatioKind kind = RatioKind::Exact;  ///< Exact; Lower/Upper when bounds of one direction
+                                      ///< (and exact values) went in; Unknown when both.
+  int exact = 0;                      ///< Layers with an exact ratio.
+  int lower = 0;                      ///< Layers whose value is a lower bound.
+  int upper = 0;                      ///< Layers whose value is an upper bound.
+  int unknown = 0;                    ///< Layers left out: neither median reached.
+};
+
+/// One searcher on one layer: the figures over its finished, non-reference runs (one per seed).
+/// Vectors run parallel to the suite's `targets_pct` and `iso_budgets`.
+struct StudyCell {
+  size_t seeds = 0;  ///< Finished runs.
+  /// Per target: Kaplan-Meier median over the runs of the samples to come within it of the
+  /// optimum (+inf: not reached), with its bootstrap interval.
+  std::vector<core::BootstrapCI> samples_to;
+  std::vector<int> reached;           ///< Per target: runs that reached it.
+  std::vector<double> cost_ratio_at;  ///< Per iso budget: median over runs of best / optimum.
+  int64_t samples = 0;                ///< Samples over the runs.
+  int64_t invalid = 0;                ///< Invalid samples over the runs.
+  int64_t duplicates = 0;             ///< Duplicate proposals over the runs.
+};
+
+/// One searcher over all layers.
+struct StudySearcherSummary {
+  /// Per iso budget: the gap to the optimum, i.e. the geometric mean over layers of the median
+  /// (over seeds) best / optimum, minus 1 (+inf or NaN: the median run of some layer had no
+  /// valid mapping), with its bootstrap interval (seeds resampled within each layer).
+  std::vector<core::BootstrapCI> gap_to_optimum;
+  /// Per target: the median over layers of the per-layer KM medians, with its interval.
+  std::vector<core::BootstrapCI> median_layer;
+  std::vector<int> layers_reached;  ///< Per target: layers whose KM median is reached.
+  int64_t samples = 0;              ///< Samples over all runs.
+  int64_t invalid = 0;              ///< Invalid samples over all runs.
+  int64_t duplicates = 0;           ///< Duplicate proposals over all runs.
+};
+
+/// One searcher against a baseline searcher (marl, ppo-box).
+struct StudyBaselineRatio {
+  /// Median over layers of (searcher's KM median samples to 5 %) / (the baseline's).
+  RatioSummary samples_to_5pct;
+  /// Per iso budget: geometric mean over layers of (searcher's median best) / (the
+  /// baseline's), over the layers where both are finite (0: no such layer).
+  std::vector<double> geomean_cost_ratio_at;
+};
+/// Every other searcher of the suite against one baseline, by searcher kind.
+using StudyRatios = std::map<std::string, StudyBaselineRatio>;
+
+/// Everything a study computes from its runs.
+struct StudyFigures {
+  /// Per layer: the reference cost, the exact mapper's optimum or, should a finished sampled
+  /// run beat it, that run's best (+inf: no valid mapping known).
+  std::vector<double> reference_cost;
+  std::vector<int> beat_exact;  ///< Per layer: finished sampled runs below the exact mapper.
+  std::map<std::string, std::vector<StudyCell>> cells;    ///< [searcher][layer index].
+  std::map<std::string, StudySearcherSummary> searchers;  ///< Per searcher, over all layers.
+  std::optional<StudyRatios> vs_marl;     ///< Against marl (none: the suite has no marl).
+  std::optional<StudyRatios> vs_ppo_box;  ///< Against ppo-box (none: no ppo-box).
+  /// Finished sampled runs that beat the exact mapper, over all layers.
+  int beat_exact_total() const {
+    int n = 0;
+    for (int b : beat_exact) n += b;
+    return n;
+  }
+};
+
+/// The reference of a layer: its optimum, proven by the exact mapper (or, if the time limit
+/// stops it, the best mapping found with the lower bound it has proven).
+struct StudyOptimum {
+  bool found = false;     ///< A valid mapping exists.
+  double cost = 0;        ///< Best cost found by the exact mapper.
+  nlohmann::json record;  ///< The exact mapper's record: bound, gap, optimal, effort, cost.
+};
+
+/// A finished (or interrupted) study: what ran, its figures and where they were written.
+struct StudyResult {
+  StudySuite suite;                      ///< The suite (its options file after --options).
+  std::string suite_file;                ///< The suite YAML path.
+  std::string arch;                      ///< Architecture name.
+  search::SearchOptions search_options;  ///< The searchers' options.
+  /// Layer names in suite order, each unique (an inline layer is named after its spec, a
+  /// repeated name gets "#<index>").
+  std::vector<std::string> layers;
+  std::vector<StudyOptimum> optimum;      ///< Per layer.
+  double exact_seconds = 0;               ///< Wall time of the exact mapper over all layers.
+  double wall_seconds = 0;                ///< Wall time of the sampled runs of this session.
+  int threads = 1;                        ///< Threads (or computing MPI ranks) that ran them.
+  bool interrupted = false;               ///< Stopped by Ctrl-C: resume to finish.
+  size_t runs_from_earlier_sessions = 0;  ///< Runs read from the trial log.
+  StudyFigures figures;                   ///< The statistics.
+  /// The study folder: study.json, study.html, runs.csv, summary.csv, searchers.csv, curves/,
+  /// plots/, and the state a resumed study reads (study-state.json, trials.jsonl).
+  std::filesystem::path dir;
+  bool plotted = true;  ///< gnuplot drew every SVG.
+};
+
+/// A study as an application object: constructed from the options and the parsed suite
+/// (which fail early on a bad architecture, objective, options file or layer), `run()` does the
+/// whole study and returns its figures; it also writes every file of the study folder.
+class StudyApp {
+ public:
+  /// `suite` is load_study_suite(options.suite) (its file is also read for the fingerprint).
+  StudyApp(const StudyOptions& options, StudySuite suite);
+  ~StudyApp();
+  StudyApp(const StudyApp&) = delete;
+  StudyApp& operator=(const StudyApp&) = delete;
+
+  /// Runs the study in its folder (locked, resumable); throws SpecError on bad input or a
+  /// folder it cannot use. An interrupted study returns what it has (`interrupted`).
+  StudyResult run();
+  /// A rank other than 0 under mpirun: runs the searcher runs rank 0 hands out and sends each
+  /// back; writes nothing (rank 0 owns the study folder). Returns the exit code.
+  int serve();
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;  ///< Setup (suite, architecture, layers, folder).
+};
+
+/// The table a user reads after `mapwright study`, and how to resume when it was interrupted.
+void print_study(const StudyResult& result, std::ostream& out);
+
+/// `mapwright study`: parses the suite, runs the study, prints the table (or with `json` the
+/// summary). Exit codes: 0 done, 130 interrupted (finished runs are kept; --resume goes on).
 int cmd_study(const StudyOptions& o, std::ostream& out);
 
 }  // namespace mapwright::flows

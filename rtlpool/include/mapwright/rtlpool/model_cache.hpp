@@ -9,9 +9,9 @@
 ///   parameters, and only `mapwright-rtl-worker` is built (cmake and ninja run as child
 ///   processes, without a shell; ccache makes the code other than the model's quick).
 /// - The key of a model is a SHA-256 over its RTL parameters, every file of the parts the
-///   worker is built from (rtl/, core/, model/, systemc/, rtlpool/, the worker's main, the
-///   top-level CMakeLists.txt), and the versions of Verilator and the C++ compiler. A change to
-///   any of them is a new key, so a stale model is never used.
+///   worker is built from (rtl/, core/, rtl_api/, model/, systemc/, rtlpool/, the worker's
+///   main, the top-level CMakeLists.txt), and the versions of Verilator and the C++ compiler. A
+///   change to any of them is a new key, so a stale model is never used.
 /// - Two processes that need the same model at once take an exclusive lock on
 ///   <cache>/<key>.lock: one builds, the other waits and then finds the executable.
 /// - A finished model is <cache>/<key>/mapwright-rtl-worker with model.json (its parameters)

@@ -1,97 +1,30 @@
 #pragma once
 /// \file rtl_pool.hpp
-/// RTL runs in worker processes. SystemC allows one simulation per process and one Verilated
-/// architecture per simulation, so every RTL run of a flow goes to a child process
-/// (`mapwright rtl-worker`, hidden from --help) that keeps its simulation across jobs of the
-/// same architecture. The pool spawns at most `max_workers` children (posix_spawn, one pipe
-/// each way, one JSON object per line), dispatches queued jobs to idle workers of the job's
-/// architecture (replacing an idle worker of another architecture when the pool is full), and
-/// runs the job of a crashed worker again on a fresh worker (at most
-/// `RtlWorkerPool::kMaxCrashRetries` times) before it reports a typed infrastructure failure:
-/// a crash is not a verdict on the mapping. A job still running `SimLimits::max_seconds` after
-/// it was sent is stopped by killing its worker; it comes back as a typed limit result
-/// (`over_limit`), neither retried nor an infrastructure failure. Workers run in their
-/// own process group, so a Ctrl-C on the terminal reaches only the parent, which can let the
-/// runs in flight finish.
+/// RTL runs in worker processes: the pool (the client side). SystemC allows one simulation per
+/// process and one Verilated architecture per simulation, so every RTL run of a flow goes to a
+/// child process (`mapwright-rtl-worker`, or the hidden `mapwright rtl-worker`; see
+/// worker_loop.hpp) that keeps its simulation across jobs of the same architecture. The pool
+/// spawns at most `max_workers` children (posix_spawn, one pipe each way, one JSON object per
+/// line: protocol.hpp), dispatches queued jobs to idle workers of the job's architecture
+/// (replacing an idle worker of another architecture when the pool is full), and runs the job
+/// of a crashed worker again on a fresh worker (at most `RtlWorkerPool::kMaxCrashRetries` times)
+/// before it reports a typed infrastructure failure: a crash is not a verdict on the mapping. A
+/// job still running `SimLimits::max_seconds` after it was sent is stopped by killing its
+/// worker; it comes back as a typed limit result (`over_limit`), neither retried nor an
+/// infrastructure failure. Workers run in their own process group, so a Ctrl-C on the terminal
+/// reaches only the parent, which can let the runs in flight finish.
 
 #include <cstddef>
-#include <cstdint>
-#include <deque>
-#include <istream>
 #include <memory>
 #include <string>
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
-#include "mapwright/core/layer.hpp"
-#include "mapwright/core/mapping.hpp"
-#include "mapwright/core/metrics.hpp"
-#include "mapwright/core/rtl_failure.hpp"
 #include "mapwright/rtlpool/model_cache.hpp"
+#include "mapwright/rtlpool/rtl_job.hpp"
+#include "mapwright/rtlpool/sim_limits.hpp"
 
 namespace mapwright::rtlpool {
-
-/// Per-simulation limits (mirror of systemc::SimLimits, which this library cannot include when
-/// built without the RTL). A run over one is not started, or is stopped, and comes back as a typed
-/// limit result (RtlJobResult::kind Limit).
-struct SimLimits {
-  long long max_cycles = 200'000'000;  ///< Largest predicted cycle count (reference schedule).
-  double max_seconds = 1800;           ///< Wall clock per simulation, from dispatch (the pool).
-  long long max_memory_mb = 4096;      ///< Largest estimated allocation of a run, in MiB.
-};
-/// Upper bounds of the user's values.
-constexpr long long kMaxSimCycles = 1'000'000'000'000;  ///< --sim-max-cycles
-constexpr double kMaxSimSeconds = 604800;               ///< --sim-max-seconds (a week)
-constexpr long long kMaxSimMemoryMb = 1'048'576;        ///< --sim-max-memory-mb (1 TiB)
-/// Refuses a limit that is not positive or is above its bound with a core::SpecError naming the
-/// flag (--sim-max-cycles, --sim-max-seconds, --sim-max-memory-mb), the value and the bound.
-void check_sim_limits(const SimLimits& limits);
-
-/// One RTL run (or, with `probe`, only a check that the architecture has a compiled model).
-struct RtlJob {
-  std::string arch;               ///< Named architecture or YAML file (as load_arch takes it).
-  core::Layer layer;              ///< The layer.
-  core::Mapping mapping;          ///< The mapping (must pass check_mapping).
-  uint64_t seed = 1;              ///< Seed of the random operands.
-  long long watchdog_cycles = 0;  ///< 0 = the evaluator's automatic bound.
-  SimLimits limits;               ///< Cycles and memory (checked in the worker), wall clock (pool).
-  bool probe = false;             ///< Only elaborate the model and read its parameters.
-  /// FST waveform of the run ("" = none); needs a traced model (ModelCacheOptions::traced).
-  std::string trace_file;
-};
-
-/// What came back from a worker.
-struct RtlJobResult {
-  /// Why the job failed (None when the run completed). From the RTL evaluator (Watchdog,
-  /// RtlError, Arch, Limit, ...) or from the pool: Worker when the worker process died on every
-  /// try or answered garbage (infrastructure: no verdict, the job may succeed when run again),
-  /// Limit when the pool stopped it at SimLimits::max_seconds (no verdict either).
-  core::RtlFailure kind = core::RtlFailure::None;
-  std::string failure;             ///< The message of `kind` ("" when None).
-  long long predicted_cycles = 0;  ///< Predicted cycles of the run (0 = not computed).
-  double estimated_memory_mb = 0;  ///< Estimated allocation in MiB (0 = not computed).
-  /// How many times the job was run again on a fresh worker after its worker crashed.
-  int retries = 0;
-  bool functional_ok = false;  ///< Outputs equal the C++ reference bit for bit.
-  long long mismatches = 0;    ///< Output bytes that differ.
-  core::Metrics metrics;       ///< Cycles, counts, energy, EDP, utilization from the RTL.
-  double sim_seconds = 0;      ///< Wall time of the simulation in the worker.
-  double sim_cpu_seconds = 0;  ///< CPU time of the simulating thread (speed measurements).
-  long long sim_cycles = 0;    ///< Clock cycles simulated (the run plus its drain).
-  /// The harness that ran it: "pin-level SystemC" or "decoupled SystemC"; the
-  /// worker picks the decoupled one where its architecture has a plain model ("" = not run).
-  std::string harness;
-  /// Banked buffers: the RTL's input, weight and accumulator bank-stall counters (0 when
-  /// multi-ported).
-  long long input_bank_stalls = 0, weight_bank_stalls = 0, accum_bank_stalls = 0;
-  bool ok() const { return kind == core::RtlFailure::None && functional_ok; }
-  /// Over a SimLimits bound (not started, or stopped): no verdict, not an infrastructure failure.
-  bool over_limit() const { return kind == core::RtlFailure::Limit; }
-  /// The infrastructure failed (the worker died or answered garbage): no verdict.
-  bool infrastructure() const { return kind == core::RtlFailure::Worker; }
-};
 
 /// The path of the running executable (for spawning workers): env MAPWRIGHT_EXE if set, else
 /// /proc/self/exe.
@@ -150,15 +83,5 @@ class RtlWorkerPool {
   struct Impl;
   std::unique_ptr<Impl> impl_;  ///< Workers, queue, buffers.
 };
-
-/// The worker's main loop: reads one JSON request per line from `in`, runs it on the process's
-/// RtlEvaluator, writes one JSON result per line to file descriptor `out_fd`. Returns at EOF.
-///
-/// TEST HOOK (for the crash-retry tests only; never set it otherwise):
-/// `MAPWRIGHT_TEST_CRASH_FIRST_JOB=<file>[:N]` (N defaults to 1) makes a worker that takes an
-/// RTL job (not a probe) while `<file>` holds fewer than N bytes append one byte to it and die
-/// by SIGSEGV before answering, so exactly N crashes happen across all workers (the file is
-/// created if missing and updated under flock).
-int worker_loop(std::istream& in, int out_fd);
 
 }  // namespace mapwright::rtlpool

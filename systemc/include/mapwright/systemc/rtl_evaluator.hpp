@@ -1,6 +1,6 @@
 #pragma once
 /// \file rtl_evaluator.hpp
-/// The RTL as an Evaluator: runs a layer under a mapping on the Verilated accelerator
+/// The RTL simulator: runs a layer under a mapping on the Verilated accelerator
 /// (rtl/mw_accel.sv) inside a SystemC testbench (clock, reset, a DRAM model with the
 /// architecture's bandwidth and latency holding the real tensors, the command driver), and
 /// returns cycle-accurate latency, the hardware's access counters and a bit-exact check against
@@ -21,28 +21,14 @@
 #include <vector>
 
 #include "mapwright/core/metrics.hpp"
-#include "mapwright/core/rtl_failure.hpp"
+#include "mapwright/rtl_api/rtl_api.hpp"
 
 namespace mapwright::systemc {
 
-/// Per-run limits, checked before a simulation starts (cheapest check first): a run over one
-/// is not started and comes back as a typed result (RtlRunResult::over_limit, failure
-/// "limit: ..."). A value <= 0 switches that limit off here; the CLI accepts only positive
-/// values (flows::check_sim_limits).
-struct SimLimits {
-  /// Largest predicted cycle count (model::simulate_schedule) a run may have.
-  long long max_cycles = 200'000'000;
-  /// Wall-clock seconds one simulation may take (checked between slices of simulated time on
-  /// the SystemC testbench; the RTL worker pool enforces it by killing the worker instead).
-  double max_seconds = 1800;
-  /// Largest estimated allocation of a run (estimate_run_memory), in MiB.
-  long long max_memory_mb = 4096;
-};
-
-/// Upper bound of what one run allocates, in bytes, from the layer shape and the mapping's
-/// trip counts in closed form (nothing is walked or allocated): the command program with
-/// its DMA segment lists (vector growth included), the DRAM image, the random operands and
-/// the reference output, and the tile walk's bookkeeping per output tile.
+/// Upper bound of what one run allocates, in bytes, from the layer shape, the mapping's trip
+/// counts and the run's access counts in closed form (nothing is walked or allocated): the
+/// command program with its DMA segment lists (vector growth included), the DRAM image, the
+/// random operands and the reference output, and the tile walk's bookkeeping per output tile.
 struct RunMemoryEstimate {
   double program_bytes = 0;  ///< Command words, last flags, DMA jobs and their segments.
   double dram_bytes = 0;     ///< The DRAM image (what build_program sizes dram_bytes to).
@@ -50,9 +36,12 @@ struct RunMemoryEstimate {
   double walk_bytes = 0;     ///< walk_tile_program's reduction count per output tile.
   double total() const { return program_bytes + dram_bytes + tensor_bytes + walk_bytes; }
 };
-/// The estimate of one run of `layer` under `mapping` (which must pass check_mapping).
+/// The estimate of one run of `layer` under `mapping` (which must pass check_mapping), whose
+/// access counts are `counts` (model::closed_form_counts: its tile steps and DMA commands size
+/// the command program).
 RunMemoryEstimate estimate_run_memory(const core::Layer& layer, const core::Arch& arch,
-                                      const core::Mapping& mapping);
+                                      const core::Mapping& mapping,
+                                      const core::AccessCounts& counts);
 
 /// Which harness runs the Verilated RTL.
 enum class RtlHarness {
@@ -99,41 +88,10 @@ struct RtlRunOptions {
   bool misflag_burst_last = false;
   /// The harness around the model (same RTL, command driver and DRAM model in each).
   RtlHarness harness = RtlHarness::SystemC;
-  SimLimits limits;  ///< Cycles, memory and wall clock a run may take.
-};
-
-/// Result of one RTL run.
-struct RtlRunResult {
-  core::Metrics metrics;       ///< Cycles, counts and energy from the RTL (valid = ran to the end).
-  bool functional_ok = false;  ///< Outputs equal the C++ reference bit for bit.
-  long long mismatches = 0;    ///< Output bytes that differ.
-  /// Why the run failed (None on success). Limit: not started, or stopped, because it is over a
-  /// SimLimits bound; not a verdict on the design.
-  core::RtlFailure kind = core::RtlFailure::None;
-  /// "" on success, else the message of `kind` ("invalid: ...", "watchdog: ...", "limit: ..."
-  /// with the estimate and the bound, ...).
-  std::string failure;
-  bool over_limit() const { return kind == core::RtlFailure::Limit; }
-  long long predicted_cycles = 0;    ///< model::simulate_schedule cycles (0 if not computed).
-  double estimated_memory_mb = 0;    ///< estimate_run_memory total in MiB (0 if not computed).
-  core::AccessCounts counts;         ///< The hardware counters.
-  long long cycles = 0;              ///< First DMA start to last completion, inclusive.
-  long long array_busy_cycles = 0;   ///< Cycles the fold engine was busy.
-  long long array_stall_cycles = 0;  ///< Busy cycles the fold engine did not advance.
-  /// Banked buffers: cycles a requested row of the input / weight buffer waited for a bank.
-  long long input_bank_stall_cycles = 0;
-  long long weight_bank_stall_cycles = 0;
-  /// Banked accumulator: cycles a compute row of it waited for a bank (zero for every valid
-  /// mapping: core::accum_bank_problem refuses the rest).
-  long long accum_bank_stall_cycles = 0;
-  long long dma_busy_cycles = 0;    ///< Cycles the DMA engine had a command in flight.
-  long long dram_stall_cycles = 0;  ///< DMA data-phase cycles without a beat.
-  double sim_seconds = 0;           ///< Wall time of the simulation.
-  double sim_cpu_seconds = 0;       ///< CPU time of the simulation (its thread).
-  long long sim_cycles = 0;  ///< Clock cycles the harness simulated for the job (start to end).
-  /// The harness that ran the job (Auto resolved; the requested one when none was reached).
-  RtlHarness harness = RtlHarness::SystemC;
-  bool ok() const { return kind == core::RtlFailure::None && functional_ok; }
+  /// Cycles, memory and wall clock a run may take. The caller's admission checks the cycles
+  /// and the memory before the run (rtlpool::admit_run); the simulator watches the wall clock
+  /// (max_seconds, <= 0 = not watched).
+  rtl::SimLimits limits;
 };
 
 /// RTL parameters a Verilated model was built with, as reported by its registers.
@@ -147,17 +105,24 @@ struct RtlParams {
   long long buf_banks = 0;         ///< Banks of the input and weight buffers (0: multi-ported).
 };
 
-class RtlEvaluator final : public core::Evaluator {
+/// The process's simulator: one SystemC simulation, elaborated for the first architecture
+/// (and harness) it runs.
+class RtlEvaluator {
  public:
-  /// Runs with default options (seed 1); a failure comes back as valid == false with the
-  /// failure as reason.
-  core::Metrics evaluate(const core::Layer& layer, const core::Arch& arch,
-                         const core::Mapping& mapping) override;
-  std::string name() const override { return "rtl"; }
+  /// The simulator's checks before anything is built or estimated: the mapping belongs to the
+  /// layer and architecture (a Mapping failure), fits the buffers (Invalid, with the metrics'
+  /// typed reason), and the harness can model the architecture's DRAM latency (Arch). False
+  /// with `res` failed when the run cannot go on.
+  static bool precheck(const core::Layer& layer, const core::Arch& arch,
+                       const core::Mapping& mapping, rtl::RtlRunResult& res);
 
-  /// One full run with options.
-  RtlRunResult run(const core::Layer& layer, const core::Arch& arch, const core::Mapping& mapping,
-                   const RtlRunOptions& options = {});
+  /// One full run, admitted against its limits by `admission` (rtlpool::admit_run, which the
+  /// RTL worker and `mapwright verify` call): a run that fails precheck comes back with that
+  /// failure, a run the admission refused with its typed limit result; nothing is built for
+  /// either. The result's estimates and the automatic watchdog bound come from the admission.
+  rtl::RtlRunResult run(const core::Layer& layer, const core::Arch& arch,
+                        const core::Mapping& mapping, const rtl::RunAdmission& admission,
+                        const RtlRunOptions& options = {});
 
   /// Elaborates (if needed) the model for `arch` in `harness` and reads its parameter
   /// registers. Returns false with `failure` set when no model matches or another arch or
