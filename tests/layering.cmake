@@ -12,9 +12,9 @@
 #   mapper    <- mapspace, model             the exact mapper
 #   search    <- core, support               an abstract problem: no model, space or RTL
 #   rtl_api   <- core                        plain RTL data shared by the simulator and the pool
-#                                            (planned; no folder yet)
 #   systemc   <- rtl_api, core               the ground truth never includes the model
-#   rtlpool   <- systemc, model              the pool, and the worker loop that runs the RTL
+#   rtlpool   <- systemc, model              the worker (rtlpool/worker/) runs the RTL; the
+#                                            pool's client (src/, include/) sees neither
 #   flows     <- everything above            the commands
 #   apps      <- flows, rtlpool              the thin mains
 # Inside flows: the report never includes the run command's headers, and the run record
@@ -73,6 +73,10 @@ foreach(e ${entries})
       list(JOIN may_include_${top} ", " allowed)
       list(APPEND found "${file}: ${line}: ${top} may include only ${allowed}")
     endif()
+  endif()
+  # The pool's client builds without the RTL: only its worker includes the simulator and model.
+  if(file MATCHES "^rtlpool/(src|include)/" AND line MATCHES "[<\"]mapwright/(systemc|model)/")
+    list(APPEND found "${file}: ${line}: the RTL pool's client may not include ${CMAKE_MATCH_1}")
   endif()
   # Inside flows: the record and the report sit below the commands that fill them.
   if(file MATCHES "^flows/report/" AND line MATCHES "[<\"](mapwright/flows/run\\.hpp|run/)")
