@@ -65,7 +65,7 @@ int main(int argc, char** argv) {
     }
   }
   const core::Arch arch = core::load_arch(arch_name);
-  const flows::Objective objective = flows::parse_objective(objective_name);
+  const core::Objective objective = core::parse_objective(objective_name);
   const search::SearchOptions options = flows::load_options_or_default("");
   std::printf("%-28s %-7s %-8s %10s %8s %9s %7s %8s %6s\n", "layer", "search", "encoding",
               "best/opt", "valid%", "repaired", "dup", "distinct", "log10");

@@ -87,9 +87,7 @@ LayerSearch exact_layer(const Layer& layer, const Arch& arch, uint64_t seed,
                         const std::function<void(const SampleSeen&)>& observe,
                         const ExactOptions& exact) {
   mapper::Options mo;
-  mo.objective.latency = objective.latency;
-  mo.objective.energy = objective.energy;
-  mo.objective.name = objective.name;
+  mo.objective = objective;
   mo.time_limit_s = exact.time_limit_s;
   mo.target_gap = exact.gap;
   mo.threads = exact.threads;

@@ -12,14 +12,12 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <limits>
 #include <map>
 #include <thread>
 #include <vector>
 
 #include "mapwright/core/compact_space.hpp"
-#include "mapwright/core/error.hpp"
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/mapper/bounds.hpp"
 #include "mapwright/model/bank_conflicts.hpp"
@@ -28,29 +26,6 @@
 namespace mapwright::mapper {
 
 using namespace mapwright::core;
-
-double Objective::cost(const Metrics& m) const {
-  return std::pow(static_cast<double>(m.cycles), latency) * std::pow(m.energy_pj, energy);
-}
-
-double Objective::cost(double cycles, double energy_pj) const {
-  return std::pow(cycles, latency) * std::pow(energy_pj, energy);
-}
-
-Objective objective_from_name(const std::string& name, const std::string& where) {
-  Objective o;
-  o.name = name;
-  if (name == "edp") return o;
-  if (name == "latency" || name == "cycles") {
-    o.energy = 0;
-    return o;
-  }
-  if (name == "energy") {
-    o.latency = 0;
-    return o;
-  }
-  throw SpecError(where, "objective", name, "unknown objective (known: edp, latency, energy)");
-}
 
 const char* stop_reason_name(StopReason r) {
   switch (r) {

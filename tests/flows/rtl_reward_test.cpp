@@ -55,7 +55,7 @@ struct Seen {
 TEST(RtlReward, GaOnSmall4ScoresSamplesAfterTheWarmupOnTheRtl) {
   const core::Layer layer = core::parse_layer_arg(kLayer);
   const core::Arch arch = core::load_arch("small4");
-  const flows::Objective obj = flows::parse_objective("edp");
+  const core::Objective obj = core::parse_objective("edp");
   const search::SearchOptions opts = flows::load_options_or_default("");
   // The seed cmd_search gives layer 0 of a run seeded 1 (checked against the CLI flow below).
   const uint64_t seed = 1 * 1000003ULL;
@@ -163,7 +163,7 @@ TEST(RtlReward, RefusesAnArchWithoutAModelAndTheExactMapper) {
   const std::string odd = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/odd_beat.yaml";
   const core::Layer layer = core::parse_layer_arg(kLayer);
   const core::Arch arch = core::load_arch(odd);
-  const flows::Objective obj = flows::parse_objective("edp");
+  const core::Objective obj = core::parse_objective("edp");
   const search::SearchOptions opts = flows::load_options_or_default("");
   flows::RewardOptions r = rtl_reward(0);
   r.arch = odd;

@@ -80,7 +80,7 @@ const char* encoding_name(Encoding e);
 /// "invalid" and "duplicates").
 LayerSearch search_layer(const core::Layer& layer, const core::Arch& arch, const std::string& kind,
                          const search::SearchOptions& options, uint64_t seed, int64_t budget,
-                         const Objective& objective,
+                         const core::Objective& objective,
                          const std::function<bool(const search::SearchProgress&)>& keep_going = {},
                          const std::function<void(const SampleSeen&)>& observe = {},
                          const ExactOptions& exact = {}, Encoding encoding = Encoding::Compact,
