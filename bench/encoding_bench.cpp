@@ -18,6 +18,7 @@
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/zoo.hpp"
 #include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/seeds.hpp"
 #include "mapwright/search/searcher.hpp"
 
 using namespace mapwright;
@@ -85,7 +86,7 @@ int main(int argc, char** argv) {
         double space = 0;
         for (int s = 1; s <= seeds; ++s) {
           // The seed `mapwright search --layer ... --seed s` gives its (only) layer.
-          const uint64_t layer_seed = static_cast<uint64_t>(s) * 1000003ULL;
+          const uint64_t layer_seed = flows::layer_seed(static_cast<uint64_t>(s), 0);
           std::vector<std::string> seen;  // distinct decoded mappings
           auto observe = [&](const flows::SampleSeen& x) {
             seen.push_back(core::mapping_to_yaml(*x.mapping));

@@ -29,6 +29,7 @@
 #include "common/text.hpp"
 #include "common/files.hpp"
 #include "common/signals.hpp"
+#include "mapwright/core/concurrency.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/test_hooks.hpp"
 #include "mapwright/flows/dist.hpp"
@@ -38,6 +39,7 @@
 #include "mapwright/model/refined.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/seeds.hpp"
 #include "mapwright/flows/verify.hpp"
 #include "report/render.hpp"
 #include "store/results_db.hpp"
@@ -51,15 +53,6 @@ using nlohmann::json;
 namespace mapwright::flows {
 
 namespace {
-
-/// Seeds: the search seed of layer i is the one `mapwright search` uses; RTL operands of
-/// candidate r of layer i get their own.
-uint64_t layer_seed(uint64_t seed, size_t li) {
-  return seed * 1000003ULL + li;
-}
-uint64_t rtl_seed(uint64_t seed, size_t li, int rank) {
-  return seed * 7919ULL + li * 101ULL + static_cast<uint64_t>(rank);
-}
 
 std::string stem_of(size_t li, const std::string& name) {
   return std::to_string(li) + "_" + safe_name(name);
@@ -781,9 +774,7 @@ int run_worker() {
                                      make_onnx_options(w->o.input_shapes, w->o.strict))
                        .unique_layers();
         }
-        const int jobs = w->o.jobs > 0
-                             ? w->o.jobs
-                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        const int jobs = w->o.jobs > 0 ? w->o.jobs : default_jobs();
         if (!w->o.no_rtl) w->pool = start_rtl_pool(w->o, w->arch, jobs);
         w->dir = fs::path(m["dir"].get<std::string>()) / ".ranks" / std::to_string(dist::rank());
         fs::remove_all(w->dir);
@@ -971,8 +962,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     target = net.name;
     layers = net.unique_layers();
   }
-  const int jobs =
-      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = o.jobs > 0 ? o.jobs : default_jobs();
   std::unique_ptr<RtlWorkerPool> pool = o.no_rtl ? nullptr : start_rtl_pool(o, arch, jobs);
 
   make_output_dir(dir / "mappings");

@@ -23,10 +23,12 @@
 #include <sstream>
 #include <thread>
 
+#include "mapwright/core/concurrency.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/core/layer_spec.hpp"
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/core/search_space.hpp"
+#include "mapwright/flows/seeds.hpp"
 #include "mapwright/mapper/mapper.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "mapwright/search/searcher.hpp"
@@ -170,8 +172,7 @@ search::Outcome rtl_outcome(const RtlJobResult& r, const Objective& objective) {
 /// naming --arch: a usage error, not a result.
 std::unique_ptr<RtlWorkerPool> rtl_pool_for(const std::string& arch_arg, const std::string& exe,
                                             int jobs) {
-  const int n =
-      jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int n = jobs > 0 ? jobs : default_jobs();
   auto pool = std::make_unique<RtlWorkerPool>(exe.empty() ? worker_executable() : exe, n);
   ModelCacheOptions cache;
   cache.progress = &std::cerr;
@@ -187,10 +188,6 @@ bool best_from_rtl(const nlohmann::json& reward) {
 }
 
 }  // namespace
-
-uint64_t rtl_operand_seed(uint64_t seed, int64_t sample) {
-  return seed * 7919ULL + static_cast<uint64_t>(sample) + 1;
-}
 
 search::SearchOptions load_options_or_default(const std::string& file) {
   // load_search_options' std::invalid_argument already reads "<file>: key '<k>' = '<v>': why".
@@ -295,7 +292,7 @@ class BatchScorer {
     w["rtl_sim_seconds"] = rtl_sim_seconds_;
     w["rtl_wall_seconds"] = rtl_wall_seconds_;
     w["watchdog_cycles"] = reward.watchdog_cycles;
-    w["operand_seed"] = "search seed * 7919 + sample + 1";
+    w["operand_seed"] = kRtlOperandSeedRule;
     w["best_from_rtl"] = best_from_rtl;
     w["runs"] = std::move(rtl_log_);
     return w;
@@ -586,11 +583,6 @@ SearchJob prepare_search(const SearchCliOptions& o) {
   return job;
 }
 
-/// Layer `li`'s search seed: derived from the run seed and the layer index (recorded).
-uint64_t layer_seed(const SearchCliOptions& o, size_t li) {
-  return o.seed * 1000003ULL + li;
-}
-
 /// File stem of layer `li`'s mapping and curve.
 std::string layer_stem(size_t li, const LayerRun& r) {
   return std::to_string(li) + "_" + safe_name(r.layer.name);
@@ -612,7 +604,7 @@ bool show_progress(bool tty, size_t li, size_t n, const std::string& name,
 /// mapper for the optimum to compare with) and keeps the results in job.runs[li].
 void search_one_layer(SearchJob& job, const SearchCliOptions& o, size_t li, bool tty) {
   LayerRun& r = job.runs[li];
-  const uint64_t seed = layer_seed(o, li);
+  const uint64_t seed = layer_seed(o.seed, li);
   const size_t n = job.runs.size();
   const std::string& name = r.layer.name;
   auto progress = [tty, li, n, &name](const search::SearchProgress& p) {
@@ -646,7 +638,7 @@ void write_layer_mapping(const SearchJob& job, const SearchCliOptions& o, size_t
   if (!r.result.found) return;
   std::ostringstream y;
   y << "# " << one_line(r.layer.name) << ": " << r.layer.describe() << "\n# searcher " << o.searcher
-    << ", seed " << layer_seed(o, li) << ", objective " << job.objective.name
+    << ", seed " << layer_seed(o.seed, li) << ", objective " << job.objective.name
     << (job.exact ? ", proven gap " + (r.exact["gap"].is_null()
                                            ? std::string("n/a")
                                            : std::to_string(r.exact["gap"].get<double>()))

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "common/signals.hpp"
+#include "mapwright/core/concurrency.hpp"
 #include "mapwright/core/error.hpp"
 #include "mapwright/flows/dist.hpp"
 
@@ -181,8 +182,7 @@ ExecOutcome StudyExecutor::run(size_t from_log) {
                           "study --resume`");
   } else {
     const int jobs = setup_.options.jobs;
-    out.threads =
-        jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    out.threads = jobs > 0 ? jobs : default_jobs();
     run_jobs_pool(order, out.threads, from_log);
   }
   out.stopped = stopped_;

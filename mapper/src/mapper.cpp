@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "mapwright/core/compact_space.hpp"
+#include "mapwright/core/concurrency.hpp"
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/mapper/bounds.hpp"
 #include "mapwright/model/bank_conflicts.hpp"
@@ -504,9 +505,7 @@ Result solve(const Layer& layer, const Arch& arch, const Options& options) {
   f.best = initial(layer, arch, options.objective);
   f.top.k = static_cast<size_t>(std::max(1, options.keep));
   if (f.best.found) f.top.offer(f.best.cost, f.best.key, f.best.m);
-  int threads =
-      options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::max(1, threads);
+  const int threads = options.threads > 0 ? options.threads : default_jobs();
   const int wave = std::max(1, options.wave);
   auto search_space = [&](const Context& c, Found& into) {
     std::vector<Worker> workers;

@@ -52,7 +52,7 @@ struct SampleSeen {
 /// surrogate's checks is simulated on the Verilated RTL in `jobs` worker processes (all fresh
 /// points of a batch in parallel) and its cost is the objective of the RTL metrics. An RTL
 /// failure (mismatch, watchdog, worker crash) is an invalid outcome "rtl: ...". The operands of
-/// sample i are seeded with rtl_operand_seed(search seed, i).
+/// sample i are seeded with rtl_operand_seed(search seed, i) (seeds.hpp).
 struct RewardOptions {
   enum Source { Surrogate, Rtl };
   Source source = Surrogate;      ///< Surrogate (the default) or Rtl.
@@ -63,8 +63,6 @@ struct RewardOptions {
   rtlpool::SimLimits limits;      ///< Rtl: per-simulation limits (a run over one is invalid).
   std::string arch;               ///< Rtl: arch name or YAML path for the workers ("" = arch.name).
 };
-/// Seed of the RTL operands of sample `sample` of a search seeded with `seed`.
-uint64_t rtl_operand_seed(uint64_t seed, int64_t sample);
 /// How the sampling searchers see a layer's mappings.
 enum class Encoding {
   Compact,  ///< core::SearchSpace: compact, every decoded point fits (repairs are counted).
