@@ -17,7 +17,7 @@
 
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/zoo.hpp"
-#include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/layer_search.hpp"
 #include "mapwright/flows/seeds.hpp"
 #include "mapwright/search/searcher.hpp"
 
@@ -76,7 +76,7 @@ int main(int argc, char** argv) {
     const core::Layer layer =
         core::zoo_layer(spec.substr(0, colon), spec.substr(colon + 1), "--layers");
     const flows::LayerSearch ex =
-        flows::search_layer(layer, arch, "exact", options, 0, budget, objective);
+        flows::search_layer({layer, arch, "exact", options, 0, budget, objective});
     const double opt = ex.result.best_cost;
     for (size_t si = 0; si < searchers.size(); ++si) {
       for (int e = 0; e < 2; ++e) {
@@ -91,9 +91,9 @@ int main(int argc, char** argv) {
           auto observe = [&](const flows::SampleSeen& x) {
             seen.push_back(core::mapping_to_yaml(*x.mapping));
           };
-          const flows::LayerSearch ls =
-              flows::search_layer(layer, arch, searchers[si], options, layer_seed, budget,
-                                  objective, {}, observe, {}, enc);
+          const flows::LayerSearch ls = flows::search_layer(
+              {layer, arch, searchers[si], options, layer_seed, budget, objective, {}, enc},
+              {{}, observe});
           std::sort(seen.begin(), seen.end());
           distinct += std::unique(seen.begin(), seen.end()) - seen.begin();
           ratio_log += ls.result.found ? std::log(ls.result.best_cost / opt) : INFINITY;

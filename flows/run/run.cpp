@@ -38,7 +38,7 @@
 #include "mapwright/core/mapspace.hpp"
 #include "mapwright/model/refined.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
-#include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/layer_search.hpp"
 #include "mapwright/flows/seeds.hpp"
 #include "mapwright/flows/verify.hpp"
 #include "report/render.hpp"
@@ -590,9 +590,10 @@ class RunSession {
     }
     ExactOptions ex = o_.exact;
     ex.top_k = o_.top_k;
-    LayerSearch ls =
-        search_layer(layer, arch_, o_.searcher, sopts_, rec_.layers[li].seed, o_.budget, objective_,
-                     keep_going, observe, ex, Encoding::Compact, reward_options());
+    const LayerSearchRequest rq{layer,     arch_,      o_.searcher, sopts_, rec_.layers[li].seed,
+                                o_.budget, objective_, ex};
+    LayerSearch ls = search_layer(rq, *reward_evaluator(rq, reward_options(), reward_pool()),
+                                  {keep_going, observe});
     if (ls.result.stopped_early || InterruptSignals::count()) return LayerOutcome::Stopped;
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -607,19 +608,24 @@ class RunSession {
     return top.entries.empty() ? LayerOutcome::NoValid : LayerOutcome::Searched;
   }
 
-  /// The searchers' reward: the surrogate, or (--reward rtl) the RTL after the warm-up, in
-  /// worker processes of their own (as many as the verification pool).
-  RewardOptions reward_options() const {
-    RewardOptions r;
-    if (o_.reward != "rtl") return r;
-    r.source = RewardOptions::Rtl;
+  /// The searchers' RTL reward (--reward rtl): the RTL after the warm-up, in worker processes
+  /// of their own (reward_pool()).
+  RtlRewardOptions reward_options() const {
+    RtlRewardOptions r;
     r.surrogate_warmup = o_.surrogate_warmup;
     r.jobs = jobs_;
-    r.worker_exe = o_.worker_exe;
     r.watchdog_cycles = o_.rtl_watchdog_cycles;
     r.limits = o_.sim_limits;
     r.arch = o_.arch;
     return r;
+  }
+
+  /// --reward rtl: the searchers' workers (as many as the verification pool, whose results
+  /// collect() takes), started for the first layer searched and kept for the others; else null.
+  RtlWorkerPool* reward_pool() {
+    if (o_.reward == "rtl" && !reward_pool_)
+      reward_pool_ = rtl_reward_pool(o_.arch, o_.worker_exe, jobs_);
+    return reward_pool_.get();
   }
 
   /// The layer's search record, best-so-far curve and candidates.
@@ -674,6 +680,7 @@ class RunSession {
   /// Verification jobs in the pool: job id -> (layer, candidate index).
   std::map<size_t, std::pair<size_t, size_t>> job_of_;
   std::vector<EvaluationRow> last_evals_;  ///< The last search's samples (for rank 0, under MPI).
+  std::unique_ptr<RtlWorkerPool> reward_pool_;  ///< See reward_pool().
 };
 
 /// The settings a rank needs to search and verify a layer exactly as rank 0 would (rank 0's
