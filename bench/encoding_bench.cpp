@@ -17,7 +17,8 @@
 
 #include "mapwright/core/arch.hpp"
 #include "mapwright/frontend/zoo.hpp"
-#include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/layer_search.hpp"
+#include "mapwright/flows/seeds.hpp"
 #include "mapwright/search/searcher.hpp"
 
 using namespace mapwright;
@@ -65,7 +66,7 @@ int main(int argc, char** argv) {
     }
   }
   const core::Arch arch = core::load_arch(arch_name);
-  const flows::Objective objective = flows::parse_objective(objective_name);
+  const core::Objective objective = core::parse_objective(objective_name);
   const search::SearchOptions options = flows::load_options_or_default("");
   std::printf("%-28s %-7s %-8s %10s %8s %9s %7s %8s %6s\n", "layer", "search", "encoding",
               "best/opt", "valid%", "repaired", "dup", "distinct", "log10");
@@ -75,7 +76,7 @@ int main(int argc, char** argv) {
     const core::Layer layer =
         core::zoo_layer(spec.substr(0, colon), spec.substr(colon + 1), "--layers");
     const flows::LayerSearch ex =
-        flows::search_layer(layer, arch, "exact", options, 0, budget, objective);
+        flows::search_layer({layer, arch, "exact", options, 0, budget, objective});
     const double opt = ex.result.best_cost;
     for (size_t si = 0; si < searchers.size(); ++si) {
       for (int e = 0; e < 2; ++e) {
@@ -85,14 +86,14 @@ int main(int argc, char** argv) {
         double space = 0;
         for (int s = 1; s <= seeds; ++s) {
           // The seed `mapwright search --layer ... --seed s` gives its (only) layer.
-          const uint64_t layer_seed = static_cast<uint64_t>(s) * 1000003ULL;
+          const uint64_t layer_seed = flows::layer_seed(static_cast<uint64_t>(s), 0);
           std::vector<std::string> seen;  // distinct decoded mappings
           auto observe = [&](const flows::SampleSeen& x) {
             seen.push_back(core::mapping_to_yaml(*x.mapping));
           };
-          const flows::LayerSearch ls =
-              flows::search_layer(layer, arch, searchers[si], options, layer_seed, budget,
-                                  objective, {}, observe, {}, enc);
+          const flows::LayerSearch ls = flows::search_layer(
+              {layer, arch, searchers[si], options, layer_seed, budget, objective, {}, enc},
+              {{}, observe});
           std::sort(seen.begin(), seen.end());
           distinct += std::unique(seen.begin(), seen.end()) - seen.begin();
           ratio_log += ls.result.found ? std::log(ls.result.best_cost / opt) : INFINITY;

@@ -175,7 +175,7 @@ int main(int argc, char** argv) {
   }
   const core::Arch arch = core::load_arch(arch_name);
   mapper::Options opt;
-  opt.objective = mapper::objective_from_name(objective, "--objective");
+  opt.objective = core::parse_objective(objective, "--objective");
   opt.target_gap = gap;
   opt.time_limit_s = time_limit;
   opt.threads = threads;

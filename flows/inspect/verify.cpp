@@ -21,6 +21,7 @@
 #include "mapwright/frontend/layer_spec.hpp"
 #include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/support/stats.hpp"
+#include "mapwright/flows/seeds.hpp"
 #include "mapwright/model/refined.hpp"
 #include "mapwright/model/surrogate.hpp"
 #include "verify/crosscheck.hpp"
@@ -333,7 +334,7 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       const Metrics s = sur.evaluate(layer, arch, m);
       const long long refined = model::refined_cycles(layer, arch, m).cycles;
       systemc::RtlRunOptions ro;
-      ro.seed = o.seed * 7919 + li * 1000 + i;
+      ro.seed = fidelity_seed(o.seed, li, i);
       ro.harness = harness;
       const rtl::RtlRunResult r = run_admitted(rtl, layer, arch, m, ro);
       const bool counts_equal = crosscheck(layer, arch, m, s, measured(r)).counts_equal;

@@ -21,6 +21,7 @@
 
 #include "common/text.hpp"
 #include "common/files.hpp"
+#include "mapwright/core/concurrency.hpp"
 #include "mapwright/support/error.hpp"
 #include "mapwright/frontend/layer_spec.hpp"
 #include "mapwright/support/yaml_util.hpp"
@@ -369,8 +370,7 @@ int cmd_regress(const RegressOptions& o, std::ostream& out) {
   // Surrogate in-process; RTL in workers, submitted grouped by architecture.
   std::vector<Outcome> res(cases.size());
   const std::map<std::string, Arch> archs = score_on_surrogate(cases, res);
-  const int jobs =
-      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = o.jobs > 0 ? o.jobs : default_jobs();
   const double wall = run_on_rtl(cases, o, suite.name, jobs, res);
   Verdicts v = compare_with_goldens(cases, goldens, o.update, res);
   v.failed += check_bank_stalls(cases, archs, res);

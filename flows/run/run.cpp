@@ -29,6 +29,7 @@
 #include "common/text.hpp"
 #include "common/files.hpp"
 #include "common/signals.hpp"
+#include "mapwright/core/concurrency.hpp"
 #include "mapwright/support/error.hpp"
 #include "mapwright/support/test_hooks.hpp"
 #include "mapwright/flows/dist.hpp"
@@ -37,7 +38,8 @@
 #include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/model/refined.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
-#include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/layer_search.hpp"
+#include "mapwright/flows/seeds.hpp"
 #include "mapwright/flows/verify.hpp"
 #include "report/render.hpp"
 #include "store/results_db.hpp"
@@ -51,15 +53,6 @@ using nlohmann::json;
 namespace mapwright::flows {
 
 namespace {
-
-/// Seeds: the search seed of layer i is the one `mapwright search` uses; RTL operands of
-/// candidate r of layer i get their own.
-uint64_t layer_seed(uint64_t seed, size_t li) {
-  return seed * 1000003ULL + li;
-}
-uint64_t rtl_seed(uint64_t seed, size_t li, int rank) {
-  return seed * 7919ULL + li * 101ULL + static_cast<uint64_t>(rank);
-}
 
 std::string stem_of(size_t li, const std::string& name) {
   return std::to_string(li) + "_" + safe_name(name);
@@ -597,9 +590,10 @@ class RunSession {
     }
     ExactOptions ex = o_.exact;
     ex.top_k = o_.top_k;
-    LayerSearch ls =
-        search_layer(layer, arch_, o_.searcher, sopts_, rec_.layers[li].seed, o_.budget, objective_,
-                     keep_going, observe, ex, Encoding::Compact, reward_options());
+    const LayerSearchRequest rq{layer,     arch_,      o_.searcher, sopts_, rec_.layers[li].seed,
+                                o_.budget, objective_, ex};
+    LayerSearch ls = search_layer(rq, *reward_evaluator(rq, reward_options(), reward_pool()),
+                                  {keep_going, observe});
     if (ls.result.stopped_early || InterruptSignals::count()) return LayerOutcome::Stopped;
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -614,19 +608,24 @@ class RunSession {
     return top.entries.empty() ? LayerOutcome::NoValid : LayerOutcome::Searched;
   }
 
-  /// The searchers' reward: the surrogate, or (--reward rtl) the RTL after the warm-up, in
-  /// worker processes of their own (as many as the verification pool).
-  RewardOptions reward_options() const {
-    RewardOptions r;
-    if (o_.reward != "rtl") return r;
-    r.source = RewardOptions::Rtl;
+  /// The searchers' RTL reward (--reward rtl): the RTL after the warm-up, in worker processes
+  /// of their own (reward_pool()).
+  RtlRewardOptions reward_options() const {
+    RtlRewardOptions r;
     r.surrogate_warmup = o_.surrogate_warmup;
     r.jobs = jobs_;
-    r.worker_exe = o_.worker_exe;
     r.watchdog_cycles = o_.rtl_watchdog_cycles;
     r.limits = o_.sim_limits;
     r.arch = o_.arch;
     return r;
+  }
+
+  /// --reward rtl: the searchers' workers (as many as the verification pool, whose results
+  /// collect() takes), started for the first layer searched and kept for the others; else null.
+  RtlWorkerPool* reward_pool() {
+    if (o_.reward == "rtl" && !reward_pool_)
+      reward_pool_ = rtl_reward_pool(o_.arch, o_.worker_exe, jobs_);
+    return reward_pool_.get();
   }
 
   /// The layer's search record, best-so-far curve and candidates.
@@ -681,6 +680,7 @@ class RunSession {
   /// Verification jobs in the pool: job id -> (layer, candidate index).
   std::map<size_t, std::pair<size_t, size_t>> job_of_;
   std::vector<EvaluationRow> last_evals_;  ///< The last search's samples (for rank 0, under MPI).
+  std::unique_ptr<RtlWorkerPool> reward_pool_;  ///< See reward_pool().
 };
 
 /// The settings a rank needs to search and verify a layer exactly as rank 0 would (rank 0's
@@ -781,9 +781,7 @@ int run_worker() {
                                      make_onnx_options(w->o.input_shapes, w->o.strict))
                        .unique_layers();
         }
-        const int jobs = w->o.jobs > 0
-                             ? w->o.jobs
-                             : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        const int jobs = w->o.jobs > 0 ? w->o.jobs : default_jobs();
         if (!w->o.no_rtl) w->pool = start_rtl_pool(w->o, w->arch, jobs);
         w->dir = fs::path(m["dir"].get<std::string>()) / ".ranks" / std::to_string(dist::rank());
         fs::remove_all(w->dir);
@@ -971,8 +969,7 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
     target = net.name;
     layers = net.unique_layers();
   }
-  const int jobs =
-      o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  const int jobs = o.jobs > 0 ? o.jobs : default_jobs();
   std::unique_ptr<RtlWorkerPool> pool = o.no_rtl ? nullptr : start_rtl_pool(o, arch, jobs);
 
   make_output_dir(dir / "mappings");

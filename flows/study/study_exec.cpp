@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "common/signals.hpp"
+#include "mapwright/core/concurrency.hpp"
 #include "mapwright/support/error.hpp"
 #include "mapwright/flows/dist.hpp"
 
@@ -33,13 +34,10 @@ uint64_t study_run_seed(uint64_t seed, size_t layer, const std::string& searcher
 StudyExecutor::StudyExecutor(const StudySetup& setup, std::vector<Job>& jobs, TrialLog* log)
     : setup_(setup), jobs_(jobs), log_(log) {}
 
-RewardOptions StudyExecutor::reward() const {
-  RewardOptions r;
-  if (!setup_.suite.rtl_reward) return r;
-  r.source = RewardOptions::Rtl;
+RtlRewardOptions StudyExecutor::reward() const {
+  RtlRewardOptions r;
   r.surrogate_warmup = setup_.suite.surrogate_warmup;
   r.jobs = 1;
-  r.worker_exe = setup_.options.worker_exe;
   r.arch = setup_.suite.arch;
   return r;
 }
@@ -48,10 +46,14 @@ void StudyExecutor::run_job(Job& j, const std::function<bool()>& stopping) {
   const auto s = std::chrono::steady_clock::now();
   // Each run gets a seed derived from (seed, layer, searcher) so runs are independent.
   const uint64_t seed = study_run_seed(j.seed, j.layer, j.searcher);
-  LayerSearch ls = search_layer(
-      setup_.layers[j.layer], setup_.arch, j.searcher, setup_.search, seed, j.budget,
-      setup_.objective, [&](const search::SearchProgress&) { return !stopping(); }, {}, {},
-      Encoding::Compact, reward());
+  const LayerSearchRequest rq{setup_.layers[j.layer], setup_.arch, j.searcher,
+                              setup_.search,          seed,        j.budget,
+                              setup_.objective};
+  const auto pool = setup_.suite.rtl_reward
+                        ? rtl_reward_pool(setup_.suite.arch, setup_.options.worker_exe, 1)
+                        : nullptr;
+  LayerSearch ls = search_layer(rq, *reward_evaluator(rq, reward(), pool.get()),
+                                {[&](const search::SearchProgress&) { return !stopping(); }, {}});
   j.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - s).count();
   j.curve = std::move(ls.result.best_so_far);
   // A run that used up what its searcher can propose keeps its best for the rest of the
@@ -181,8 +183,7 @@ ExecOutcome StudyExecutor::run(size_t from_log) {
                           "study --resume`");
   } else {
     const int jobs = setup_.options.jobs;
-    out.threads =
-        jobs > 0 ? jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    out.threads = jobs > 0 ? jobs : default_jobs();
     run_jobs_pool(order, out.threads, from_log);
   }
   out.stopped = stopped_;

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/layer_search.hpp"
 #include "study/study_state.hpp"
 
 namespace mapwright::flows {
@@ -45,9 +45,9 @@ class StudyExecutor {
   int serve();
 
  private:
-  /// The searchers' reward: the surrogate, or (suite key reward: rtl) the RTL after the
-  /// warm-up, one worker process per running search.
-  RewardOptions reward() const;
+  /// The searchers' RTL reward (suite key reward: rtl): the RTL after the warm-up, one worker
+  /// process per running search.
+  RtlRewardOptions reward() const;
   /// One searcher run (in a pool thread); records it in the trial log when it finished.
   void run_job(Job& j, const std::function<bool()>& stopping);
   /// `run` under mpirun (rank 0): the runs `order` names, one at a time to whichever rank

@@ -14,7 +14,7 @@
 #include "common/text.hpp"
 #include "mapwright/support/error.hpp"
 #include "mapwright/frontend/layer_spec.hpp"
-#include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/layer_search.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;
@@ -100,8 +100,8 @@ void StudyState::find_optima() {
   ex.gap = setup_.suite.reference_gap;
   ex.threads = setup_.options.jobs;
   for (size_t li = 0; li < layers.size(); ++li) {
-    LayerSearch ls = search_layer(layers[li], setup_.arch, "exact", setup_.search, 0, 1,
-                                  setup_.objective, {}, {}, ex);
+    LayerSearch ls =
+        search_layer({layers[li], setup_.arch, "exact", setup_.search, 0, 1, setup_.objective, ex});
     optimum_[li].found = ls.result.found;
     optimum_[li].cost = ls.result.found ? ls.result.best_cost : 0;
     optimum_[li].record = ls.exact;

@@ -28,7 +28,7 @@ struct StudySetup {
   StudyOptions options;             ///< Command-line options.
   StudySuite suite;                 ///< The suite (options_file replaced by --options).
   core::Arch arch;                  ///< The suite's architecture.
-  Objective objective;              ///< The suite's objective.
+  core::Objective objective;        ///< The suite's objective.
   search::SearchOptions search;     ///< The searchers' options.
   std::vector<core::Layer> layers;  ///< The suite's layers, each with a unique name.
   std::filesystem::path dir;        ///< The study folder.

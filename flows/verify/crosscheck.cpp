@@ -103,7 +103,7 @@ Verification verification_of(const rtlpool::RtlJobResult& r, const core::Layer& 
   return v;
 }
 
-void choose_best(LayerRecord& L, const Objective& obj, bool rtl) {
+void choose_best(LayerRecord& L, const core::Objective& obj, bool rtl) {
   const Candidate* best = nullptr;
   double best_cost = std::numeric_limits<double>::infinity();
   if (rtl) {

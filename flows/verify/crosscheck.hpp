@@ -65,6 +65,6 @@ Verification verification_of(const rtlpool::RtlJobResult& r, const core::Layer& 
 
 /// Picks the layer's best candidate: the lowest `objective` cost among those that passed the
 /// RTL; the surrogate's best when the run has no RTL (`rtl` false) or none passed.
-void choose_best(LayerRecord& layer, const Objective& objective, bool rtl);
+void choose_best(LayerRecord& layer, const core::Objective& objective, bool rtl);
 
 }  // namespace mapwright::flows

@@ -12,14 +12,13 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <cmath>
 #include <limits>
 #include <map>
 #include <thread>
 #include <vector>
 
 #include "mapwright/mapspace/compact_space.hpp"
-#include "mapwright/support/error.hpp"
+#include "mapwright/core/concurrency.hpp"
 #include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/mapper/bounds.hpp"
 #include "mapwright/model/bank_conflicts.hpp"
@@ -28,29 +27,6 @@
 namespace mapwright::mapper {
 
 using namespace mapwright::core;
-
-double Objective::cost(const Metrics& m) const {
-  return std::pow(static_cast<double>(m.cycles), latency) * std::pow(m.energy_pj, energy);
-}
-
-double Objective::cost(double cycles, double energy_pj) const {
-  return std::pow(cycles, latency) * std::pow(energy_pj, energy);
-}
-
-Objective objective_from_name(const std::string& name, const std::string& where) {
-  Objective o;
-  o.name = name;
-  if (name == "edp") return o;
-  if (name == "latency" || name == "cycles") {
-    o.energy = 0;
-    return o;
-  }
-  if (name == "energy") {
-    o.latency = 0;
-    return o;
-  }
-  throw SpecError(where, "objective", name, "unknown objective (known: edp, latency, energy)");
-}
 
 const char* stop_reason_name(StopReason r) {
   switch (r) {
@@ -68,6 +44,9 @@ const char* stop_reason_name(StopReason r) {
 
 namespace {
 
+constexpr int I(Dim d) {
+  return static_cast<int>(d);
+}
 constexpr double kInf = std::numeric_limits<double>::infinity();
 using Clock = std::chrono::steady_clock;
 
@@ -526,9 +505,7 @@ Result solve(const Layer& layer, const Arch& arch, const Options& options) {
   f.best = initial(layer, arch, options.objective);
   f.top.k = static_cast<size_t>(std::max(1, options.keep));
   if (f.best.found) f.top.offer(f.best.cost, f.best.key, f.best.m);
-  int threads =
-      options.threads > 0 ? options.threads : static_cast<int>(std::thread::hardware_concurrency());
-  threads = std::max(1, threads);
+  const int threads = options.threads > 0 ? options.threads : default_jobs();
   const int wave = std::max(1, options.wave);
   auto search_space = [&](const Context& c, Found& into) {
     std::vector<Worker> workers;

@@ -2,8 +2,9 @@
 // simulated on the Verilated RTL in worker processes and its cost is the objective of the RTL
 // metrics; the record counts the RTL-scored samples, the best mapping's metrics are the RTL's,
 // one RTL run re-done independently agrees, the same seed gives the same search, and an
-// architecture without a model or the exact mapper is refused.
-#include "mapwright/flows/search_flow.hpp"
+// architecture without a model or the exact mapper is refused. One worker pool serves several
+// searches.
+#include "mapwright/flows/layer_search.hpp"
 
 #include <gtest/gtest.h>
 
@@ -17,6 +18,8 @@
 #include "mapwright/core/arch.hpp"
 #include "mapwright/support/error.hpp"
 #include "mapwright/frontend/layer_spec.hpp"
+#include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/seeds.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
 
 #ifdef MAPWRIGHT_HAVE_RTL
@@ -29,12 +32,10 @@ namespace {
 
 const char* kLayer = "conv:K=8,C=8,H=8,W=8,R=3,S=3,pad=1";
 
-flows::RewardOptions rtl_reward(int64_t warmup) {
-  flows::RewardOptions r;
-  r.source = flows::RewardOptions::Rtl;
+flows::RtlRewardOptions rtl_reward(int64_t warmup) {
+  flows::RtlRewardOptions r;
   r.surrogate_warmup = warmup;
   r.jobs = 2;
-  r.worker_exe = MAPWRIGHT_WORKER_EXE;
   r.arch = "small4";
   return r;
 }
@@ -50,24 +51,49 @@ struct Seen {
   double rtl_cost;        ///< Objective of those metrics.
 };
 
+/// The RTL runs of a reward record without the simulations' wall time.
+json without_time(json runs) {
+  for (json& e : runs) e.erase("sim_seconds");
+  return runs;
+}
+
+/// `mapwright search --reward rtl` of kLayer on small4 with ga, seed 1, 24 samples after a
+/// warm-up of 8, in 2 workers, into `dir`.
+flows::SearchCliOptions ga_search_on_small4(const fs::path& dir) {
+  flows::SearchCliOptions o;
+  o.arch = "small4";
+  o.layer = kLayer;
+  o.searcher = "ga";
+  o.budget = 24;
+  o.seed = 1;
+  o.reward = "rtl";
+  o.surrogate_warmup = 8;
+  o.jobs = 2;
+  o.worker_exe = MAPWRIGHT_WORKER_EXE;
+  o.out_dir = dir.string();
+  o.progress = false;
+  return o;
+}
+
 }  // namespace
 
 TEST(RtlReward, GaOnSmall4ScoresSamplesAfterTheWarmupOnTheRtl) {
   const core::Layer layer = core::parse_layer_arg(kLayer);
   const core::Arch arch = core::load_arch("small4");
-  const flows::Objective obj = flows::parse_objective("edp");
+  const core::Objective obj = core::parse_objective("edp");
   const search::SearchOptions opts = flows::load_options_or_default("");
   // The seed cmd_search gives layer 0 of a run seeded 1 (checked against the CLI flow below).
-  const uint64_t seed = 1 * 1000003ULL;
+  const uint64_t seed = flows::layer_seed(1, 0);
   std::vector<Seen> seen;
   auto observe = [&](const flows::SampleSeen& s) {
     seen.push_back({s.sample, s.outcome->valid, s.outcome->cost, s.outcome->reason,
                     s.metrics->valid ? obj.cost(*s.metrics) : 0.0, s.rtl != nullptr,
                     s.rtl ? obj.cost(*s.rtl) : 0.0});
   };
-  const flows::LayerSearch ls =
-      flows::search_layer(layer, arch, "ga", opts, seed, 24, obj, {}, observe, {},
-                          flows::Encoding::Compact, rtl_reward(8));
+  const auto workers = flows::rtl_reward_pool("small4", MAPWRIGHT_WORKER_EXE, 2);
+  const flows::LayerSearchRequest rq{layer, arch, "ga", opts, seed, 24, obj};
+  const flows::LayerSearch ls = flows::search_layer(
+      rq, *flows::reward_evaluator(rq, rtl_reward(8), workers.get()), {{}, observe});
   ASSERT_EQ(ls.result.samples, 24);
   ASSERT_EQ(seen.size(), 24u);
   const json& w = ls.reward;
@@ -102,6 +128,10 @@ TEST(RtlReward, GaOnSmall4ScoresSamplesAfterTheWarmupOnTheRtl) {
   // The operand seeds derive from the search seed and the sample index.
   for (const json& e : w["runs"])
     EXPECT_EQ(e["seed"].get<uint64_t>(), flows::rtl_operand_seed(seed, e["sample"].get<int64_t>()));
+  // The workers serve the next search too: the same search again makes the same runs.
+  const flows::LayerSearch again =
+      flows::search_layer(rq, *flows::reward_evaluator(rq, rtl_reward(8), workers.get()));
+  EXPECT_EQ(without_time(again.reward["runs"]), without_time(w["runs"]));
 
   // The best: its reported metrics are where its cost came from.
   ASSERT_TRUE(ls.result.found);
@@ -124,30 +154,14 @@ TEST(RtlReward, GaOnSmall4ScoresSamplesAfterTheWarmupOnTheRtl) {
 
   // The CLI flow with seed 1 runs the same search (same seed -> same result) and records it.
   const fs::path dir = test_files::fresh_path("rtl_reward_cli");
-  flows::SearchCliOptions o;
-  o.arch = "small4";
-  o.layer = kLayer;
-  o.searcher = "ga";
-  o.budget = 24;
-  o.seed = 1;
-  o.reward = "rtl";
-  o.surrogate_warmup = 8;
-  o.jobs = 2;
-  o.worker_exe = MAPWRIGHT_WORKER_EXE;
-  o.out_dir = dir.string();
-  o.progress = false;
   std::ostringstream out;
-  ASSERT_EQ(flows::cmd_search(o, out), 0) << out.str();
+  ASSERT_EQ(flows::cmd_search(ga_search_on_small4(dir), out), 0) << out.str();
   std::ifstream f(dir / "results.json");
   const json res = json::parse(f);
   EXPECT_EQ(res["reward"], "rtl");
   const json& L = res["layers"][0];
   EXPECT_EQ(L["reward"]["rtl_samples"], 16);
   // The same runs in the same order (the simulation's wall time aside).
-  auto without_time = [](json runs) {
-    for (json& e : runs) e.erase("sim_seconds");
-    return runs;
-  };
   EXPECT_EQ(without_time(L["reward"]["runs"]), without_time(w["runs"]));
   for (size_t i = 0; i < w["runs"].size(); ++i)
     EXPECT_EQ(w["runs"][i]["sample"].get<int64_t>(), 8 + static_cast<int64_t>(i));
@@ -163,13 +177,12 @@ TEST(RtlReward, RefusesAnArchWithoutAModelAndTheExactMapper) {
   const std::string odd = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/odd_beat.yaml";
   const core::Layer layer = core::parse_layer_arg(kLayer);
   const core::Arch arch = core::load_arch(odd);
-  const flows::Objective obj = flows::parse_objective("edp");
+  const core::Objective obj = core::parse_objective("edp");
   const search::SearchOptions opts = flows::load_options_or_default("");
-  flows::RewardOptions r = rtl_reward(0);
+  flows::RtlRewardOptions r = rtl_reward(0);
   r.arch = odd;
   try {
-    flows::search_layer(layer, arch, "random", opts, 1, 4, obj, {}, {}, {},
-                        flows::Encoding::Compact, r);
+    flows::rtl_reward_pool(odd, MAPWRIGHT_WORKER_EXE, 2);
     FAIL() << "no error";
   } catch (const core::SpecError& e) {
     EXPECT_NE(std::string(e.what()).find("--arch"), std::string::npos) << e.what();
@@ -178,8 +191,8 @@ TEST(RtlReward, RefusesAnArchWithoutAModelAndTheExactMapper) {
         << e.what();
   }
   try {
-    flows::search_layer(layer, arch, "exact", opts, 1, 4, obj, {}, {}, {}, flows::Encoding::Compact,
-                        r);
+    rtlpool::RtlWorkerPool pool(MAPWRIGHT_WORKER_EXE, 1);
+    flows::reward_evaluator({layer, arch, "exact", opts, 1, 4, obj}, r, &pool);
     FAIL() << "no error";
   } catch (const core::SpecError& e) {
     EXPECT_NE(std::string(e.what()).find("the exact mapper optimizes the surrogate"),

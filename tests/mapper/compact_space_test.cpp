@@ -52,7 +52,7 @@ struct Best {
     cycles = std::min(cycles, static_cast<double>(m.cycles));
     energy = std::min(energy, m.energy_pj);
     edp = std::min(edp, m.edp);
-    edp_cost = std::min(edp_cost, mapper::Objective{}.cost(m));
+    edp_cost = std::min(edp_cost, core::Objective{}.cost(m));
   }
 };
 

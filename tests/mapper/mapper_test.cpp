@@ -25,7 +25,7 @@ using test_layers::conv;
 using test_layers::gemm;
 using test_layers::small;
 
-double brute_force(const Layer& l, const Arch& a, const mapper::Objective& obj) {
+double brute_force(const Layer& l, const Arch& a, const core::Objective& obj) {
   model::Surrogate sur;
   double best = std::numeric_limits<double>::infinity();
   CompactSpace(l, a).for_each([&](const Mapping& m) {
@@ -38,7 +38,7 @@ double brute_force(const Layer& l, const Arch& a, const mapper::Objective& obj) 
 void expect_exact(const Layer& l, const Arch& a) {
   for (const char* name : {"latency", "energy", "edp"}) {
     mapper::Options o;
-    o.objective = mapper::objective_from_name(name);
+    o.objective = core::parse_objective(name);
     o.target_gap = 0;
     o.threads = 2;
     const mapper::Result r = mapper::solve(l, a, o);
@@ -306,7 +306,7 @@ TEST(Mapper, CompactEqualsRawSpaceSearchOnZooLayers) {
     const Layer l = zoo_layer(net, name, "test");
     for (const char* obj : {"edp", "latency", "energy"}) {
       mapper::Options o;
-      o.objective = mapper::objective_from_name(obj);
+      o.objective = core::parse_objective(obj);
       o.target_gap = 0;
       const mapper::Result compact = mapper::solve(l, a, o);
       o.compact = false;
@@ -325,14 +325,14 @@ TEST(Mapper, CompactEqualsRawSpaceSearchOnZooLayers) {
 }
 
 TEST(Mapper, ObjectiveNames) {
-  EXPECT_EQ(mapper::objective_from_name("edp").latency, 1);
-  EXPECT_EQ(mapper::objective_from_name("latency").energy, 0);
-  EXPECT_EQ(mapper::objective_from_name("energy").latency, 0);
+  EXPECT_EQ(core::parse_objective("edp").latency, 1);
+  EXPECT_EQ(core::parse_objective("latency").energy, 0);
+  EXPECT_EQ(core::parse_objective("energy").latency, 0);
 }
 
 TEST(Mapper, ObjectiveNames_bad) {
   try {
-    mapper::objective_from_name("speed", "--objective");
+    core::parse_objective("speed", "--objective");
     FAIL() << "accepted an unknown objective";
   } catch (const SpecError& e) {
     EXPECT_EQ(e.where(), "--objective");

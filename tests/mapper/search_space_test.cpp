@@ -205,7 +205,7 @@ TEST(SearchSpace, ExactOptimaOfZooLayersAreReachable) {
                 << " parameters)\n";
       for (const char* name : {"edp", "latency", "energy"}) {
         mapper::Options o;
-        o.objective = mapper::objective_from_name(name);
+        o.objective = core::parse_objective(name);
         o.target_gap = 0;
         o.threads = 2;
         const mapper::Result r = mapper::solve(l, a, o);

@@ -1,7 +1,7 @@
 #pragma once
 /// \file metrics.hpp
-/// What an evaluation returns, and the `Evaluator` interface that the analytical surrogate
-/// (model/) and the RTL (systemc/) both implement.
+/// What an evaluation returns: the metrics that the analytical surrogate (model/) and the RTL
+/// (systemc/) both produce, their JSON form and the one energy formula.
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -56,15 +56,5 @@ EnergyBreakdown energy_from_counts(const Arch& arch, const AccessCounts& c, long
                                    int pe_rows, int pe_cols);
 /// Fills energy, energy_pj, edp and utilization from counts and cycles.
 void finish_metrics(Metrics& m, const Layer& layer, const Arch& arch, const Mapping& mapping);
-
-/// Scores a mapping. Implementations: the analytical surrogate and the RTL.
-class Evaluator {
- public:
-  virtual ~Evaluator() = default;
-  /// Evaluates; invalid mappings (capacity) come back with valid == false and a reason.
-  virtual Metrics evaluate(const Layer& layer, const Arch& arch, const Mapping& mapping) = 0;
-  /// "surrogate", "rtl", ...
-  virtual std::string name() const = 0;
-};
 
 }  // namespace mapwright::core

@@ -1,27 +1,17 @@
 #pragma once
 /// \file objective.hpp
-/// What every search flow agrees on before it searches: the objective, the exact mapper's
-/// settings, the searcher kinds `--searcher` accepts, and how the effort per layer is said.
-/// Needs neither the model nor LibTorch (the suite parsers use it as they are).
+/// What every search flow agrees on before it searches: the objective (core::Objective and its
+/// parser, from core/objective.hpp), the exact mapper's settings, the searcher kinds
+/// `--searcher` accepts, and how the effort per layer is said. Needs neither the model nor
+/// LibTorch (the suite parsers use it as they are).
 
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "mapwright/core/metrics.hpp"
+#include "mapwright/core/objective.hpp"
 
 namespace mapwright::flows {
-
-/// The objective as exponents of a product: cost = cycles^latency * energy^energy.
-/// edp = {1, 1}; latency = {1, 0}; energy = {0, 1}; a weighted mix sets both.
-struct Objective {
-  double latency = 1;        ///< Exponent of cycles.
-  double energy = 1;         ///< Exponent of energy (pJ).
-  std::string name = "edp";  ///< As given by the user.
-  double cost(const core::Metrics& m) const;
-};
-/// Parses "edp", "latency", "energy" or "mix:latency=W,energy=W"; `where` names the flag.
-Objective parse_objective(const std::string& text, const std::string& where = "--objective");
 
 /// Settings of the exact mapper (`--searcher exact`): an anytime branch-and-bound that stops at
 /// the time limit or when the proven gap is at most `gap`.

@@ -13,22 +13,9 @@
 #include <vector>
 
 #include "mapwright/core/metrics.hpp"
+#include "mapwright/core/objective.hpp"
 
 namespace mapwright::mapper {
-
-/// The objective as exponents of a product, computed exactly as flows' Objective:
-/// cost = cycles^latency * energy_pj^energy (edp = {1, 1}, latency = {1, 0}, energy = {0, 1}).
-struct Objective {
-  double latency = 1;        ///< Exponent of cycles (>= 0).
-  double energy = 1;         ///< Exponent of energy in pJ (>= 0).
-  std::string name = "edp";  ///< For reports.
-  /// The cost of surrogate metrics (valid metrics only).
-  double cost(const core::Metrics& m) const;
-  /// The cost of a (cycles, energy) pair; monotone in both, so it also maps bounds to bounds.
-  double cost(double cycles, double energy_pj) const;
-};
-/// "edp", "latency" (or "cycles") or "energy"; throws core::SpecError naming `where` otherwise.
-Objective objective_from_name(const std::string& name, const std::string& where = "objective");
 
 /// Why the search stopped. Infeasible: the whole space was searched and no mapping fits.
 enum class StopReason { ProvedOptimal, GapReached, TimeLimit, Infeasible };
@@ -36,11 +23,11 @@ const char* stop_reason_name(StopReason r);
 
 /// Options of one solve.
 struct Options {
-  Objective objective;       ///< What to minimize (EDP by default).
-  double time_limit_s = 0;   ///< Wall-clock limit in seconds (0 = none); anytime.
-  double target_gap = 1e-3;  ///< Stop proving once (best - bound) / best <= this.
-  int threads = 0;           ///< Worker threads (0 = hardware concurrency).
-  int wave = 8;              ///< Subtrees per wave; the answer depends on it, not on threads.
+  core::Objective objective;  ///< What to minimize (EDP by default).
+  double time_limit_s = 0;    ///< Wall-clock limit in seconds (0 = none); anytime.
+  double target_gap = 1e-3;   ///< Stop proving once (best - bound) / best <= this.
+  int threads = 0;            ///< Worker threads (0 = hardware concurrency).
+  int wave = 8;               ///< Subtrees per wave; the answer depends on it, not on threads.
   /// Search the compact space (default). False: every tile size of every loop, every PE use
   /// and every double-buffer choice (orders still by reuse class, which is exact); much
   /// slower, used to validate the compact space on real layers.

@@ -1,0 +1,269 @@
+// The layer-search engine: the exact mapper as a search (its answer, proven bound and top-K),
+// or a sampling searcher over the layer's map space in the requested encoding. The sampling
+// path decodes every point, answers repeats (points that decode to a mapping seen before) from
+// its cache, hands the fresh mappings to the BatchEvaluator and reports every fresh sample to
+// `observe` in sample order.
+#include "mapwright/flows/layer_search.hpp"
+
+#include <algorithm>
+#include <array>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "mapwright/core/arch.hpp"
+#include "mapwright/mapspace/mapspace.hpp"
+#include "mapwright/mapspace/search_space.hpp"
+#include "mapwright/mapper/mapper.hpp"
+#include "mapwright/model/surrogate.hpp"
+
+using namespace mapwright::core;
+
+namespace mapwright::flows {
+
+const char* encoding_name(Encoding e) {
+  return e == Encoding::Raw ? "raw" : "compact";
+}
+
+search::SearchOptions load_options_or_default(const std::string& file) {
+  // load_search_options' std::invalid_argument already reads "<file>: key '<k>' = '<v>': why".
+  const std::string f = file.empty() ? configs_dir() + "/search/default.yaml" : file;
+  return search::load_search_options(f);
+}
+
+namespace {
+
+/// Identity of a mapping for the evaluation cache: dataflow, tiles, order, fold order, PE use
+/// and double buffering.
+using MappingKey = std::array<long long, 16>;
+MappingKey mapping_key(const Mapping& m) {
+  MappingKey k{};
+  k[0] = static_cast<int>(m.dataflow);
+  for (int d = 0; d < kNumDims; ++d) k[1 + d] = m.tile[d];
+  k[9] = order_to_index(m.order);
+  k[10] = static_cast<int>(m.fold_order);
+  k[11] = m.pe_rows;
+  k[12] = m.pe_cols;
+  k[13] = m.db_input;
+  k[14] = m.db_weight;
+  k[15] = m.db_accum;
+  return k;
+}
+
+/// The exact mapper as a search: the answer, its proven bound and gap, and the K best
+/// distinct mappings it evaluated (handed to `observe` in rank order, as samples 0..K-1).
+LayerSearch exact_layer(const LayerSearchRequest& rq,
+                        const std::function<void(const SampleSeen&)>& observe) {
+  mapper::Options mo;
+  mo.objective = rq.objective;
+  mo.time_limit_s = rq.exact.time_limit_s;
+  mo.target_gap = rq.exact.gap;
+  mo.threads = rq.exact.threads;
+  mo.keep = std::max(1, rq.exact.top_k);
+  const mapper::Result r = mapper::solve(rq.layer, rq.arch, mo);
+  LayerSearch ls;
+  ls.result.found = r.found;
+  ls.result.samples = r.evaluations;
+  ls.result.valid = r.evaluations;
+  if (r.found) {
+    ls.result.best_cost = r.best_cost;
+    ls.result.best_sample = 0;
+    ls.result.best_so_far = {r.best_cost};
+    ls.best = r.best;
+    ls.metrics = r.metrics;
+  }
+  ls.searcher = {{"kind", "exact"},
+                 {"seed", rq.seed},
+                 {"time_limit_s", rq.exact.time_limit_s},
+                 {"target_gap", rq.exact.gap},
+                 {"threads", rq.exact.threads},
+                 {"objective", rq.objective.name}};
+  ls.exact = {{"lower_bound", r.lower_bound},
+              {"gap", r.found ? nlohmann::json(r.gap) : nlohmann::json()},
+              {"optimal", r.optimal},
+              {"stop", mapper::stop_reason_name(r.stop)},
+              {"nodes", r.nodes},
+              {"evaluations", r.evaluations},
+              {"pruned_bound", r.pruned_bound},
+              {"pruned_capacity", r.pruned_capacity},
+              {"pruned_dominance", r.pruned_dominance},
+              {"seconds", r.seconds}};
+  if (observe) {
+    for (size_t i = 0; i < r.top.size(); ++i) {
+      const search::Point pt;
+      const auto& [m, met] = r.top[i];
+      search::Outcome oc;
+      oc.valid = true;
+      oc.cost = rq.objective.cost(met);
+      observe(SampleSeen{static_cast<int64_t>(i), &pt, &m, &met, &oc, nullptr});
+    }
+  }
+  ls.reward = {{"source", "surrogate"}};
+  return ls;
+}
+
+/// The searchers' view of a space (MapSpace or SearchSpace): its parameters and domains.
+template <class Space>
+search::Problem problem_of(const Space& space) {
+  search::Problem p;
+  for (const auto& pi : space.params()) p.params.push_back({pi.name, pi.cardinality, pi.ordinal});
+  return p;
+}
+
+/// The space a sampling searcher searches, in the chosen encoding. Compact: the
+/// feasibility-respecting SearchSpace (every decoded point fits; overflowing points are repaired
+/// and counted). Raw: the full MapSpace (invalid points are failures).
+class LayerSpace {
+ public:
+  LayerSpace(const Layer& layer, const Arch& arch, Encoding encoding)
+      : compact_(encoding == Encoding::Compact) {
+    if (compact_)
+      cspace_ = std::make_unique<SearchSpace>(layer, arch);
+    else
+      raw_ = std::make_unique<MapSpace>(layer, arch);
+  }
+  /// The searchers' view: parameters and domains.
+  search::Problem problem() const { return compact_ ? problem_of(*cspace_) : problem_of(*raw_); }
+  /// The mapping of point `p`; `*repaired` (when given) tells whether the decode repaired it.
+  Mapping decode(const search::Point& p, bool* repaired) const {
+    const ParamVector v(p.begin(), p.end());
+    if (compact_) return cspace_->decode(v, repaired);
+    if (repaired) *repaired = false;
+    return raw_->decode(v);
+  }
+  /// log10 of the number of points.
+  double log10_size() const { return compact_ ? cspace_->log10_size() : raw_->log10_size(); }
+
+ private:
+  bool compact_;                         ///< Compact (cspace_) or raw (raw_).
+  std::unique_ptr<MapSpace> raw_;        ///< Raw encoding.
+  std::unique_ptr<SearchSpace> cspace_;  ///< Compact encoding.
+};
+
+/// Scores a sampling searcher's batches. Two points that decode to one mapping (the compact
+/// encoding's repair can map several points onto one) are evaluated once; the second is a
+/// repeat, which run_search does not charge to the budget. Fresh mappings go to the evaluator,
+/// and every fresh sample is reported to `observe` in sample order.
+class BatchScorer {
+ public:
+  BatchScorer(const LayerSpace& space, BatchEvaluator& evaluator,
+              const std::function<void(const SampleSeen&)>& observe)
+      : space_(space), evaluator_(evaluator), observe_(observe) {}
+
+  /// The outcomes of one batch, in the batch's order.
+  std::vector<search::Outcome> evaluate(const std::vector<search::Point>& pts) {
+    Batch b(pts.size());
+    std::vector<FreshSample> fresh = decode(pts, b);
+    std::vector<Scored> scored = evaluator_.evaluate(fresh);
+    for (size_t f = 0; f < fresh.size(); ++f) {
+      const size_t i = b.item_of_fresh[f];
+      b.outs[i] = scored[f].outcome;
+      by_mapping_[mapping_key(b.maps[i])] = b.outs[i];
+      if (scored[f].rtl) rtl_metrics_[mapping_key(b.maps[i])] = *scored[f].rtl;
+      if (observe_)
+        observe_(SampleSeen{fresh[f].sample, &pts[i], &b.maps[i], &scored[f].surrogate, &b.outs[i],
+                            scored[f].rtl ? &*scored[f].rtl : nullptr});
+    }
+    // Repeats inside the batch copy the first.
+    for (size_t i = 0; i < pts.size(); ++i) {
+      if (b.same_as[i] == SIZE_MAX) continue;
+      b.outs[i] = b.outs[b.same_as[i]];
+      b.outs[i].repeat = true;
+    }
+    return std::move(b.outs);
+  }
+
+  /// Distinct samples whose decode was repaired.
+  int64_t repaired() const { return repaired_; }
+
+  /// The metrics of the best mapping `m`: the RTL's when it was RTL-scored (`*from_rtl` true),
+  /// else the surrogate's.
+  Metrics best_metrics(const Layer& layer, const Arch& arch, const Mapping& m, bool* from_rtl) {
+    const auto it = rtl_metrics_.find(mapping_key(m));
+    *from_rtl = it != rtl_metrics_.end();
+    return *from_rtl ? it->second : model::Surrogate().evaluate(layer, arch, m);
+  }
+
+ private:
+  /// The state of one batch, item by item.
+  struct Batch {
+    explicit Batch(size_t n) : outs(n), maps(n), same_as(n, SIZE_MAX) {}
+    std::vector<search::Outcome> outs;  ///< What the searcher is told.
+    std::vector<Mapping> maps;          ///< Decoded mappings.
+    std::vector<size_t> same_as;        ///< Repeats inside the batch: the first item.
+    std::vector<size_t> item_of_fresh;  ///< Fresh mappings: their item, in sample order.
+  };
+
+  /// Decodes the batch, answers repeats of earlier batches from the cache, marks repeats
+  /// inside the batch, and returns the fresh mappings with their sample indices.
+  std::vector<FreshSample> decode(const std::vector<search::Point>& pts, Batch& b) {
+    std::map<MappingKey, size_t> in_batch;  // first item of each mapping in the batch
+    std::vector<FreshSample> fresh;
+    for (size_t i = 0; i < pts.size(); ++i) {
+      bool rep = false;
+      b.maps[i] = space_.decode(pts[i], &rep);
+      const MappingKey key = mapping_key(b.maps[i]);
+      if (const auto it = by_mapping_.find(key); it != by_mapping_.end()) {
+        b.outs[i] = it->second;
+        b.outs[i].repeat = true;
+        continue;
+      }
+      if (const auto [it, first] = in_batch.emplace(key, i); !first) {
+        b.same_as[i] = it->second;
+        continue;
+      }
+      repaired_ += rep;
+      b.item_of_fresh.push_back(i);
+      fresh.push_back(FreshSample{sample_++, &b.maps[i]});  // b.maps never grows: stable
+    }
+    return fresh;
+  }
+
+  const LayerSpace& space_;                                ///< Decodes the points.
+  BatchEvaluator& evaluator_;                              ///< Scores the fresh mappings.
+  const std::function<void(const SampleSeen&)>& observe_;  ///< Sees every fresh sample.
+  int64_t sample_ = 0;    ///< Next sample index (distinct mappings so far).
+  int64_t repaired_ = 0;  ///< Distinct samples whose decode was repaired.
+  /// Outcomes by decoded mapping (repeats are answered from here).
+  std::map<MappingKey, search::Outcome> by_mapping_;
+  /// The RTL metrics of every valid RTL-scored mapping.
+  std::map<MappingKey, Metrics> rtl_metrics_;
+};
+
+}  // namespace
+
+LayerSearch search_layer(const LayerSearchRequest& rq, BatchEvaluator& evaluator,
+                         const SearchHooks& hooks) {
+  if (rq.searcher == "exact") return exact_layer(rq, hooks.observe);
+  const LayerSpace space(rq.layer, rq.arch, rq.encoding);
+  auto searcher = search::make_searcher(rq.searcher, space.problem(), rq.options, rq.seed);
+  BatchScorer scorer(space, evaluator, hooks.observe);
+  LayerSearch ls;
+  ls.result = search::run_search(
+      *searcher, [&scorer](const std::vector<search::Point>& pts) { return scorer.evaluate(pts); },
+      rq.budget, hooks.keep_going);
+  ls.searcher = searcher->describe();
+  ls.searcher["seed"] = rq.seed;
+  ls.searcher["encoding"] = encoding_name(rq.encoding);
+  ls.searcher["space_log10"] = space.log10_size();
+  // Distinct samples whose decode was repaired (read next to the result's invalid and
+  // duplicates; always 0 for the raw encoding, where an overflow is an invalid sample).
+  ls.searcher["repaired"] = scorer.repaired();
+  bool best_from_rtl = false;
+  if (ls.result.found) {
+    ls.best = space.decode(ls.result.best_point, nullptr);
+    ls.metrics = scorer.best_metrics(rq.layer, rq.arch, ls.best, &best_from_rtl);
+  }
+  ls.reward = evaluator.reward_record(best_from_rtl);
+  return ls;
+}
+
+LayerSearch search_layer(const LayerSearchRequest& request, const SearchHooks& hooks) {
+  const std::unique_ptr<BatchEvaluator> surrogate = reward_evaluator(request, {}, nullptr);
+  return search_layer(request, *surrogate, hooks);
+}
+
+}  // namespace mapwright::flows
