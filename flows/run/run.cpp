@@ -40,7 +40,7 @@
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/verify.hpp"
 #include "report/render.hpp"
-#include "store/results_db.hpp"
+#include "record/results_db.hpp"
 #include "verify/crosscheck.hpp"
 
 namespace fs = std::filesystem;
@@ -422,7 +422,7 @@ class RunSession {
     for (const auto& e : last_evals_)
       evals.push_back({e.sample, e.valid, e.cost, e.cycles, e.energy_pj, e.reason, e.point});
     return {{"index", li},
-            {"layer", run_record_to_json(rec_)["layers"][li]},
+            {"layer", layer_record_to_json(L, rtl_)},
             {"curve", L.curve_csv.empty() ? std::string() : read_text(dir_ / L.curve_csv)},
             {"evals", evals}};
   }
@@ -502,10 +502,7 @@ class RunSession {
 
   /// Rank 0 under mpirun: records layer `li` as another rank searched and verified it.
   void absorb_layer(size_t li, const json& m) {
-    json whole = run_record_to_json(rec_);
-    whole["layers"][li] = m["layer"];
-    LayerRecord L = std::move(run_record_from_json(whole, "the message of an MPI rank").layers[li]);
-    rec_.layers[li] = std::move(L);
+    rec_.layers[li] = layer_record_from_json(m["layer"], "the message of an MPI rank");
     LayerRecord& R = rec_.layers[li];
     if (!R.curve_csv.empty()) write_atomic(dir_ / R.curve_csv, m["curve"].get<std::string>());
     std::vector<EvaluationRow> evals;

@@ -35,7 +35,7 @@
 #include "mapwright/rtlpool/rtl_pool.hpp"
 #include "common/signals.hpp"
 #include "mapwright/flows/dist.hpp"
-#include "store/results_db.hpp"
+#include "record/results_db.hpp"
 #include "sweep/sweep_report.hpp"
 
 namespace fs = std::filesystem;

@@ -194,6 +194,12 @@ nlohmann::json run_record_to_json(const RunRecord& r, const RunSummary& s);
 /// Reads results.json after check_run_record accepted it; `file` names it in errors.
 RunRecord run_record_from_json(const nlohmann::json& j, const std::string& file);
 
+/// One layer as results.json's "layers" holds it (`rtl`: the run verifies on the RTL, so a
+/// layer chosen by the surrogate carries its note); what an MPI rank sends for a layer.
+nlohmann::json layer_record_to_json(const LayerRecord& layer, bool rtl);
+/// Reads one layer written by layer_record_to_json; `file` names its source in errors.
+LayerRecord layer_record_from_json(const nlohmann::json& j, const std::string& file);
+
 /// Checks that `r` has the shape of a `mapwright run` results.json (keys, types, ranges,
 /// enumerations), as `report` and `run --resume` do before using one; anything else is a
 /// core::SpecError naming `file`, the key path and the value.

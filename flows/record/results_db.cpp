@@ -1,6 +1,6 @@
 // The SQLite results store: schema, and inserts keyed by run id so rows can be rewritten when a
 // run is resumed.
-#include "store/results_db.hpp"
+#include "record/results_db.hpp"
 
 #include <cstring>
 
