@@ -302,7 +302,7 @@ json run_record_to_json(const RunRecord& r) {
 }
 
 json run_record_to_json(const RunRecord& r, const RunSummary& s) {
-  json j = json::object();
+  json j = settings_to_json(r.settings);
   j["command"] = "run";
   j["format"] = r.format;
   j["run_id"] = r.run_id;
@@ -310,34 +310,17 @@ json run_record_to_json(const RunRecord& r, const RunSummary& s) {
   if (!r.updated.empty()) j["updated"] = r.updated;
   j["mapwright"] = r.mapwright;
   j["target"] = r.target;
-  j["network_arg"] = r.network_arg;
-  j["layer_arg"] = r.layer_arg;
-  if (!r.input_shapes.empty() || r.strict || !r.import_skipped.empty() ||
-      !r.import_warnings.empty()) {
+  if (!r.import_skipped.empty() || !r.import_warnings.empty())
+    j["import"] = {{"input_shapes", r.settings.input_shapes}, {"strict", r.settings.strict}};
+  if (j.contains("import")) {  // the settings' input shapes and strictness, and what came of them
     json skipped = json::object();
     for (const auto& [op, count] : r.import_skipped) skipped[op] = count;
-    j["import"] = {{"input_shapes", r.input_shapes},
-                   {"strict", r.strict},
-                   {"skipped", skipped},
-                   {"warnings", r.import_warnings}};
+    j["import"]["skipped"] = skipped;
+    j["import"]["warnings"] = r.import_warnings;
   }
   j["arch"] = r.arch.name;
-  j["arch_arg"] = r.arch_arg;
   j["arch_info"] = arch_info_to_json(r.arch);
-  j["searcher"] = r.searcher;
-  j["budget_per_layer"] = r.budget_per_layer;
-  j["seed"] = r.seed;
-  j["objective"] = r.objective;
-  j["top_k"] = r.top_k;
-  j["options_arg"] = r.options_arg;
-  if (r.exact)
-    j["exact"] = {{"time_limit_s", r.exact->time_limit_s},
-                  {"gap", r.exact->gap},
-                  {"threads", r.exact->threads}};
   j["options_file"] = r.options_file;
-  if (r.rtl_reward_warmup)
-    j["reward"] = {{"source", "rtl"}, {"surrogate_warmup", *r.rtl_reward_warmup}};
-  j["rtl"] = r.rtl;
   j["run_dir"] = r.run_dir;
   j["db"] = r.db;
   j["rtl_note"] = r.rtl_note;
@@ -345,7 +328,7 @@ json run_record_to_json(const RunRecord& r, const RunSummary& s) {
   j["jobs"] = r.jobs;
   if (r.wall_seconds_last_session) j["wall_seconds_last_session"] = *r.wall_seconds_last_session;
   j["layers"] = json::array();
-  for (const auto& L : r.layers) j["layers"].push_back(layer_record_to_json(L, r.rtl));
+  for (const auto& L : r.layers) j["layers"].push_back(layer_record_to_json(L, r.settings.rtl()));
 
   j["totals"] = {{"cycles", s.cycles},
                  {"seconds", s.seconds},
@@ -397,33 +380,16 @@ RunRecord run_record_from_json(const json& j, const std::string& file) {
     r.updated = j.value("updated", std::string());
     r.mapwright = j.value("mapwright", std::string());
     r.target = j.at("target").get<std::string>();
-    r.network_arg = j.at("network_arg").get<std::string>();
-    r.layer_arg = j.at("layer_arg").get<std::string>();
+    r.settings = settings_from_json(j, file);
     if (j.contains("import")) {
-      const json& im = j["import"];
-      r.input_shapes = im.value("input_shapes", std::vector<std::string>{});
-      r.strict = im.value("strict", false);
-      const json skipped = im.value("skipped", json::object());
+      const json skipped = j["import"].value("skipped", json::object());
       for (const auto& [op, count] : skipped.items())
         r.import_skipped.emplace_back(op, count.get<int>());
-      r.import_warnings = im.value("warnings", std::vector<std::string>{});
+      r.import_warnings = j["import"].value("warnings", std::vector<std::string>{});
     }
-    r.arch_arg = j.at("arch_arg").get<std::string>();
     r.arch = arch_info_from_json(j.at("arch_info"));
     r.arch.name = j.at("arch").get<std::string>();
-    r.searcher = j.at("searcher").get<std::string>();
-    r.budget_per_layer = j.at("budget_per_layer").get<int64_t>();
-    r.seed = j.at("seed").get<uint64_t>();
-    r.objective = j.at("objective").get<std::string>();
-    r.top_k = j.at("top_k").get<int>();
-    r.options_arg = j.at("options_arg").get<std::string>();
     r.options_file = j.value("options_file", std::string());
-    if (j.contains("exact"))
-      r.exact = ExactSettings{j["exact"].at("time_limit_s").get<double>(),
-                              j["exact"].at("gap").get<double>(), j["exact"].value("threads", 0)};
-    if (j.contains("reward") && j["reward"].value("source", std::string()) == "rtl")
-      r.rtl_reward_warmup = j["reward"].value("surrogate_warmup", int64_t{0});
-    r.rtl = j.at("rtl").get<bool>();
     r.run_dir = j.value("run_dir", std::string());
     r.db = j.value("db", std::string());
     r.rtl_note = j.value("rtl_note", std::string());

@@ -28,12 +28,13 @@ RunSummary summarize(const RunRecord& r) {
   s.edp = s.cycles * s.energy_pj;
   s.utilization = s.cycles > 0 ? s.macs / (s.cycles * pes) : 0.0;
   s.layers_total = r.layers.size();
-  s.source = s.layers_done == 0 ? "none" : (all_rtl ? "rtl" : (r.rtl ? "mixed" : "surrogate"));
+  s.source =
+      s.layers_done == 0 ? "none" : (all_rtl ? "rtl" : (r.settings.rtl() ? "mixed" : "surrogate"));
   std::vector<double> rc, sc, errs;
   for (size_t li = 0; li < r.layers.size(); ++li) {
     const auto& L = r.layers[li];
     for (size_t ci = 0; ci < L.candidates.size(); ++ci) {
-      if (!r.rtl) continue;
+      if (!r.settings.rtl()) continue;
       ++s.planned;
       const auto& c = L.candidates[ci];
       if (!c.verification) continue;

@@ -91,32 +91,10 @@ struct TopK {
 
 /// Refuses a --resume whose explicit options differ from the stored run.
 void check_resume(const RunOptions& o, const RunRecord& r, const fs::path& file) {
-  auto same = [&](const char* flag, const json& stored, const json& given) {
-    if (o.given.count(flag) && stored != given)
-      throw SpecError("--" + std::string(flag), flag,
-                      given.is_string() ? given.get<std::string>() : given.dump(),
-                      "differs from the run being resumed (" + file.string() + " has " +
-                          (stored.is_string() ? stored.get<std::string>() : stored.dump()) +
-                          "); drop the flag or choose another --out");
-  };
-  same("network", r.network_arg, o.network);
-  same("input-shape", r.input_shapes, o.input_shapes);
-  same("strict", r.strict, o.strict);
-  same("layer", r.layer_arg, o.layer);
-  same("arch", r.arch_arg, o.arch);
-  same("searcher", r.searcher, o.searcher);
-  same("budget", r.budget_per_layer, o.budget);
-  same("seed", r.seed, o.seed);
-  same("objective", r.objective, o.objective);
-  same("top-k", r.top_k, o.top_k);
-  same("options", r.options_arg, o.options_file);
-  if (r.exact) {
-    same("time-limit", r.exact->time_limit_s, o.exact.time_limit_s);
-    same("gap", r.exact->gap, o.exact.gap);
-  }
-  same("no-rtl", !r.rtl, o.no_rtl);
-  same("reward", r.rtl_reward_warmup ? "rtl" : "surrogate", o.reward);
-  same("surrogate-warmup", r.rtl_reward_warmup.value_or(0), o.surrogate_warmup);
+  for (const SettingChange& c : changed_flags(r.settings, o.settings, o.given))
+    throw SpecError("--" + c.flag, c.flag, c.given,
+                    "differs from the run being resumed (" + file.string() + " has " + c.stored +
+                        "); drop the flag or choose another --out");
 }
 
 /// Opens `dir` for a run: with --resume, reads and checks its results.json and takes the run's
@@ -165,48 +143,37 @@ std::optional<RunRecord> open_run_folder(RunOptions& o, const fs::path& dir, boo
   check_run_record(stored, results_file.string());
   RunRecord r = run_record_from_json(stored, results_file.string());
   check_resume(o, r, results_file);
-  o.network = r.network_arg;
-  o.input_shapes = r.input_shapes;
-  o.strict = r.strict;
-  o.layer = r.layer_arg;  // the stored run decides (a --layer run resumes as one)
-  o.arch = r.arch_arg;
-  o.searcher = r.searcher;
-  o.budget = r.budget_per_layer;
-  o.seed = r.seed;
-  o.objective = r.objective;
-  o.top_k = r.top_k;
-  o.options_file = r.options_arg;
-  o.no_rtl = !r.rtl;
-  o.reward = r.rtl_reward_warmup ? "rtl" : "surrogate";
-  o.surrogate_warmup = r.rtl_reward_warmup.value_or(0);
-  if (r.exact) {
-    o.exact.time_limit_s = r.exact->time_limit_s;
-    o.exact.gap = r.exact->gap;
-  }
+  // The stored run decides (a --layer run resumes as one); the exact mapper's threads say how
+  // this process runs it, so they stay as given.
+  const int threads = o.settings.exact.threads;
+  o.settings = r.settings;
+  o.settings.exact.threads = threads;
   return r;
 }
 
 /// Refuses options out of range before any work.
 void check_run_options(const RunOptions& o) {
-  if (o.budget <= 0)
-    throw SpecError("--budget", "budget", std::to_string(o.budget), "must be a positive integer");
-  if (o.top_k < 1 || o.top_k > 64)
-    throw SpecError("--top-k", "top-k", std::to_string(o.top_k), "must be between 1 and 64");
+  if (o.settings.budget <= 0)
+    throw SpecError("--budget", "budget", std::to_string(o.settings.budget),
+                    "must be a positive integer");
+  if (o.settings.top_k < 1 || o.settings.top_k > 64)
+    throw SpecError("--top-k", "top-k", std::to_string(o.settings.top_k),
+                    "must be between 1 and 64");
   if (o.jobs < 0) throw SpecError("--jobs", "jobs", std::to_string(o.jobs), "must be >= 0");
   check_sim_limits(o.sim_limits);
-  require_searcher_kind(o.searcher, "--searcher");
-  if (o.reward != "surrogate" && o.reward != "rtl")
-    throw SpecError("--reward", "reward", o.reward, "must be surrogate or rtl");
-  if (o.reward == "rtl" && o.searcher == "exact")
-    throw SpecError("--reward", "reward", o.reward,
+  require_searcher_kind(o.settings.searcher, "--searcher");
+  if (o.settings.reward != "surrogate" && o.settings.reward != "rtl")
+    throw SpecError("--reward", "reward", o.settings.reward, "must be surrogate or rtl");
+  if (o.settings.reward == "rtl" && o.settings.searcher == "exact")
+    throw SpecError("--reward", "reward", o.settings.reward,
                     "the exact mapper optimizes the surrogate; choose a sampling --searcher "
                     "(e.g. marl) for RTL reward");
-  if (o.reward == "rtl" && o.no_rtl)
-    throw SpecError("--reward", "reward", o.reward, "needs the RTL; drop --no-rtl");
-  if (o.surrogate_warmup < 0)
-    throw SpecError("--surrogate-warmup", "surrogate-warmup", std::to_string(o.surrogate_warmup),
-                    "must be >= 0");
-  check_exact_options(o.exact);
+  if (o.settings.reward == "rtl" && o.settings.no_rtl)
+    throw SpecError("--reward", "reward", o.settings.reward, "needs the RTL; drop --no-rtl");
+  if (o.settings.surrogate_warmup < 0)
+    throw SpecError("--surrogate-warmup", "surrogate-warmup",
+                    std::to_string(o.settings.surrogate_warmup), "must be >= 0");
+  check_exact_options(o.settings.exact);
 }
 
 /// The RTL worker pool, after the pre-check that the architecture has an RTL model (compiled
@@ -217,7 +184,7 @@ std::unique_ptr<RtlWorkerPool> start_rtl_pool(const RunOptions& o, const Arch& a
   ModelCacheOptions cache;
   cache.progress = &std::cerr;
   pool->enable_model_cache(cache);
-  if (const std::string why = pool->check_arch(o.arch); !why.empty())
+  if (const std::string why = pool->check_arch(o.settings.arch); !why.empty())
     throw SpecError("--arch", "arch", arch.name, why + "; run it surrogate-only with --no-rtl");
   return pool;
 }
@@ -231,29 +198,17 @@ RunRecord new_run_record(const RunOptions& o, const fs::path& dir, const Arch& a
   r.created = now_iso();
   r.mapwright = "0.1.0";
   r.target = target;
-  r.network_arg = o.network;
-  r.input_shapes = o.input_shapes;
-  r.strict = o.strict;
-  r.layer_arg = o.layer;
-  r.arch_arg = o.arch;
+  r.settings = o.settings;
+  r.settings.objective = objective.name;
   r.arch = arch_info_of(arch);
-  r.searcher = o.searcher;
-  r.budget_per_layer = o.budget;
-  r.seed = o.seed;
-  r.objective = objective.name;
-  r.top_k = o.top_k;
-  r.options_arg = o.options_file;
-  if (o.searcher == "exact")
-    r.exact = ExactSettings{o.exact.time_limit_s, o.exact.gap, o.exact.threads};
-  r.options_file = o.options_file.empty() ? configs_dir() + "/search/default.yaml" : o.options_file;
-  if (o.reward == "rtl") r.rtl_reward_warmup = o.surrogate_warmup;
-  r.rtl = !o.no_rtl;
+  r.options_file = o.settings.options_file.empty() ? configs_dir() + "/search/default.yaml"
+                                                   : o.settings.options_file;
   for (size_t li = 0; li < layers.size(); ++li) {
     LayerRecord L;
     L.index = li;
     L.layer = layers[li].first;
     L.count = layers[li].second;
-    L.seed = layer_seed(o.seed, li);
+    L.seed = layer_seed(o.settings.seed, li);
     r.layers.push_back(std::move(L));
   }
   return r;
@@ -465,10 +420,10 @@ class RunSession {
       const Candidate& c = L.candidates[ci];
       if (c.verification) continue;
       RtlJob j;
-      j.arch = o_.arch;
+      j.arch = o_.settings.arch;
       j.layer = L.layer;
       j.mapping = c.mapping;
-      j.seed = rtl_seed(o_.seed, li, c.rank);
+      j.seed = rtl_seed(o_.settings.seed, li, c.rank);
       j.watchdog_cycles = o_.rtl_watchdog_cycles;
       j.limits = o_.sim_limits;
       job_of_[pool_->submit(std::move(j))] = {li, ci};
@@ -482,8 +437,8 @@ class RunSession {
     std::ostringstream y;
     y << "# " << L.layer.name << ": " << L.layer.describe() << "\n"
       << "# chosen by " << chosen_by_name(L.best->chosen_by) << " (candidate " << L.best->rank
-      << " of " << L.candidates.size() << "), searcher " << o_.searcher << ", seed " << L.seed
-      << ", objective " << objective_.name << ", budget " << o_.budget << "\n"
+      << " of " << L.candidates.size() << "), searcher " << o_.settings.searcher << ", seed "
+      << L.seed << ", objective " << objective_.name << ", budget " << o_.settings.budget << "\n"
       << mapping_to_yaml(L.best->mapping);
     write_atomic(dir_ / f, y.str());
     L.mapping_file = f;
@@ -535,7 +490,7 @@ class RunSession {
       if (InterruptSignals::count() >= 2 && r.kind == RtlFailure::Worker) continue;
       Candidate& c = rec_.layers[li].candidates[ci];
       c.verification = verification_of(r, rec_.layers[li].layer, arch_, c.mapping, c.surrogate,
-                                       rtl_seed(o_.seed, li, c.rank));
+                                       rtl_seed(o_.settings.seed, li, c.rank));
       db_.put_verification(rec_.run_id, static_cast<int>(li), c);
       finish_layer_if_verified(li);
       save();
@@ -561,9 +516,9 @@ class RunSession {
   /// Searches layer `li` and records its top-K candidates (and submits their verification).
   LayerOutcome search_layer_at(size_t li) {
     const Layer& layer = rec_.layers[li].layer;
-    TopK top{static_cast<size_t>(o_.top_k), {}};
+    TopK top{static_cast<size_t>(o_.settings.top_k), {}};
     std::vector<EvaluationRow> evals;
-    evals.reserve(static_cast<size_t>(o_.budget));
+    evals.reserve(static_cast<size_t>(o_.settings.budget));
     const std::string label =
         "[" + std::to_string(li + 1) + "/" + std::to_string(rec_.layers.size()) + "] " + layer.name;
     auto observe = [&](const SampleSeen& s) {
@@ -587,16 +542,16 @@ class RunSession {
       return InterruptSignals::count() == 0;
     };
     const auto t0 = std::chrono::steady_clock::now();
-    if (o_.searcher == "exact") {
+    if (o_.settings.searcher == "exact") {
       std::ostringstream w;
-      w << label << " exact search (at most " << o_.exact.time_limit_s << " s)";
+      w << label << " exact search (at most " << o_.settings.exact.time_limit_s << " s)";
       draw(w.str(), false);
     }
-    ExactOptions ex = o_.exact;
-    ex.top_k = o_.top_k;
-    LayerSearch ls =
-        search_layer(layer, arch_, o_.searcher, sopts_, rec_.layers[li].seed, o_.budget, objective_,
-                     keep_going, observe, ex, Encoding::Compact, reward_options());
+    ExactOptions ex = o_.settings.exact;
+    ex.top_k = o_.settings.top_k;
+    LayerSearch ls = search_layer(layer, arch_, o_.settings.searcher, sopts_, rec_.layers[li].seed,
+                                  o_.settings.budget, objective_, keep_going, observe, ex,
+                                  Encoding::Compact, reward_options());
     if (ls.result.stopped_early || InterruptSignals::count()) return LayerOutcome::Stopped;
     const double secs =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -615,14 +570,14 @@ class RunSession {
   /// worker processes of their own (as many as the verification pool).
   RewardOptions reward_options() const {
     RewardOptions r;
-    if (o_.reward != "rtl") return r;
+    if (o_.settings.reward != "rtl") return r;
     r.source = RewardOptions::Rtl;
-    r.surrogate_warmup = o_.surrogate_warmup;
+    r.surrogate_warmup = o_.settings.surrogate_warmup;
     r.jobs = jobs_;
     r.worker_exe = o_.worker_exe;
     r.watchdog_cycles = o_.rtl_watchdog_cycles;
     r.limits = o_.sim_limits;
-    r.arch = o_.arch;
+    r.arch = o_.settings.arch;
     return r;
   }
 
@@ -683,56 +638,24 @@ class RunSession {
 /// The settings a rank needs to search and verify a layer exactly as rank 0 would (rank 0's
 /// options, after a --resume took them from the run folder).
 json worker_options_json(const RunOptions& o) {
-  return {{"network", o.network},
-          {"input_shapes", o.input_shapes},
-          {"strict", o.strict},
-          {"layer", o.layer},
-          {"arch", o.arch},
-          {"searcher", o.searcher},
-          {"budget", o.budget},
-          {"time_limit_s", o.exact.time_limit_s},
-          {"gap", o.exact.gap},
-          {"threads", o.exact.threads},
-          {"seed", o.seed},
-          {"objective", o.objective},
-          {"options_file", o.options_file},
-          {"top_k", o.top_k},
+  return {{"settings", settings_to_json(o.settings)},
           {"jobs", o.jobs},
-          {"no_rtl", o.no_rtl},
           {"worker_exe", o.worker_exe},
           {"rtl_watchdog_cycles", o.rtl_watchdog_cycles},
           {"sim_max_cycles", o.sim_limits.max_cycles},
           {"sim_max_seconds", o.sim_limits.max_seconds},
-          {"sim_max_memory_mb", o.sim_limits.max_memory_mb},
-          {"reward", o.reward},
-          {"surrogate_warmup", o.surrogate_warmup}};
+          {"sim_max_memory_mb", o.sim_limits.max_memory_mb}};
 }
 
 RunOptions worker_options_from_json(const json& j) {
   RunOptions o;
-  o.network = j["network"].get<std::string>();
-  o.input_shapes = j["input_shapes"].get<std::vector<std::string>>();
-  o.strict = j["strict"].get<bool>();
-  o.layer = j["layer"].get<std::string>();
-  o.arch = j["arch"].get<std::string>();
-  o.searcher = j["searcher"].get<std::string>();
-  o.budget = j["budget"].get<int64_t>();
-  o.exact.time_limit_s = j["time_limit_s"].get<double>();
-  o.exact.gap = j["gap"].get<double>();
-  o.exact.threads = j["threads"].get<int>();
-  o.seed = j["seed"].get<uint64_t>();
-  o.objective = j["objective"].get<std::string>();
-  o.options_file = j["options_file"].get<std::string>();
-  o.top_k = j["top_k"].get<int>();
-  o.jobs = j["jobs"].get<int>();
-  o.no_rtl = j["no_rtl"].get<bool>();
-  o.worker_exe = j["worker_exe"].get<std::string>();
-  o.rtl_watchdog_cycles = j["rtl_watchdog_cycles"].get<long long>();
-  o.sim_limits.max_cycles = j["sim_max_cycles"].get<long long>();
-  o.sim_limits.max_seconds = j["sim_max_seconds"].get<double>();
-  o.sim_limits.max_memory_mb = j["sim_max_memory_mb"].get<long long>();
-  o.reward = j["reward"].get<std::string>();
-  o.surrogate_warmup = j["surrogate_warmup"].get<int64_t>();
+  o.settings = settings_from_json(j.at("settings"), "the message of rank 0");
+  o.jobs = j.at("jobs").get<int>();
+  o.worker_exe = j.at("worker_exe").get<std::string>();
+  o.rtl_watchdog_cycles = j.at("rtl_watchdog_cycles").get<long long>();
+  o.sim_limits.max_cycles = j.at("sim_max_cycles").get<long long>();
+  o.sim_limits.max_seconds = j.at("sim_max_seconds").get<double>();
+  o.sim_limits.max_memory_mb = j.at("sim_max_memory_mb").get<long long>();
   o.progress = false;
   return o;
 }
@@ -762,22 +685,23 @@ int run_worker() {
       if (!w) {
         w = std::make_unique<Worker>();
         w->o = worker_options_from_json(m["options"]);
-        w->arch = load_arch(w->o.arch);
-        w->sopts = load_options_or_default(w->o.options_file);
-        w->objective = parse_objective(w->o.objective);
+        w->arch = load_arch(w->o.settings.arch);
+        w->sopts = load_options_or_default(w->o.settings.options_file);
+        w->objective = parse_objective(w->o.settings.objective);
         std::vector<std::pair<Layer, int>> layers;
-        if (!w->o.layer.empty()) {
+        if (!w->o.settings.layer.empty()) {
           layers.push_back(
-              {parse_layer_arg(w->o.layer, "--layer", make_onnx_options({}, false)), 1});
+              {parse_layer_arg(w->o.settings.layer, "--layer", make_onnx_options({}, false)), 1});
         } else {
-          layers = parse_network_arg(w->o.network, "--network",
-                                     make_onnx_options(w->o.input_shapes, w->o.strict))
-                       .unique_layers();
+          layers =
+              parse_network_arg(w->o.settings.network, "--network",
+                                make_onnx_options(w->o.settings.input_shapes, w->o.settings.strict))
+                  .unique_layers();
         }
         const int jobs = w->o.jobs > 0
                              ? w->o.jobs
                              : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-        if (!w->o.no_rtl) w->pool = start_rtl_pool(w->o, w->arch, jobs);
+        if (!w->o.settings.no_rtl) w->pool = start_rtl_pool(w->o, w->arch, jobs);
         w->dir = fs::path(m["dir"].get<std::string>()) / ".ranks" / std::to_string(dist::rank());
         fs::remove_all(w->dir);
         make_output_dir(w->dir / "mappings");
@@ -875,15 +799,18 @@ void print_layer_line(const LayerRecord& L, bool rtl, size_t width, std::ostream
 void print_run_summary(const RunRecord& rec, const RunOptions& o, const Arch& arch,
                        const std::string& db_path, const fs::path& dir, bool complete,
                        std::ostream& out) {
-  const bool rtl = rec.rtl;
+  const bool rtl = rec.settings.rtl();
   const RunSummary s = summarize(rec);
   out << "run " << rec.target << " on " << arch.name << " (" << arch.rows << "x" << arch.cols
-      << "), " << o.searcher << ", " << budget_phrase(o.searcher, o.budget, o.exact)
-      << (rec.rtl_reward_warmup ? " (scored on the RTL after " +
-                                      std::to_string(*rec.rtl_reward_warmup) + " surrogate samples)"
-                                : std::string())
-      << ", objective " << rec.objective << ", seed " << o.seed
-      << (rtl ? ", top-" + std::to_string(o.top_k) + " verified on RTL" : ", surrogate only")
+      << "), " << o.settings.searcher << ", "
+      << budget_phrase(o.settings.searcher, o.settings.budget, o.settings.exact)
+      << (rec.settings.reward == "rtl"
+              ? " (scored on the RTL after " + std::to_string(rec.settings.surrogate_warmup) +
+                    " surrogate samples)"
+              : std::string())
+      << ", objective " << rec.settings.objective << ", seed " << o.settings.seed
+      << (rtl ? ", top-" + std::to_string(o.settings.top_k) + " verified on RTL"
+              : ", surrogate only")
       << "\n";
   size_t longest = 0;
   for (const auto& L : rec.layers) longest = std::max(longest, L.layer.name.size());
@@ -925,12 +852,14 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   fs::path dir = o.out_dir;
   if (dir.empty()) {
     const std::string target =
-        o.layer.empty()
-            ? parse_network_arg(o.network, "--network", make_onnx_options(o.input_shapes, o.strict))
+        o.settings.layer.empty()
+            ? parse_network_arg(o.settings.network, "--network",
+                                make_onnx_options(o.settings.input_shapes, o.settings.strict))
                   .name
-            : parse_layer_arg(o.layer).name;
-    dir = fs::path("runs") / ("run-" + safe_name(target) + "-" + safe_name(load_arch(o.arch).name) +
-                              "-" + o.searcher + "-s" + std::to_string(o.seed));
+            : parse_layer_arg(o.settings.layer).name;
+    dir = fs::path("runs") /
+          ("run-" + safe_name(target) + "-" + safe_name(load_arch(o.settings.arch).name) + "-" +
+           o.settings.searcher + "-s" + std::to_string(o.settings.seed));
   }
   std::error_code ec;
   const bool fresh_folder = !fs::exists(dir, ec) || fs::is_empty(dir, ec);
@@ -940,25 +869,28 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
 
   // Everything is validated before any work.
   check_run_options(o);
-  const Objective objective = parse_objective(o.objective);
-  const Arch arch = load_arch(o.arch);
-  if (!o.no_rtl) require_rtl_dram_port(arch, "--arch");
-  const search::SearchOptions sopts = load_options_or_default(o.options_file);
+  const Objective objective = parse_objective(o.settings.objective);
+  const Arch arch = load_arch(o.settings.arch);
+  if (!o.settings.no_rtl) require_rtl_dram_port(arch, "--arch");
+  const search::SearchOptions sopts = load_options_or_default(o.settings.options_file);
   std::vector<std::pair<Layer, int>> layers;
   std::string target;
   Network net;
-  if (!o.layer.empty()) {
-    layers.push_back({parse_layer_arg(o.layer, "--layer", make_onnx_options({}, o.strict)), 1});
+  if (!o.settings.layer.empty()) {
+    layers.push_back(
+        {parse_layer_arg(o.settings.layer, "--layer", make_onnx_options({}, o.settings.strict)),
+         1});
     target = layers[0].first.name;
   } else {
-    net = parse_network_arg(o.network, "--network", make_onnx_options(o.input_shapes, o.strict));
+    net = parse_network_arg(o.settings.network, "--network",
+                            make_onnx_options(o.settings.input_shapes, o.settings.strict));
     std::cerr << import_note(net);
     target = net.name;
     layers = net.unique_layers();
   }
   const int jobs =
       o.jobs > 0 ? o.jobs : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  std::unique_ptr<RtlWorkerPool> pool = o.no_rtl ? nullptr : start_rtl_pool(o, arch, jobs);
+  std::unique_ptr<RtlWorkerPool> pool = o.settings.no_rtl ? nullptr : start_rtl_pool(o, arch, jobs);
 
   make_output_dir(dir / "mappings");
   make_output_dir(dir / "curves");
@@ -970,8 +902,8 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   rec.db = db_path;
   rec.import_skipped = net.skipped;
   rec.import_warnings = net.warnings;
-  rec.rtl_note = !o.no_rtl
-                     ? "each layer's top-" + std::to_string(o.top_k) +
+  rec.rtl_note = !o.settings.no_rtl
+                     ? "each layer's top-" + std::to_string(o.settings.top_k) +
                            " distinct surrogate candidates run on the Verilated RTL (bit-exact "
                            "check against a C++ reference, counters against the surrogate); "
                            "the best is chosen by RTL cost"

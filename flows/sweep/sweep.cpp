@@ -206,19 +206,19 @@ int run_point(const SweepFile& s, const SweepOptions& o, const fs::path& dir, co
   }
 
   RunOptions r;
-  r.network = s.network;
-  r.arch = arch_file.string();
-  r.searcher = "exact";
-  r.exact = s.exact;
-  r.seed = s.seed;
-  r.objective = s.objective;
-  r.top_k = s.top_k;
+  r.settings.network = s.network;
+  r.settings.arch = arch_file.string();
+  r.settings.searcher = "exact";
+  r.settings.exact = s.exact;
+  r.settings.seed = s.seed;
+  r.settings.objective = s.objective;
+  r.settings.top_k = s.top_k;
   r.jobs = o.jobs;
   r.out_dir = (dir / "points" / sp.name).string();
   r.db = "";        // the run's own store; the coordinator merges it into the sweep's
   r.resume = true;  // starts the run when its folder is new
   r.given = {"network"};
-  r.no_rtl = !rtl;
+  r.settings.no_rtl = !rtl;
   r.progress = false;
   r.worker_exe = o.worker_exe;
   std::ostringstream summary;
