@@ -151,7 +151,8 @@ class RunApp {
 
 /// Under mpirun, a rank other than 0 (cmd_run): asks rank 0 for a layer, searches and verifies
 /// it, sends it back, until told to stop. Its own files (curves, mappings, results.json, a
-/// scratch SQLite store) go to <out>/.ranks/<rank>/; rank 0 writes the run's files.
+/// scratch SQLite store) go to <out>/.ranks/<rank>/, which it removes before it tells rank 0 it
+/// is done; rank 0 writes the run's files.
 int run_worker();
 
 }  // namespace mapwright::flows

@@ -2,7 +2,9 @@
 // asks (dynamic load balancing) and records each layer a rank sends back as if searched here;
 // every other rank (run_worker) runs a RunApp of its own in the scratch folder
 // <out>/.ranks/<rank>, searches and verifies one layer per message on its own RTL workers and
-// sends the layer back (its record, its best-so-far curve and its samples).
+// sends the layer back (its record, its best-so-far curve and its samples). Told to stop, a rank
+// closes its store and removes its scratch folder before it says it is done; rank 0 removes
+// <out>/.ranks only after every rank has said so.
 #include "run/run_app.hpp"
 
 #include <deque>
@@ -56,39 +58,29 @@ bool RunApp::dispatch_pending_layers() {
   }
   const json options = worker_options_json(o_);
   bool no_valid = false;
-  try {
-    int active = dist::size() - 1;
-    while (active > 0) {
-      int from = 0;
-      dist::Tag tag{};
-      const json m = dist::receive(from, tag);
-      if (tag == dist::Tag::Result) {
-        const size_t li = m["index"].get<size_t>();
-        if (m.value("interrupted", false)) {
-          InterruptSignals::note();  // Ctrl-C reached that rank: its layer stays pending
-        } else if (m.contains("failure")) {
-          if (rank_failure_.empty())
-            rank_failure_ = "rank " + std::to_string(from) + " failed on layer " +
-                            rec_.layers[li].layer.name + ": " + m["failure"].get<std::string>();
-        } else {
-          absorb_layer(li, m);
-          no_valid = no_valid || rec_.layers[li].candidates.empty();
-        }
-      }
-      if (!todo.empty() && InterruptSignals::count() == 0 && rank_failure_.empty()) {
-        const size_t li = todo.front();
-        todo.pop_front();
-        if (o_.progress)
-          std::cerr << "rank " << from << ": layer " << li + 1 << "/" << rec_.layers.size() << " "
-                    << rec_.layers[li].layer.name << "\n"
-                    << std::flush;
-        dist::send(from, dist::Tag::Work,
-                   {{"index", li}, {"options", options}, {"dir", folder_.dir.string()}});
-      } else {
-        dist::send(from, dist::Tag::Stop, json::object());
-        --active;
-      }
+  auto work = [&](int rank, size_t li) -> json {
+    if (o_.progress)
+      std::cerr << "rank " << rank << ": layer " << li + 1 << "/" << rec_.layers.size() << " "
+                << rec_.layers[li].layer.name << "\n"
+                << std::flush;
+    return {{"index", li}, {"options", options}, {"dir", folder_.dir.string()}};
+  };
+  auto on_result = [&](int rank, const json& m) {
+    const size_t li = m["index"].get<size_t>();
+    if (m.value("interrupted", false)) {
+      InterruptSignals::note();  // Ctrl-C reached that rank: its layer stays pending
+    } else if (m.contains("failure")) {
+      if (rank_failure_.empty())
+        rank_failure_ = "rank " + std::to_string(rank) + " failed on layer " +
+                        rec_.layers[li].layer.name + ": " + m["failure"].get<std::string>();
+    } else {
+      absorb_layer(li, m);
+      no_valid = no_valid || rec_.layers[li].candidates.empty();
     }
+  };
+  try {
+    dist::farm(std::move(todo), work, on_result,
+               [&] { return InterruptSignals::count() > 0 || !rank_failure_.empty(); });
   } catch (const std::exception& e) {
     std::cerr << "mapwright: error on rank 0, stopping every rank: " << e.what() << "\n"
               << "continue with `mapwright run --resume --out " << folder_.dir.string() << "`\n";
@@ -139,8 +131,9 @@ void RunApp::absorb_layer(size_t li, const json& m) {
 int run_worker() {
   std::unique_ptr<rtlpool::RtlWorkerPool> pool;
   std::unique_ptr<RunApp> app;  // set up on the first layer, from rank 0's settings
+  fs::path scratch;             // <out>/.ranks/<rank>, once chosen
   const InterruptSignals signals(/*also_term=*/true);
-  return dist::serve([&](const json& m) -> json {
+  auto answer = [&](const json& m) -> json {
     // Test hook (core/test_hooks.hpp): a rank that dies in the middle of a run.
     if (core::kill_point_reached("run_layer")) core::kill_self();
     const size_t li = m["index"].get<size_t>();
@@ -149,18 +142,28 @@ int run_worker() {
         RunOptions o = worker_options_from_json(m["options"]);
         RunInputs in = load_run_inputs(o.settings, nullptr);
         if (o.settings.rtl()) pool = start_rtl_pool(o, in.arch, run_jobs(o));
+        scratch = fs::path(m["dir"].get<std::string>()) / ".ranks" / std::to_string(dist::rank());
+        fs::remove_all(scratch);
         RunFolder folder;
-        folder.dir =
-            fs::path(m["dir"].get<std::string>()) / ".ranks" / std::to_string(dist::rank());
-        fs::remove_all(folder.dir);
-        o.db = (folder.dir / "scratch.sqlite").string();
+        folder.dir = scratch;
+        o.db = (scratch / "scratch.sqlite").string();
         app = std::make_unique<RunApp>(std::move(o), std::move(folder), std::move(in), pool.get());
       }
       return app->search_one(li);
     } catch (const std::exception& e) {
       return {{"index", li}, {"failure", e.what()}};
     }
-  });
+  };
+  // Told to stop: close the scratch store (SQLite removes its WAL files on close) and the RTL
+  // workers, then remove the scratch folder, all before rank 0 hears that this rank is done and
+  // removes <out>/.ranks.
+  auto finish = [&] {
+    app.reset();
+    pool.reset();
+    std::error_code ec;
+    if (!scratch.empty()) fs::remove_all(scratch, ec);
+  };
+  return dist::serve_farm(answer, finish);
 }
 
 }  // namespace mapwright::flows

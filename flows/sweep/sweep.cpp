@@ -289,22 +289,24 @@ void print_point(std::ostream& out, const json& p, size_t n) {
 /// points/<point>/); rank 0 writes everything else.
 int sweep_worker(const SweepOptions& o) {
   std::optional<SweepFile> s;  // read on the first point (rank 0 has checked it)
-  return dist::serve([&](const json& m) -> json {
-    // Test hook (core/test_hooks.hpp): a rank that dies in the middle of a sweep.
-    if (core::kill_point_reached("sweep_point")) core::kill_self();
-    const size_t i = m["index"].get<size_t>();
-    json p = m["point"];
-    std::ostringstream text;
-    int prc = 4;
-    try {
-      if (!s) s = load_sweep_file(o.file);
-      prc = run_point(*s, o, m["dir"].get<std::string>(), s->points.at(i), p, text);
-    } catch (const std::exception& e) {
-      p["status"] = "failed";
-      p["failure"] = "rank " + std::to_string(dist::rank()) + ": " + e.what();
-    }
-    return {{"index", i}, {"point", p}, {"rc", prc}, {"log", text.str()}};
-  });
+  return dist::serve_farm(
+      [&](const json& m) -> json {
+        // Test hook (core/test_hooks.hpp): a rank that dies in the middle of a sweep.
+        if (core::kill_point_reached("sweep_point")) core::kill_self();
+        const size_t i = m["index"].get<size_t>();
+        json p = m["point"];
+        std::ostringstream text;
+        int prc = 4;
+        try {
+          if (!s) s = load_sweep_file(o.file);
+          prc = run_point(*s, o, m["dir"].get<std::string>(), s->points.at(i), p, text);
+        } catch (const std::exception& e) {
+          p["status"] = "failed";
+          p["failure"] = "rank " + std::to_string(dist::rank()) + ": " + e.what();
+        }
+        return {{"index", i}, {"point", p}, {"rc", prc}, {"log", text.str()}};
+      },
+      {});
 }
 
 /// Rank 0 under mpirun: hands the points in `todo` one at a time to whichever rank asks
@@ -313,34 +315,24 @@ int sweep_worker(const SweepOptions& o) {
 /// done or on Ctrl-C. A failure here stops every rank (MPI_Abort) after saying why: the ranks
 /// would otherwise wait for it forever.
 template <typename Save, typename Absorb>
-void coordinate(const SweepFile& s, const fs::path& dir, json& rec, std::deque<size_t>& todo,
+void coordinate(const SweepFile& s, const fs::path& dir, json& rec, std::deque<size_t> todo,
                 Save& save, Absorb& absorb, bool& interrupted, std::ostream* out) {
   try {
     const InterruptSignals signals(true);
-    int active = dist::size() - 1;
-    while (active > 0) {
-      int from = 0;
-      dist::Tag tag{};
-      const json m = dist::receive(from, tag);
-      if (tag == dist::Tag::Result) {
-        rec["in_flight"].erase(std::to_string(from));
-        absorb(m["index"].get<size_t>(), m["point"], m["rc"].get<int>(),
-               m["log"].get<std::string>());
-      }
+    auto work = [&](int rank, size_t i) -> json {
+      rec["in_flight"][std::to_string(rank)] = s.points[i].name;
+      save();
+      if (out) *out << "rank " << rank << ": " << s.points[i].name << "\n" << std::flush;
+      return {{"index", i}, {"point", rec["points"][i]}, {"dir", dir.string()}};
+    };
+    auto on_result = [&](int rank, const json& m) {
+      rec["in_flight"].erase(std::to_string(rank));
+      absorb(m["index"].get<size_t>(), m["point"], m["rc"].get<int>(), m["log"].get<std::string>());
+    };
+    dist::farm(std::move(todo), work, on_result, [&] {
       if (InterruptSignals::count() > 0) interrupted = true;
-      if (!todo.empty() && !interrupted) {
-        const size_t i = todo.front();
-        todo.pop_front();
-        rec["in_flight"][std::to_string(from)] = s.points[i].name;
-        save();
-        if (out) *out << "rank " << from << ": " << s.points[i].name << "\n" << std::flush;
-        dist::send(from, dist::Tag::Work,
-                   {{"index", i}, {"point", rec["points"][i]}, {"dir", dir.string()}});
-      } else {
-        dist::send(from, dist::Tag::Stop, json::object());
-        --active;
-      }
-    }
+      return interrupted;
+    });
   } catch (const std::exception& e) {
     std::cerr << "mapwright: error on rank 0, stopping every rank: " << e.what() << "\n"
               << "continue with `mapwright sweep --resume`\n";
