@@ -233,34 +233,38 @@ CLI::App* add_run(CLI::App& app, flows::RunOptions& run) {
   auto* ru = app.add_subcommand(
       "run",
       "The main job: search every layer on the surrogate, verify the top-K on RTL, write a report");
-  auto* rl =
-      ru->add_option("--layer", run.layer, "One layer instead of a network (see eval --help)");
-  auto* rn = ru->add_option("--network", run.network, "Zoo network, network YAML file or ONNX file")
+  auto* rl = ru->add_option("--layer", run.settings.layer,
+                            "One layer instead of a network (see eval --help)");
+  auto* rn = ru->add_option("--network", run.settings.network,
+                            "Zoo network, network YAML file or ONNX file")
                  ->capture_default_str();
   rl->excludes(rn);
-  add_import_options(ru, run.input_shapes, run.strict);
-  ru->add_option("--arch", run.arch, "Named architecture or YAML file")->capture_default_str();
+  add_import_options(ru, run.settings.input_shapes, run.settings.strict);
+  ru->add_option("--arch", run.settings.arch, "Named architecture or YAML file")
+      ->capture_default_str();
   ru->add_option(
-        "--searcher", run.searcher,
+        "--searcher", run.settings.searcher,
         "exact (branch-and-bound, proven gap) | marl | ppo | ppo-box | ga | sa | random | bo")
       ->capture_default_str();
-  ru->add_option("--budget", run.budget, "Surrogate samples per layer (sampling searchers)")
+  ru->add_option("--budget", run.settings.budget,
+                 "Surrogate samples per layer (sampling searchers)")
       ->capture_default_str();
-  ru->add_option("--time-limit", run.exact.time_limit_s,
+  ru->add_option("--time-limit", run.settings.exact.time_limit_s,
                  "exact: wall-clock limit per layer in seconds (anytime: best found + proven gap)")
       ->capture_default_str();
-  ru->add_option("--gap", run.exact.gap,
+  ru->add_option("--gap", run.settings.exact.gap,
                  "exact: stop once the proven relative gap is at most this (0.001 = 0.1 %)")
       ->capture_default_str();
-  ru->add_option("--threads", run.exact.threads, "exact: threads (0 = number of cores)")
+  ru->add_option("--threads", run.settings.exact.threads, "exact: threads (0 = number of cores)")
       ->capture_default_str();
-  ru->add_option("--seed", run.seed, "Run seed (layer and RTL seeds derive from it)")
+  ru->add_option("--seed", run.settings.seed, "Run seed (layer and RTL seeds derive from it)")
       ->capture_default_str();
-  ru->add_option("--objective", run.objective, "edp | latency | energy | mix:latency=W,energy=W")
+  ru->add_option("--objective", run.settings.objective,
+                 "edp | latency | energy | mix:latency=W,energy=W")
       ->capture_default_str();
-  ru->add_option("--options", run.options_file,
+  ru->add_option("--options", run.settings.options_file,
                  "Search options YAML (default configs/search/default.yaml)");
-  ru->add_option("--top-k", run.top_k, "Distinct candidates per layer verified on RTL")
+  ru->add_option("--top-k", run.settings.top_k, "Distinct candidates per layer verified on RTL")
       ->capture_default_str();
   ru->add_option("--jobs", run.jobs, "RTL worker processes (0 = number of cores)")
       ->capture_default_str();
@@ -270,12 +274,12 @@ CLI::App* add_run(CLI::App& app, flows::RunOptions& run) {
   ru->add_option("--db", run.db, "SQLite results store (default <out>/results.sqlite)");
   ru->add_flag("--resume", run.resume,
                "Continue the run in --out (finished layers and checks are kept)");
-  ru->add_flag("--no-rtl", run.no_rtl, "Surrogate only (no RTL verification)");
-  ru->add_option("--reward", run.reward,
+  ru->add_flag("--no-rtl", run.settings.no_rtl, "Surrogate only (no RTL verification)");
+  ru->add_option("--reward", run.settings.reward,
                  "Sampling searchers' scorer: surrogate | rtl (after --surrogate-warmup samples "
                  "per layer, every sample is simulated on the Verilated RTL)")
       ->capture_default_str();
-  ru->add_option("--surrogate-warmup", run.surrogate_warmup,
+  ru->add_option("--surrogate-warmup", run.settings.surrogate_warmup,
                  "rtl reward: first N distinct samples per layer scored by the surrogate")
       ->capture_default_str();
   ru->add_flag("--json", run.json, "Print results.json instead of the summary");

@@ -10,6 +10,7 @@
 
 #include <chrono>
 #include <cstdlib>
+#include <deque>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -88,6 +89,39 @@ nlohmann::json receive(int& from, Tag& tag) {
   from = st.MPI_SOURCE;
   tag = static_cast<Tag>(st.MPI_TAG);
   return nlohmann::json::parse(buf.begin(), buf.end());
+}
+
+void farm(std::deque<size_t> todo, const std::function<nlohmann::json(int, size_t)>& work,
+          const std::function<void(int, const nlohmann::json&)>& on_result,
+          const std::function<bool()>& stop) {
+  int active = size() - 1;  // ranks that have not said Done
+  while (active > 0) {
+    int from = 0;
+    Tag tag{};
+    const nlohmann::json m = receive(from, tag);
+    if (tag == Tag::Done) {
+      --active;
+      continue;
+    }
+    if (tag == Tag::Result) on_result(from, m);
+    // Asked before looking at `todo`, so a stop noted while the last items run is seen too.
+    const bool stopping = stop();
+    if (!stopping && !todo.empty()) {
+      const size_t item = todo.front();
+      todo.pop_front();
+      send(from, Tag::Work, work(from, item));
+    } else {
+      send(from, Tag::Stop, nlohmann::json::object());
+    }
+  }
+}
+
+int serve_farm(const std::function<nlohmann::json(const nlohmann::json&)>& answer,
+               const std::function<void()>& finish) {
+  serve(answer);
+  if (finish) finish();
+  send(0, Tag::Done, nlohmann::json::object());
+  return 0;
 }
 
 int serve(const std::function<nlohmann::json(const nlohmann::json&)>& answer) {

@@ -50,19 +50,6 @@ int cmd_fidelity(const FidelityOptions&, std::ostream&) {
 
 namespace {
 
-/// What the crosscheck reads of an in-process RTL run.
-RtlMeasurement measured(const rtl::RtlRunResult& r) {
-  RtlMeasurement m;
-  m.kind = r.kind;
-  m.functional_ok = r.functional_ok;
-  m.metrics = r.metrics;
-  m.metrics.counts = r.counts;  // the hardware counters, also when the run failed
-  m.input_bank_stalls = r.input_bank_stalls;
-  m.weight_bank_stalls = r.weight_bank_stalls;
-  m.accum_bank_stalls = r.accum_bank_stalls;
-  return m;
-}
-
 /// Cycle agreement of one prediction with the RTL over many runs.
 struct Agreement {
   std::vector<double> abs_err, rtl, pred;
@@ -233,7 +220,7 @@ int cmd_verify(const VerifyOptions& o, std::ostream& out) {
   if (!o.trace.empty() &&
       (!std::filesystem::exists(o.trace, tec) || std::filesystem::file_size(o.trace, tec) == 0))
     throw SpecError("--trace", "trace", o.trace, "the simulation wrote no waveform there");
-  const Crosscheck check = crosscheck(layer, arch, m, s, measured(r));
+  const Crosscheck check = crosscheck(layer, arch, m, s, r);
   const double err = check.cycle_error_pct;
   const long long refined = model::refined_cycles(layer, arch, m).cycles;
   const double refined_err = cycle_error_pct(r.metrics.cycles, refined);
@@ -337,7 +324,7 @@ int cmd_fidelity(const FidelityOptions& o, std::ostream& out) {
       ro.seed = fidelity_seed(o.seed, li, i);
       ro.harness = harness;
       const rtl::RtlRunResult r = run_admitted(rtl, layer, arch, m, ro);
-      const bool counts_equal = crosscheck(layer, arch, m, s, measured(r)).counts_equal;
+      const bool counts_equal = crosscheck(layer, arch, m, s, r).counts_equal;
       l_ok += r.ok();
       l_fail += !r.failure.empty();
       l_cm += r.failure.empty() && !counts_equal;

@@ -239,8 +239,8 @@ size_t check_bank_stalls(const std::vector<const RegressCase*>& cases,
   for (size_t i = 0; i < cases.size(); ++i) {
     Outcome& x = res[i];
     if (!x.rtl.ok()) continue;
-    const Crosscheck check = crosscheck(cases[i]->layer, archs.at(cases[i]->arch),
-                                        cases[i]->mapping, x.sur, rtl_measurement(x.rtl));
+    const Crosscheck check =
+        crosscheck(cases[i]->layer, archs.at(cases[i]->arch), cases[i]->mapping, x.sur, x.rtl);
     for (const CountDiff& b : check.bank_stalls) {
       if (b.rtl == b.surrogate) continue;
       x.diffs.push_back("rtl " + b.name + ": " + std::to_string(b.rtl) + ", surrogate " +

@@ -77,7 +77,7 @@ json runs_json(const std::vector<LoadedRun>& runs, const std::vector<std::string
                    {"dir", runs[i].dir.string()},
                    {"target", r.target},
                    {"arch", r.arch.name},
-                   {"rtl", r.rtl},
+                   {"rtl", r.settings.rtl()},
                    {"status", run_status_name(r.status)},
                    {"source", runs[i].summary.source}});
   }
@@ -125,11 +125,11 @@ void write_runs_table(std::ostream& h, const std::vector<LoadedRun>& runs,
     h << "<tr><td class=\"l\"><b>" << html_escape(labels[i]) << "</b></td><td class=\"l\">"
       << html_escape(r.target) << "</td><td class=\"l\">" << html_escape(a.name) << " (" << a.rows
       << "x" << a.cols << ", " << a.input_kib << "/" << a.weight_kib << "/" << a.accum_kib
-      << " KiB)</td><td class=\"l\">" << html_escape(r.searcher) << "</td><td>"
-      << r.budget_per_layer << "</td><td class=\"l\">"
-      << (src == "rtl" ? "RTL-verified"
-          : r.rtl      ? html_escape(src)
-                       : "surrogate only (--no-rtl)")
+      << " KiB)</td><td class=\"l\">" << html_escape(r.settings.searcher) << "</td><td>"
+      << r.settings.budget << "</td><td class=\"l\">"
+      << (src == "rtl"       ? "RTL-verified"
+          : r.settings.rtl() ? html_escape(src)
+                             : "surrogate only (--no-rtl)")
       << "</td><td class=\"l\">" << run_status_name(r.status) << "</td></tr>\n";
   }
   h << "</table>\n";

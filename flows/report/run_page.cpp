@@ -50,11 +50,12 @@ double number_in(const json& j, const char* key, double fallback) {
 /// The search effort of a run in words: the exact mapper's target gap and time limit, or the
 /// sampling budget.
 std::string effort_html(const RunRecord& r, bool exact_run) {
-  if (exact_run && r.exact)
-    return (r.exact->gap == 0 ? std::string("proves each optimum")
-                              : "proven gap &le; " + fmt_g(100 * r.exact->gap, 3) + " %") +
-           " within at most " + fmt_g(r.exact->time_limit_s, 3) + " s per layer";
-  return std::to_string(r.budget_per_layer) + " surrogate samples per layer";
+  const ExactOptions& ex = r.settings.exact;
+  if (exact_run)
+    return (ex.gap == 0 ? std::string("proves each optimum")
+                        : "proven gap &le; " + fmt_g(100 * ex.gap, 3) + " %") +
+           " within at most " + fmt_g(ex.time_limit_s, 3) + " s per layer";
+  return std::to_string(r.settings.budget) + " surrogate samples per layer";
 }
 
 /// The title and the line under it: array, buffers, DRAM port, clock, searcher, effort, objective,
@@ -67,9 +68,12 @@ void write_heading(std::ostream& h, const RunView& run, const std::string& title
     << " KiB input/weight/accumulator, DRAM " << fmt_g(a.dram_bytes_per_cycle, 4)
     << " B/cycle after " << a.dram_latency_cycles << " cycles (" << html_escape(a.dram_port)
     << " port), " << fmt_g(run.mhz, 4) << " MHz"
-    << " &middot; searcher <b>" << html_escape(r.searcher) << "</b>, "
-    << effort_html(r, run.exact_run) << ", objective " << html_escape(r.objective) << ", seed "
-    << r.seed << (r.rtl ? ", top-" + std::to_string(r.top_k) + " per layer verified on RTL" : "")
+    << " &middot; searcher <b>" << html_escape(r.settings.searcher) << "</b>, "
+    << effort_html(r, run.exact_run) << ", objective " << html_escape(r.settings.objective)
+    << ", seed " << r.settings.seed
+    << (r.settings.rtl()
+            ? ", top-" + std::to_string(r.settings.top_k) + " per layer verified on RTL"
+            : "")
     << " &middot; run " << html_escape(r.run_id) << ", updated " << html_escape(r.updated)
     << "</div>\n";
 }
@@ -78,7 +82,7 @@ void write_heading(std::ostream& h, const RunView& run, const std::string& title
 void write_banners(std::ostream& h, const RunView& run) {
   const RunRecord& r = run.r;
   const RunSummary& s = run.s;
-  if (!r.rtl) {
+  if (!r.settings.rtl()) {
     h << "<div class=\"banner info\">Surrogate only (--no-rtl): no mapping of this run was run on "
          "the RTL; every number below is the analytical surrogate's.";
     if (r.arch.name == "large32") h << " (large32 has no compiled RTL model.)";
@@ -95,7 +99,7 @@ void write_banners(std::ostream& h, const RunView& run) {
   if (r.status != RunStatus::Complete) {
     h << "<div class=\"banner warn\">Run " << run_status_name(r.status) << ": " << s.layers_done
       << " of " << s.layers_total << " layers finished";
-    if (r.rtl) h << ", " << s.pending << " RTL verifications not run";
+    if (r.settings.rtl()) h << ", " << s.pending << " RTL verifications not run";
     h << ". Continue with <code>mapwright run --resume --out " << html_escape(r.run_dir)
       << "</code>.</div>\n";
   }
@@ -104,14 +108,15 @@ void write_banners(std::ostream& h, const RunView& run) {
 /// An imported network (ONNX; a record with import details): the file, the skipped ops by type
 /// and every node not mapped.
 void write_import_note(std::ostream& h, const RunRecord& r) {
-  if (r.input_shapes.empty() && !r.strict && r.import_skipped.empty() && r.import_warnings.empty())
+  if (r.settings.input_shapes.empty() && !r.settings.strict && r.import_skipped.empty() &&
+      r.import_warnings.empty())
     return;
-  h << "<div class=\"note\">Network read from " << html_escape(r.network_arg);
-  if (!r.input_shapes.empty()) {
+  h << "<div class=\"note\">Network read from " << html_escape(r.settings.network);
+  if (!r.settings.input_shapes.empty()) {
     h << " with input shapes";
-    for (const auto& s : r.input_shapes) h << " " << html_escape(s);
+    for (const auto& s : r.settings.input_shapes) h << " " << html_escape(s);
   }
-  h << (r.strict ? " (strict)" : "");
+  h << (r.settings.strict ? " (strict)" : "");
   if (!r.import_skipped.empty()) {
     h << "; ops that are not compute layers, skipped:";
     bool first = true;
@@ -234,7 +239,7 @@ void write_layer_table(std::ostream& h, const RunView& run) {
        "<th>count</th><th>cycles</th><th>energy</th><th>EDP</th><th>util %</th>"
        "<th>surrogate cycles</th><th>err %</th><th>chosen by</th><th class=\"l\">dataflow, "
        "PE use</th>";
-  if (run.r.rtl) h << "<th>RTL checks</th>";
+  if (run.r.settings.rtl()) h << "<th>RTL checks</th>";
   if (run.exact_run)
     h << "<th>proven gap %</th><th>nodes</th><th>mappings scored</th><th>search s</th></tr>\n";
   else
@@ -245,7 +250,7 @@ void write_layer_table(std::ostream& h, const RunView& run) {
       << "</td><td class=\"l\">" << html_escape(L.layer.name) << "</td><td class=\"shape\">"
       << html_escape(L.layer.describe()) << "</td><td>" << L.count << "</td>";
     write_best_cells(h, L);
-    if (run.r.rtl) write_check_cell(h, L, n);
+    if (run.r.settings.rtl()) write_check_cell(h, L, n);
     write_search_cells(h, L, run.exact_run);
     h << "</tr>\n";
   }
@@ -261,8 +266,8 @@ void write_exact_note(std::ostream& h, const RunRecord& r) {
        "on cycles and energy: the chosen surrogate mapping is optimal up to the proven gap shown "
        "in "
        "the table (target gap "
-    << (r.exact ? fmt_fixed(100 * r.exact->gap, 3) : std::string("?")) << " %, time limit "
-    << (r.exact ? fmt_fixed(r.exact->time_limit_s, 0) : std::string("?"))
+    << fmt_fixed(100 * r.settings.exact.gap, 3) << " %, time limit "
+    << fmt_fixed(r.settings.exact.time_limit_s, 0)
     << " s per layer). A layer whose gap is above the target was stopped by the time limit; its "
        "mapping is the best found and the gap is what is proven.</div>\n";
 }
@@ -284,7 +289,7 @@ void write_parity_stats(std::ostream& h, const RunSummary& s) {
 /// gnuplot failed.
 bool write_parity_section(std::ostream& h, const RunView& run) {
   h << "<h2>Surrogate vs RTL</h2>\n";
-  if (!run.r.rtl) {
+  if (!run.r.settings.rtl()) {
     h << "<p class=\"note\">Not available: this run is surrogate only (--no-rtl).</p>\n";
     return true;
   }
@@ -383,7 +388,8 @@ void write_setting(std::ostream& h, const std::string& k, const std::string& v) 
 void write_settings(std::ostream& h, const RunRecord& r) {
   h << "<h2>Run settings</h2>\n<table>";
   write_setting(h, "target", html_escape(r.target));
-  write_setting(h, "architecture", html_escape(r.arch.name) + " (" + html_escape(r.arch_arg) + ")");
+  write_setting(h, "architecture",
+                html_escape(r.arch.name) + " (" + html_escape(r.settings.arch) + ")");
   write_setting(h, "searcher options", html_escape(r.options_file));
   write_setting(h, "RTL", html_escape(r.rtl_note));
   write_setting(h, "seeds",
@@ -409,7 +415,7 @@ bool render_run_report(const LoadedRun& loaded, const fs::path& out_html) {
   const fs::path plots = loaded.dir / "plots";
   make_dirs(plots);
   // Layers solved by the exact mapper carry a proof record instead of a sampling curve.
-  const RunView run{r, loaded.summary, plots, r.searcher == "exact", r.arch.clock_mhz};
+  const RunView run{r, loaded.summary, plots, r.settings.searcher == "exact", r.arch.clock_mhz};
   std::ostringstream h;
   const std::string title = "mapwright run: " + r.target + " on " + r.arch.name;
   h << page_head(title);
@@ -424,7 +430,7 @@ bool render_run_report(const LoadedRun& loaded, const fs::path& out_html) {
   else if (!write_curves_plot(h, r, loaded.dir, plots))
     plotted = false;
   if (!write_parity_section(h, run)) plotted = false;
-  if (r.rtl) write_checks_table(h, r);
+  if (r.settings.rtl()) write_checks_table(h, r);
   write_chosen_mappings(h, r);
   write_settings(h, r);
   write_footer(h, r, plotted);

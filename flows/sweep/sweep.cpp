@@ -1,41 +1,35 @@
-// `mapwright sweep`: every point of a sweep file becomes an architecture YAML and a run of the
-// sweep's network with the exact mapper (the run pipeline of `mapwright run`, one run folder
-// per point, one SQLite file for all), verified on the point's RTL model from the model cache;
-// the sweep adds the area model, the Pareto fronts, the winner under the constraints, the
+// `mapwright sweep`: every point of a sweep file becomes an architecture and a run of the
+// sweep's network with the exact mapper, in this process (sweep_point.cpp: one run folder per
+// point, one SQLite file for all), verified on the point's RTL model from the model cache; the
+// sweep adds the area model, the Pareto fronts, the winner under the constraints, the
 // sweep_points table, sweep.json (written after every point, so Ctrl-C keeps what finished and
-// --resume continues) and sweep.html (sweep_report.cpp).
+// --resume continues) and sweep.html (sweep_report.cpp). Under mpirun, rank 0 hands the points
+// to the other ranks (dist::farm).
 #include "mapwright/flows/sweep.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <deque>
-#include <optional>
-#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
+#include <limits>
 #include <numeric>
+#include <optional>
 #include <random>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "common/files.hpp"
-#include "common/text.hpp"
-#include "mapwright/core/arch.hpp"
-#include "mapwright/support/error.hpp"
-#include "mapwright/frontend/layer_spec.hpp"
-#include "mapwright/support/test_hooks.hpp"
-#include "mapwright/support/yaml_util.hpp"
-#include "mapwright/flows/run.hpp"
-#include "mapwright/flows/run_record.hpp"
-#include "mapwright/rtlpool/model_cache.hpp"
-#include "mapwright/rtlpool/rtl_pool.hpp"
 #include "common/signals.hpp"
+#include "common/text.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/test_hooks.hpp"
 #include "mapwright/flows/dist.hpp"
-#include "store/results_db.hpp"
+#include "record/results_db.hpp"
+#include "sweep/sweep_point.hpp"
 #include "sweep/sweep_report.hpp"
 
 namespace fs = std::filesystem;
@@ -45,32 +39,6 @@ using nlohmann::json;
 namespace mapwright::flows {
 
 namespace {
-
-/// The base architecture's YAML file (a named one under configs/arch, or the path given).
-fs::path base_arch_file(const std::string& base) {
-  std::error_code ec;
-  if (fs::is_regular_file(base, ec)) return base;
-  return fs::path(configs_dir()) / "arch" / (base + ".yaml");
-}
-
-/// The architecture YAML of point `p`: the base file with the point's parameters and name.
-std::string point_arch_yaml(const SweepFile& s, const SweepPoint& p) {
-  YAML::Node n = load_yaml_file(base_arch_file(s.base_arch).string());
-  n["name"] = p.name;
-  n["array"]["rows"] = p.rows;
-  n["array"]["cols"] = p.cols;
-  n["buffers"]["input_kib"] = p.input_kib;
-  n["buffers"]["weight_kib"] = p.weight_kib;
-  n["buffers"]["accum_kib"] = p.accum_kib;
-  n["dram"]["bytes_per_cycle"] = p.dram_bytes_per_cycle;
-  YAML::Node df(YAML::NodeType::Sequence);
-  for (const auto& d : p.dataflows) df.push_back(d);
-  n["dataflows"] = df;
-  YAML::Emitter e;
-  e << n;
-  return "# sweep " + one_line(s.name) + ", point " + p.name + " (generated from base_arch " +
-         one_line(s.base_arch) + ")\n" + e.c_str() + "\n";
-}
 
 std::string join(const std::vector<std::string>& v, const char* sep) {
   std::string out;
@@ -171,99 +139,6 @@ void decide(const SweepFile& s, json& rec) {
   if (!winner.is_null()) points[winner.get<size_t>()]["winner"] = true;
 }
 
-/// Runs one point: model (when verified), run, figures into `p`. Returns cmd_run's code (or 4
-/// for a failure of the point outside the run).
-int run_point(const SweepFile& s, const SweepOptions& o, const fs::path& dir, const SweepPoint& sp,
-              json& p, std::ostream& log) {
-  const auto t0 = std::chrono::steady_clock::now();
-  const fs::path arch_file = dir / "archs" / (sp.name + ".yaml");
-  write_atomic(arch_file, point_arch_yaml(s, sp));
-  const Arch arch = load_arch_file(arch_file.string());
-  const model::AreaBreakdown area = model::estimate_area(arch, s.area);
-  p["area_mm2"] = area.total_mm2;
-  p["area"] = {{"pe_array_mm2", area.pe_array_mm2},
-               {"input_buf_mm2", area.input_buf_mm2},
-               {"weight_buf_mm2", area.weight_buf_mm2},
-               {"accum_buf_mm2", area.accum_buf_mm2},
-               {"control_mm2", area.control_mm2}};
-  p["arch_file"] = fs::relative(arch_file, dir).string();
-
-  bool rtl = p["rtl"].get<bool>();
-  std::string failure;
-  if (rtl) {
-    rtlpool::ModelCacheOptions mc;
-    mc.progress = &std::cerr;
-    const std::string exe = o.worker_exe.empty() ? rtlpool::worker_executable() : o.worker_exe;
-    const rtlpool::ModelLookup m =
-        rtlpool::find_or_build_model(rtlpool::model_params(arch), exe, mc);
-    p["rtl_model"] = m.ok() ? m.name : "";
-    p["model_built"] = m.built;
-    p["model_build_seconds"] = m.build_seconds;
-    if (!m.ok()) {
-      failure = "rtl: " + m.failure;
-      rtl = false;  // the point keeps its surrogate figures
-    }
-  }
-
-  RunOptions r;
-  r.network = s.network;
-  r.arch = arch_file.string();
-  r.searcher = "exact";
-  r.exact = s.exact;
-  r.seed = s.seed;
-  r.objective = s.objective;
-  r.top_k = s.top_k;
-  r.jobs = o.jobs;
-  r.out_dir = (dir / "points" / sp.name).string();
-  r.db = "";        // the run's own store; the coordinator merges it into the sweep's
-  r.resume = true;  // starts the run when its folder is new
-  r.given = {"network"};
-  r.no_rtl = !rtl;
-  r.progress = false;
-  r.worker_exe = o.worker_exe;
-  std::ostringstream summary;
-  int rc = 0;
-  try {
-    rc = cmd_run(r, summary);
-  } catch (const SpecError& e) {
-    failure = (failure.empty() ? "" : failure + "; ") + e.what();
-    rc = 4;
-  }
-  log << "== " << sp.name << "\n" << summary.str();
-  p["run_dir"] = fs::relative(r.out_dir, dir).string();
-  std::error_code ec;
-  const fs::path results = fs::path(r.out_dir) / "results.json";
-  if (fs::exists(results, ec) && rc != 130) {
-    const json j = json::parse(read_text(results));
-    check_run_record(j, results.string());
-    const RunRecord rec = run_record_from_json(j, results.string());
-    const RunSummary t = summarize(rec);
-    p["run_id"] = rec.run_id;
-    p["layers_done"] = t.layers_done;
-    p["layers_total"] = t.layers_total;
-    if (t.layers_done == t.layers_total && t.layers_total > 0) {
-      p["cycles"] = t.cycles;
-      p["latency_ms"] = t.cycles / (arch.clock_mhz * 1e3);
-      p["energy_pj"] = t.energy_pj;
-      p["energy_uj"] = t.energy_pj * 1e-6;
-      p["edp"] = t.edp;
-      p["source"] = t.source;
-      p["verifications"] = t.done;
-      p["verification_failures"] = t.failed;
-    }
-  }
-  if (rc == 3) failure = (failure.empty() ? "" : failure + "; ") + "a layer has no valid mapping";
-  if (rc == 4 && failure.empty()) failure = "an RTL verification failed (see its run report)";
-  p["seconds"] = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  if (rc == 130) {
-    p["status"] = "pending";
-    return rc;
-  }
-  p["status"] = failure.empty() ? "done" : "failed";
-  p["failure"] = failure;
-  return failure.empty() ? 0 : 4;
-}
-
 /// One line per finished point.
 void print_point(std::ostream& out, const json& p, size_t n) {
   out << "[" << p["index"].get<size_t>() + 1 << "/" << n << "] " << p["name"].get<std::string>()
@@ -288,65 +163,227 @@ void print_point(std::ostream& out, const json& p, size_t n) {
 /// until told to stop. It writes only the point's own folders (archs/<point>.yaml and
 /// points/<point>/); rank 0 writes everything else.
 int sweep_worker(const SweepOptions& o) {
-  std::optional<SweepFile> s;  // read on the first point (rank 0 has checked it)
-  return dist::serve([&](const json& m) -> json {
-    // Test hook (core/test_hooks.hpp): a rank that dies in the middle of a sweep.
-    if (core::kill_point_reached("sweep_point")) core::kill_self();
-    const size_t i = m["index"].get<size_t>();
-    json p = m["point"];
-    std::ostringstream text;
-    int prc = 4;
-    try {
-      if (!s) s = load_sweep_file(o.file);
-      prc = run_point(*s, o, m["dir"].get<std::string>(), s->points.at(i), p, text);
-    } catch (const std::exception& e) {
-      p["status"] = "failed";
-      p["failure"] = "rank " + std::to_string(dist::rank()) + ": " + e.what();
-    }
-    return {{"index", i}, {"point", p}, {"rc", prc}, {"log", text.str()}};
-  });
+  std::optional<SweepContext> c;  // read on the first point (rank 0 has checked the file)
+  return dist::serve_farm(
+      [&](const json& m) -> json {
+        // Test hook (core/test_hooks.hpp): a rank that dies in the middle of a sweep.
+        if (core::kill_point_reached("sweep_point")) core::kill_self();
+        const size_t i = m["index"].get<size_t>();
+        json p = m["point"];
+        std::ostringstream text;
+        int prc = 4;
+        try {
+          if (!c) c = load_sweep_context(load_sweep_file(o.file), nullptr);
+          prc = run_point(*c, o, m["dir"].get<std::string>(), c->file.points.at(i), p, text);
+        } catch (const std::exception& e) {
+          p["status"] = "failed";
+          p["failure"] = "rank " + std::to_string(dist::rank()) + ": " + e.what();
+        }
+        return {{"index", i}, {"point", p}, {"rc", prc}, {"log", text.str()}};
+      },
+      {});
 }
 
-/// Rank 0 under mpirun: hands the points in `todo` one at a time to whichever rank asks
-/// (dynamic load balancing), records which rank runs which point (sweep.json "in_flight", and a
-/// line on `out`), takes the results in as they come, and stops the ranks when the points are
-/// done or on Ctrl-C. A failure here stops every rank (MPI_Abort) after saying why: the ranks
-/// would otherwise wait for it forever.
-template <typename Save, typename Absorb>
-void coordinate(const SweepFile& s, const fs::path& dir, json& rec, std::deque<size_t>& todo,
-                Save& save, Absorb& absorb, bool& interrupted, std::ostream* out) {
-  try {
-    const InterruptSignals signals(true);
-    int active = dist::size() - 1;
-    while (active > 0) {
-      int from = 0;
-      dist::Tag tag{};
-      const json m = dist::receive(from, tag);
-      if (tag == dist::Tag::Result) {
-        rec["in_flight"].erase(std::to_string(from));
-        absorb(m["index"].get<size_t>(), m["point"], m["rc"].get<int>(),
-               m["log"].get<std::string>());
-      }
-      if (InterruptSignals::count() > 0) interrupted = true;
-      if (!todo.empty() && !interrupted) {
-        const size_t i = todo.front();
-        todo.pop_front();
-        rec["in_flight"][std::to_string(from)] = s.points[i].name;
-        save();
-        if (out) *out << "rank " << from << ": " << s.points[i].name << "\n" << std::flush;
-        dist::send(from, dist::Tag::Work,
-                   {{"index", i}, {"point", rec["points"][i]}, {"dir", dir.string()}});
-      } else {
-        dist::send(from, dist::Tag::Stop, json::object());
-        --active;
-      }
-    }
-  } catch (const std::exception& e) {
-    std::cerr << "mapwright: error on rank 0, stopping every rank: " << e.what() << "\n"
-              << "continue with `mapwright sweep --resume`\n";
-    dist::abort(2);
-  }
+/// A new sweep's record: the file, its settings and every point pending.
+json new_sweep_record(const SweepContext& c, const SweepOptions& o, const std::string& file_text) {
+  const SweepFile& s = c.file;
+  const std::vector<bool> rtl = verified_points(s);
+  json rec = {{"command", "sweep"},
+              {"mapwright", "0.1.0"},
+              {"sweep_id", safe_name(s.name) + "-" + now_iso()},
+              {"created", now_iso()},
+              {"name", s.name},
+              {"description", s.description},
+              {"file", o.file},
+              {"file_text", file_text},
+              {"network", s.network},
+              {"network_name", c.inputs.target},
+              {"base_arch", s.base_arch},
+              {"objective", s.objective},
+              {"seed", s.seed},
+              {"verify", s.verify},
+              {"verify_sample", s.verify_sample},
+              {"top_k", s.top_k},
+              {"mapper", {{"time_limit_s", s.exact.time_limit_s}, {"gap", s.exact.gap}}},
+              {"constraints",
+               {{"max_area_mm2", s.max_area_mm2},
+                {"max_latency_ms", s.max_latency_ms},
+                {"max_energy_uj", s.max_energy_uj}}},
+              {"area_constants", area_constants_json(s.area)},
+              {"points", json::array()}};
+  for (size_t i = 0; i < s.points.size(); ++i)
+    rec["points"].push_back(point_json(s.points[i], i, rtl[i]));
+  return rec;
 }
+
+/// The record of the sweep in `dir`: a new one, or with --resume the stored one, after checking
+/// that it is a sweep of the same file (a point that was running when the sweep stopped is
+/// named: it runs again).
+json open_sweep_record(const SweepContext& c, const SweepOptions& o, const fs::path& record_file,
+                       const std::string& file_text) {
+  std::error_code ec;
+  if (!fs::exists(record_file, ec)) return new_sweep_record(c, o, file_text);
+  if (!o.resume)
+    throw SpecError("--out", "out", record_file.parent_path().string(),
+                    "already holds a sweep (sweep.json); add --resume to continue it, or "
+                    "choose another --out");
+  json rec;
+  try {
+    rec = json::parse(read_text(record_file));
+  } catch (const json::exception& e) {
+    throw SpecError(record_file.string(), "(json)", "", e.what());
+  }
+  if (!rec.is_object() || rec.value("command", "") != "sweep" || !rec.contains("points") ||
+      !rec["points"].is_array() || rec["points"].size() != c.file.points.size())
+    throw SpecError(record_file.string(), "command", "", "not a `mapwright sweep` folder");
+  // A sweep stopped by a crash (a rank killed, a power cut) names what was running.
+  if (rec.contains("in_flight") && rec["in_flight"].is_object())
+    for (const auto& [r, name] : rec["in_flight"].items())
+      std::cerr << "note: the sweep stopped while rank " << r << " ran " << name.get<std::string>()
+                << "; that point runs again\n";
+  if (rec.value("file_text", "") != file_text)
+    throw SpecError(o.file, "(file)", o.file,
+                    "differs from the sweep file of the sweep being resumed (" +
+                        record_file.string() + "); resume with the same file");
+  return rec;
+}
+
+/// A sweep on its folder: the record (sweep.json, the sweep_points table, written after every
+/// point), the points run here or on the other ranks, and the end.
+class SweepSession {
+ public:
+  SweepSession(const SweepContext& c, const SweepOptions& o, fs::path dir, json rec,
+               std::ostream& out)
+      : c_(c),
+        o_(o),
+        dir_(std::move(dir)),
+        rec_(std::move(rec)),
+        out_(out),
+        db_((dir_ / "results.sqlite").string()),
+        sweep_id_(rec_["sweep_id"].get<std::string>()),
+        log_(dir_ / "runs.log", std::ios::app) {
+    rec_["status"] = "running";
+    save();
+  }
+
+  /// The points not done yet, in order (at most --stop-after-points of them).
+  std::deque<size_t> todo() {
+    std::deque<size_t> todo;
+    for (size_t i = 0; i < c_.file.points.size(); ++i)
+      if (rec_["points"][i]["status"] != "done") todo.push_back(i);
+    if (o_.stop_after_points >= 0 && todo.size() > static_cast<size_t>(o_.stop_after_points)) {
+      todo.resize(static_cast<size_t>(o_.stop_after_points));
+      interrupted_ = true;
+    }
+    return todo;
+  }
+
+  /// Runs the points of `todo` one after the other in this process.
+  void run_here(const std::deque<size_t>& todo) {
+    for (const size_t i : todo) {
+      json p = rec_["points"][i];
+      rec_["in_flight"] = {{"0", c_.file.points[i].name}};
+      save();
+      std::ostringstream text;
+      const int prc = run_point(c_, o_, dir_, c_.file.points[i], p, text);
+      rec_["in_flight"] = json::object();
+      absorb(i, p, prc, text.str());
+      if (prc == 130) break;
+    }
+  }
+
+  /// Rank 0 under mpirun: hands the points of `todo` to the other ranks, largest arrays first,
+  /// records which rank runs which point (sweep.json "in_flight", and a line on the output) and
+  /// takes the results in as they come; Ctrl-C stops handing out. A failure here stops every
+  /// rank (MPI_Abort) after saying why: the ranks would otherwise wait for it forever.
+  void coordinate(std::deque<size_t> todo) {
+    // Largest arrays first: their model builds and simulations take longest (a 32x32 point
+    // takes minutes where an 8x8 one takes seconds), so starting them first keeps the last
+    // rank from finishing long after the others. Points are independent: figures do not change.
+    const auto& pts = c_.file.points;
+    std::stable_sort(todo.begin(), todo.end(), [&](size_t a, size_t b) {
+      return pts[a].rows * pts[a].cols > pts[b].rows * pts[b].cols;
+    });
+    auto work = [&](int rank, size_t i) -> json {
+      rec_["in_flight"][std::to_string(rank)] = pts[i].name;
+      save();
+      if (!o_.json) out_ << "rank " << rank << ": " << pts[i].name << "\n" << std::flush;
+      return {{"index", i}, {"point", rec_["points"][i]}, {"dir", dir_.string()}};
+    };
+    auto on_result = [&](int rank, const json& m) {
+      rec_["in_flight"].erase(std::to_string(rank));
+      absorb(m["index"].get<size_t>(), m["point"], m["rc"].get<int>(), m["log"].get<std::string>());
+    };
+    try {
+      const InterruptSignals signals(true);
+      dist::farm(std::move(todo), work, on_result, [&] {
+        if (InterruptSignals::count() > 0) interrupted_ = true;
+        return interrupted_;
+      });
+    } catch (const std::exception& e) {
+      std::cerr << "mapwright: error on rank 0, stopping every rank: " << e.what() << "\n"
+                << "continue with `mapwright sweep --resume`\n";
+      dist::abort(2);
+    }
+  }
+
+  /// The last save, the report and the output; returns the exit code.
+  int finish() {
+    rec_["in_flight"] = json::object();
+    if (interrupted_) rc_ = 130;
+    rec_["status"] = rc_ == 130 ? "interrupted" : "complete";
+    save();
+    write_sweep_report(dir_, rec_);
+    if (o_.json) {
+      json shown = rec_;
+      shown.erase("file_text");
+      out_ << shown.dump(2) << "\n";
+    } else if (rc_ == 130) {
+      out_ << "interrupted: continue with `mapwright sweep --file " << o_.file << " --resume --out "
+           << dir_.string() << "`\n";
+    } else {
+      print_sweep_summary(out_, rec_, dir_);
+    }
+    return rc_;
+  }
+
+ private:
+  /// sweep.json and the sweep_points rows, with the fronts and the winner decided again.
+  void save() {
+    rec_["updated"] = now_iso();
+    decide(c_.file, rec_);
+    write_atomic(dir_ / "sweep.json", rec_.dump(2) + "\n");
+    for (size_t i = 0; i < rec_["points"].size(); ++i)
+      db_.put_sweep_point(sweep_id_, static_cast<int>(i), rec_["points"][i]);
+  }
+
+  /// A finished point: its record, its run's rows into the sweep's store, its line.
+  void absorb(size_t i, const json& point, int prc, const std::string& text) {
+    rec_["points"][i] = point;
+    log_ << text << std::flush;
+    std::error_code ec;
+    const fs::path run_db = dir_ / "points" / c_.file.points[i].name / "results.sqlite";
+    if (fs::exists(run_db, ec)) db_.merge_from(run_db.string());
+    save();
+    if (prc == 130) {
+      interrupted_ = true;
+      return;
+    }
+    if (!o_.json) print_point(out_, rec_["points"][i], c_.file.points.size());
+    if (prc != 0) rc_ = 4;
+  }
+
+  const SweepContext& c_;       ///< The sweep file, base architecture, network.
+  const SweepOptions& o_;       ///< The options.
+  const fs::path dir_;          ///< The sweep folder.
+  json rec_;                    ///< sweep.json.
+  std::ostream& out_;           ///< Lines of finished points, the summary.
+  ResultsDb db_;                ///< The sweep's store (every point's run merged in).
+  const std::string sweep_id_;  ///< rec_["sweep_id"].
+  std::ofstream log_;           ///< runs.log: every point's run summary.
+  int rc_ = 0;                  ///< Exit code so far.
+  bool interrupted_ = false;    ///< Ctrl-C, or --stop-after-points.
+};
 
 }  // namespace
 
@@ -355,140 +392,19 @@ int cmd_sweep(const SweepOptions& o, std::ostream& out) {
   if (o.file.empty()) throw SpecError("--file", "file", "", "a sweep needs a sweep file");
   if (o.jobs < 0)
     throw SpecError("--jobs", "jobs", std::to_string(o.jobs), "must be >= 0 (0 = every core)");
-  const SweepFile s = load_sweep_file(o.file);
-  const std::string file_text = read_text(o.file);
   // The network is read once here, so a bad one is refused before any point runs.
-  const Network net = parse_network_arg(s.network, o.file + ": network");
-  const fs::path dir =
-      o.out_dir.empty() ? fs::path("runs") / ("sweep-" + safe_name(s.name)) : fs::path(o.out_dir);
+  const SweepContext c = load_sweep_context(load_sweep_file(o.file), &std::cerr);
+  const std::string file_text = read_text(o.file);
+  const fs::path dir = o.out_dir.empty() ? fs::path("runs") / ("sweep-" + safe_name(c.file.name))
+                                         : fs::path(o.out_dir);
   make_output_dir(dir);
   const FolderLock lock(dir, "--out");
-  const fs::path record_file = dir / "sweep.json";
-  json rec;
-  std::error_code ec;
-  if (fs::exists(record_file, ec)) {
-    if (!o.resume)
-      throw SpecError("--out", "out", dir.string(),
-                      "already holds a sweep (sweep.json); add --resume to continue it, or "
-                      "choose another --out");
-    try {
-      rec = json::parse(read_text(record_file));
-    } catch (const json::exception& e) {
-      throw SpecError(record_file.string(), "(json)", "", e.what());
-    }
-    if (!rec.is_object() || rec.value("command", "") != "sweep" || !rec.contains("points") ||
-        !rec["points"].is_array() || rec["points"].size() != s.points.size())
-      throw SpecError(record_file.string(), "command", "", "not a `mapwright sweep` folder");
-    // A sweep stopped by a crash (a rank killed, a power cut) names what was running.
-    if (rec.contains("in_flight") && rec["in_flight"].is_object())
-      for (const auto& [r, name] : rec["in_flight"].items())
-        std::cerr << "note: the sweep stopped while rank " << r << " ran "
-                  << name.get<std::string>() << "; that point runs again\n";
-    if (rec.value("file_text", "") != file_text)
-      throw SpecError(o.file, "(file)", o.file,
-                      "differs from the sweep file of the sweep being resumed (" +
-                          record_file.string() + "); resume with the same file");
-  } else {
-    const std::vector<bool> rtl = verified_points(s);
-    rec = {{"command", "sweep"},
-           {"mapwright", "0.1.0"},
-           {"sweep_id", safe_name(s.name) + "-" + now_iso()},
-           {"created", now_iso()},
-           {"name", s.name},
-           {"description", s.description},
-           {"file", o.file},
-           {"file_text", file_text},
-           {"network", s.network},
-           {"network_name", net.name},
-           {"base_arch", s.base_arch},
-           {"objective", s.objective},
-           {"seed", s.seed},
-           {"verify", s.verify},
-           {"verify_sample", s.verify_sample},
-           {"top_k", s.top_k},
-           {"mapper", {{"time_limit_s", s.exact.time_limit_s}, {"gap", s.exact.gap}}},
-           {"constraints",
-            {{"max_area_mm2", s.max_area_mm2},
-             {"max_latency_ms", s.max_latency_ms},
-             {"max_energy_uj", s.max_energy_uj}}},
-           {"area_constants", area_constants_json(s.area)},
-           {"points", json::array()}};
-    for (size_t i = 0; i < s.points.size(); ++i)
-      rec["points"].push_back(point_json(s.points[i], i, rtl[i]));
-  }
-  rec["status"] = "running";
-  ResultsDb db((dir / "results.sqlite").string());
-  const std::string sweep_id = rec["sweep_id"].get<std::string>();
-  auto save = [&]() {
-    rec["updated"] = now_iso();
-    decide(s, rec);
-    write_atomic(record_file, rec.dump(2) + "\n");
-    for (size_t i = 0; i < rec["points"].size(); ++i)
-      db.put_sweep_point(sweep_id, static_cast<int>(i), rec["points"][i]);
-  };
-  save();
-
-  std::ofstream log(dir / "runs.log", std::ios::app);
-  const size_t n = s.points.size();
-  int rc = 0;
-  bool interrupted = false;
-  // A finished point: its record, its run's rows into the sweep's store, its line.
-  auto absorb = [&](size_t i, const json& point, int prc, const std::string& text) {
-    rec["points"][i] = point;
-    log << text << std::flush;
-    const fs::path run_db = dir / "points" / s.points[i].name / "results.sqlite";
-    if (fs::exists(run_db, ec)) db.merge_from(run_db.string());
-    save();
-    if (prc == 130) {
-      interrupted = true;
-      return;
-    }
-    if (!o.json) print_point(out, rec["points"][i], n);
-    if (prc != 0) rc = 4;
-  };
-  std::deque<size_t> todo;
-  for (size_t i = 0; i < n; ++i)
-    if (rec["points"][i]["status"] != "done") todo.push_back(i);
-  if (o.stop_after_points >= 0 && todo.size() > static_cast<size_t>(o.stop_after_points)) {
-    todo.resize(static_cast<size_t>(o.stop_after_points));
-    interrupted = true;
-  }
-  if (dist::size() > 1) {
-    // Largest arrays first: their model builds and simulations take longest (a 32x32 point
-    // takes minutes where an 8x8 one takes seconds), so starting them first keeps the last
-    // rank from finishing long after the others. Points are independent: figures do not change.
-    std::stable_sort(todo.begin(), todo.end(), [&](size_t a, size_t b) {
-      return s.points[a].rows * s.points[a].cols > s.points[b].rows * s.points[b].cols;
-    });
-    coordinate(s, dir, rec, todo, save, absorb, interrupted, o.json ? nullptr : &out);
-  } else {
-    for (const size_t i : todo) {
-      json p = rec["points"][i];
-      rec["in_flight"] = {{"0", s.points[i].name}};
-      save();
-      std::ostringstream text;
-      const int prc = run_point(s, o, dir, s.points[i], p, text);
-      rec["in_flight"] = json::object();
-      absorb(i, p, prc, text.str());
-      if (prc == 130) break;
-    }
-  }
-  rec["in_flight"] = json::object();
-  if (interrupted) rc = 130;
-  rec["status"] = rc == 130 ? "interrupted" : "complete";
-  save();
-  write_sweep_report(dir, rec);
-  if (o.json) {
-    json shown = rec;
-    shown.erase("file_text");
-    out << shown.dump(2) << "\n";
-  } else if (rc == 130) {
-    out << "interrupted: continue with `mapwright sweep --file " << o.file << " --resume --out "
-        << dir.string() << "`\n";
-  } else {
-    print_sweep_summary(out, rec, dir);
-  }
-  return rc;
+  SweepSession sweep(c, o, dir, open_sweep_record(c, o, dir / "sweep.json", file_text), out);
+  if (dist::size() > 1)
+    sweep.coordinate(sweep.todo());
+  else
+    sweep.run_here(sweep.todo());
+  return sweep.finish();
 }
 
 }  // namespace mapwright::flows

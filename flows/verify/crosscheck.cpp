@@ -21,7 +21,7 @@ int count_differing(const std::vector<CountDiff>& counters) {
 
 /// The bank-stall counters of a banked architecture (Crosscheck::bank_stalls).
 std::vector<CountDiff> bank_stall_counters(const core::Layer& layer, const core::Arch& arch,
-                                           const core::Mapping& m, const RtlMeasurement& rtl) {
+                                           const core::Mapping& m, const rtl::RtlRunResult& rtl) {
   if (arch.buffer_banks <= 0) return {};
   const model::BankStalls p = model::closed_form_bank_stalls(layer, m, arch.buffer_banks);
   // The accumulator never waits for a bank on a valid mapping (core::accum_bank_problem).
@@ -31,17 +31,6 @@ std::vector<CountDiff> bank_stall_counters(const core::Layer& layer, const core:
 }
 
 }  // namespace
-
-RtlMeasurement rtl_measurement(const rtlpool::RtlJobResult& r) {
-  RtlMeasurement m;
-  m.kind = r.kind;
-  m.functional_ok = r.functional_ok;
-  m.metrics = r.metrics;
-  m.input_bank_stalls = r.input_bank_stalls;
-  m.weight_bank_stalls = r.weight_bank_stalls;
-  m.accum_bank_stalls = r.accum_bank_stalls;
-  return m;
-}
 
 std::vector<CountDiff> Crosscheck::differing() const {
   std::vector<CountDiff> d;
@@ -58,9 +47,9 @@ double cycle_error_pct(long long rtl_cycles, long long predicted) {
 }
 
 Crosscheck crosscheck(const core::Layer& layer, const core::Arch& arch, const core::Mapping& m,
-                      const core::Metrics& surrogate, const RtlMeasurement& rtl) {
+                      const core::Metrics& surrogate, const rtl::RtlRunResult& rtl) {
   Crosscheck c;
-  const auto rf = rtl.metrics.counts.fields(), sf = surrogate.counts.fields();
+  const auto rf = rtl.counts.fields(), sf = surrogate.counts.fields();
   for (size_t i = 0; i < rf.size(); ++i)
     c.counts.push_back({rf[i].first, rf[i].second, sf[i].second});
   c.bank_stalls = bank_stall_counters(layer, arch, m, rtl);
@@ -72,7 +61,7 @@ Crosscheck crosscheck(const core::Layer& layer, const core::Arch& arch, const co
   return c;
 }
 
-Verification verification_of(const rtlpool::RtlJobResult& r, const core::Layer& layer,
+Verification verification_of(const rtl::RtlRunResult& r, const core::Layer& layer,
                              const core::Arch& arch, const core::Mapping& m,
                              const core::Metrics& surrogate, uint64_t seed) {
   Verification v;
@@ -84,7 +73,7 @@ Verification verification_of(const rtlpool::RtlJobResult& r, const core::Layer& 
   v.mismatches = r.mismatches;
   v.sim_seconds = r.sim_seconds;
   v.harness = r.harness;
-  const Crosscheck c = crosscheck(layer, arch, m, surrogate, rtl_measurement(r));
+  const Crosscheck c = crosscheck(layer, arch, m, surrogate, r);
   if (r.kind == core::RtlFailure::None) {
     v.rtl = r.metrics;
     v.cycle_error_pct = c.cycle_error_pct;

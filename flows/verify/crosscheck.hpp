@@ -13,25 +13,11 @@
 #include "mapwright/core/layer.hpp"
 #include "mapwright/core/mapping.hpp"
 #include "mapwright/core/metrics.hpp"
-#include "mapwright/core/rtl_failure.hpp"
 #include "mapwright/flows/objective.hpp"
 #include "mapwright/flows/run_record.hpp"
-#include "mapwright/rtlpool/rtl_pool.hpp"
+#include "mapwright/rtl_api/rtl_api.hpp"
 
 namespace mapwright::flows {
-
-/// What the crosscheck reads of one RTL run. rtl_measurement() takes it from the worker pool's
-/// result; `verify` and `fidelity` fill it from the in-process evaluator's.
-struct RtlMeasurement {
-  core::RtlFailure kind = core::RtlFailure::None;  ///< None: the run went to the end.
-  bool functional_ok = false;                      ///< Outputs equal the C++ reference.
-  core::Metrics metrics;                           ///< RTL cycles and access counters.
-  long long input_bank_stalls = 0;                 ///< Banked input buffer's stall counter.
-  long long weight_bank_stalls = 0;                ///< Banked weight buffer's stall counter.
-  long long accum_bank_stalls = 0;                 ///< Banked accumulator's stall counter.
-};
-/// The measurement in a worker pool's result.
-RtlMeasurement rtl_measurement(const rtlpool::RtlJobResult& r);
 
 /// One RTL run set against the surrogate.
 struct Crosscheck {
@@ -50,16 +36,17 @@ struct Crosscheck {
   std::vector<CountDiff> differing() const;
 };
 
-/// The verdict of `rtl` on `layer` under `m`, against the surrogate's metrics `surrogate`.
+/// The verdict of `rtl` (run in process or by the worker pool) on `layer` under `m`, against the
+/// surrogate's metrics `surrogate`.
 Crosscheck crosscheck(const core::Layer& layer, const core::Arch& arch, const core::Mapping& m,
-                      const core::Metrics& surrogate, const RtlMeasurement& rtl);
+                      const core::Metrics& surrogate, const rtl::RtlRunResult& rtl);
 
 /// The error of a predicted cycle count in percent of the RTL's (0 when the RTL has none).
 double cycle_error_pct(long long rtl_cycles, long long predicted);
 
-/// A run's candidate verification from its worker's result `r` (operands seeded with `seed`):
-/// the crosscheck's figures and the typed kind of the outcome (see VerificationKind).
-Verification verification_of(const rtlpool::RtlJobResult& r, const core::Layer& layer,
+/// A run's candidate verification from its RTL result `r` (operands seeded with `seed`): the
+/// crosscheck's figures and the typed kind of the outcome (see VerificationKind).
+Verification verification_of(const rtl::RtlRunResult& r, const core::Layer& layer,
                              const core::Arch& arch, const core::Mapping& m,
                              const core::Metrics& surrogate, uint64_t seed);
 

@@ -83,13 +83,13 @@ TEST(HostileNames, RunAndReportExecuteNothing) {
   net.close();
 
   flows::RunOptions o;
-  o.network = (dir / "net.yaml").string();
-  o.arch = "small4";
-  o.searcher = "random";
-  o.budget = 40;
-  o.seed = 1;
-  o.top_k = 1;
-  o.no_rtl = true;
+  o.settings.network = (dir / "net.yaml").string();
+  o.settings.arch = "small4";
+  o.settings.searcher = "random";
+  o.settings.budget = 40;
+  o.settings.seed = 1;
+  o.settings.top_k = 1;
+  o.settings.no_rtl = true;
   o.progress = false;
   // The output folder itself is hostile, too.
   o.out_dir = (dir / ("o'; touch " + (dir / "marker_8").string() + "; '$(touch " +

@@ -50,11 +50,11 @@ TEST(Report, CompareMarksTheWinnerOfEachMetric) {
   std::vector<std::string> dirs;
   for (const char* arch : {"small4", "small8"}) {
     flows::RunOptions o;
-    o.layer = "conv:K=16,C=16,H=12,W=12,R=3,S=3,pad=1";
-    o.arch = arch;
-    o.searcher = "random";
-    o.budget = 200;
-    o.no_rtl = true;
+    o.settings.layer = "conv:K=16,C=16,H=12,W=12,R=3,S=3,pad=1";
+    o.settings.arch = arch;
+    o.settings.searcher = "random";
+    o.settings.budget = 200;
+    o.settings.no_rtl = true;
     o.progress = false;
     o.out_dir = (base / arch).string();
     std::ostringstream out;
@@ -86,11 +86,11 @@ TEST(Report, CompareMarksTheWinnerOfEachMetric) {
 TEST(Report, AnImportedNetworksSkippedOpsAndUnmappedNodesAreShownEscaped) {
   const fs::path dir = fresh_dir("import");
   flows::RunOptions o;
-  o.layer = "conv:K=8,C=8,H=8,W=8,R=3,S=3,pad=1";
-  o.arch = "small4";
-  o.searcher = "random";
-  o.budget = 20;
-  o.no_rtl = true;
+  o.settings.layer = "conv:K=8,C=8,H=8,W=8,R=3,S=3,pad=1";
+  o.settings.arch = "small4";
+  o.settings.searcher = "random";
+  o.settings.budget = 20;
+  o.settings.no_rtl = true;
   o.progress = false;
   o.out_dir = dir.string();
   std::ostringstream run_out;
@@ -158,9 +158,9 @@ flows::RunRecord tiny_record() {
 flows::RunRecord edited_record() {
   flows::RunRecord r = tiny_record();
   r.status = flows::RunStatus::Running;
-  r.network_arg = "models/net<1>.onnx";
-  r.input_shapes = {"tokens=2x16x64"};
-  r.strict = true;
+  r.settings.network = "models/net<1>.onnx";
+  r.settings.input_shapes = {"tokens=2x16x64"};
+  r.settings.strict = true;
   r.import_skipped = {{"Relu", 17}, {"Add", 8}};
   r.import_warnings = {"node 'n<2>' (ConvTranspose) is not mapped: unsupported"};
   r.updated.clear();
@@ -191,9 +191,11 @@ flows::RunRecord edited_record() {
 /// optimal, one stopped by the time limit without a gap) and a layer not searched yet.
 flows::RunRecord exact_record() {
   flows::RunRecord r = tiny_record();
-  r.searcher = "exact";
-  r.exact = flows::ExactSettings{30, 0.01, 2};
-  r.rtl = false;
+  r.settings.searcher = "exact";
+  r.settings.exact.time_limit_s = 30;
+  r.settings.exact.gap = 0.01;
+  r.settings.exact.threads = 2;
+  r.settings.no_rtl = true;
   r.rtl_note = "off (--no-rtl)";
   r.arch.name = "large32";
   for (auto& L : r.layers) {

@@ -1,6 +1,6 @@
 // The SQLite results store: a store written before a column existed gains it when opened, and
 // keeps its rows.
-#include "store/results_db.hpp"
+#include "record/results_db.hpp"
 
 #include <gtest/gtest.h>
 #include <sqlite3.h>

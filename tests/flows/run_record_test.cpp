@@ -59,11 +59,11 @@ RunRecord small_record() {
   r.arch.rows = 4;
   r.arch.cols = 4;
   r.arch.clock_mhz = 1000;
-  r.searcher = "exact";
-  r.budget_per_layer = 10;
-  r.objective = "edp";
-  r.top_k = 2;
-  r.rtl = true;
+  r.settings.searcher = "exact";
+  r.settings.budget = 10;
+  r.settings.objective = "edp";
+  r.settings.top_k = 2;
+  r.settings.no_rtl = false;
   const core::Layer conv = core::parse_layer_arg("conv:K=4,C=4,H=4,W=4,R=3,S=3,pad=1");
   LayerRecord a;
   a.index = 0;
@@ -186,4 +186,42 @@ TEST(RunRecord, SummaryIsDerivedFromTheRecord) {
   EXPECT_EQ(j["verification_summary"]["failures"][0]["rank"], 1);
   EXPECT_EQ(j["verification_summary"]["failures"][0]["kind"], "design");
   EXPECT_EQ(j["totals"]["source"], "rtl");
+}
+
+// The settings' one JSON mapping: what results.json keeps reads back into the same settings
+// (the exact mapper's with searcher "exact" only, the RTL reward's with reward "rtl" only), and
+// a --resume compares only the flags given, naming both values.
+TEST(RunSettings, JsonRoundTripAndChangedFlags) {
+  RunSettings s;
+  s.network = "tiny.onnx";
+  s.input_shapes = {"x=1x3x8x8"};
+  s.strict = true;
+  s.searcher = "ga";
+  s.budget = 40;
+  s.seed = 7;
+  s.top_k = 2;
+  s.reward = "rtl";
+  s.surrogate_warmup = 5;
+  const json j = settings_to_json(s);
+  EXPECT_FALSE(j.contains("exact"));
+  EXPECT_EQ(j["reward"]["surrogate_warmup"], 5);
+  EXPECT_EQ(j["import"]["input_shapes"][0], "x=1x3x8x8");
+  const RunSettings back = settings_from_json(j, "settings");
+  EXPECT_EQ(settings_to_json(back), j);
+  EXPECT_EQ(back.reward, "rtl");
+  EXPECT_TRUE(back.strict);
+
+  RunSettings given = s;
+  given.seed = 8;
+  given.budget = 41;
+  given.exact.time_limit_s = 5;  // not the exact mapper's run: never compared
+  EXPECT_TRUE(changed_flags(s, given, {"network", "time-limit"}).empty());
+  const std::vector<SettingChange> c = changed_flags(s, given, {"budget", "seed", "time-limit"});
+  ASSERT_EQ(c.size(), 2u);
+  EXPECT_EQ(c[0].flag, "budget");
+  EXPECT_EQ(c[0].stored, "40");
+  EXPECT_EQ(c[0].given, "41");
+  EXPECT_EQ(c[1].flag, "seed");
+  s.searcher = given.searcher = "exact";
+  EXPECT_EQ(changed_flags(s, given, {"time-limit"}).size(), 1u);
 }

@@ -86,11 +86,11 @@ TEST(RunLock, ASecondProcessOnTheSameFolderIsRefusedNamingTheHolder_bad) {
   ASSERT_EQ(flock(fd, LOCK_EX | LOCK_NB), 0);
   ASSERT_EQ(write(fd, "4242", 4), 4);
   flows::RunOptions o;
-  o.network = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/tiny_net.yaml";
-  o.arch = "small4";
-  o.searcher = "random";
-  o.budget = 20;
-  o.no_rtl = true;
+  o.settings.network = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/tiny_net.yaml";
+  o.settings.arch = "small4";
+  o.settings.searcher = "random";
+  o.settings.budget = 20;
+  o.settings.no_rtl = true;
   o.progress = false;
   o.resume = true;
   o.given = {"network", "arch", "searcher", "budget", "no-rtl"};  // as typed on the command line

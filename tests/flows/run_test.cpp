@@ -132,7 +132,7 @@ TEST(Run, ResumeAfterInterruptionLosesNothing) {
   flows::RunOptions again = tiny_run(part);
   EXPECT_THROW(flows::cmd_run(again, out), core::SpecError);
   again.resume = true;
-  again.network = "resnet18";  // ignored: the stored settings win unless given explicitly
+  again.settings.network = "resnet18";  // ignored: the stored settings win unless given explicitly
   ASSERT_EQ(flows::cmd_run(again, out), 0) << out.str();
   r = load(part);
   const json f = load(full);
@@ -159,7 +159,7 @@ TEST(Run, ResumeAfterInterruptionLosesNothing) {
   // A resume with an explicitly different setting is refused, naming the flag.
   flows::RunOptions bad = tiny_run(part);
   bad.resume = true;
-  bad.seed = 4;
+  bad.settings.seed = 4;
   bad.given = {"seed"};
   try {
     flows::cmd_run(bad, out);
@@ -178,9 +178,9 @@ TEST(Run, RtlRewardScoresTheLastPhaseOnTheRtl) {
   const fs::path dir = fresh_dir("rtl_reward");
   std::ostringstream out;
   flows::RunOptions o = tiny_run(dir);
-  o.budget = 24;
-  o.reward = "rtl";
-  o.surrogate_warmup = 8;
+  o.settings.budget = 24;
+  o.settings.reward = "rtl";
+  o.settings.surrogate_warmup = 8;
   ASSERT_EQ(flows::cmd_run(o, out), 0) << out.str();
   const json r = load(dir);
   EXPECT_EQ(r["reward"]["source"], "rtl");
@@ -205,8 +205,8 @@ TEST(Run, RtlRewardScoresTheLastPhaseOnTheRtl) {
   }
   const fs::path exact_dir = fresh_dir("rtl_reward_exact");
   flows::RunOptions exact = tiny_run(exact_dir);
-  exact.searcher = "exact";
-  exact.reward = "rtl";
+  exact.settings.searcher = "exact";
+  exact.settings.reward = "rtl";
   EXPECT_THROW(flows::cmd_run(exact, out), core::SpecError);
   EXPECT_FALSE(fs::exists(exact_dir / "results.json"));
   fs::remove_all(dir);
@@ -220,7 +220,7 @@ TEST(Run, ResumeOnANewFolderStartsTheRun) {
   std::ostringstream out;
   flows::RunOptions o = tiny_run(dir);
   o.resume = true;
-  o.no_rtl = true;
+  o.settings.no_rtl = true;
   ASSERT_TRUE(o.given.empty());
   ASSERT_EQ(flows::cmd_run(o, out), 0) << out.str();
   EXPECT_EQ(load(dir)["status"], "complete");
@@ -231,9 +231,9 @@ TEST(Run, ArchWithoutRtlModelNeedsNoRtl) {
   // 6 DRAM bytes per cycle: the RTL takes multiples of 4, so no model can be built for it.
   const fs::path dir = fresh_dir("odd_beat");
   flows::RunOptions o = tiny_run(dir);
-  o.arch = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/odd_beat.yaml";
-  o.network = "";
-  o.layer = "conv:K=32,C=32,H=14,W=14,R=3,S=3,pad=1";
+  o.settings.arch = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/odd_beat.yaml";
+  o.settings.network = "";
+  o.settings.layer = "conv:K=32,C=32,H=14,W=14,R=3,S=3,pad=1";
   std::ostringstream out;
   try {
     flows::cmd_run(o, out);
@@ -243,7 +243,7 @@ TEST(Run, ArchWithoutRtlModelNeedsNoRtl) {
     EXPECT_NE(std::string(e.what()).find("no RTL model can be built"), std::string::npos)
         << e.what();
   }
-  o.no_rtl = true;
+  o.settings.no_rtl = true;
   ASSERT_EQ(flows::cmd_run(o, out), 0) << out.str();
   const json r = load(dir);
   EXPECT_FALSE(r["rtl"].get<bool>());
@@ -255,8 +255,8 @@ TEST(Run, ArchWithoutRtlModelNeedsNoRtl) {
 TEST(Run, FailedRtlVerificationIsReportedInRedAndExitsNonZero) {
   const fs::path dir = fresh_dir("fail");
   flows::RunOptions o = tiny_run(dir);
-  o.network = "";
-  o.layer = "conv:K=8,C=8,H=8,W=8,R=3,S=3,pad=1";
+  o.settings.network = "";
+  o.settings.layer = "conv:K=8,C=8,H=8,W=8,R=3,S=3,pad=1";
   o.rtl_watchdog_cycles = 50;  // far too few: every RTL run ends in a typed watchdog failure
   std::ostringstream out;
   EXPECT_EQ(flows::cmd_run(o, out), 4) << out.str();
@@ -280,14 +280,14 @@ TEST(Run, BadOptionsAreRefusedBeforeAnyWork) {
   const fs::path dir = fresh_dir("bad");
   std::ostringstream out;
   flows::RunOptions o = tiny_run(dir);
-  o.no_rtl = true;
-  o.top_k = 0;
+  o.settings.no_rtl = true;
+  o.settings.top_k = 0;
   EXPECT_THROW(flows::cmd_run(o, out), core::SpecError);
-  o.top_k = 2;
-  o.searcher = "nope";
+  o.settings.top_k = 2;
+  o.settings.searcher = "nope";
   EXPECT_THROW(flows::cmd_run(o, out), core::SpecError);
-  o.searcher = "ga";
-  o.objective = "speed";
+  o.settings.searcher = "ga";
+  o.settings.objective = "speed";
   EXPECT_THROW(flows::cmd_run(o, out), core::SpecError);
   EXPECT_FALSE(fs::exists(dir / "results.json"));
   fs::remove_all(dir);

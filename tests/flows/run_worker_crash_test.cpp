@@ -88,9 +88,9 @@ TEST(RunWorkerCrash, CrashOnEveryTryIsAnInfrastructureFailureThatResumeRunsAgain
   const fs::path dir = test_files::fresh_path("flows_crash_always");
   const fs::path marker = test_files::fresh_path("flows_crash_always_marker");
   flows::RunOptions o = tiny_run(dir);
-  o.network = "";
-  o.layer = "conv:K=8,C=8,H=8,W=8,R=3,S=3,pad=1";
-  o.top_k = 1;
+  o.settings.network = "";
+  o.settings.layer = "conv:K=8,C=8,H=8,W=8,R=3,S=3,pad=1";
+  o.settings.top_k = 1;
   o.jobs = 1;
   std::ostringstream out;
   {

@@ -17,6 +17,7 @@
 #include "mapwright/core/arch.hpp"
 #include "mapwright/support/error.hpp"
 #include "mapwright/flows/sweep.hpp"
+#include "sweep/sweep_point.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright;
@@ -113,6 +114,44 @@ TEST(SweepFile, GridThenPointsInOrderNamedByTheirParameters) {
   EXPECT_EQ(s.verify, "all");
   // A relative network file is found beside the sweep file.
   EXPECT_EQ(flows::load_sweep_file(kData + "/smoke_sweep.yaml").network, kData + "/tiny_net.yaml");
+}
+
+// A point's architecture is built in memory for its run; the YAML written for the RTL workers
+// (archs/<point>.yaml) loads to the same architecture, every parameter and energy included.
+TEST(SweepFile, PointArchitectureInMemoryEqualsItsYaml) {
+  const fs::path dir = fresh("point_arch");
+  const flows::SweepFile s = flows::load_sweep_file(
+      sweep_file(dir,
+                 "points:\n  - {array: 2x2, dataflows: [os, ws]}\n  - {rows: 4, cols: 2, "
+                 "buffer_scale: 0.5, dram_bytes_per_cycle: 4}\n"));
+  const core::Arch base = core::load_arch(s.base_arch);
+  for (const flows::SweepPoint& p : s.points) {
+    const fs::path file = dir / (p.name + ".yaml");
+    std::ofstream(file) << flows::point_arch_yaml(s, p);
+    const core::Arch want = core::load_arch_file(file.string());
+    const core::Arch got = flows::point_arch(base, p);
+    EXPECT_EQ(got.name, want.name);
+    EXPECT_EQ(got.rows, want.rows);
+    EXPECT_EQ(got.cols, want.cols);
+    EXPECT_EQ(got.dataflows, want.dataflows) << p.name;
+    EXPECT_EQ(got.input_buf_bytes, want.input_buf_bytes);
+    EXPECT_EQ(got.weight_buf_bytes, want.weight_buf_bytes);
+    EXPECT_EQ(got.accum_buf_bytes, want.accum_buf_bytes);
+    EXPECT_EQ(got.buffer_banks, want.buffer_banks);
+    EXPECT_EQ(got.dram_bytes_per_cycle, want.dram_bytes_per_cycle);
+    EXPECT_EQ(got.dram_latency_cycles, want.dram_latency_cycles);
+    EXPECT_EQ(got.dram_port, want.dram_port);
+    EXPECT_EQ(got.clock_mhz, want.clock_mhz);
+    EXPECT_EQ(got.operand_bits, want.operand_bits);
+    EXPECT_EQ(got.acc_bits, want.acc_bits);
+    EXPECT_EQ(got.energy.mac_pj, want.energy.mac_pj);
+    EXPECT_EQ(got.energy.input_buf_pj, want.energy.input_buf_pj);
+    EXPECT_EQ(got.energy.weight_buf_pj, want.energy.weight_buf_pj);
+    EXPECT_EQ(got.energy.accum_buf_pj, want.energy.accum_buf_pj);
+    EXPECT_EQ(got.energy.dram_pj_per_byte, want.energy.dram_pj_per_byte);
+    EXPECT_EQ(got.energy.pe_static_pj, want.energy.pe_static_pj);
+    EXPECT_EQ(got.energy.source, want.energy.source);
+  }
 }
 
 TEST(SweepFile, BadInputIsRefusedNamingFileKeyAndValue) {

@@ -13,12 +13,12 @@ namespace mapwright::test_files {
 /// Options of the tiny run writing to `out`.
 inline flows::RunOptions tiny_run(const std::filesystem::path& out) {
   flows::RunOptions o;
-  o.network = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/tiny_net.yaml";
-  o.arch = "small4";
-  o.searcher = "ga";
-  o.budget = 150;
-  o.seed = 3;
-  o.top_k = 2;
+  o.settings.network = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/tiny_net.yaml";
+  o.settings.arch = "small4";
+  o.settings.searcher = "ga";
+  o.settings.budget = 150;
+  o.settings.seed = 3;
+  o.settings.top_k = 2;
   o.jobs = 2;
   o.out_dir = out.string();
   o.progress = false;

@@ -7,10 +7,12 @@
 /// the other ranks compute. Started without mpirun, mapwright never touches MPI and runs as one
 /// process. Messages are JSON texts.
 ///
-/// `sweep` distributes its points, `study` its searcher runs and `run` its layers (each with the
-/// layer's RTL verifications); every other subcommand under mpirun with more than one rank is
-/// refused.
+/// `sweep` distributes its points and `run` its layers (each with the layer's RTL
+/// verifications) through farm(), `study` its searcher runs; every other subcommand under
+/// mpirun with more than one rank is refused.
 
+#include <cstddef>
+#include <deque>
 #include <functional>
 #include <string>
 
@@ -32,8 +34,8 @@ int size();
 /// the other ranks would otherwise wait on forever.
 [[noreturn]] void abort(int code);
 
-/// Message kinds.
-enum class Tag : int { Ready = 1, Work = 2, Result = 3, Stop = 4 };
+/// Message kinds. Done: a rank that farm() told to Stop has finished its last writes.
+enum class Tag : int { Ready = 1, Work = 2, Result = 3, Stop = 4, Done = 5 };
 /// Sends `msg` to rank `to`.
 void send(int to, Tag tag, const nlohmann::json& msg);
 /// Waits (without spinning a core) for the next message from any rank; returns it and sets
@@ -43,5 +45,21 @@ nlohmann::json receive(int& from, Tag& tag);
 /// A rank other than 0: tells rank 0 it is ready, then answers every Work message with
 /// `answer(message)` (sent back as the Result) until rank 0 says Stop; returns 0.
 int serve(const std::function<nlohmann::json(const nlohmann::json&)>& answer);
+
+/// Rank 0: the coordinator loop, for ranks that serve_farm(). Hands the work items of `todo`
+/// one at a time, in order, to whichever rank asks (dynamic load balancing): `work(rank, item)`
+/// is the Work message of `item` for `rank`; `on_result(rank, message)` takes each Result in as
+/// it comes; `stop()`, asked each time a rank waits for work, ends the handing out when true
+/// (Ctrl-C, a failure). Every rank is then told to Stop, and farm returns once each has said it
+/// is Done, that is after its last write (serve_farm's `finish`), so that rank 0 may then
+/// remove what the ranks wrote. Exceptions of the callbacks and of MPI propagate; the caller
+/// stops every rank (abort) on one.
+void farm(std::deque<size_t> todo, const std::function<nlohmann::json(int, size_t)>& work,
+          const std::function<void(int, const nlohmann::json&)>& on_result,
+          const std::function<bool()>& stop);
+/// A rank other than 0 under farm(): serve(answer); then, told to stop, `finish()` (the rank's
+/// last writes and clean-up; may be empty), then tells rank 0 it is Done; returns 0.
+int serve_farm(const std::function<nlohmann::json(const nlohmann::json&)>& answer,
+               const std::function<void()>& finish);
 
 }  // namespace mapwright::flows::dist

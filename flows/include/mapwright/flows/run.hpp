@@ -8,38 +8,23 @@
 /// SQLite results store and a self-contained report.html. Finished layers and verifications
 /// are written as they complete, so Ctrl-C keeps them and `--resume` continues the run.
 
-#include <cstdint>
 #include <ostream>
 #include <set>
 #include <string>
-#include <vector>
-
-#include <nlohmann/json.hpp>
 
 #include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/flows/run_record.hpp"
-#include "mapwright/flows/search_flow.hpp"
+#include "mapwright/flows/run_settings.hpp"
 
 namespace mapwright::flows {
 
+/// A `mapwright run`: the run's settings (what it is) and how this process runs it.
 struct RunOptions {
-  std::string network = "resnet18";  ///< Zoo network, YAML or ONNX file (unless `layer` is set).
-  std::vector<std::string> input_shapes;  ///< ONNX: --input-shape NAME=D0xD1x... texts.
-  bool strict = false;             ///< ONNX: an unsupported compute op is an error, not a warning.
-  std::string layer;               ///< One layer instead of a network.
-  std::string arch = "default";    ///< Named architecture or YAML file.
-  std::string searcher = "exact";  ///< exact, or a kind of search::searcher_kinds().
-  int64_t budget = 1000;           ///< Surrogate samples per layer (sampling searchers).
-  ExactOptions exact;              ///< Time limit, gap and threads of the exact mapper.
-  uint64_t seed = 1;               ///< Run seed (layer and RTL seeds derive from it).
-  std::string objective = "edp";   ///< See parse_objective.
-  std::string options_file;        ///< Search options YAML ("" = configs/search/default.yaml).
-  int top_k = 3;                   ///< Distinct candidates per layer verified on RTL.
-  int jobs = 0;                    ///< RTL worker processes (0 = number of cores).
+  RunSettings settings;  ///< What the run is; a resumed run takes the stored run's.
+  int jobs = 0;          ///< RTL worker processes (0 = number of cores).
   std::string out_dir;   ///< Run folder ("" = runs/run-<target>-<arch>-<searcher>-s<seed>).
   std::string db;        ///< SQLite file ("" = <out_dir>/results.sqlite).
   bool resume = false;   ///< Continue the run in out_dir (start it if absent).
-  bool no_rtl = false;   ///< Surrogate only.
   bool progress = true;  ///< Progress on stderr when it is a terminal.
   bool json = false;     ///< Print results.json instead of the summary table.
   /// Options the user gave explicitly (names without dashes); with --resume, any of these
@@ -49,11 +34,6 @@ struct RunOptions {
   std::string worker_exe;             ///< mapwright binary for RTL workers ("" = this one).
   long long rtl_watchdog_cycles = 0;  ///< RTL watchdog bound per run (0 = automatic).
   rtlpool::SimLimits sim_limits;      ///< --sim-max-*: per-verification limits.
-  /// --reward: "surrogate" (the default) or "rtl": the sampling searchers' samples after the
-  /// first `surrogate_warmup` are scored by the Verilated RTL in the run's worker processes
-  /// (see RewardOptions); the exact mapper refuses it.
-  std::string reward = "surrogate";
-  int64_t surrogate_warmup = 0;  ///< --surrogate-warmup: surrogate-scored samples before RTL.
   /// Under mpirun, spread the layers over the ranks (the `run` subcommand). Flows that run one
   /// cmd_run per work item on a rank of their own (a sweep point) leave it false: their run
   /// stays in that rank.

@@ -18,6 +18,7 @@
 #include "mapwright/core/mapping.hpp"
 #include "mapwright/core/metrics.hpp"
 #include "mapwright/core/rtl_failure.hpp"
+#include "mapwright/flows/run_settings.hpp"
 
 namespace mapwright::flows {
 
@@ -127,42 +128,24 @@ struct ArchInfo {
 };
 ArchInfo arch_info_of(const core::Arch& a);
 
-/// The exact mapper's settings of a run that uses it.
-struct ExactSettings {
-  double time_limit_s = 60;
-  double gap = 0;
-  int threads = 0;
-};
-
 /// A `mapwright run`.
 struct RunRecord {
-  int format = 1;
-  std::string run_id, created, updated, mapwright;
-  std::string target;                     ///< Network or layer name.
-  std::string network_arg;                ///< --network as given.
-  std::vector<std::string> input_shapes;  ///< ONNX: --input-shape as given.
-  bool strict = false;                    ///< ONNX: --strict.
+  int format = 1;                ///< Version of the record's form.
+  std::string run_id;            ///< Folder name and creation time.
+  std::string created, updated;  ///< ISO times of creation and last save.
+  std::string mapwright;         ///< Version that wrote it.
+  std::string target;            ///< Network or layer name.
+  RunSettings settings;          ///< What the run is (see run_settings.hpp).
   /// ONNX: the nodes that are not layers, by op type with counts, and what could not be mapped.
   std::vector<std::pair<std::string, int>> import_skipped;
   std::vector<std::string> import_warnings;
-  std::string layer_arg;  ///< --layer as given.
-  std::string arch_arg;   ///< --arch as given.
-  ArchInfo arch;          ///< The architecture's name and the parameters reports show.
-  std::string searcher;
-  int64_t budget_per_layer = 0;
-  uint64_t seed = 0;
-  std::string objective;
-  int top_k = 1;
-  std::string options_arg;   ///< --options as given.
-  std::string options_file;  ///< The options file used.
-  std::optional<ExactSettings> exact;
-  /// The sampling searchers' reward: set when it is the RTL (after this many surrogate-scored
-  /// warm-up samples per layer); empty for the surrogate.
-  std::optional<int64_t> rtl_reward_warmup;
-  bool rtl = false;
-  std::string run_dir, db, rtl_note;
+  ArchInfo arch;             ///< The architecture's name and the parameters reports show.
+  std::string options_file;  ///< The search options file used (settings' or the default).
+  std::string run_dir;       ///< The run folder.
+  std::string db;            ///< The SQLite store.
+  std::string rtl_note;      ///< What the RTL verification of this run does, in words.
   RunStatus status = RunStatus::Running;
-  int jobs = 0;
+  int jobs = 0;  ///< RTL worker processes of the last session.
   std::optional<double> wall_seconds_last_session;
   std::vector<LayerRecord> layers;
 };
@@ -193,6 +176,12 @@ nlohmann::json run_record_to_json(const RunRecord& r);
 nlohmann::json run_record_to_json(const RunRecord& r, const RunSummary& s);
 /// Reads results.json after check_run_record accepted it; `file` names it in errors.
 RunRecord run_record_from_json(const nlohmann::json& j, const std::string& file);
+
+/// One layer as results.json's "layers" holds it (`rtl`: the run verifies on the RTL, so a
+/// layer chosen by the surrogate carries its note); what an MPI rank sends for a layer.
+nlohmann::json layer_record_to_json(const LayerRecord& layer, bool rtl);
+/// Reads one layer written by layer_record_to_json; `file` names its source in errors.
+LayerRecord layer_record_from_json(const nlohmann::json& j, const std::string& file);
 
 /// Checks that `r` has the shape of a `mapwright run` results.json (keys, types, ranges,
 /// enumerations), as `report` and `run --resume` do before using one; anything else is a

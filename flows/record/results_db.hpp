@@ -1,13 +1,14 @@
 #pragma once
-// The results store of `mapwright run`: one SQLite file (in the run folder by default, or any
-// file given with --db, which many runs may share) with these tables:
-//   runs          one row per run (settings, status, network totals)
-//   layers        one row per (run, unique layer): search statistics and the chosen mapping
-//   evaluations   one row per (run, layer, sample): every surrogate evaluation of the search
-//   verifications one row per (run, layer, candidate): every RTL run and its checks
-//   sweep_points  one row per (sweep, point) of `mapwright sweep`: parameters, area, totals
-// Rows are written as their work finishes (INSERT OR REPLACE keyed by run id), so an
-// interrupted run keeps what it finished and a resumed run fills in the rest.
+/// \file results_db.hpp
+/// The results store of `mapwright run`: one SQLite file (in the run folder by default, or any
+/// file given with --db, which many runs may share) with these tables:
+///   runs          one row per run (settings, status, network totals)
+///   layers        one row per (run, unique layer): search statistics and the chosen mapping
+///   evaluations   one row per (run, layer, sample): every surrogate evaluation of the search
+///   verifications one row per (run, layer, candidate): every RTL run and its checks
+///   sweep_points  one row per (sweep, point) of `mapwright sweep`: parameters, area, totals
+/// Rows are written as their work finishes (INSERT OR REPLACE keyed by run id), so an
+/// interrupted run keeps what it finished and a resumed run fills in the rest.
 
 #include <sqlite3.h>
 

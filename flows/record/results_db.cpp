@@ -1,6 +1,6 @@
 // The SQLite results store: schema, and inserts keyed by run id so rows can be rewritten when a
 // run is resumed.
-#include "store/results_db.hpp"
+#include "record/results_db.hpp"
 
 #include <cstring>
 
@@ -184,12 +184,12 @@ void ResultsDb::put_run(const RunRecord& r, const RunSummary& t) {
       .bind(r.run_dir)
       .bind(r.target)
       .bind(r.arch.name)
-      .bind(r.searcher)
-      .bind(r.budget_per_layer)
-      .bind(r.seed)
-      .bind(r.objective)
-      .bind(r.top_k)
-      .bind(r.rtl)
+      .bind(r.settings.searcher)
+      .bind(r.settings.budget)
+      .bind(r.settings.seed)
+      .bind(r.settings.objective)
+      .bind(r.settings.top_k)
+      .bind(r.settings.rtl())
       .bind(run_status_name(r.status))
       .bind(t.layers_total)
       .bind(t.layers_done)

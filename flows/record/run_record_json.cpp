@@ -1,179 +1,13 @@
-// The shape of a run folder's results.json, checked before `report` renders it or `run
-// --resume` continues it, so that a hand-edited or damaged file is refused with the file, the
-// key path and the value (exit 2) instead of failing deep inside with an untyped JSON error.
-#include <cmath>
-#include <nlohmann/json.hpp>
-#include <string>
-
-#include "mapwright/support/error.hpp"
+// The typed run record and its JSON form (results.json): enumeration names, verifications,
+// candidates, choices, layers (public, so one layer can travel alone between MPI ranks), the
+// architecture's parameters and the whole record with its summary.
 #include "mapwright/flows/run_record.hpp"
 
-#include <algorithm>
-#include "mapwright/support/stats.hpp"
+#include <string>
 
-namespace mapwright::flows {
+#include <nlohmann/json.hpp>
 
-namespace {
-
-using json = nlohmann::json;
-
-// The schema: an object maps each key to the schema of its value; a key ending in '?' may be
-// missing; an array holds the schema of every element; a string names a type: string, int,
-// uint (>= 0), count (>= 1), number (finite), bool, object, any, or enum:a|b|c; a leading '?'
-// allows null. "@metrics" refers to the metrics record below. Keys not listed are allowed.
-constexpr const char* kMetrics = R"({
-  "valid": "bool", "cycles": "uint", "energy_pj": "number", "edp": "number",
-  "utilization": "number", "macs?": "uint", "reason?": "string", "invalid_kind?": "string",
-  "counts?": "object", "dram_bytes?": "object", "energy_breakdown_pj?": "object"
-})";
-
-constexpr const char* kRun = R"({
-  "command": "enum:run", "format": "count", "run_id": "string", "target": "string",
-  "network_arg": "string", "layer_arg": "string",
-  "import?": {"input_shapes": ["string"], "strict": "bool", "skipped": "object",
-              "warnings": ["string"]}, "arch": "string", "arch_arg": "string",
-  "arch_info": "object", "searcher": "string", "budget_per_layer": "count", "seed": "uint",
-  "objective": "string", "top_k": "count", "options_arg": "string", "options_file?": "string",
-  "rtl": "bool", "status": "enum:running|interrupted|complete", "run_dir?": "string",
-  "reward?": {"source": "enum:surrogate|rtl", "surrogate_warmup": "uint"},
-  "db?": "string", "rtl_note?": "string", "jobs?": "uint", "created?": "string",
-  "updated?": "string", "exact?": {"time_limit_s": "number", "gap": "number",
-                                   "threads?": "uint"},
-  "totals?": "object", "parity?": "object", "verification_summary?": "object",
-  "layers": [{
-    "index": "uint", "name": "string", "shape": "string", "kind": "string", "count": "count",
-    "macs": "uint", "layer": "object", "seed": "uint",
-    "status": "enum:pending|searched|done",
-    "search?": "object", "curve_csv?": "string", "mapping_file?": "string",
-    "candidates": [{
-      "rank": "uint", "mapping": "string", "cost": "number", "sample?": "int",
-      "surrogate": "@metrics", "refined_cycles?": "uint",
-      "verification?": "?object"
-    }],
-    "best": "?object"
-  }]
-})";
-
-constexpr const char* kVerification = R"({
-  "passed": "bool", "failure": "string", "kind?": "enum:passed|design|infrastructure|limit",
-  "functional_ok?": "bool", "counts_equal?": "bool", "mismatches?": "uint", "retries?": "uint",
-  "seed?": "uint", "cycles?": "uint", "energy_pj?": "number", "edp?": "number",
-  "utilization?": "number", "cycle_error_pct?": "number", "sim_seconds?": "number",
-  "harness?": "string",
-  "metrics?": "@metrics"
-})";
-
-constexpr const char* kBest = R"({
-  "rank": "uint", "mapping": "string", "cycles": "uint", "energy_pj": "number",
-  "edp": "number", "utilization": "number", "cost?": "number",
-  "chosen_by": "enum:rtl|surrogate", "note?": "string"
-})";
-
-class Checker {
- public:
-  explicit Checker(std::string file) : file_(std::move(file)) { metrics_ = json::parse(kMetrics); }
-
-  void check(const json& v, const json& schema, const std::string& path) const {
-    if (schema.is_object()) {
-      if (!v.is_object()) fail(path, v, "must be an object");
-      for (const auto& [k, sub] : schema.items()) {
-        const bool optional = !k.empty() && k.back() == '?';
-        const std::string key = optional ? k.substr(0, k.size() - 1) : k;
-        const std::string p = path.empty() ? key : path + "." + key;
-        if (!v.contains(key)) {
-          if (optional) continue;
-          fail(p, json(), "is missing");
-        }
-        check(v.at(key), sub, p);
-      }
-      return;
-    }
-    if (schema.is_array()) {
-      if (!v.is_array()) fail(path, v, "must be a list");
-      for (size_t i = 0; i < v.size(); ++i)
-        check(v[i], schema[0], path + "[" + std::to_string(i) + "]");
-      return;
-    }
-    std::string type = schema.get<std::string>();
-    if (type == "@metrics") return check(v, metrics_, path);
-    if (!type.empty() && type[0] == '?') {
-      if (v.is_null()) return;
-      type = type.substr(1);
-    }
-    check_scalar(v, type, path);
-  }
-
-  [[noreturn]] void fail(const std::string& path, const json& v, const std::string& why) const {
-    const std::string value = v.is_null()     ? std::string()
-                              : v.is_string() ? v.get<std::string>()
-                                              : v.dump();
-    throw core::SpecError(file_, path, value,
-                          why +
-                              " (not as `mapwright run` writes it: undo the edit, or start "
-                              "the run again in another --out)");
-  }
-
- private:
-  void check_scalar(const json& v, const std::string& type, const std::string& path) const {
-    if (type == "any") return;
-    if (type == "string" && !v.is_string()) fail(path, v, "must be a string");
-    if (type == "bool" && !v.is_boolean()) fail(path, v, "must be true or false");
-    if (type == "object" && !v.is_object()) fail(path, v, "must be an object");
-    if (type == "number" && (!v.is_number() || !std::isfinite(v.get<double>())))
-      fail(path, v, "must be a finite number");
-    if (type == "int" || type == "uint" || type == "count") {
-      if (!v.is_number_integer()) fail(path, v, "must be an integer");
-      if (type != "int" && v.is_number_integer() && !v.is_number_unsigned() &&
-          v.get<long long>() < (type == "count" ? 1 : 0))
-        fail(path, v, type == "count" ? "must be >= 1" : "must be >= 0");
-      if (type == "count" && v.is_number_unsigned() && v.get<unsigned long long>() < 1)
-        fail(path, v, "must be >= 1");
-    }
-    if (type.rfind("enum:", 0) == 0) {
-      if (!v.is_string()) fail(path, v, "must be one of " + type.substr(5));
-      const std::string s = "|" + type.substr(5) + "|";
-      if (s.find("|" + v.get<std::string>() + "|") == std::string::npos)
-        fail(path, v, "must be one of " + type.substr(5));
-    }
-  }
-
-  std::string file_;
-  json metrics_;
-};
-
-}  // namespace
-
-void check_run_record(const json& r, const std::string& file) {
-  const Checker c(file);
-  c.check(r, json::parse(kRun), "");
-  const json verification = json::parse(kVerification), best = json::parse(kBest);
-  const auto& layers = r.at("layers");
-  for (size_t li = 0; li < layers.size(); ++li) {
-    const json& L = layers[li];
-    const std::string p = "layers[" + std::to_string(li) + "]";
-    if (L.at("index").get<unsigned long long>() != li)
-      c.fail(p + ".index", L.at("index"), "must be " + std::to_string(li) + " (its position)");
-    if (L.at("candidates").size() > r.at("top_k").get<unsigned long long>())
-      c.fail(p + ".candidates", json(std::to_string(L.at("candidates").size()) + " entries"),
-             "holds more than top_k candidates");
-    const auto& cands = L.at("candidates");
-    for (size_t ci = 0; ci < cands.size(); ++ci) {
-      if (!cands[ci].contains("verification") || cands[ci]["verification"].is_null()) continue;
-      const json& v = cands[ci]["verification"];
-      const std::string pv = p + ".candidates[" + std::to_string(ci) + "].verification";
-      c.check(v, verification, pv);
-      if (v["passed"].get<bool>())  // a passed verification carries the RTL figures
-        for (const char* k : {"cycles", "energy_pj", "edp", "utilization"})
-          if (!v.contains(k)) c.fail(pv + "." + k, json(), "is missing (passed is true)");
-    }
-    if (!L.at("best").is_null()) c.check(L["best"], best, p + ".best");
-  }
-}
-
-}  // namespace mapwright::flows
-
-// ---------------------------------------------------------------------------------------------
-// The typed record and its JSON form.
+#include "mapwright/support/error.hpp"
 
 namespace mapwright::flows {
 
@@ -337,7 +171,9 @@ Choice choice_from_json(const json& j, const std::string& file) {
   return b;
 }
 
-json layer_to_record_json(const LayerRecord& L, bool rtl) {
+}  // namespace
+
+json layer_record_to_json(const LayerRecord& L, bool rtl) {
   json j = {{"index", L.index},
             {"name", L.layer.name},
             {"shape", L.layer.describe()},
@@ -356,7 +192,7 @@ json layer_to_record_json(const LayerRecord& L, bool rtl) {
   return j;
 }
 
-LayerRecord layer_from_record_json(const json& j, const std::string& file) {
+LayerRecord layer_record_from_json(const json& j, const std::string& file) {
   LayerRecord L;
   L.index = j.at("index").get<size_t>();
   L.layer = core::layer_from_json(j.at("layer"), file);
@@ -371,6 +207,8 @@ LayerRecord layer_from_record_json(const json& j, const std::string& file) {
   if (!j.at("best").is_null()) L.best = choice_from_json(j["best"], file);
   return L;
 }
+
+namespace {
 
 json arch_info_to_json(const ArchInfo& a) {
   return {{"name", a.name},
@@ -459,76 +297,12 @@ ArchInfo arch_info_of(const core::Arch& a) {
   return i;
 }
 
-RunSummary summarize(const RunRecord& r) {
-  RunSummary s;
-  bool all_rtl = true;
-  for (const auto& L : r.layers) {
-    if (L.status != LayerStatus::Done || !L.best) continue;
-    const double n = L.count;
-    s.cycles += n * static_cast<double>(L.best->cycles);
-    s.energy_pj += n * L.best->energy_pj;
-    s.macs += n * static_cast<double>(L.layer.macs());
-    all_rtl = all_rtl && L.best->chosen_by == ChosenBy::Rtl;
-    ++s.layers_done;
-  }
-  const double pes = static_cast<double>(r.arch.rows) * r.arch.cols;
-  s.seconds = s.cycles / (r.arch.clock_mhz * 1e6);
-  s.edp = s.cycles * s.energy_pj;
-  s.utilization = s.cycles > 0 ? s.macs / (s.cycles * pes) : 0.0;
-  s.layers_total = r.layers.size();
-  s.source = s.layers_done == 0 ? "none" : (all_rtl ? "rtl" : (r.rtl ? "mixed" : "surrogate"));
-  std::vector<double> rc, sc, errs;
-  for (size_t li = 0; li < r.layers.size(); ++li) {
-    const auto& L = r.layers[li];
-    for (size_t ci = 0; ci < L.candidates.size(); ++ci) {
-      if (!r.rtl) continue;
-      ++s.planned;
-      const auto& c = L.candidates[ci];
-      if (!c.verification) continue;
-      const Verification& v = *c.verification;
-      ++s.done;
-      if (v.passed)
-        ++s.passed;
-      else
-        s.failures.emplace_back(li, ci);
-      if (v.kind == VerificationKind::Infrastructure) ++s.infrastructure_failed;
-      if (v.rtl) {
-        rc.push_back(static_cast<double>(v.rtl->cycles));
-        sc.push_back(static_cast<double>(c.surrogate.cycles));
-        errs.push_back(std::abs(v.cycle_error_pct));
-        if (c.refined_cycles > 0 && v.rtl->cycles > 0) {
-          const double e = 100.0 * std::abs(static_cast<double>(c.refined_cycles - v.rtl->cycles)) /
-                           static_cast<double>(v.rtl->cycles);
-          ++s.refined_n;
-          s.refined_mape_pct += e;
-          s.refined_max_error_pct = std::max(s.refined_max_error_pct, e);
-        }
-      }
-    }
-  }
-  s.failed = s.done - s.passed;
-  s.pending = s.planned - s.done;
-  s.parity_n = errs.size();
-  if (!errs.empty()) {
-    double sum = 0;
-    for (double e : errs) {
-      sum += e;
-      s.max_error_pct = std::max(s.max_error_pct, e);
-    }
-    s.mape_pct = sum / errs.size();
-    if (s.refined_n) s.refined_mape_pct /= static_cast<double>(s.refined_n);
-    const double rho = core::spearman(rc, sc);
-    if (!std::isnan(rho)) s.spearman = rho;
-  }
-  return s;
-}
-
 json run_record_to_json(const RunRecord& r) {
   return run_record_to_json(r, summarize(r));
 }
 
 json run_record_to_json(const RunRecord& r, const RunSummary& s) {
-  json j = json::object();
+  json j = settings_to_json(r.settings);
   j["command"] = "run";
   j["format"] = r.format;
   j["run_id"] = r.run_id;
@@ -536,34 +310,17 @@ json run_record_to_json(const RunRecord& r, const RunSummary& s) {
   if (!r.updated.empty()) j["updated"] = r.updated;
   j["mapwright"] = r.mapwright;
   j["target"] = r.target;
-  j["network_arg"] = r.network_arg;
-  j["layer_arg"] = r.layer_arg;
-  if (!r.input_shapes.empty() || r.strict || !r.import_skipped.empty() ||
-      !r.import_warnings.empty()) {
+  if (!r.import_skipped.empty() || !r.import_warnings.empty())
+    j["import"] = {{"input_shapes", r.settings.input_shapes}, {"strict", r.settings.strict}};
+  if (j.contains("import")) {  // the settings' input shapes and strictness, and what came of them
     json skipped = json::object();
     for (const auto& [op, count] : r.import_skipped) skipped[op] = count;
-    j["import"] = {{"input_shapes", r.input_shapes},
-                   {"strict", r.strict},
-                   {"skipped", skipped},
-                   {"warnings", r.import_warnings}};
+    j["import"]["skipped"] = skipped;
+    j["import"]["warnings"] = r.import_warnings;
   }
   j["arch"] = r.arch.name;
-  j["arch_arg"] = r.arch_arg;
   j["arch_info"] = arch_info_to_json(r.arch);
-  j["searcher"] = r.searcher;
-  j["budget_per_layer"] = r.budget_per_layer;
-  j["seed"] = r.seed;
-  j["objective"] = r.objective;
-  j["top_k"] = r.top_k;
-  j["options_arg"] = r.options_arg;
-  if (r.exact)
-    j["exact"] = {{"time_limit_s", r.exact->time_limit_s},
-                  {"gap", r.exact->gap},
-                  {"threads", r.exact->threads}};
   j["options_file"] = r.options_file;
-  if (r.rtl_reward_warmup)
-    j["reward"] = {{"source", "rtl"}, {"surrogate_warmup", *r.rtl_reward_warmup}};
-  j["rtl"] = r.rtl;
   j["run_dir"] = r.run_dir;
   j["db"] = r.db;
   j["rtl_note"] = r.rtl_note;
@@ -571,7 +328,7 @@ json run_record_to_json(const RunRecord& r, const RunSummary& s) {
   j["jobs"] = r.jobs;
   if (r.wall_seconds_last_session) j["wall_seconds_last_session"] = *r.wall_seconds_last_session;
   j["layers"] = json::array();
-  for (const auto& L : r.layers) j["layers"].push_back(layer_to_record_json(L, r.rtl));
+  for (const auto& L : r.layers) j["layers"].push_back(layer_record_to_json(L, r.settings.rtl()));
 
   j["totals"] = {{"cycles", s.cycles},
                  {"seconds", s.seconds},
@@ -623,33 +380,16 @@ RunRecord run_record_from_json(const json& j, const std::string& file) {
     r.updated = j.value("updated", std::string());
     r.mapwright = j.value("mapwright", std::string());
     r.target = j.at("target").get<std::string>();
-    r.network_arg = j.at("network_arg").get<std::string>();
-    r.layer_arg = j.at("layer_arg").get<std::string>();
+    r.settings = settings_from_json(j, file);
     if (j.contains("import")) {
-      const json& im = j["import"];
-      r.input_shapes = im.value("input_shapes", std::vector<std::string>{});
-      r.strict = im.value("strict", false);
-      const json skipped = im.value("skipped", json::object());
+      const json skipped = j["import"].value("skipped", json::object());
       for (const auto& [op, count] : skipped.items())
         r.import_skipped.emplace_back(op, count.get<int>());
-      r.import_warnings = im.value("warnings", std::vector<std::string>{});
+      r.import_warnings = j["import"].value("warnings", std::vector<std::string>{});
     }
-    r.arch_arg = j.at("arch_arg").get<std::string>();
     r.arch = arch_info_from_json(j.at("arch_info"));
     r.arch.name = j.at("arch").get<std::string>();
-    r.searcher = j.at("searcher").get<std::string>();
-    r.budget_per_layer = j.at("budget_per_layer").get<int64_t>();
-    r.seed = j.at("seed").get<uint64_t>();
-    r.objective = j.at("objective").get<std::string>();
-    r.top_k = j.at("top_k").get<int>();
-    r.options_arg = j.at("options_arg").get<std::string>();
     r.options_file = j.value("options_file", std::string());
-    if (j.contains("exact"))
-      r.exact = ExactSettings{j["exact"].at("time_limit_s").get<double>(),
-                              j["exact"].at("gap").get<double>(), j["exact"].value("threads", 0)};
-    if (j.contains("reward") && j["reward"].value("source", std::string()) == "rtl")
-      r.rtl_reward_warmup = j["reward"].value("surrogate_warmup", int64_t{0});
-    r.rtl = j.at("rtl").get<bool>();
     r.run_dir = j.value("run_dir", std::string());
     r.db = j.value("db", std::string());
     r.rtl_note = j.value("rtl_note", std::string());
@@ -658,7 +398,7 @@ RunRecord run_record_from_json(const json& j, const std::string& file) {
     r.jobs = j.value("jobs", 0);
     if (j.contains("wall_seconds_last_session"))
       r.wall_seconds_last_session = j["wall_seconds_last_session"].get<double>();
-    for (const auto& L : j.at("layers")) r.layers.push_back(layer_from_record_json(L, file));
+    for (const auto& L : j.at("layers")) r.layers.push_back(layer_record_from_json(L, file));
   } catch (const json::exception& e) {
     throw core::SpecError(file, "(record)", "", std::string("malformed run record: ") + e.what());
   }
