@@ -44,9 +44,6 @@ const char* stop_reason_name(StopReason r) {
 
 namespace {
 
-constexpr int I(Dim d) {
-  return static_cast<int>(d);
-}
 constexpr double kInf = std::numeric_limits<double>::infinity();
 using Clock = std::chrono::steady_clock;
 
