@@ -167,7 +167,8 @@ std::vector<std::string> RtlEvaluator::plain_archs() {
 }
 
 bool RtlEvaluator::has_plain_model(const core::Arch& arch) {
-  const RtlParams want = params_of(arch);
+  // Unused where no plain model is compiled in (the model cache's one-model build).
+  [[maybe_unused]] const RtlParams want = params_of(arch);
   bool found = false;
 #define MW_HAS_PLAIN(NAME, TYPE, ROWS, COLS, INB, WTB, ACCW, BEAT, BANKS) \
   found = found || same(want, RtlParams{ROWS, COLS, INB, WTB, ACCW, BEAT, 256, BANKS});
