@@ -1,8 +1,8 @@
 #pragma once
 // The SystemC testbench around one Verilated mw_accel model: clock and reset, and one method
-// process that runs the shared command driver and DRAM model (accel_driver.hpp) at the rising
-// edges where either has something to do. Between those edges it sleeps on a timeout or on the
-// DUT outputs that can wake it (cmd_ready, idle, dram_req_valid rising), so during a DRAM
+// process that runs the shared command driver and DRAM model (cmd_driver.hpp, dram_model.hpp)
+// at the rising edges where either has something to do. Between those edges it sleeps on a timeout
+// or on the DUT outputs that can wake it (cmd_ready, idle, dram_req_valid rising), so during a DRAM
 // latency, a long computation or a full command queue the per-cycle cost is the model's own
 // evaluation; inputs are written only when they change.
 // Private to systemc/: never include it from a public header.
@@ -12,7 +12,8 @@
 #include <cstdint>
 #include <type_traits>
 
-#include "accel_driver.hpp"
+#include "cmd_driver.hpp"
+#include "dram_model.hpp"
 
 namespace mapwright::systemc::detail {
 

@@ -1,9 +1,10 @@
 #pragma once
 // The plain C++ Verilator harness around one non-SystemC Verilated mw_accel model: the same
-// command driver and DRAM model as the SystemC testbench (accel_driver.hpp), stepped at every
-// rising edge by a loop that drives the clock itself. Used to measure what the SystemC boundary
-// costs (bench/rtl_bench), as a second, independent harness in the tests, and as the stepping
-// loop of the temporally decoupled SystemC harness (accel_lt.hpp), which passes a per-cycle tick.
+// command driver and DRAM model as the SystemC testbench (cmd_driver.hpp, dram_model.hpp),
+// stepped at every rising edge by a loop that drives the clock itself. Used to measure what the
+// SystemC boundary costs (bench/rtl_bench), as a second, independent harness in the tests, and
+// as the stepping loop of the temporally decoupled SystemC harness (accel_lt.hpp), which passes
+// a per-cycle tick.
 // Private to systemc/: never include it from a public header.
 
 #include "assertion_stop.hpp"
@@ -11,7 +12,8 @@
 #include <cstring>
 #include <memory>
 
-#include "accel_driver.hpp"
+#include "cmd_driver.hpp"
+#include "dram_model.hpp"
 
 namespace mapwright::systemc::detail {
 

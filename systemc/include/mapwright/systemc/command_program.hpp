@@ -2,9 +2,10 @@
 /// \file command_program.hpp
 /// The driver side of the RTL accelerator (rtl/mw_accel.sv), in plain C++: turns the tile
 /// program of (layer, arch, mapping) into the accelerator's command words with their fence
-/// counts (exactly the dependencies of the reference schedule, model/src/schedule.cpp), the
-/// DRAM segment list of every DMA command, the DRAM tensor layout, and a plain C++ reference of
-/// the layer. No SystemC or Verilator types: the SystemC harness and tests both use it.
+/// counts (the dependencies of the reference schedule, model/src/schedule.cpp, derived anew
+/// from the command semantics: see command_program.cpp), the DRAM segment list of every DMA
+/// command, the DRAM tensor layout, and a plain C++ reference of the layer. No SystemC or Verilator
+/// types: the SystemC harness and tests both use it.
 ///
 /// DRAM layouts and DMA segments: core/dram_layout.hpp.
 

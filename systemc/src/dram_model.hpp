@@ -1,18 +1,12 @@
 #pragma once
-// The testbench logic around mw_accel, in plain C++ (no SystemC, no Verilator types), shared by
-// the SystemC testbench (accel_tb.hpp) and the plain C++ Verilator harness (plain_harness.hpp):
-//   - CmdDriver: pushes the program's command words with valid/ready, waits for the accelerator
-//     to become idle, then reads every register (one per cycle) and reports the job done;
-//   - DramModel: serves DMA requests with the architecture's latency and one beat of BeatBytes
-//     per cycle, optionally withholding beats at random. Packed port: one request per DMA
-//     command, gathering/scattering the tile's strided DRAM segments (the driver's list).
-//     Bursts port: a plain byte-addressed memory serving addressed bursts in order, several in
-//     flight, knowing nothing about the program.
-// Both are cycle-stepped state machines: edge() is called at a rising clock edge with the DUT
-// outputs sampled in the cycle that edge ends, and sets the DUT inputs for the next cycle. Each
-// also says when it next needs to see an edge (`due`, an absolute cycle) and on which output
-// rising it wakes otherwise, so an event-driven harness may skip the cycles in between; stepping
-// at every edge is always correct too (early calls return without changing anything).
+// The DRAM model of the testbench, in plain C++: serves DMA requests with the architecture's
+// latency and one beat of BeatBytes per cycle, optionally withholding beats at random. Packed
+// port: one request per DMA command, gathering/scattering the tile's strided DRAM segments (the
+// driver's list). Bursts port: a plain byte-addressed memory serving addressed bursts in order,
+// several in flight, knowing nothing about the program. A cycle-stepped state machine like the
+// command driver (cmd_driver.hpp): edge() at each rising edge it must see, `due` and `wake`
+// for the edges it may skip (it wakes on dram_req_valid rising). Shared by the SystemC
+// testbench (accel_tb.hpp) and the plain C++ Verilator harness (plain_harness.hpp).
 // Private to systemc/: never include it from a public header.
 
 #include <algorithm>
@@ -24,114 +18,9 @@
 #include <string>
 #include <vector>
 
-#include "mapwright/systemc/command_program.hpp"
+#include "dut_io.hpp"
 
 namespace mapwright::systemc::detail {
-
-/// Register map of mw_accel (rtl/README.md).
-enum Csr : unsigned {
-  kCsrRows = 0,
-  kCsrCols,
-  kCsrInBytes,
-  kCsrWtBytes,
-  kCsrAccWords,
-  kCsrBeatBytes,
-  kCsrMagic,
-  kCsrStatus,
-  kCsrMacs,
-  kCsrSteps,
-  kCsrFolds,
-  kCsrInRd,
-  kCsrInWr,
-  kCsrWtRd,
-  kCsrWtWr,
-  kCsrAccRd,
-  kCsrAccWr,
-  kCsrDramIn,
-  kCsrDramWt,
-  kCsrDramOut,
-  kCsrDramPsumWr,
-  kCsrDramPsumRd,
-  kCsrLoadIn,
-  kCsrLoadWt,
-  kCsrReload,
-  kCsrSpill,
-  kCsrStore,
-  kCsrArrayBusy,
-  kCsrArrayStall,
-  kCsrDmaBusy,
-  kCsrDramStall,
-  kCsrCycle,
-  kCsrFirst,
-  kCsrLast,
-  kCsrDmaDone,
-  kCsrCmpDone,
-  kCsrDmaQueue,
-  kCsrCmpQueue,
-  kCsrDecoder,
-  kCsrMaxBursts,
-  kCsrBufBanks,
-  kCsrInBankStall,
-  kCsrWtBankStall,
-  kCsrAccBankStall,
-  kNumCsr
-};
-
-/// Widest DRAM beat (mw_accel allows BeatBytes up to 64), in 32-bit words.
-constexpr int kMaxBeatWords = 16;
-
-/// One run handed to the testbench.
-struct TbJob {
-  const CommandProgram* prog = nullptr;  ///< Commands and DMA segment lists.
-  std::vector<uint8_t>* dram = nullptr;  ///< DRAM contents (tensors in DRAM layout).
-  int latency = 1;                       ///< DRAM latency, cycles.
-  double stall_prob = 0;                 ///< Chance a beat is withheld in a cycle.
-  uint64_t seed = 1;                     ///< Stall seed.
-  bool drop = false;                     ///< Never answer DRAM requests (stuck-design test).
-  /// Change a command word the accelerator has not taken yet, once (handshake SVA test).
-  bool unheld_command = false;
-  /// Flag the first beat of the first multi-beat read burst as its last (burst SVA test).
-  bool misflag_burst_last = false;
-  bool done = false;    ///< The driver saw the accelerator idle after the last word.
-  long long edges = 0;  ///< Rising edges from the job's start to its end.
-  std::string failure;  ///< DRAM-side protocol failure ("" = none).
-  std::array<uint64_t, kNumCsr> csr{};  ///< Registers read at the end.
-};
-
-/// DUT outputs sampled in a cycle (before its rising edge).
-struct DutOut {
-  bool cmd_ready = false;
-  bool idle = false;
-  uint64_t csr_rdata = 0;
-  bool req_valid = false, req_write = false;
-  uint32_t req_bytes = 0, req_id = 0;
-  uint64_t req_addr = 0;  ///< Bursts port: the burst's first byte.
-  bool wr_valid = false;
-  const uint32_t* wr_data = nullptr;  ///< BeatBytes / 4 words (read only when a beat is taken).
-};
-
-/// DUT inputs driven for the next cycle. The `*_dirty` flags tell a harness which groups changed
-/// (a SystemC harness writes only those signals).
-struct DutIn {
-  bool cmd_valid = false, cmd_last = false;
-  uint64_t cmd_data = 0;
-  uint32_t csr_addr = 0;
-  bool rd_valid = false, rd_last = false;
-  std::array<uint32_t, kMaxBeatWords> rd_data{};
-  bool wr_ready = true, wr_done = false;
-  bool cmd_dirty = true, csr_dirty = true, rd_dirty = true, rd_data_dirty = true, wr_dirty = true;
-};
-
-/// What a state machine waits for when it has no edge due.
-enum class Wake : uint8_t {
-  Edge,      ///< the edge at cycle `due`
-  CmdReady,  ///< cmd_ready rising (or the edge at `due`)
-  Idle,      ///< idle rising
-  ReqValid,  ///< dram_req_valid rising
-  Never      ///< nothing (job over)
-};
-
-constexpr uint64_t kNoDue = ~0ull;
 
 /// Walks a segment list as one byte stream.
 class SegmentCursor {
@@ -176,109 +65,6 @@ class SegmentCursor {
   const std::vector<DramSegment>* segs_ = nullptr;  ///< The segments.
   size_t seg_ = 0;                                  ///< Current segment.
   uint64_t off_ = 0;                                ///< Offset inside it.
-};
-
-/// Pushes the command words, waits for idle, reads the registers.
-class CmdDriver {
- public:
-  void begin(TbJob& j, uint64_t cycle, DutIn& in) {
-    job_ = &j;
-    i_ = 0;
-    csr_ = 0;
-    changed_ = false;
-    phase_ = Phase::Words;
-    load_word(in);
-    due = cycle + 1;
-    wake = Wake::CmdReady;
-  }
-  void stop() {
-    job_ = nullptr;
-    phase_ = Phase::Off;
-    due = kNoDue;
-    wake = Wake::Never;
-  }
-  bool done() const { return phase_ == Phase::Done; }
-
-  /// Rising edge ending cycle `cycle - 1`; `o` holds that cycle's outputs.
-  void edge(uint64_t cycle, const DutOut& o, DutIn& in) {
-    switch (phase_) {
-      case Phase::Words:
-        if (!o.cmd_ready) {                         // not taken: sleep until the queue has room
-          if (job_->unheld_command && !changed_) {  // test hook: break the handshake rule
-            in.cmd_data ^= 1ull << 63;
-            in.cmd_dirty = true;
-            changed_ = true;
-          }
-          due = kNoDue;
-          wake = Wake::CmdReady;
-          return;
-        }
-        ++i_;
-        load_word(in);
-        if (phase_ == Phase::Words) {
-          due = cycle + 1;
-          wake = Wake::CmdReady;
-          return;
-        }
-        [[fallthrough]];
-      case Phase::WaitIdle:
-        if (!o.idle) {
-          due = kNoDue;
-          wake = Wake::Idle;
-          return;
-        }
-        // Idle in the cycle that just ended: read the registers, one per cycle.
-        phase_ = Phase::Csr;
-        csr_ = 0;
-        in.csr_addr = 0;
-        in.csr_dirty = true;
-        due = cycle + 1;
-        wake = Wake::Edge;
-        return;
-      case Phase::Csr:
-        job_->csr[csr_] = o.csr_rdata;
-        if (++csr_ < kNumCsr) {
-          in.csr_addr = csr_;
-          in.csr_dirty = true;
-          due = cycle + 1;
-          wake = Wake::Edge;
-          return;
-        }
-        job_->done = true;
-        phase_ = Phase::Done;
-        due = kNoDue;
-        wake = Wake::Never;
-        return;
-      case Phase::Off:
-      case Phase::Done:
-        return;
-    }
-  }
-
- private:
-  enum class Phase : uint8_t { Off, Words, WaitIdle, Csr, Done };
-  void load_word(DutIn& in) {
-    const CommandProgram& p = *job_->prog;
-    if (i_ < p.words.size()) {
-      in.cmd_data = p.words[i_];
-      in.cmd_last = p.last[i_] != 0;
-      in.cmd_valid = true;
-    } else {
-      in.cmd_valid = false;
-      phase_ = Phase::WaitIdle;
-    }
-    in.cmd_dirty = true;
-  }
-
-  TbJob* job_ = nullptr;
-  Phase phase_ = Phase::Off;
-  size_t i_ = 0;          ///< Next word to be taken.
-  unsigned csr_ = 0;      ///< Register being read.
-  bool changed_ = false;  ///< The unheld_command test hook has changed a word.
-
- public:
-  uint64_t due = kNoDue;  ///< Next cycle whose edge it must see.
-  Wake wake = Wake::Never;
 };
 
 /// The DRAM: beats of BeatBytes. Packed port: one DMA request at a time. Bursts port: addressed

@@ -1,0 +1,45 @@
+#pragma once
+// Checks shared by the end-to-end RTL tests (rtl_evaluator_test.cpp, rtl_failures_test.cpp,
+// rtl_harness_test.cpp): counters against the closed form, sweeps of random layers and
+// mappings, and the failure-then-clean-run pairs that every harness must pass.
+#include <string>
+
+#include "mapwright/core/arch.hpp"
+#include "mapwright/core/layer.hpp"
+#include "mapwright/core/mapping.hpp"
+#include "mapwright/core/metrics.hpp"
+#include "mapwright/systemc/rtl_evaluator.hpp"
+
+namespace mapwright::systemc_test {
+
+/// Expects every counter of `rtl` equal to `ref`'s; `what` names the case.
+void expect_counts_equal(const core::AccessCounts& rtl, const core::AccessCounts& ref,
+                         const std::string& what);
+/// The layer and the mapping as text, for failure messages.
+std::string describe(const core::Layer& l, const core::Mapping& m);
+
+/// Runs `runs` random (layer, mapping) pairs on `arch_name` (with the DRAM port `port`) and
+/// checks everything. Under the bursts port sample_valid draws only mappings whose every
+/// transfer has a burst descriptor (core::check_valid); the RTL must then serve each.
+/// In the decoupled harness, SystemC time must advance by exactly each job's cycles.
+void random_sweep(const std::string& arch_name, uint64_t seed, int runs, int max_hw,
+                  double stall_prob = 0, core::DramPort port = core::DramPort::Packed,
+                  systemc::RtlHarness harness = systemc::RtlHarness::SystemC);
+
+/// Options that run on the decoupled SystemC harness.
+systemc::RtlRunOptions decoupled();
+
+/// A design whose DRAM never answers stops at the watchdog with a typed failure naming the
+/// progress, not a hang; the next run in the same process resets the design and works.
+void expect_watchdog_then_clean_run(systemc::RtlHarness harness);
+
+/// Runs `l` on small4 with the test hook `hook` on (and a watchdog of `watchdog` cycles),
+/// expects the SVA `assertion` (as "name failed (file.sv:") to stop it at a real cycle, then runs
+/// it again without the hook and expects a clean, bit-exact run in the same process (the design
+/// is reset between runs).
+void expect_assertion_then_clean_run(const core::Layer& l, bool systemc::RtlRunOptions::*hook,
+                                     long long watchdog, const std::string& assertion,
+                                     core::DramPort port = core::DramPort::Packed,
+                                     systemc::RtlHarness harness = systemc::RtlHarness::SystemC);
+
+}  // namespace mapwright::systemc_test
