@@ -37,7 +37,7 @@ namespace mapwright::flows {
 /// What a run works on, loaded and checked from its settings before any work.
 struct RunInputs {
   core::Arch arch;                                  ///< The architecture.
-  core::Objective objective;                            ///< The objective of the searches.
+  core::Objective objective;                        ///< The objective of the searches.
   search::SearchOptions search_options;             ///< The sampling searchers' options.
   std::string target;                               ///< The network's (or the layer's) name.
   std::vector<std::pair<core::Layer, int>> layers;  ///< Unique layers with their counts.

@@ -360,8 +360,9 @@ RunApp::LayerOutcome RunApp::search_layer_at(size_t li) {
   }
   ExactOptions ex = s.exact;
   ex.top_k = s.top_k;
-  const LayerSearchRequest rq{layer,     in_.arch,      s.searcher, in_.search_options,
-                              rec_.layers[li].seed, s.budget, in_.objective, ex};
+  const LayerSearchRequest rq{
+      layer,    in_.arch,      s.searcher, in_.search_options, rec_.layers[li].seed,
+      s.budget, in_.objective, ex};
   LayerSearch ls = search_layer(rq, *reward_evaluator(rq, reward_options(), reward_pool()),
                                 {keep_going, observe});
   if (ls.result.stopped_early || InterruptSignals::count()) return LayerOutcome::Stopped;
