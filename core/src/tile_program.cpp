@@ -302,7 +302,28 @@ long long dma_cycles(const Arch& a, long long bytes) {
   return a.dram_latency_cycles + (bytes + bw - 1) / bw;
 }
 
-// One function on purpose (about 125 lines): the loop-nest walk is one state machine (tile
+namespace {
+
+/// One operation of the tile program (`accumulate` as TileOp has it by default).
+TileOp tile_op(OpKind kind, long long step, const TileBox& box, long long bytes, int half) {
+  TileOp op;
+  op.kind = kind;
+  op.step = step;
+  op.box = box;
+  op.bytes = bytes;
+  op.half = half;
+  return op;
+}
+
+/// Output elements (int8 results or int32 partial sums) of the tile `b`.
+long long output_elems(const TileBox& b) {
+  return b.ext_of(Dim::G) * b.ext_of(Dim::N) * b.ext_of(Dim::K) * b.ext_of(Dim::P) *
+         b.ext_of(Dim::Q);
+}
+
+}  // namespace
+
+// One function on purpose (about 95 lines): the loop-nest walk is one state machine (tile
 // position, reuse and reload decisions per tensor) that the reference schedule, the surrogate's
 // checks and the RTL command program all mirror; keeping it whole keeps it comparable to them.
 void walk_tile_program(const Layer& l, const Arch& arch, const Mapping& m,
@@ -336,21 +357,11 @@ void walk_tile_program(const Layer& l, const Arch& arch, const Mapping& m,
   bool out_live = false;
 
   auto finish_output = [&](long long at_step) {
-    TileOp op;
-    op.step = at_step;
-    op.box = out_box;
-    op.half = acc_half;
-    const long long elems = out_box.ext_of(Dim::G) * out_box.ext_of(Dim::N) *
-                            out_box.ext_of(Dim::K) * out_box.ext_of(Dim::P) *
-                            out_box.ext_of(Dim::Q);
-    if (red_done[out_key] == red_tiles) {
-      op.kind = OpKind::StoreOutput;
-      op.bytes = elems;
-    } else {
-      op.kind = OpKind::SpillPsum;
-      op.bytes = 4 * elems;
-    }
-    visit(op);
+    const long long elems = output_elems(out_box);
+    if (red_done[out_key] == red_tiles)
+      visit(tile_op(OpKind::StoreOutput, at_step, out_box, elems, acc_half));
+    else
+      visit(tile_op(OpKind::SpillPsum, at_step, out_box, 4 * elems, acc_half));
   };
 
   const long long total_steps = [&] {
@@ -373,25 +384,14 @@ void walk_tile_program(const Layer& l, const Arch& arch, const Mapping& m,
     if (ik != in_key) {
       in_key = ik;
       in_half = m.db_input ? in_half ^ 1 : 0;
-      TileOp op;
-      op.kind = OpKind::LoadInput;
-      op.step = step;
-      op.box = b;
-      op.bytes = input_tile_bytes(l, b);
-      op.half = in_half;
-      visit(op);
+      visit(tile_op(OpKind::LoadInput, step, b, input_tile_bytes(l, b), in_half));
     }
     if (wk != wt_key) {
       wt_key = wk;
       wt_half = m.db_weight ? wt_half ^ 1 : 0;
-      TileOp op;
-      op.kind = OpKind::LoadWeight;
-      op.step = step;
-      op.box = b;
-      op.bytes = b.ext_of(Dim::G) * b.ext_of(Dim::K) * b.ext_of(Dim::C) * b.ext_of(Dim::R) *
-                 b.ext_of(Dim::S);
-      op.half = wt_half;
-      visit(op);
+      const long long bytes = b.ext_of(Dim::G) * b.ext_of(Dim::K) * b.ext_of(Dim::C) *
+                              b.ext_of(Dim::R) * b.ext_of(Dim::S);
+      visit(tile_op(OpKind::LoadWeight, step, b, bytes, wt_half));
     }
     bool reload = false;
     if (out_changed) {
@@ -404,22 +404,10 @@ void walk_tile_program(const Layer& l, const Arch& arch, const Mapping& m,
       acc_half = m.db_accum ? acc_half ^ 1 : 0;
       reload = red_done[out_key] > 0;  // revisited: its partial sums were spilled
     }
-    if (reload) {
-      TileOp op;
-      op.kind = OpKind::LoadPsum;
-      op.step = step;
-      op.box = out_box;
-      op.bytes = 4 * out_box.ext_of(Dim::G) * out_box.ext_of(Dim::N) * out_box.ext_of(Dim::K) *
-                 out_box.ext_of(Dim::P) * out_box.ext_of(Dim::Q);
-      op.half = acc_half;
-      visit(op);
-    }
+    if (reload)
+      visit(tile_op(OpKind::LoadPsum, step, out_box, 4 * output_elems(out_box), acc_half));
     long long& done = red_done[out_key];
-    TileOp c;
-    c.kind = OpKind::Compute;
-    c.step = step;
-    c.box = b;
-    c.half = acc_half;
+    TileOp c = tile_op(OpKind::Compute, step, b, 0, acc_half);
     c.accumulate = done > 0;  // the very first reduction step of a tile overwrites
     visit(c);
     ++done;

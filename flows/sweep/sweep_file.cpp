@@ -148,33 +148,19 @@ std::string point_name(size_t index, const Params& p) {
   return s.str();
 }
 
-}  // namespace
+/// The relative network file `network` beside the sweep file `path` when it is there, else as
+/// given (found from the working folder; zoo names have no extension and are taken as they are).
+std::string network_beside(const std::string& path, const std::string& network) {
+  std::error_code ec;
+  const fs::path beside = fs::path(path).parent_path() / network;
+  if (fs::path(network).is_relative() && fs::path(network).has_extension() &&
+      fs::is_regular_file(beside, ec))
+    return beside.lexically_normal().string();
+  return network;
+}
 
-SweepFile load_sweep_file(const std::string& path) {
-  const YAML::Node root = load_yaml_file(path);
-  check_keys(root, path, "",
-             {"name", "description", "network", "base_arch", "objective", "seed", "grid", "points",
-              "verify", "top_k", "mapper", "constraints", "area"});
-  SweepFile s;
-  s.path = path;
-  s.name = get_string(root, "name", path, "", fs::path(path).stem().string());
-  s.description = get_string(root, "description", path, "", "");
-  s.network = get_string(root, "network", path, "", s.network);
-  {
-    // A relative network file is found beside the sweep file first, then from the working
-    // folder (zoo names have no extension and are taken as they are).
-    std::error_code ec;
-    const fs::path beside = fs::path(path).parent_path() / s.network;
-    if (fs::path(s.network).is_relative() && fs::path(s.network).has_extension() &&
-        fs::is_regular_file(beside, ec))
-      s.network = beside.lexically_normal().string();
-  }
-  s.base_arch = get_string(root, "base_arch", path, "", s.base_arch);
-  s.objective = get_string(root, "objective", path, "", s.objective);
-  parse_objective(s.objective, path);
-  s.seed = static_cast<uint64_t>(
-      get_int_in(root, "seed", path, "", 1, 0, static_cast<int64_t>(kMaxSeed)));
-  s.top_k = static_cast<int>(get_int_in(root, "top_k", path, "", 1, 1, 16));
+/// mapper:, constraints:, area: and verify: (all | none | {sample: N}) of the sweep file.
+void read_checks(const YAML::Node& root, const std::string& path, SweepFile& s) {
   if (const YAML::Node m = root["mapper"]) {
     require_map(m, path, "mapper");
     check_keys(m, path, "mapper", {"time_limit_s", "gap"});
@@ -189,8 +175,6 @@ SweepFile load_sweep_file(const std::string& path) {
     s.max_energy_uj = get_double_in(c, "max_energy_uj", path, "constraints", 0, 0, 1e12);
   }
   if (const YAML::Node a = root["area"]) s.area = model::area_constants_from_yaml(a, path);
-
-  // verify: all | none | {sample: N}
   if (const YAML::Node v = root["verify"]) {
     if (v.IsMap()) {
       check_keys(v, path, "verify", {"sample"});
@@ -203,8 +187,11 @@ SweepFile load_sweep_file(const std::string& path) {
         throw SpecError(path, "verify", s.verify, "must be all, none or {sample: N}");
     }
   }
+}
 
-  // The base architecture: its parameters fill every key a point does not set.
+/// The base architecture's parameters, which fill every key a point does not set; refused when
+/// the base has banked buffers or (verify: all or sample) a DRAM port the RTL lacks.
+Params base_params(const SweepFile& s, const std::string& path) {
   Arch base;
   try {
     base = load_arch(s.base_arch);
@@ -234,55 +221,62 @@ SweepFile load_sweep_file(const std::string& path) {
   b.bw = static_cast<int>(base.dram_bytes_per_cycle);
   for (Dataflow d : base.dataflows) b.dataflows.push_back(dataflow_name(d));
   for (auto& d : b.dataflows) std::transform(d.begin(), d.end(), d.begin(), ::tolower);
+  return b;
+}
 
-  std::vector<std::pair<Params, std::string>> all;  // parameters and where they came from
-  if (const YAML::Node g = root["grid"]) {
-    require_map(g, path, "grid");
-    check_keys(g, path, "grid",
+/// The points of grid: `g`, the cross product of its keys' values over the base `b`, each
+/// with where it came from.
+void add_grid_points(const YAML::Node& g, const Params& b, const std::string& path,
+                     std::vector<std::pair<Params, std::string>>& all) {
+  require_map(g, path, "grid");
+  check_keys(g, path, "grid",
+             std::vector<std::string>(std::begin(kParamKeys), std::end(kParamKeys)));
+  if (g["array"] && (g["rows"] || g["cols"]))
+    throw SpecError(path, "grid.array", node_text(g["array"]),
+                    "give either array (RxC pairs) or rows/cols, not both");
+  if (g["buffer_scale"] && (g["input_kib"] || g["weight_kib"] || g["accum_kib"]))
+    throw SpecError(path, "grid.buffer_scale", node_text(g["buffer_scale"]),
+                    "scales the base buffers; give either it or input_kib/weight_kib/accum_kib");
+  std::vector<Params> cur{b};
+  for (const char* key : kParamKeys) {
+    const auto vals = values_of(g, key, path);
+    if (vals.empty()) continue;
+    std::vector<Params> next;
+    for (const auto& p : cur)
+      for (size_t i = 0; i < vals.size(); ++i) {
+        Params q = p;
+        apply(q, b, key, vals[i], path, "grid." + std::string(key) + "[" + std::to_string(i) + "]");
+        next.push_back(q);
+      }
+    if (next.size() > kMaxPoints)
+      throw SpecError(path, "grid", std::to_string(next.size()) + "+ points",
+                      "a sweep holds at most " + std::to_string(kMaxPoints) + " points");
+    cur = std::move(next);
+  }
+  for (const Params& p : cur) all.push_back({p, "grid"});
+}
+
+/// The points listed in points: `pts`, each over the base `b`.
+void add_listed_points(const YAML::Node& pts, const Params& b, const std::string& path,
+                       std::vector<std::pair<Params, std::string>>& all) {
+  if (!pts.IsSequence() || pts.size() == 0)
+    throw SpecError(path, "points", node_text(pts), "expected a non-empty list of maps");
+  for (size_t i = 0; i < pts.size(); ++i) {
+    const std::string at = "points[" + std::to_string(i) + "]";
+    require_map(pts[i], path, at);
+    check_keys(pts[i], path, at,
                std::vector<std::string>(std::begin(kParamKeys), std::end(kParamKeys)));
-    if (g["array"] && (g["rows"] || g["cols"]))
-      throw SpecError(path, "grid.array", node_text(g["array"]),
-                      "give either array (RxC pairs) or rows/cols, not both");
-    if (g["buffer_scale"] && (g["input_kib"] || g["weight_kib"] || g["accum_kib"]))
-      throw SpecError(path, "grid.buffer_scale", node_text(g["buffer_scale"]),
-                      "scales the base buffers; give either it or input_kib/weight_kib/accum_kib");
-    std::vector<Params> cur{b};
-    for (const char* key : kParamKeys) {
-      const auto vals = values_of(g, key, path);
-      if (vals.empty()) continue;
-      std::vector<Params> next;
-      for (const auto& p : cur)
-        for (size_t i = 0; i < vals.size(); ++i) {
-          Params q = p;
-          apply(q, b, key, vals[i], path,
-                "grid." + std::string(key) + "[" + std::to_string(i) + "]");
-          next.push_back(q);
-        }
-      if (next.size() > kMaxPoints)
-        throw SpecError(path, "grid", std::to_string(next.size()) + "+ points",
-                        "a sweep holds at most " + std::to_string(kMaxPoints) + " points");
-      cur = std::move(next);
-    }
-    for (size_t i = 0; i < cur.size(); ++i) all.push_back({cur[i], "grid"});
+    Params q = b;
+    for (const char* key : kParamKeys)
+      if (pts[i][key]) apply(q, b, key, pts[i][key], path, at + "." + key);
+    all.push_back({q, at});
   }
-  if (const YAML::Node pts = root["points"]) {
-    if (!pts.IsSequence() || pts.size() == 0)
-      throw SpecError(path, "points", node_text(pts), "expected a non-empty list of maps");
-    for (size_t i = 0; i < pts.size(); ++i) {
-      const std::string at = "points[" + std::to_string(i) + "]";
-      require_map(pts[i], path, at);
-      check_keys(pts[i], path, at,
-                 std::vector<std::string>(std::begin(kParamKeys), std::end(kParamKeys)));
-      Params q = b;
-      for (const char* key : kParamKeys)
-        if (pts[i][key]) apply(q, b, key, pts[i][key], path, at + "." + key);
-      all.push_back({q, at});
-    }
-  }
-  if (all.empty()) throw SpecError(path, "grid", "", "a sweep needs a grid: or points:");
-  if (all.size() > kMaxPoints)
-    throw SpecError(path, "points", std::to_string(all.size()),
-                    "a sweep holds at most " + std::to_string(kMaxPoints) + " points");
+}
+
+/// The sweep's points, named in order; two with the same parameters are refused.
+std::vector<SweepPoint> named_points(const std::vector<std::pair<Params, std::string>>& all,
+                                     const std::string& path) {
+  std::vector<SweepPoint> points;
   std::map<Params, size_t> seen;
   for (size_t i = 0; i < all.size(); ++i) {
     const auto [it, fresh] = seen.emplace(all[i].first, i);
@@ -300,8 +294,40 @@ SweepFile load_sweep_file(const std::string& path) {
     sp.accum_kib = p.accum_kib;
     sp.dram_bytes_per_cycle = p.bw;
     sp.dataflows = p.dataflows;
-    s.points.push_back(sp);
+    points.push_back(sp);
   }
+  return points;
+}
+
+}  // namespace
+
+SweepFile load_sweep_file(const std::string& path) {
+  const YAML::Node root = load_yaml_file(path);
+  check_keys(root, path, "",
+             {"name", "description", "network", "base_arch", "objective", "seed", "grid", "points",
+              "verify", "top_k", "mapper", "constraints", "area"});
+  SweepFile s;
+  s.path = path;
+  s.name = get_string(root, "name", path, "", fs::path(path).stem().string());
+  s.description = get_string(root, "description", path, "", "");
+  s.network = network_beside(path, get_string(root, "network", path, "", s.network));
+  s.base_arch = get_string(root, "base_arch", path, "", s.base_arch);
+  s.objective = get_string(root, "objective", path, "", s.objective);
+  parse_objective(s.objective, path);
+  s.seed = static_cast<uint64_t>(
+      get_int_in(root, "seed", path, "", 1, 0, static_cast<int64_t>(kMaxSeed)));
+  s.top_k = static_cast<int>(get_int_in(root, "top_k", path, "", 1, 1, 16));
+  read_checks(root, path, s);
+
+  const Params b = base_params(s, path);
+  std::vector<std::pair<Params, std::string>> all;  // parameters and where they came from
+  if (const YAML::Node g = root["grid"]) add_grid_points(g, b, path, all);
+  if (const YAML::Node pts = root["points"]) add_listed_points(pts, b, path, all);
+  if (all.empty()) throw SpecError(path, "grid", "", "a sweep needs a grid: or points:");
+  if (all.size() > kMaxPoints)
+    throw SpecError(path, "points", std::to_string(all.size()),
+                    "a sweep holds at most " + std::to_string(kMaxPoints) + " points");
+  s.points = named_points(all, path);
   if (s.verify == "sample" && s.verify_sample > static_cast<int>(s.points.size()))
     throw SpecError(path, "verify.sample", std::to_string(s.verify_sample),
                     "is more than the sweep's " + std::to_string(s.points.size()) + " points");

@@ -73,12 +73,70 @@ Bounds LowerBound::bounds(const Partial& p) const {
   return b;
 }
 
+namespace {
+
+/// Compute cycles (sum of fold_cycles) and the compute-side buffer counts of dataflow `df`: input
+/// and weight buffer reads, accumulator writes.
+struct ComputeSide {
+  double compute = 0, ibr = 0, wbr = 0, caw = 0;
+};
+
+/// ComputeSide of `df` for trip counts `T`, fold classes `c` (Dim -> classes) and a pr x pc
+/// array, all monotone in the fold sums and trip counts.
+template <typename FoldClasses>
+ComputeSide compute_side(Dataflow df, const Layer& l, const std::array<long long, kNumDims>& T,
+                         const FoldClasses& c, long long pr, long long pc) {
+  const long long G = l.g, K = l.k, NPQ = l.n * l.p * l.q, CRS = l.c * l.r * l.s;
+  const long long Tnpq = T[I(Dim::N)] * T[I(Dim::P)] * T[I(Dim::Q)];
+  const long long Tcrs = T[I(Dim::C)] * T[I(Dim::R)] * T[I(Dim::S)];
+  const long long sumFk = sum_ceil1(c(Dim::K), pc);
+  ComputeSide r;
+  switch (df) {
+    case Dataflow::WS: {
+      const long long sumFred = sum_ceil3(c(Dim::C), c(Dim::R), c(Dim::S), pr);
+      r.ibr = static_cast<double>(G) * NPQ * CRS * sumFk;
+      r.compute = static_cast<double>(G) *
+                  (static_cast<double>(sumFred) * sumFk * NPQ + 2.0 * sumFk * CRS * Tnpq +
+                   static_cast<double>(sumFred) * K * Tnpq);
+      r.wbr = static_cast<double>(G) * CRS * K * Tnpq;
+      r.caw = static_cast<double>(G) * NPQ * K * sumFred;
+      break;
+    }
+    case Dataflow::OS: {
+      const long long sumFm = sum_ceil3(c(Dim::N), c(Dim::P), c(Dim::Q), pr);
+      r.ibr = static_cast<double>(G) * NPQ * CRS * sumFk;
+      r.compute = static_cast<double>(G) *
+                  (static_cast<double>(sumFm) * sumFk * CRS +
+                   static_cast<double>(sumFk) * NPQ * Tcrs + static_cast<double>(sumFm) * K * Tcrs);
+      r.wbr = static_cast<double>(G) * sumFm * CRS * K;
+      r.caw = static_cast<double>(G) * NPQ * K * Tcrs;
+      break;
+    }
+    default: {  // IS: rows carry the reduction, columns the output pixels, K streams
+      const double Tk = static_cast<double>(T[I(Dim::K)]);
+      const long long sumFred = sum_ceil3(c(Dim::C), c(Dim::R), c(Dim::S), pr);
+      const long long sumFm = sum_ceil3(c(Dim::N), c(Dim::P), c(Dim::Q), pc);
+      r.ibr = static_cast<double>(G) * NPQ * CRS * Tk;
+      r.compute = static_cast<double>(G) *
+                  (static_cast<double>(sumFred) * sumFm * K + 2.0 * sumFm * CRS * Tk +
+                   static_cast<double>(sumFred) * NPQ * Tk);
+      r.wbr = static_cast<double>(G) * K * CRS * sumFm;
+      r.caw = static_cast<double>(G) * NPQ * K * sumFred;
+      break;
+    }
+  }
+
+  return r;
+}
+
+}  // namespace
+
 Bounds LowerBound::bounds_df(const Partial& p, Dataflow df) const {
   const Layer& l = layer_;
   const Mapping& m = p.m;
   const EnergyTable& e = arch_.energy;
   const long long G = l.g, N = l.n, K = l.k, C = l.c, P = l.p, Q = l.q, R = l.r, S = l.s;
-  const long long NPQ = N * P * Q, CRS = C * R * S, OUT = G * N * K * P * Q;
+  const long long OUT = G * N * K * P * Q;
   const long long pr = p.pe ? m.pe_rows : arch_.rows, pc = p.pe ? m.pe_cols : arch_.cols;
   const double area = p.pe ? static_cast<double>(m.pe_rows) * m.pe_cols : 1.0;
 
@@ -91,45 +149,9 @@ Bounds LowerBound::bounds_df(const Partial& p, Dataflow df) const {
   auto c = [&](Dim d) { return cls(l.dim(d), m.tile_of(d), p.tile[I(d)]); };
   const long long Tnpq = T[I(Dim::N)] * T[I(Dim::P)] * T[I(Dim::Q)];
   const long long Tcrs = T[I(Dim::C)] * T[I(Dim::R)] * T[I(Dim::S)];
-  const long long sumFk = sum_ceil1(c(Dim::K), pc);
 
-  // Compute cycles (sum of fold_cycles) and the compute-side buffer counts, all monotone in
-  // the fold sums and trip counts.
-  double compute, ibr, wbr, caw;
-  switch (df) {
-    case Dataflow::WS: {
-      const long long sumFred = sum_ceil3(c(Dim::C), c(Dim::R), c(Dim::S), pr);
-      ibr = static_cast<double>(G) * NPQ * CRS * sumFk;
-      compute = static_cast<double>(G) *
-                (static_cast<double>(sumFred) * sumFk * NPQ + 2.0 * sumFk * CRS * Tnpq +
-                 static_cast<double>(sumFred) * K * Tnpq);
-      wbr = static_cast<double>(G) * CRS * K * Tnpq;
-      caw = static_cast<double>(G) * NPQ * K * sumFred;
-      break;
-    }
-    case Dataflow::OS: {
-      const long long sumFm = sum_ceil3(c(Dim::N), c(Dim::P), c(Dim::Q), pr);
-      ibr = static_cast<double>(G) * NPQ * CRS * sumFk;
-      compute = static_cast<double>(G) *
-                (static_cast<double>(sumFm) * sumFk * CRS +
-                 static_cast<double>(sumFk) * NPQ * Tcrs + static_cast<double>(sumFm) * K * Tcrs);
-      wbr = static_cast<double>(G) * sumFm * CRS * K;
-      caw = static_cast<double>(G) * NPQ * K * Tcrs;
-      break;
-    }
-    default: {  // IS: rows carry the reduction, columns the output pixels, K streams
-      const double Tk = static_cast<double>(T[I(Dim::K)]);
-      const long long sumFred = sum_ceil3(c(Dim::C), c(Dim::R), c(Dim::S), pr);
-      const long long sumFm = sum_ceil3(c(Dim::N), c(Dim::P), c(Dim::Q), pc);
-      ibr = static_cast<double>(G) * NPQ * CRS * Tk;
-      compute = static_cast<double>(G) *
-                (static_cast<double>(sumFred) * sumFm * K + 2.0 * sumFm * CRS * Tk +
-                 static_cast<double>(sumFred) * NPQ * Tk);
-      wbr = static_cast<double>(G) * K * CRS * sumFm;
-      caw = static_cast<double>(G) * NPQ * K * sumFred;
-      break;
-    }
-  }
+  const ComputeSide cs = compute_side(df, l, T, c, pr, pc);
+  const double compute = cs.compute, ibr = cs.ibr, wbr = cs.wbr, caw = cs.caw;
 
   // DRAM: input bytes per load pass (halo sum of the merged tiles), weights, outputs.
   const long long hs = halo(true, p.tile[I(Dim::P)] ? m.tile_of(Dim::P) : P,

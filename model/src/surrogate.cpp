@@ -210,38 +210,41 @@ BurstTotals burst_totals_of(const Layer& l, const Mapping& m, const Shared& sh, 
   return t;
 }
 
-/// `bank_cycles` < 0: computed here (banked architectures).
-CycleEstimate cycles_from(const Layer& l, const Arch& arch, const Mapping& m, const Shared& sh,
-                          const AccessCounts& a, long long bank_cycles = -1) {
+/// The exact sum of fold_cycles over all folds of the layer, bank stalls aside.
+long long fold_compute_cycles(const Layer& l, const Mapping& m, const Shared& sh) {
   const auto& T = sh.T;
   auto cl = [&](Dim d) { return classes(l.dim(d), m.tile_of(d)); };
   const long long G = l.g, K = l.k, NPQ = l.n * l.p * l.q, CRS = l.c * l.r * l.s;
   const long long Tnpq = T[I(Dim::N)] * T[I(Dim::P)] * T[I(Dim::Q)];
   const long long Tcrs = T[I(Dim::C)] * T[I(Dim::R)] * T[I(Dim::S)];
   const long long sumFk = sum_ceil1(cl(Dim::K), m.pe_cols);
-  CycleEstimate e;
   // Exact sum of fold_cycles over all folds. WS fold = M + 2*ru + cu, OS fold = red + ru + cu;
   // summed over the folds of one step, sum(ru) = rows and sum(cu) = k.
   switch (m.dataflow) {
     case Dataflow::WS: {
       const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
-      e.compute_cycles = G * (sumFred * sumFk * NPQ + 2 * sumFk * CRS * Tnpq + sumFred * K * Tnpq);
-      break;
+      return G * (sumFred * sumFk * NPQ + 2 * sumFk * CRS * Tnpq + sumFred * K * Tnpq);
     }
     case Dataflow::OS: {
       const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_rows);
-      e.compute_cycles = G * (sumFm * sumFk * CRS + sumFk * NPQ * Tcrs + sumFm * K * Tcrs);
-      break;
+      return G * (sumFm * sumFk * CRS + sumFk * NPQ * Tcrs + sumFm * K * Tcrs);
     }
     case Dataflow::IS: {
       // IS fold = kt + 2*ru + cu; per step sum(ru) = C*R*S rows, sum(cu) = N*P*Q pixels.
       const long long Tk = T[I(Dim::K)];
       const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
       const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_cols);
-      e.compute_cycles = G * (sumFred * sumFm * K + 2 * sumFm * CRS * Tk + sumFred * NPQ * Tk);
-      break;
+      return G * (sumFred * sumFm * K + 2 * sumFm * CRS * Tk + sumFred * NPQ * Tk);
     }
   }
+  return 0;
+}
+
+/// `bank_cycles` < 0: computed here (banked architectures).
+CycleEstimate cycles_from(const Layer& l, const Arch& arch, const Mapping& m, const Shared& sh,
+                          const AccessCounts& a, long long bank_cycles = -1) {
+  CycleEstimate e;
+  e.compute_cycles = fold_compute_cycles(l, m, sh);
   // Banked buffers: the first-row read of every fold and the bank stalls the mesh waits for.
   if (arch.buffer_banks > 0) {
     e.bank_cycles =

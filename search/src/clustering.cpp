@@ -143,8 +143,56 @@ PairFit fit_pair(const Problem& problem, const std::vector<Point>& points,
   return f;
 }
 
-// One function on purpose (about 125 lines): the main-effect fit and the pair tests share the
-// residuals, bins and gating thresholds computed at its top (search/README.md, "Clustering").
+/// The residual of y - mean after additive main effects fitted by backfitting (5 sweeps) on the
+/// main-effect bins: mbin[k][s] is the bin of sample s for parameter k, of nm[k] bins.
+std::vector<double> main_effect_residual(const std::vector<double>& y, double mean,
+                                         const std::vector<int64_t>& nm,
+                                         const std::vector<std::vector<int64_t>>& mbin) {
+  const size_t p = nm.size(), n = y.size();
+  std::vector<std::vector<double>> effect(p);
+  for (size_t k = 0; k < p; ++k) effect[k].assign(static_cast<size_t>(nm[k]), 0.0);
+  std::vector<double> e(n);
+  for (size_t s = 0; s < n; ++s) e[s] = y[s] - mean;
+  for (int sweep = 0; sweep < 5; ++sweep) {
+    for (size_t k = 0; k < p; ++k) {
+      std::vector<double> sum(static_cast<size_t>(nm[k]), 0.0),
+          cnt(static_cast<size_t>(nm[k]), 0.0);
+      for (size_t s = 0; s < n; ++s) {
+        const size_t b = static_cast<size_t>(mbin[k][s]);
+        sum[b] += e[s] + effect[k][b];  // Partial residual without parameter k.
+        cnt[b] += 1;
+      }
+      for (size_t b = 0; b < sum.size(); ++b) {
+        const double updated = cnt[b] > 0 ? sum[b] / cnt[b] : 0.0;
+        const double change = updated - effect[k][b];
+        effect[k][b] = updated;
+        if (change != 0)
+          for (size_t s = 0; s < n; ++s)
+            if (static_cast<size_t>(mbin[k][s]) == b) e[s] -= change;
+      }
+    }
+  }
+  return e;
+}
+
+/// Backfits the selected pairs' fits jointly (4 sweeps): each pair is refitted on `rest` with
+/// its own fit added back, and `rest` is left the residual of all of them.
+void refit_selected_pairs(const Problem& problem, const std::vector<Point>& points,
+                          const std::vector<std::vector<int64_t>>& bin,
+                          const std::vector<int64_t>& nb, const std::vector<bool>& selected,
+                          std::vector<PairFit>& fits, std::vector<double>& rest) {
+  const size_t p = problem.params.size(), n = points.size();
+  for (int sweep = 0; sweep < 4; ++sweep)
+    for (size_t ij = 0; ij < selected.size(); ++ij) {
+      if (!selected[ij]) continue;
+      for (size_t s = 0; s < n; ++s) rest[s] += fits[ij].component[s];
+      fits[ij] = fit_pair(problem, points, bin, nb, ij / p, ij % p, rest);
+      for (size_t s = 0; s < n; ++s) rest[s] -= fits[ij].component[s];
+    }
+}
+
+// One function on purpose (about 95 lines): the pair tests share the residuals, bins and
+// gating thresholds computed at its top (search/README.md, "Clustering").
 /// Interaction matrix of one response y (one value per point): main effects, then the
 /// significance-gated pair tests of search/README.md.
 Matrix response_interactions(const Problem& problem, const std::vector<Point>& points,
@@ -184,29 +232,7 @@ Matrix response_interactions(const Problem& problem, const std::vector<Point>& p
   }
 
   // Additive main effects by backfitting; e is the residual.
-  std::vector<std::vector<double>> effect(p);
-  for (size_t k = 0; k < p; ++k) effect[k].assign(static_cast<size_t>(nm[k]), 0.0);
-  std::vector<double> e(n);
-  for (size_t s = 0; s < n; ++s) e[s] = y[s] - mean;
-  for (int sweep = 0; sweep < 5; ++sweep) {
-    for (size_t k = 0; k < p; ++k) {
-      std::vector<double> sum(static_cast<size_t>(nm[k]), 0.0),
-          cnt(static_cast<size_t>(nm[k]), 0.0);
-      for (size_t s = 0; s < n; ++s) {
-        const size_t b = static_cast<size_t>(mbin[k][s]);
-        sum[b] += e[s] + effect[k][b];  // Partial residual without parameter k.
-        cnt[b] += 1;
-      }
-      for (size_t b = 0; b < sum.size(); ++b) {
-        const double updated = cnt[b] > 0 ? sum[b] / cnt[b] : 0.0;
-        const double change = updated - effect[k][b];
-        effect[k][b] = updated;
-        if (change != 0)
-          for (size_t s = 0; s < n; ++s)
-            if (static_cast<size_t>(mbin[k][s]) == b) e[s] -= change;
-      }
-    }
-  }
+  const std::vector<double> e = main_effect_residual(y, mean, nm, mbin);
   int64_t df_add = 0;
   for (size_t k = 0; k < p; ++k) df_add += nm[k] - 1;
   double ss_e = 0;
@@ -256,13 +282,7 @@ Matrix response_interactions(const Problem& problem, const std::vector<Point>& p
         df_pairs += fits[ij].df + (fits[ij].has_bilinear ? 1 : 0);
         for (size_t s = 0; s < n; ++s) rest[s] -= fits[ij].component[s];
       }
-    for (int sweep = 0; sweep < 4; ++sweep)
-      for (size_t ij = 0; ij < selected.size(); ++ij) {
-        if (!selected[ij]) continue;
-        for (size_t s = 0; s < n; ++s) rest[s] += fits[ij].component[s];
-        fits[ij] = fit_pair(problem, points, bin, nb, ij / p, ij % p, rest);
-        for (size_t s = 0; s < n; ++s) rest[s] -= fits[ij].component[s];
-      }
+    refit_selected_pairs(problem, points, bin, nb, selected, fits, rest);
     const int64_t dof = static_cast<int64_t>(n) - 1 - df_add - df_pairs;
     if (dof < 10) break;  // Too few samples left to pool the noise: keep the last estimate.
     double ss_rest = 0;
