@@ -1,8 +1,6 @@
 #include "common/process.hpp"
 
-#include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -11,6 +9,7 @@
 #include <thread>
 
 #include "common/files.hpp"
+#include "mapwright/support/spawn.hpp"
 
 namespace fs = std::filesystem;
 
@@ -18,29 +17,12 @@ namespace mapwright::flows {
 
 int run_program(const std::vector<std::string>& argv, const fs::path& cwd, double timeout_s) {
   if (argv.empty()) return -1;
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
-  posix_spawn_file_actions_addopen(&fa, STDERR_FILENO, "/dev/null", O_WRONLY, 0);
-  if (!cwd.empty()) posix_spawn_file_actions_addchdir_np(&fa, cwd.c_str());
-  posix_spawnattr_t at;
-  posix_spawnattr_init(&at);
-  sigset_t def;
-  sigemptyset(&def);
-  sigaddset(&def, SIGINT);
-  sigaddset(&def, SIGPIPE);
-  posix_spawnattr_setsigdefault(&at, &def);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = 0;
-  // posix_spawnp searches PATH for the program itself: no shell ever sees an argument.
-  const int rc = posix_spawnp(&pid, args[0], &fa, &at, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
-  if (rc != 0) return -1;
+  core::SpawnSpec spec;
+  spec.argv = argv;  // every stream to /dev/null
+  spec.cwd = cwd.string();
+  int error = 0;
+  const pid_t pid = core::spawn_process(spec, error);
+  if (pid < 0) return -1;
   const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(timeout_s);
   int status = 0;
   for (;;) {

@@ -7,7 +7,6 @@
 
 #include <fcntl.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -20,7 +19,7 @@
 
 #include <nlohmann/json.hpp>
 
-extern char** environ;
+#include "mapwright/support/spawn.hpp"
 
 namespace fs = std::filesystem;
 
@@ -106,25 +105,11 @@ int run_captured(const std::vector<std::string>& argv,
     why = std::string("pipe: ") + std::strerror(errno);
     return -1;
   }
-  std::vector<char*> args;
-  for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
-  args.push_back(nullptr);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_adddup2(&fa, fds[1], STDERR_FILENO);
-  posix_spawnattr_t at;
-  posix_spawnattr_init(&at);
-  sigset_t def;
-  sigemptyset(&def);
-  sigaddset(&def, SIGPIPE);
-  posix_spawnattr_setsigdefault(&at, &def);
-  posix_spawnattr_setflags(&at, POSIX_SPAWN_SETSIGDEF);
-  pid_t pid = -1;
-  const int rc = posix_spawnp(&pid, args[0], &fa, &at, args.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&at);
+  core::SpawnSpec spec;
+  spec.argv = argv;
+  spec.stdout_fd = spec.stderr_fd = fds[1];  // both into the pipe; standard input /dev/null
+  int rc = 0;
+  const pid_t pid = core::spawn_process(spec, rc);
   close(fds[1]);
   if (rc != 0) {
     close(fds[0]);

@@ -9,7 +9,6 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/types.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -26,6 +25,7 @@
 
 #include "mapwright/core/arch.hpp"
 #include "mapwright/rtlpool/protocol.hpp"
+#include "mapwright/support/spawn.hpp"
 
 extern char** environ;
 
@@ -101,38 +101,27 @@ struct RtlWorkerPool::Impl {
     int to[2], from[2];
     if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0)
       throw std::runtime_error(std::string("pipe: ") + std::strerror(errno));
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, to[0], STDIN_FILENO);
-    posix_spawn_file_actions_adddup2(&fa, from[1], STDOUT_FILENO);
-    posix_spawnattr_t at;
-    posix_spawnattr_init(&at);
-    // Own process group: a terminal Ctrl-C goes to the parent only. Default SIGPIPE/SIGINT.
-    sigset_t def;
-    sigemptyset(&def);
-    sigaddset(&def, SIGPIPE);
-    sigaddset(&def, SIGINT);
-    posix_spawnattr_setsigdefault(&at, &def);
-    posix_spawnattr_setpgroup(&at, 0);
-    posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGDEF);
     // The small worker binary takes no argument; mapwright itself needs the subcommand.
     const bool dedicated =
         bin.size() >= 20 && bin.substr(bin.size() - 20) == "mapwright-rtl-worker";
-    std::string a0 = bin, a1 = "rtl-worker";
-    char* argv[] = {a0.data(), dedicated ? nullptr : a1.data(), nullptr};
     // The worker's environment names its parent, so a worker whose parent died before it
     // could ask for PR_SET_PDEATHSIG notices and exits (see worker_loop).
-    std::vector<std::string> env_store;
+    std::vector<std::string> env;
     for (char** e = environ; *e; ++e)
-      if (std::strncmp(*e, "MAPWRIGHT_WORKER_PARENT=", 24) != 0) env_store.emplace_back(*e);
-    env_store.push_back("MAPWRIGHT_WORKER_PARENT=" + std::to_string(getpid()));
-    std::vector<char*> envp;
-    for (auto& e : env_store) envp.push_back(e.data());
-    envp.push_back(nullptr);
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, bin.c_str(), &fa, &at, argv, envp.data());
-    posix_spawn_file_actions_destroy(&fa);
-    posix_spawnattr_destroy(&at);
+      if (std::strncmp(*e, "MAPWRIGHT_WORKER_PARENT=", 24) != 0) env.emplace_back(*e);
+    env.push_back("MAPWRIGHT_WORKER_PARENT=" + std::to_string(getpid()));
+    core::SpawnSpec spec;
+    spec.argv =
+        dedicated ? std::vector<std::string>{bin} : std::vector<std::string>{bin, "rtl-worker"};
+    spec.search_path = false;
+    spec.stdin_fd = to[0];
+    spec.stdout_fd = from[1];
+    spec.stderr_fd = core::kInheritFd;
+    // Own process group: a terminal Ctrl-C goes to the parent only.
+    spec.own_process_group = true;
+    spec.env = &env;
+    int rc = 0;
+    const pid_t pid = core::spawn_process(spec, rc);
     close(to[0]);
     close(from[1]);
     if (rc != 0) {
