@@ -6,7 +6,6 @@
 
 #include <algorithm>
 #include <iostream>
-#include <thread>
 
 #include "common/text.hpp"
 #include "mapwright/core/concurrency.hpp"

@@ -218,8 +218,8 @@ long long fold_compute_cycles(const Layer& l, const Mapping& m, const Shared& sh
   const long long Tnpq = T[I(Dim::N)] * T[I(Dim::P)] * T[I(Dim::Q)];
   const long long Tcrs = T[I(Dim::C)] * T[I(Dim::R)] * T[I(Dim::S)];
   const long long sumFk = sum_ceil1(cl(Dim::K), m.pe_cols);
-  // Exact sum of fold_cycles over all folds. WS fold = M + 2*ru + cu, OS fold = red + ru + cu;
-  // summed over the folds of one step, sum(ru) = rows and sum(cu) = k.
+  // WS fold = M + 2*ru + cu, OS fold = red + ru + cu; summed over the folds of one step,
+  // sum(ru) = rows and sum(cu) = k.
   switch (m.dataflow) {
     case Dataflow::WS: {
       const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);

@@ -1,7 +1,9 @@
 #pragma once
 /// \file seeds.hpp
-/// Every seed a flow derives from the user's `--seed`, in one place. The derived seeds are
-/// recorded (results.json) so that a result can be re-run; changing a rule here changes results.
+/// The seeds search, run and fidelity derive from the user's `--seed` (a study's per-run seed,
+/// which mixes in a hash of the searcher kind, is study_run_seed in flows/study/study_exec.hpp).
+/// The derived seeds are recorded (results.json) so that a result can be re-run; changing a rule
+/// here changes results.
 
 #include <cstddef>
 #include <cstdint>
