@@ -7,7 +7,8 @@
 # Suppressions (third-party code only, one reason per entry) live in tests/sanitize/.
 # The C++ Verilator generates from rtl/ is compiled without instrumentation (CMakeLists.txt).
 # Every test runs but those labelled verilator_only (lint and parameter checks of the RTL, which
-# run Verilator and none of our code: the plain suite runs them). The CLI tests find the RTL
+# run Verilator and none of our code: the plain suite runs them); tests/rtl is not built at all
+# (tests/CMakeLists.txt says why). The CLI tests find the RTL
 # models the plain suite built in build/model-cache (plain builds in both presets).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -9,6 +9,13 @@
 
 namespace mapwright::search::detail {
 
+uint64_t mix_seed(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
 int64_t uniform_index(std::mt19937_64& rng, int64_t n) {
   if (n <= 1) return 0;
   const uint64_t range = static_cast<uint64_t>(n);

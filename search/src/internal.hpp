@@ -26,6 +26,9 @@ std::unique_ptr<Searcher> make_marl(const Problem& problem, const MarlOptions& o
                                     uint64_t seed);
 std::unique_ptr<Searcher> make_bo(const Problem& problem, const BoOptions& options, uint64_t seed);
 
+/// splitmix64 step: derives independent seeds from one.
+uint64_t mix_seed(uint64_t x);
+
 /// Uniform integer in [0, n) from our own generator (std::uniform_int_distribution is not
 /// specified bit-for-bit across standard libraries; this is).
 int64_t uniform_index(std::mt19937_64& rng, int64_t n);

@@ -18,6 +18,7 @@
 #include <stdexcept>
 
 #include "internal.hpp"
+#include "torch_module.hpp"
 
 namespace mapwright::search::detail {
 namespace {
@@ -201,16 +202,8 @@ class PolicyNetImpl : public torch::nn::Module {
 };
 TORCH_MODULE(PolicyNet);
 
-}  // namespace
-
-uint64_t mix_seed(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-struct Learner::Impl {
+/// The learner's torch state and its self-imitation archive.
+struct LearnerState {
   LearnerOptions options;                     ///< Hyper-parameters.
   std::vector<HeadSpec> heads;                ///< Value ranges.
   PolicyNet net{nullptr};                     ///< Policy and baseline.
@@ -245,9 +238,27 @@ struct Learner::Impl {
   }
 };
 
-Learner::Learner(const std::vector<HeadSpec>& heads, const LearnerOptions& options,
-                 uint64_t torch_seed)
-    : impl_(std::make_unique<Impl>()) {
+/// The learner on a PolicyNet: what Learner forwards to.
+class TorchLearner final : public LearnerBackend {
+ public:
+  TorchLearner(const std::vector<HeadSpec>& heads, const LearnerOptions& options,
+               uint64_t torch_seed);
+  std::vector<std::vector<int64_t>> sample(int64_t n, std::mt19937_64& rng) override;
+  void update(const std::vector<std::vector<int64_t>>& actions, const std::vector<double>& rewards,
+              const std::vector<double>* baselines) override;
+  void warm_start(const std::vector<std::vector<int64_t>>& actions,
+                  const std::vector<double>& rewards, int64_t recent, int64_t steps) override;
+  nlohmann::json stats() const override;
+
+ private:
+  std::unique_ptr<LearnerState> impl_;  ///< Torch state.
+};
+
+}  // namespace
+
+TorchLearner::TorchLearner(const std::vector<HeadSpec>& heads, const LearnerOptions& options,
+                           uint64_t torch_seed)
+    : impl_(std::make_unique<LearnerState>()) {
   impl_->options = options;
   impl_->heads = heads;
   torch::set_num_threads(1);
@@ -258,14 +269,13 @@ Learner::Learner(const std::vector<HeadSpec>& heads, const LearnerOptions& optio
                                                       torch::optim::AdamOptions(options.lr));
 }
 
-Learner::~Learner() = default;
-
-std::vector<std::vector<int64_t>> Learner::sample(int64_t n, std::mt19937_64& rng) {
+std::vector<std::vector<int64_t>> TorchLearner::sample(int64_t n, std::mt19937_64& rng) {
   return impl_->net->sample(n, rng);
 }
 
-void Learner::update(const std::vector<std::vector<int64_t>>& actions,
-                     const std::vector<double>& rewards, const std::vector<double>* baselines) {
+void TorchLearner::update(const std::vector<std::vector<int64_t>>& actions,
+                          const std::vector<double>& rewards,
+                          const std::vector<double>* baselines) {
   const int64_t n = static_cast<int64_t>(actions.size());
   if (n < 2) return;
   const int64_t m = static_cast<int64_t>(impl_->heads.size());
@@ -362,8 +372,8 @@ void Learner::update(const std::vector<std::vector<int64_t>>& actions,
   ++impl_->updates;
 }
 
-void Learner::warm_start(const std::vector<std::vector<int64_t>>& actions,
-                         const std::vector<double>& rewards, int64_t recent, int64_t steps) {
+void TorchLearner::warm_start(const std::vector<std::vector<int64_t>>& actions,
+                              const std::vector<double>& rewards, int64_t recent, int64_t steps) {
   impl_->remember(actions, rewards);
   const int64_t n = std::min<int64_t>(recent, static_cast<int64_t>(actions.size()));
   if (n < 1 || steps < 1) return;
@@ -383,7 +393,7 @@ void Learner::warm_start(const std::vector<std::vector<int64_t>>& actions,
   }
 }
 
-nlohmann::json Learner::stats() const {
+nlohmann::json TorchLearner::stats() const {
   return {{"updates", impl_->updates},
           {"last_actor_loss", impl_->last_loss},
           {"last_entropy", impl_->last_entropy},
@@ -392,6 +402,12 @@ nlohmann::json Learner::stats() const {
           {"best_archived_reward", impl_->archive.empty()
                                        ? nlohmann::json(nullptr)
                                        : nlohmann::json(impl_->archive.front().second)}};
+}
+
+std::unique_ptr<LearnerBackend> make_torch_learner(const std::vector<HeadSpec>& heads,
+                                                   const LearnerOptions& options,
+                                                   uint64_t torch_seed) {
+  return std::make_unique<TorchLearner>(heads, options, torch_seed);
 }
 
 }  // namespace mapwright::search::detail

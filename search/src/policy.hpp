@@ -2,7 +2,8 @@
 // A small LibTorch policy over a few discrete parameters, and its policy-gradient learner
 // (PPO or REINFORCE with a learned baseline). Used by the ppo searcher (one learner over all
 // parameters) and by every marl agent (one learner over its cluster). Internal: torch types
-// never reach the public headers.
+// never reach the public headers, and the torch code lives in the torch module
+// (torch_module.hpp), loaded when the first learner is built.
 
 #include <cstdint>
 #include <memory>
@@ -21,10 +22,24 @@ struct HeadSpec {
   bool ordinal = false;     ///< Adds the smooth basis when options.ordinal_basis > 0.
 };
 
-/// splitmix64 step: derives independent seeds from one.
-uint64_t mix_seed(uint64_t x);
+/// The learner's operations, implemented on LibTorch in the torch module (torch_module.hpp).
+class LearnerBackend {
+ public:
+  virtual ~LearnerBackend() = default;
+  /// See Learner::sample.
+  virtual std::vector<std::vector<int64_t>> sample(int64_t n, std::mt19937_64& rng) = 0;
+  /// See Learner::update.
+  virtual void update(const std::vector<std::vector<int64_t>>& actions,
+                      const std::vector<double>& rewards, const std::vector<double>* baselines) = 0;
+  /// See Learner::warm_start.
+  virtual void warm_start(const std::vector<std::vector<int64_t>>& actions,
+                          const std::vector<double>& rewards, int64_t recent, int64_t steps) = 0;
+  /// See Learner::stats.
+  virtual nlohmann::json stats() const = 0;
+};
 
 /// Policy + optimizer + update rule. Actions are vectors of value indices, one per head.
+/// Forwards to the torch module's learner, loading the module on first use.
 class Learner {
  public:
   /// Builds the network with torch seeded by torch_seed (under a process-wide lock, since the
@@ -55,8 +70,7 @@ class Learner {
   nlohmann::json stats() const;
 
  private:
-  struct Impl;
-  std::unique_ptr<Impl> impl_;  ///< Torch state.
+  std::unique_ptr<LearnerBackend> impl_;  ///< The torch module's learner.
 };
 
 }  // namespace mapwright::search::detail

@@ -23,6 +23,7 @@
 
 #include "internal.hpp"
 #include "policy.hpp"
+#include "torch_module.hpp"
 
 namespace mapwright::search::detail {
 namespace {
@@ -287,8 +288,8 @@ class PpoBoxSearcher final : public Searcher {
 
 }  // namespace
 
-std::unique_ptr<Searcher> make_ppo_box(const Problem& problem, const PpoBoxOptions& options,
-                                       uint64_t seed) {
+std::unique_ptr<Searcher> make_torch_ppo_box(const Problem& problem, const PpoBoxOptions& options,
+                                             uint64_t seed) {
   return std::make_unique<PpoBoxSearcher>(problem, options, seed);
 }
 
