@@ -25,7 +25,8 @@ std::vector<std::string> module_candidates() {
     const auto self = std::filesystem::canonical(info.dli_fname, ec);
     if (!ec) {
       paths.push_back((self.parent_path() / kTorchModuleFile).string());
-      paths.push_back((self.parent_path() / ".." / "lib" / "mapwright" / kTorchModuleFile).string());
+      paths.push_back(
+          (self.parent_path() / ".." / "lib" / "mapwright" / kTorchModuleFile).string());
     }
   }
   paths.push_back(MAPWRIGHT_TORCH_MODULE_BUILD_PATH);

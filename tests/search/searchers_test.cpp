@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <cstdlib>
 #include <map>
@@ -257,19 +256,17 @@ TEST(Marl, AblationModesRun) {
   EXPECT_EQ(agents["random"], agents["correlation"]);  // Same cluster sizes.
 }
 
-TEST(LargeDomains, AllSearchersWorkAndLearnersAreFast) {
+// The learners' speed on these domains is not asserted: no test depends on the machine's speed
+// or load.
+TEST(LargeDomains, AllSearchersWork) {
   // 5040-value categorical and 4096-value ordinal parameters, invalid points included.
   const Problem p = testing::mapping_problem();
   const EvaluateFn ev = batch_of(testing::mapping_cost);
   const SearchResult random = run("random", p, ev, 600, 4);
   for (const std::string kind : {"ga", "sa", "ppo", "marl"}) {
-    const auto start = std::chrono::steady_clock::now();
     const SearchResult r = run(kind, p, ev, 600, 4);
-    const double seconds =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
     EXPECT_TRUE(r.found) << kind;
     EXPECT_LT(r.best_cost, 1.2) << kind;  // Best is about 1.04; typical random points ~5.
-    EXPECT_LT(seconds, 5.0) << kind;      // ~19 policy updates with heads of 5040 values.
   }
   EXPECT_TRUE(random.found);
 }
@@ -391,15 +388,11 @@ TEST(PpoBox, ProposalsStayInsideTheDomains) {
 
 TEST(PpoBox, RunsOnTheLargeDomainMappingProblem) {
   const Problem p = testing::mapping_problem();
-  const auto start = std::chrono::steady_clock::now();
   auto s = make_searcher("ppo-box", p, testing::kDefaults, 4);
   const SearchResult r = run_search(*s, batch_of(testing::mapping_cost), 600);
-  const double seconds =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
   EXPECT_TRUE(r.found);
   EXPECT_TRUE(r.samples == 600 || r.exhausted);
   EXPECT_LT(r.best_cost, 5.0);  // A weak learner; typical random points cost ~5.
-  EXPECT_LT(seconds, 5.0);
   const nlohmann::json d = s->describe();
   EXPECT_EQ(d["kind"], "ppo-box");
   EXPECT_GE(d["learner"]["updates"].get<int64_t>(), 600 / 32);
