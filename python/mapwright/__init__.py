@@ -38,9 +38,15 @@ from ._mapwright import (  # noqa: F401 (re-exported)
 )
 from ._tables import to_pandas  # noqa: F401
 
+
+def space(layer, arch="default", encoding="compact"):
+    """The map space of `layer` on `arch` in a search encoding (the same as Space(...))."""
+    return Space(layer, arch, encoding)
+
+
 __all__ = [
     "AccessCounts", "Arch", "EnergyBreakdown", "Error", "InternalError", "Layer", "Mapping",
     "Metrics", "Network", "Objective", "SearchResult", "Space", "arch", "arch_names",
     "count_names", "default_mapping", "evaluate", "exact", "layer", "mapping", "network",
-    "refined_cycles", "search", "searcher_kinds", "to_pandas", "zoo_names",
+    "refined_cycles", "search", "searcher_kinds", "space", "to_pandas", "zoo_names",
 ]

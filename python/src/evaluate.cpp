@@ -250,6 +250,13 @@ void bind_space(py::module_& m) {
                                for (const auto& p : s.params()) out.push_back(p.cardinality);
                                return py::array_t<int64_t>(out.size(), out.data());
                              })
+      .def_property_readonly("bounds",
+                             [](const Space& s) {
+                               std::vector<std::pair<int64_t, int64_t>> out;
+                               for (const auto& p : s.params())
+                                 out.emplace_back(0, p.cardinality - 1);
+                               return out;
+                             })
       .def_property_readonly("ordinal",
                              [](const Space& s) {
                                std::vector<bool> out;
