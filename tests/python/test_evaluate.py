@@ -88,3 +88,18 @@ def test_batch_refuses_bad_arrays():
     assert e.value.value == str(space.cardinalities[1])
     with pytest.raises(mw.Error, match="objective"):
         space.evaluate_batch(codes[:1], objective="speed")
+
+
+def test_to_pandas():
+    space = mw.Space(LAYER)
+    batch = space.evaluate_batch(random_codes(space, 5, seed=2), counts=True)
+    try:
+        import pandas  # noqa: F401 (optional)
+    except ImportError:
+        with pytest.raises(ImportError, match="pandas"):
+            mw.to_pandas(batch)
+        return
+    df = mw.to_pandas(batch)
+    assert len(df) == 5 and list(df["macs"]) == [mw.layer(LAYER).macs] * 5
+    one = mw.to_pandas(mw.evaluate(LAYER, space.decode(random_codes(space, 1, seed=2)[0])))
+    assert one["cycles"][0] == batch["cycles"][0] and one["counts.macs"][0] == df["macs"][0]
