@@ -22,6 +22,7 @@ from ._mapwright import (  # noqa: F401 (re-exported)
     Objective,
     SearchResult,
     Space,
+    Verification,
     arch,
     arch_names,
     count_names,
@@ -34,6 +35,7 @@ from ._mapwright import (  # noqa: F401 (re-exported)
     refined_cycles,
     search,
     searcher_kinds,
+    verify,
     zoo_names,
 )
 from ._tables import to_pandas  # noqa: F401
@@ -46,7 +48,8 @@ def space(layer, arch="default", encoding="compact"):
 
 __all__ = [
     "AccessCounts", "Arch", "EnergyBreakdown", "Error", "InternalError", "Layer", "Mapping",
-    "Metrics", "Network", "Objective", "SearchResult", "Space", "arch", "arch_names",
-    "count_names", "default_mapping", "evaluate", "exact", "layer", "mapping", "network",
-    "refined_cycles", "search", "searcher_kinds", "space", "to_pandas", "zoo_names",
+    "Metrics", "Network", "Objective", "SearchResult", "Space", "Verification", "arch",
+    "arch_names", "count_names", "default_mapping", "evaluate", "exact", "layer", "mapping",
+    "network", "refined_cycles", "search", "searcher_kinds", "space", "to_pandas", "verify",
+    "zoo_names",
 ]

@@ -25,6 +25,8 @@ void bind_specs(pybind11::module_& m);
 void bind_evaluate(pybind11::module_& m);
 /// Registers exact, search and their result type (solve.cpp).
 void bind_solve(pybind11::module_& m);
+/// Registers verify and its result type (verify.cpp).
+void bind_verify(pybind11::module_& m);
 
 /// A JSON value as the equal Python object (dict, list, str, int, float, bool, None).
 pybind11::object to_python(const nlohmann::json& j);

@@ -10,4 +10,5 @@ PYBIND11_MODULE(_mapwright, m) {
   mapwright::python::bind_specs(m);
   mapwright::python::bind_evaluate(m);
   mapwright::python::bind_solve(m);
+  mapwright::python::bind_verify(m);
 }
