@@ -28,12 +28,17 @@ PyObject* error_type = nullptr;
 /// mapwright.InternalError.
 PyObject* internal_type = nullptr;
 
+/// Text as a Python str; bytes that are not UTF-8 (a value read from a file) become U+FFFD.
+py::object text(const std::string& s) {
+  PyObject* u = PyUnicode_DecodeUTF8(s.data(), static_cast<Py_ssize_t>(s.size()), "replace");
+  if (!u) throw py::error_already_set();
+  return py::reinterpret_steal<py::object>(u);
+}
+
 /// Raises mapwright.Error(message) with its where/key/value/why attributes (None when absent).
 void raise_error(const char* message, const core::SpecError* spec) {
-  py::object err = py::reinterpret_borrow<py::object>(error_type)(message);
-  const auto part = [&](const std::string& s) {
-    return spec ? py::object(py::str(s)) : py::none();
-  };
+  py::object err = py::reinterpret_borrow<py::object>(error_type)(text(message));
+  const auto part = [&](const std::string& s) { return spec ? text(s) : py::none(); };
   err.attr("where") = part(spec ? spec->where() : "");
   err.attr("key") = part(spec ? spec->key() : "");
   err.attr("value") = part(spec ? spec->value() : "");
@@ -54,12 +59,12 @@ void translate(std::exception_ptr p) {
     raise_error(e.what(), nullptr);
   } catch (const std::filesystem::filesystem_error& e) {
     const py::object os_error = py::reinterpret_borrow<py::object>(PyExc_OSError)(
-        e.code().value(), e.code().message(), e.path1().string());
+        e.code().value(), text(e.code().message()), text(e.path1().string()));
     PyErr_SetObject(PyExc_OSError, os_error.ptr());
   } catch (const std::bad_alloc& e) {
     PyErr_SetString(PyExc_MemoryError, e.what());
   } catch (const std::exception& e) {
-    PyErr_SetString(internal_type, (std::string("internal error: ") + e.what()).c_str());
+    PyErr_SetObject(internal_type, text(std::string("internal error: ") + e.what()).ptr());
   }
 }
 

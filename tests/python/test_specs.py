@@ -106,7 +106,7 @@ def test_bad_archs_networks_and_mappings(cli, tmp_path):
         mw.mapping(good, layer)  # a layer without an architecture
 
 
-def test_every_cpp_exception_is_a_python_exception():
+def test_every_cpp_exception_is_a_python_exception(tmp_path):
     with pytest.raises(mw.Error):
         mw.search("resnet18:fc", searcher="no-such-searcher")
     with pytest.raises(mw.Error):
@@ -116,5 +116,10 @@ def test_every_cpp_exception_is_a_python_exception():
     with pytest.raises(mw.Error) as e:
         mw.layer("/nonexistent/dir/layer.yaml")
     assert e.value.where == "/nonexistent/dir/layer.yaml"
+    not_utf8 = tmp_path / "not_utf8.yaml"
+    not_utf8.write_bytes(b'type: conv\nK: "\xff\xfe"\nC: 3\nH: 8\nW: 8\n')
+    with pytest.raises(mw.Error) as e:  # the value's bytes are not UTF-8: replaced, not a crash
+        mw.layer(str(not_utf8))
+    assert e.value.key == "K" and e.value.value == "\ufffd\ufffd"
     with pytest.raises(TypeError):  # pybind11's own argument check
         mw.arch(3)
