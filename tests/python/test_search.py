@@ -33,7 +33,7 @@ def test_exact_equals_cli(cli, tmp_path):
     assert got.top[0][1].edp <= got.top[1][1].edp <= got.top[2][1].edp
 
 
-@pytest.mark.parametrize("searcher", ["random", "ga", "sa"])
+@pytest.mark.parametrize("searcher", ["random", "ga", "sa", "marl"])
 def test_search_equals_cli(cli, tmp_path, searcher):
     expected = cli_layer(cli, tmp_path, "--searcher", searcher, "--budget", 96, "--seed", 3)
     got = mw.search(LAYER, searcher=searcher, budget=96, seed=3)
