@@ -18,7 +18,6 @@ def test_reset_and_step():
     assert obs.shape == (4,) and not obs.any()
     assert info["names"] == mw.Space(LAYER).names
     assert env.observation_space.contains(obs)
-    rng = np.random.default_rng(7)
     for step in range(3):
         action = env.action_space.sample()
         assert env.action_space.contains(action)
@@ -29,7 +28,6 @@ def test_reset_and_step():
         assert reward == (-mw.Objective("edp").cost(m) if m.valid else -1e30)
         assert obs[3] == float(m.valid) and env.observation_space.contains(obs)
         assert not terminated and truncated == (step == 2)
-    assert rng is not None
 
 
 def test_log_reward_and_objective():
