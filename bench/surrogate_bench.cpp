@@ -3,15 +3,19 @@
 // closed-form surrogate, the refined cycle estimate, the capacity check alone, the tile-program
 // walk (the exact counts the closed form replaces) and the walked reference schedule (the exact
 // cycles both estimates approximate), so the ratios between them are measured, not assumed.
+// Decode plus evaluate from the compact search encoding (BM_DecodeEvaluateCompact) is the C++
+// side of the Python module's batch form (bench/python_batch.py).
 // On default-bursts: the surrogate and the burst-descriptor check alone over random mappings
 // that fit the buffers, servable or not (what a search scores on that port).
 #include <benchmark/benchmark.h>
 
+#include <memory>
 #include <random>
 #include <vector>
 
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/mapspace/mapspace.hpp"
+#include "mapwright/mapspace/search_space.hpp"
 #include "mapwright/frontend/zoo.hpp"
 #include "mapwright/model/schedule.hpp"
 #include "mapwright/model/bank_conflicts.hpp"
@@ -85,6 +89,40 @@ void BM_SurrogateEvaluate(benchmark::State& state) {
   surrogate_evaluate(state, cases(), arch());
 }
 BENCHMARK(BM_SurrogateEvaluate);
+
+/// Decode and evaluate from the compact search encoding (core::SearchSpace), what a sampling
+/// searcher and the Python module's Space.evaluate_batch do per point: uniform random vectors
+/// over ResNet-50's unique layers on the default architecture (seed 42), 4096 per layer.
+void BM_DecodeEvaluateCompact(benchmark::State& state) {
+  struct LayerCodes {
+    std::unique_ptr<SearchSpace> space;  ///< The layer's compact encoding.
+    std::vector<ParamVector> codes;      ///< Random points of it.
+  };
+  static const std::vector<LayerCodes> layers = [] {
+    std::vector<LayerCodes> out;
+    std::mt19937_64 rng(42);
+    for (const auto& [l, count] : zoo_network("resnet50").unique_layers()) {
+      LayerCodes lc{std::make_unique<SearchSpace>(l, arch()), {}};
+      for (int i = 0; i < 4096; ++i) {
+        ParamVector v;
+        for (const auto& p : lc.space->params())
+          v.push_back(std::uniform_int_distribution<long long>(0, p.cardinality - 1)(rng));
+        lc.codes.push_back(v);
+      }
+      out.push_back(std::move(lc));
+    }
+    return out;
+  }();
+  model::Surrogate s;
+  size_t i = 0;
+  for (auto _ : state) {
+    const LayerCodes& lc = layers[(i >> 12) % layers.size()];
+    const ParamVector& v = lc.codes[i++ & 4095];
+    benchmark::DoNotOptimize(s.evaluate(lc.space->layer(), arch(), lc.space->decode(v)));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_DecodeEvaluateCompact);
 
 void BM_SurrogateEvaluateBursts(benchmark::State& state) {
   surrogate_evaluate(state, fitting_cases(), bursts_arch());

@@ -12,6 +12,8 @@ PKGS=(
   libdlib-dev                   # the bo searcher's global optimizer (search/)
   libonnx-dev                   # --network model.onnx (frontend/src/onnx_import.cpp)
   python3-torch python3-torchvision  # tests: export real ONNX models (tests/frontend/onnx/)
+  pybind11-dev python3-dev       # the Python module (python/), built for Debian's python3
+  python3-numpy python3-pytest  # the Python module's arrays and its tests (tests/python/)
   gnuplot-nox libboost-dev
   libssl-dev                    # SHA-256 keys of the RTL model cache (rtlpool/)
   openmpi-bin libopenmpi-dev    # mpirun -np K mapwright sweep (flows/dist/)

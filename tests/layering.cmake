@@ -17,6 +17,7 @@
 #                                            pool's client (src/, include/) sees neither
 #   flows     <- everything above            the commands
 #   apps      <- flows, rtlpool              the thin mains
+#   python    <- everything but systemc      the Python module (RTL runs go through rtlpool)
 # Inside flows: the report never includes the run command's headers, and the run record
 # (flows/run/run_record.cpp, or flows/record/) never includes the model.
 cmake_minimum_required(VERSION 3.22)
@@ -24,7 +25,7 @@ if(NOT SOURCE_DIR)
   message(FATAL_ERROR "usage: cmake -DSOURCE_DIR=<repo> -P tests/layering.cmake")
 endif()
 
-set(layers support core frontend mapspace model mapper search rtl_api systemc rtlpool flows apps)
+set(layers support core frontend mapspace model mapper search rtl_api systemc rtlpool flows apps python)
 set(may_include_support support)
 set(may_include_core support core)
 set(may_include_frontend support core frontend)
@@ -38,6 +39,7 @@ set(may_include_rtlpool support core rtl_api model systemc rtlpool)
 set(may_include_flows support core frontend mapspace model mapper search rtl_api systemc rtlpool
   flows)
 set(may_include_apps support core rtl_api rtlpool flows)
+set(may_include_python support core frontend mapspace model mapper search rtl_api rtlpool flows)
 
 # The #include lines of every C/C++ file under the given folders, as "<relative path>\t<line>"
 # entries, files in sorted order.

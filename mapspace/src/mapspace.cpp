@@ -50,7 +50,8 @@ long long order_to_index(const std::array<Dim, kNumOrderedDims>& order) {
   return index;
 }
 
-MapSpace::MapSpace(Layer layer, Arch arch) : layer_(std::move(layer)), arch_(std::move(arch)) {
+MapSpace::MapSpace(Layer layer, Arch arch)
+    : layer_(std::move(layer)), arch_(std::move(arch)), shape_key_(layer_.shape_key()) {
   params_.push_back({"dataflow", static_cast<long long>(arch_.dataflows.size()), false});
   for (Dim d : kTileDims)
     params_.push_back({std::string("tile_") + dim_name(d), layer_.dim(d), true});
@@ -78,7 +79,7 @@ Mapping MapSpace::decode(const ParamVector& v) const {
   m.db_input = at(kDbIn) != 0;
   m.db_weight = at(kDbWt) != 0;
   m.db_accum = at(kDbAcc) != 0;
-  m.layer_shape = layer_.shape_key();
+  m.layer_shape = shape_key_;
   return m;
 }
 

@@ -223,7 +223,7 @@ const std::array<std::array<Dim, kNumOrderedDims>, 15>& search_order_reps() {
 }
 
 SearchSpace::SearchSpace(Layer layer, Arch arch)
-    : layer_(std::move(layer)), arch_(std::move(arch)) {
+    : layer_(std::move(layer)), arch_(std::move(arch)), shape_key_(layer_.shape_key()) {
   const Layer& l = layer_;
   tiles_ = static_tile_lists(l, arch_);
 
@@ -264,7 +264,7 @@ Mapping SearchSpace::decode(const ParamVector& v, bool* repaired) const {
   };
   const Layer& l = layer_;
   Mapping m;
-  m.layer_shape = l.shape_key();
+  m.layer_shape = shape_key_;
   m.fold_order = FoldOrder::RowsOuter;
   m.dataflow = arch_.dataflows[at(df_param_)];
   std::array<long long, kNumDims> idx{};

@@ -59,8 +59,9 @@ class MapSpace {
   double naive_invalid_rate(std::mt19937_64& rng, long long n) const;
 
  private:
-  Layer layer_;                    ///< The layer.
-  Arch arch_;                      ///< The architecture.
+  Layer layer_;            ///< The layer.
+  Arch arch_;              ///< The architecture.
+  std::string shape_key_;  ///< layer_.shape_key(), formatted once (decode stamps each mapping).
   std::vector<ParamInfo> params_;  ///< Parameters in vector order.
 };
 

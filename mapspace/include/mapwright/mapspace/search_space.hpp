@@ -93,8 +93,9 @@ class SearchSpace {
     Dim dim = Dim::N;        ///< The loop, for Kind::Tile.
   };
 
-  Layer layer_;                                         ///< The layer.
-  Arch arch_;                                           ///< The architecture.
+  Layer layer_;            ///< The layer.
+  Arch arch_;              ///< The architecture.
+  std::string shape_key_;  ///< layer_.shape_key(), formatted once (decode stamps each mapping).
   std::vector<ParamInfo> params_;                       ///< Parameters in vector order.
   std::vector<Slot> slots_;                             ///< Role of each parameter.
   std::array<std::vector<long long>, kNumDims> tiles_;  ///< Static tile list per Dim.

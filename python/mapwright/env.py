@@ -1,0 +1,152 @@
+"""MappingEnv: one layer's mapping problem as a Gymnasium-API environment.
+
+The action is one mapping in a search encoding of the layer's map space (``mapwright.Space``:
+'compact' by default, or 'raw'): a vector of integers, one per parameter, within the
+parameter's cardinality. The environment decodes it, scores it with the analytical surrogate
+and returns ``-objective`` as the reward (``reward="log"``: ``-log10(objective)``, the scale
+learners prefer). The observation is the last mapping's ``[log10(cycles), log10(energy_pj),
+utilization, valid]`` (zeros after ``reset``); an episode is ``max_steps`` evaluations
+(``truncated``), never ``terminated``. ``info`` holds the metrics with every access count
+(``Metrics.to_dict()``), the cost and the mapping's YAML.
+
+Gymnasium is optional: where it is installed the environment is a ``gymnasium.Env`` and its
+spaces are ``gymnasium.spaces`` objects; without it, ``MultiDiscrete`` and ``Box`` below
+describe them (bounds, shape, dtype, ``sample``, ``contains``).
+"""
+
+import math
+
+import numpy as np
+
+from . import _mapwright
+
+try:
+    import gymnasium as _gym
+except ImportError:
+    _gym = None
+
+
+class MultiDiscrete:
+    """Stand-in for gymnasium.spaces.MultiDiscrete: integer vectors with 0 <= x[i] < nvec[i]."""
+
+    def __init__(self, nvec, seed=None):
+        self.nvec = np.asarray(nvec, dtype=np.int64)
+        self.shape = self.nvec.shape
+        self.dtype = np.dtype(np.int64)
+        self.np_random = np.random.default_rng(seed)
+
+    def seed(self, seed=None):
+        self.np_random = np.random.default_rng(seed)
+
+    def sample(self, rng=None):
+        """A uniformly random vector, from `rng` (a numpy Generator) or the space's own."""
+        return (rng or self.np_random).integers(0, self.nvec, dtype=np.int64)
+
+    def contains(self, x):
+        x = np.asarray(x)
+        return (x.shape == self.shape and np.issubdtype(x.dtype, np.integer)
+                and bool(np.all((x >= 0) & (x < self.nvec))))
+
+    def __repr__(self):
+        return f"MultiDiscrete({self.nvec.tolist()})"
+
+
+class Box:
+    """Stand-in for gymnasium.spaces.Box: float vectors between low and high (inclusive)."""
+
+    def __init__(self, low, high, dtype=np.float32, seed=None):
+        self.low = np.asarray(low, dtype=dtype)
+        self.high = np.asarray(high, dtype=dtype)
+        self.shape = self.low.shape
+        self.dtype = np.dtype(dtype)
+        self.np_random = np.random.default_rng(seed)
+
+    def seed(self, seed=None):
+        self.np_random = np.random.default_rng(seed)
+
+    def sample(self, rng=None):
+        """A random vector: uniform where both bounds are finite, else a standard normal
+        shifted to respect the finite bound (as gymnasium samples unbounded boxes)."""
+        rng = rng or self.np_random
+        low = np.where(np.isfinite(self.low), self.low, -1e30)
+        high = np.where(np.isfinite(self.high), self.high, 1e30)
+        both = np.isfinite(self.low) & np.isfinite(self.high)
+        x = np.where(both, rng.uniform(np.where(both, low, 0), np.where(both, high, 1)),
+                     rng.standard_normal(self.shape))
+        return np.clip(x, low, high).astype(self.dtype)
+
+    def contains(self, x):
+        x = np.asarray(x)
+        return x.shape == self.shape and bool(np.all((x >= self.low) & (x <= self.high)))
+
+    def __repr__(self):
+        return f"Box({self.low.tolist()}, {self.high.tolist()}, {self.dtype})"
+
+
+_OBS_LOW = [0.0, -np.inf, 0.0, 0.0]
+_OBS_HIGH = [np.inf, np.inf, 1.0, 1.0]
+
+
+class MappingEnv(_gym.Env if _gym else object):
+    """One layer's mapping problem (see the module's docstring).
+
+    layer, arch: as mapwright.Space takes them (a Layer or a --layer text; an Arch or a name).
+    objective: 'edp', 'latency', 'energy' or 'mix:latency=W,energy=W'.
+    reward: 'cost' (-objective) or 'log' (-log10 objective).
+    invalid_reward: the reward of a mapping the surrogate finds invalid.
+    max_steps: evaluations per episode.
+    encoding: 'compact' or 'raw' (mapwright.Space).
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(self, layer, arch="default", objective="edp", reward="cost",
+                 invalid_reward=-1e30, max_steps=64, encoding="compact"):
+        if reward not in ("cost", "log"):
+            raise _mapwright.Error(f"reward: key 'reward' = '{reward}': expected cost or log")
+        if int(max_steps) < 1:
+            raise _mapwright.Error(f"max_steps: key 'max_steps' = '{max_steps}': must be >= 1")
+        self.space = _mapwright.Space(layer, arch, encoding)
+        self.objective = _mapwright.Objective(objective)
+        self.reward_mode = reward
+        self.invalid_reward = float(invalid_reward)
+        self.max_steps = int(max_steps)
+        self.render_mode = None
+        if _gym:
+            self.action_space = _gym.spaces.MultiDiscrete(self.space.cardinalities)
+            self.observation_space = _gym.spaces.Box(
+                np.array(_OBS_LOW, np.float32), np.array(_OBS_HIGH, np.float32), dtype=np.float32)
+        else:
+            self.action_space = MultiDiscrete(self.space.cardinalities)
+            self.observation_space = Box(_OBS_LOW, _OBS_HIGH)
+        self._steps = 0
+
+    def reset(self, *, seed=None, options=None):
+        """Starts an episode: (zero observation, info with the space's parameter names)."""
+        if _gym:
+            super().reset(seed=seed)
+        if seed is not None:
+            self.action_space.seed(seed)
+            self.observation_space.seed(seed)
+        self._steps = 0
+        return np.zeros(4, np.float32), {"names": self.space.names}
+
+    def step(self, action):
+        """Scores one encoded mapping: (obs, reward, terminated, truncated, info)."""
+        code = np.asarray(action)
+        mapping = self.space.decode(code)
+        metrics = _mapwright.evaluate(self.space.layer, mapping, self.space.arch)
+        self._steps += 1
+        if metrics.valid:
+            cost = self.objective.cost(metrics)
+            reward = -cost if self.reward_mode == "cost" else -math.log10(cost)
+            obs = np.array([math.log10(max(metrics.cycles, 1)), math.log10(metrics.energy_pj),
+                            metrics.utilization, 1.0], np.float32)
+        else:
+            cost, reward = math.inf, self.invalid_reward
+            obs = np.zeros(4, np.float32)
+        info = {"metrics": metrics.to_dict(), "cost": cost, "mapping": mapping.to_yaml()}
+        return obs, float(reward), False, self._steps >= self.max_steps, info
+
+    def close(self):
+        pass
