@@ -20,6 +20,7 @@
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/study.hpp"
 #include "mapwright/flows/sweep.hpp"
+#include "mapwright/flows/synth.hpp"
 #include "mapwright/flows/tune.hpp"
 #include "mapwright/flows/verify.hpp"
 
@@ -56,6 +57,7 @@ struct CliOptions {
   flows::RegressOptions regress;   ///< regress
   flows::ArchsOptions archs;       ///< archs
   flows::SweepOptions sweep;       ///< sweep
+  flows::SynthOptions synth;       ///< synth
 };
 
 /// The subcommands, to tell which one the command line chose.
@@ -75,6 +77,7 @@ struct Subcommands {
   CLI::App* rtl_worker = nullptr;  ///< rtl-worker (internal)
   CLI::App* archs = nullptr;       ///< archs
   CLI::App* sweep = nullptr;       ///< sweep
+  CLI::App* synth = nullptr;       ///< synth
 };
 
 CLI::App* add_eval(CLI::App& app, flows::EvalOptions& eval) {
@@ -359,6 +362,21 @@ CLI::App* add_archs(CLI::App& app, flows::ArchsOptions& archs) {
   return a;
 }
 
+CLI::App* add_synth(CLI::App& app, flows::SynthOptions& synth) {
+  auto* s = app.add_subcommand(
+      "synth",
+      "Synthesize the accelerator's RTL with yosys (memories kept as macros): cells, "
+      "flops, memory bits, transistors and logic depth per module");
+  s->add_option("--arch", synth.arch, "Named architecture or YAML file")->capture_default_str();
+  s->add_option("--out", synth.out_dir,
+                "Output folder: the RTL copy, synth.ys, yosys' log and reports, synth.json "
+                "(default synth-<arch name>)");
+  s->add_option("--rtl", synth.rtl_dir,
+                "RTL sources (default: rtl/ of MAPWRIGHT_SOURCE_DIR or of the source tree)");
+  s->add_flag("--json", synth.json, "Print JSON");
+  return s;
+}
+
 /// Adds every subcommand, in the order `--help` lists them.
 Subcommands add_subcommands(CLI::App& app, CliOptions& o) {
   Subcommands sc;
@@ -377,6 +395,7 @@ Subcommands add_subcommands(CLI::App& app, CliOptions& o) {
   sc.sweep = add_sweep(app, o.sweep);
   sc.rtl_worker = add_rtl_worker(app);
   sc.archs = add_archs(app, o.archs);
+  sc.synth = add_synth(app, o.synth);
   return sc;
 }
 
@@ -412,6 +431,7 @@ int run_chosen(const Subcommands& sc, CliOptions& o) {
   if (*sc.verify) return flows::cmd_verify(o.verify, std::cout);
   if (*sc.fidelity) return flows::cmd_fidelity(o.fid, std::cout);
   if (*sc.archs) return flows::cmd_archs(o.archs, std::cout);
+  if (*sc.synth) return flows::cmd_synth(o.synth, std::cout);
   if (*sc.run) {
     record_given_run_flags(*sc.run, o.run);
     o.run.distribute = true;  // under mpirun, the ranks share the layers

@@ -93,7 +93,7 @@ module mw_accel #(
   // -------------------------------------------------------------------------------------------
   logic [2:0]       wcnt_d, wcnt_q;       // words of the current command received
   logic [3:0]       op_d, op_q;           // its opcode
-  logic [5:0][63:0] w_d, w_q;             // words 0..5 (the last word comes from the port)
+  logic [6*64-1:0]  w_d, w_q;             // words 0..5 (the last word comes from the port)
   logic [2:0]       nwords;               // words of the current command
   logic [3:0]       cur_op;
   logic             is_last, fire;
@@ -139,7 +139,7 @@ module mw_accel #(
         op_d = cmd_data_i[3:0];
       end
       if (wcnt_q < 3'd6) begin
-        w_d[wcnt_q] = cmd_data_i;
+        w_d[wcnt_q*64 +: 64] = cmd_data_i;
       end
       if (cmd_last_i != is_last) begin
         dec_err_d = 1'b1;  // the driver's framing disagrees with the opcode's length
@@ -150,11 +150,11 @@ module mw_accel #(
           dec_err_d = 1'b1;  // unknown opcode
         end
         if (cur_op == OpConfig) begin
-          cfg_os_d     = w_q[0][4];
-          cfg_co_d     = w_q[0][5];
-          cfg_is_d     = w_q[0][6];
-          cfg_bursts_d = w_q[0][7];
-          if (w_q[0][4] && w_q[0][6]) begin
+          cfg_os_d     = w_q[4];
+          cfg_co_d     = w_q[5];
+          cfg_is_d     = w_q[6];
+          cfg_bursts_d = w_q[7];
+          if (w_q[4] && w_q[6]) begin
             dec_err_d = 1'b1;  // OS and IS at once
           end
           cfg_pr_d     = cmd_data_i[15:0];
@@ -213,8 +213,8 @@ module mw_accel #(
   logic [$clog2(CmpDepth+1)-1:0] cmp_count;
 
   // A DMA entry: words 0 and 1 (packed port) or words 0..6 (bursts port: the descriptor).
-  assign dma_wdata = cfg_bursts_q ? {cmd_data_i, w_q[5], w_q[4], w_q[3], w_q[2], w_q[1], w_q[0]} :
-                                    {320'd0, cmd_data_i, w_q[0]};
+  assign dma_wdata = cfg_bursts_q ? {cmd_data_i, w_q} :
+                                    {320'd0, cmd_data_i, w_q[0 +: 64]};
   mw_fifo #(
     .Width (448),
     .Depth (DmaDepth)
@@ -237,7 +237,7 @@ module mw_accel #(
     .clk_i   (clk_i),
     .rst_ni  (rst_ni),
     .push_i  (cmp_push),
-    .wdata_i ({cmd_data_i, w_q[3], w_q[2], w_q[1], w_q[0]}),
+    .wdata_i ({cmd_data_i, w_q[255:0]}),
     .pop_i   (cmp_pop),
     .valid_o (cmp_valid),
     .rdata_o (cmp_head),
@@ -250,24 +250,24 @@ module mw_accel #(
   // -------------------------------------------------------------------------------------------
   // Compute read lanes of the input and weight buffers: Rows and Cols, swapped under IS.
   localparam int unsigned NL = (Rows > Cols) ? Rows : Cols;
-  logic [NL-1:0][InAW-1:0]     cmp_in_addr;
-  logic [NL-1:0][7:0]          cmp_in_data;
-  logic [NL-1:0][WtAW-1:0]     cmp_wt_addr;
-  logic [NL-1:0][7:0]          cmp_wt_data;
-  logic [Cols-1:0][AccAW-1:0]  cmp_acc_raddr;
-  logic [Cols-1:0][31:0]       cmp_acc_rdata;
+  logic [NL*InAW-1:0]          cmp_in_addr;
+  logic [NL*8-1:0]             cmp_in_data;
+  logic [NL*WtAW-1:0]          cmp_wt_addr;
+  logic [NL*8-1:0]             cmp_wt_data;
+  logic [Cols*AccAW-1:0]       cmp_acc_raddr;
+  logic [Cols*32-1:0]          cmp_acc_rdata;
   logic [Cols-1:0]             cmp_acc_we;
-  logic [Cols-1:0][AccAW-1:0]  cmp_acc_waddr;
-  logic [Cols-1:0][31:0]       cmp_acc_wdata;
+  logic [Cols*AccAW-1:0]       cmp_acc_waddr;
+  logic [Cols*32-1:0]          cmp_acc_wdata;
   logic [BeatBytes-1:0]            dma_in_we, dma_wt_we;
-  logic [BeatBytes-1:0][InAW-1:0]  dma_in_addr;
-  logic [BeatBytes-1:0][WtAW-1:0]  dma_wt_addr;
-  logic [BeatBytes-1:0][7:0]       dma_in_data, dma_wt_data;
+  logic [BeatBytes*InAW-1:0]       dma_in_addr;
+  logic [BeatBytes*WtAW-1:0]       dma_wt_addr;
+  logic [BeatBytes*8-1:0]          dma_in_data, dma_wt_data;
   logic [BeatWords-1:0]            dma_acc_we;
-  logic [BeatWords-1:0][AccAW-1:0] dma_acc_waddr;
-  logic [BeatWords-1:0][31:0]      dma_acc_wdata;
-  logic [BeatBytes-1:0][AccAW-1:0] dma_acc_raddr;
-  logic [BeatBytes-1:0][31:0]      dma_acc_rdata;
+  logic [BeatWords*AccAW-1:0]      dma_acc_waddr;
+  logic [BeatWords*32-1:0]         dma_acc_wdata;
+  logic [BeatBytes*AccAW-1:0]      dma_acc_raddr;
+  logic [BeatBytes*32-1:0]         dma_acc_rdata;
   logic                            dma_acc_rreq;
   logic [BeatBytes-1:0]            dma_acc_ren;
   logic        cmp_acc_rreq, cmp_acc_rgnt, cmp_acc_rvalid, cmp_acc_wreq, cmp_acc_wgnt;
@@ -407,8 +407,10 @@ module mw_accel #(
     );
 
     // A DMA beat never waits for a bank (simulation only, kept with --assert).
+    `ifndef SYNTHESIS
     bank_dma_wr_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
         (!(|dma_in_we) || in_wgnt) && (!(|dma_wt_we) || wt_wgnt));
+    `endif
 
     // The accumulator: two sets of BufBanks single-read, single-write macros, one per half of
     // the double-buffered accumulator (words below AccBufWords / 2, the driver's second half's
@@ -475,8 +477,8 @@ module mw_accel #(
   logic [27:0]       dma_done, cmp_done;
   logic              dma_done_now, cmp_done_now, dma_start, dma_busy, cmp_busy;
   logic              dma_err, cmp_err;
-  logic [13:0][63:0] dma_cnt;
-  logic [7:0][63:0]  cmp_cnt;
+  logic [14*64-1:0]  dma_cnt;
+  logic [8*64-1:0]   cmp_cnt;
 
   mw_dma #(
     .BeatBytes (BeatBytes),
@@ -616,29 +618,29 @@ module mw_accel #(
       8'd5:  csr_rdata_o = 64'(BeatBytes);
       8'd6:  csr_rdata_o = 64'h6d77_6163_6365_6c31;  // "mwaccel1"
       8'd7:  csr_rdata_o = {59'd0, cmp_err, dma_err, dec_err_q, idle_o, started_q};
-      8'd8:  csr_rdata_o = cmp_cnt[0];                // MACs
+      8'd8:  csr_rdata_o = cmp_cnt[0 +: 64];                // MACs
       8'd9:  csr_rdata_o = 64'(cmp_done);             // steps (compute commands done)
-      8'd10: csr_rdata_o = cmp_cnt[1];                // folds
-      8'd11: csr_rdata_o = cmp_cnt[2];                // input buffer reads
-      8'd12: csr_rdata_o = dma_cnt[0];                // input buffer writes
-      8'd13: csr_rdata_o = cmp_cnt[3];                // weight buffer reads
-      8'd14: csr_rdata_o = dma_cnt[1];                // weight buffer writes
-      8'd15: csr_rdata_o = cmp_cnt[4] + dma_cnt[10];  // accumulator reads
-      8'd16: csr_rdata_o = cmp_cnt[5] + dma_cnt[11];  // accumulator writes
-      8'd17: csr_rdata_o = dma_cnt[0];                // DRAM input bytes
-      8'd18: csr_rdata_o = dma_cnt[1];                // DRAM weight bytes
-      8'd19: csr_rdata_o = dma_cnt[4];                // DRAM output bytes
-      8'd20: csr_rdata_o = dma_cnt[3];                // DRAM psum bytes written
-      8'd21: csr_rdata_o = dma_cnt[2];                // DRAM psum bytes read
-      8'd22: csr_rdata_o = dma_cnt[5];                // input loads
-      8'd23: csr_rdata_o = dma_cnt[6];                // weight loads
-      8'd24: csr_rdata_o = dma_cnt[7];                // psum reloads
-      8'd25: csr_rdata_o = dma_cnt[8];                // psum spills
-      8'd26: csr_rdata_o = dma_cnt[9];                // output stores
-      8'd27: csr_rdata_o = cmp_cnt[6];                // array busy cycles
-      8'd28: csr_rdata_o = cmp_cnt[7];                // array stall cycles
-      8'd29: csr_rdata_o = dma_cnt[12];               // DMA busy cycles
-      8'd30: csr_rdata_o = dma_cnt[13];               // DRAM stall cycles
+      8'd10: csr_rdata_o = cmp_cnt[64 +: 64];                // folds
+      8'd11: csr_rdata_o = cmp_cnt[128 +: 64];                // input buffer reads
+      8'd12: csr_rdata_o = dma_cnt[0 +: 64];                // input buffer writes
+      8'd13: csr_rdata_o = cmp_cnt[192 +: 64];                // weight buffer reads
+      8'd14: csr_rdata_o = dma_cnt[64 +: 64];                // weight buffer writes
+      8'd15: csr_rdata_o = cmp_cnt[256 +: 64] + dma_cnt[640 +: 64];  // accumulator reads
+      8'd16: csr_rdata_o = cmp_cnt[320 +: 64] + dma_cnt[704 +: 64];  // accumulator writes
+      8'd17: csr_rdata_o = dma_cnt[0 +: 64];                // DRAM input bytes
+      8'd18: csr_rdata_o = dma_cnt[64 +: 64];                // DRAM weight bytes
+      8'd19: csr_rdata_o = dma_cnt[256 +: 64];                // DRAM output bytes
+      8'd20: csr_rdata_o = dma_cnt[192 +: 64];                // DRAM psum bytes written
+      8'd21: csr_rdata_o = dma_cnt[128 +: 64];                // DRAM psum bytes read
+      8'd22: csr_rdata_o = dma_cnt[320 +: 64];                // input loads
+      8'd23: csr_rdata_o = dma_cnt[384 +: 64];                // weight loads
+      8'd24: csr_rdata_o = dma_cnt[448 +: 64];                // psum reloads
+      8'd25: csr_rdata_o = dma_cnt[512 +: 64];                // psum spills
+      8'd26: csr_rdata_o = dma_cnt[576 +: 64];                // output stores
+      8'd27: csr_rdata_o = cmp_cnt[384 +: 64];                // array busy cycles
+      8'd28: csr_rdata_o = cmp_cnt[448 +: 64];                // array stall cycles
+      8'd29: csr_rdata_o = dma_cnt[768 +: 64];               // DMA busy cycles
+      8'd30: csr_rdata_o = dma_cnt[832 +: 64];               // DRAM stall cycles
       8'd31: csr_rdata_o = cyc_q;                     // cycles since reset
       8'd32: csr_rdata_o = first_q;                   // cycle of the first DMA start
       8'd33: csr_rdata_o = last_q;                    // cycle of the last completion
@@ -659,8 +661,10 @@ module mw_accel #(
   // Handshake rule of the command port (simulation only, kept with --assert): a word offered
   // and not taken stays offered, unchanged, in the next cycle. A host that breaks it would lose
   // or corrupt a command word; the SVA names the cycle instead.
+  `ifndef SYNTHESIS
   cmd_hold_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
       (cmd_valid_i && !cmd_ready_o) |=>
           (cmd_valid_i && $stable(cmd_data_i) && $stable(cmd_last_i)));
+  `endif
 
 endmodule

@@ -356,6 +356,7 @@ module mw_array #(
   // ---------------------------------------------------------------------------------------------
   // Assertions (active with verilator --assert)
   // ---------------------------------------------------------------------------------------------
+  `ifndef SYNTHESIS
   cmd_n_nonzero_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
       cmd_fire |-> (cmd_n_i != '0))
     else $error("mw_array: command N (M or L) must be at least 1");
@@ -376,5 +377,6 @@ module mw_array #(
         cmd_fire |-> (cmd_cu_i <= CW'(Cols)))
       else $error("mw_array: command cu must be at most %0d", Cols);
   end
+  `endif
 
 endmodule

@@ -74,24 +74,24 @@ module mw_bank_buf #(
   // Read row.
   input  logic                            rd_req_i,    // a row is presented (held until granted)
   input  logic [RdPorts-1:0]              rd_en_i,     // its lanes
-  input  logic [RdPorts-1:0][AW-1:0]      rd_addr_i,
+  input  logic [RdPorts*AW-1:0]           rd_addr_i,
   output logic                            rd_gnt_o,    // the row's last lanes are served now
   output logic                            rd_valid_o,  // the cycle after rd_gnt_o
-  output logic [RdPorts-1:0][Width-1:0]   rd_data_o,   // the row's words while rd_valid_o
+  output logic [RdPorts*Width-1:0]        rd_data_o,   // the row's words while rd_valid_o
   // Write row.
   input  logic                            wr_req_i,
   input  logic [WrPorts-1:0]              wr_en_i,
-  input  logic [WrPorts-1:0][AW-1:0]      wr_addr_i,
-  input  logic [WrPorts-1:0][Width-1:0]   wr_data_i,
+  input  logic [WrPorts*AW-1:0]           wr_addr_i,
+  input  logic [WrPorts*Width-1:0]        wr_data_i,
   output logic                            wr_gnt_o,
   // Direct rows: read data the cycle after the request (disabled lanes zero).
   input  logic                            drd_req_i,
   input  logic [DR-1:0]                   drd_en_i,
-  input  logic [DR-1:0][AW-1:0]           drd_addr_i,
-  output logic [DR-1:0][Width-1:0]        drd_data_o,
+  input  logic [DR*AW-1:0]                drd_addr_i,
+  output logic [DR*Width-1:0]             drd_data_o,
   input  logic [DW-1:0]                   dwr_en_i,
-  input  logic [DW-1:0][AW-1:0]           dwr_addr_i,
-  input  logic [DW-1:0][Width-1:0]        dwr_data_i,
+  input  logic [DW*AW-1:0]                dwr_addr_i,
+  input  logic [DW*Width-1:0]             dwr_data_i,
   // Stall cycles (a row presented and not granted), from reset.
   output logic [63:0]                     rd_stall_cnt_o,
   output logic [63:0]                     wr_stall_cnt_o
@@ -141,12 +141,12 @@ module mw_bank_buf #(
   endfunction
 
   // Bank and row of every read lane's address.
-  logic [RdPorts-1:0][BW-1:0]  rd_bank;
-  logic [RdPorts-1:0][BAW-1:0] rd_row;
+  logic [RdPorts*BW-1:0]       rd_bank;
+  logic [RdPorts*BAW-1:0]      rd_row;
   always_comb begin
     for (int unsigned l = 0; l < RdPorts; l++) begin
-      rd_bank[l] = bank_of(rd_addr_i[l]);
-      rd_row[l]  = row_of(rd_addr_i[l]);
+      rd_bank[l*BW +: BW] = bank_of(rd_addr_i[l*AW +: AW]);
+      rd_row[l*BAW +: BAW]  = row_of(rd_addr_i[l*AW +: AW]);
     end
   end
 
@@ -158,13 +158,13 @@ module mw_bank_buf #(
   logic [NB-1:0]      rd_taken, b_rd_en;
   logic [BAW-1:0]     b_rd_addr [NB];
   logic [DR-1:0]      drd_on;
-  logic [DR-1:0][BW-1:0]  drd_bank;
-  logic [DR-1:0][BAW-1:0] drd_row;
+  logic [DR*BW-1:0]       drd_bank;
+  logic [DR*BAW-1:0]      drd_row;
   always_comb begin
     for (int unsigned l = 0; l < DR; l++) begin
       drd_on[l]   = (DRdPorts > 0) && drd_req_i && drd_en_i[l];
-      drd_bank[l] = bank_of(drd_addr_i[l]);
-      drd_row[l]  = row_of(drd_addr_i[l]);
+      drd_bank[l*BW +: BW] = bank_of(drd_addr_i[l*AW +: AW]);
+      drd_row[l*BAW +: BAW]  = row_of(drd_addr_i[l*AW +: AW]);
     end
   end
   always_comb begin
@@ -176,19 +176,19 @@ module mw_bank_buf #(
     end
     for (int unsigned l = 0; l < DR; l++) begin
       if (drd_on[l]) begin
-        rd_taken[drd_bank[l]]  = 1'b1;
-        b_rd_en[drd_bank[l]]   = 1'b1;
-        b_rd_addr[drd_bank[l]] = drd_row[l];
+        rd_taken[drd_bank[l*BW +: BW]]  = 1'b1;
+        b_rd_en[drd_bank[l*BW +: BW]]   = 1'b1;
+        b_rd_addr[drd_bank[l*BW +: BW]] = drd_row[l*BAW +: BAW];
       end
     end
     for (int unsigned l = 0; l < RdPorts; l++) begin
-      rd_srv[l] = rd_wait[l] && !rd_taken[rd_bank[l]];
+      rd_srv[l] = rd_wait[l] && !rd_taken[rd_bank[l*BW +: BW]];
       if (rd_wait[l]) begin
-        rd_taken[rd_bank[l]] = 1'b1;
+        rd_taken[rd_bank[l*BW +: BW]] = 1'b1;
       end
       if (rd_srv[l]) begin
-        b_rd_en[rd_bank[l]]   = 1'b1;
-        b_rd_addr[rd_bank[l]] = rd_row[l];
+        b_rd_en[rd_bank[l*BW +: BW]]   = 1'b1;
+        b_rd_addr[rd_bank[l*BW +: BW]] = rd_row[l*BAW +: BAW];
       end
     end
   end
@@ -206,21 +206,22 @@ module mw_bank_buf #(
     // l = (b - b0) mod Banks, at the row of word wr_addr_i[0] + l (an add and a shift per bank).
     logic [BW-1:0] b0;
     always_comb begin
-      b0      = BW'(32'(wr_addr_i[0]) % Banks);
+      b0      = BW'(32'(wr_addr_i[0 +: AW]) % Banks);
       wr_wait = wr_req_i ? (wr_en_i & ~wr_done_q) : '0;
       wr_srv  = wr_wait;
     end
     assign wr_gnt_o = wr_req_i;
     always_comb begin
+      int unsigned l;  // the lane bank b takes
       b_wr_en = '0;
       for (int unsigned b = 0; b < Banks; b++) begin
-        automatic int unsigned l = (b >= 32'(b0)) ? b - 32'(b0) : b + Banks - 32'(b0);
+        l = (b >= 32'(b0)) ? b - 32'(b0) : b + Banks - 32'(b0);
         b_wr_addr[b] = '0;
         b_wr_data[b] = '0;
         if (l < WrPorts && wr_srv[l]) begin
           b_wr_en[b]   = 1'b1;
-          b_wr_addr[b] = BAW'((32'(wr_addr_i[0]) + l) >> RowShift);
-          b_wr_data[b] = wr_data_i[l];
+          b_wr_addr[b] = BAW'((32'(wr_addr_i[0 +: AW]) + l) >> RowShift);
+          b_wr_data[b] = wr_data_i[l*Width +: Width];
         end
       end
     end
@@ -228,24 +229,27 @@ module mw_bank_buf #(
     // the enabled lanes a prefix.
     logic unused_direct_wr;
     assign unused_direct_wr = ^{dwr_en_i, dwr_addr_i, dwr_data_i};
+    `ifndef SYNTHESIS
     for (genvar l = 1; l < WrPorts; l++) begin : gen_lin
       bank_wr_linear_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
           (wr_req_i && wr_en_i[l]) |->
-          (wr_en_i[l-1] && 32'(wr_addr_i[l]) == 32'(wr_addr_i[0]) + l));
+          (wr_en_i[l-1] && 32'(wr_addr_i[l*AW +: AW]) == 32'(wr_addr_i[0 +: AW]) + l));
     end
+    `endif
   end else begin : gen_wr_arb
     // Any addresses: arbitrated like the reads, or (WrDirect) every lane served at once.
-    logic [WrPorts-1:0][BW-1:0]  wr_bank;
-    logic [WrPorts-1:0][BAW-1:0] wr_row;
+    logic [WrPorts*BW-1:0]       wr_bank;
+    logic [WrPorts*BAW-1:0]      wr_row;
     always_comb begin
       for (int unsigned l = 0; l < WrPorts; l++) begin
-        wr_bank[l] = bank_of(wr_addr_i[l]);
-        wr_row[l]  = row_of(wr_addr_i[l]);
+        wr_bank[l*BW +: BW] = bank_of(wr_addr_i[l*AW +: AW]);
+        wr_row[l*BAW +: BAW]  = row_of(wr_addr_i[l*AW +: AW]);
       end
     end
     logic [NB-1:0] wr_taken;
     logic [DW-1:0] dwr_on;
     always_comb begin
+      logic [BW-1:0] db;  // a direct lane's bank, decoded once per lane
       wr_wait  = wr_req_i ? (wr_en_i & ~wr_done_q) : '0;
       wr_taken = '0;
       b_wr_en  = '0;
@@ -254,33 +258,35 @@ module mw_bank_buf #(
         b_wr_data[b] = '0;
       end
       for (int unsigned l = 0; l < WrPorts; l++) begin
-        wr_srv[l] = wr_wait[l] && (WrDirect != 0 || !wr_taken[wr_bank[l]]);
+        wr_srv[l] = wr_wait[l] && (WrDirect != 0 || !wr_taken[wr_bank[l*BW +: BW]]);
         if (WrDirect == 0 && wr_wait[l]) begin  // no taken-bank mask without arbitration
-          wr_taken[wr_bank[l]] = 1'b1;
+          wr_taken[wr_bank[l*BW +: BW]] = 1'b1;
         end
         if (wr_srv[l]) begin
-          b_wr_en[wr_bank[l]]   = 1'b1;
-          b_wr_addr[wr_bank[l]] = wr_row[l];
-          b_wr_data[wr_bank[l]] = wr_data_i[l];
+          b_wr_en[wr_bank[l*BW +: BW]]   = 1'b1;
+          b_wr_addr[wr_bank[l*BW +: BW]] = wr_row[l*BAW +: BAW];
+          b_wr_data[wr_bank[l*BW +: BW]] = wr_data_i[l*Width +: Width];
         end
       end
       // Direct writes take their banks over (the arbitration above does not see them, so that
       // the arbitrated row's grant does not depend on them).
       for (int unsigned l = 0; l < DW; l++) begin
-        automatic logic [BW-1:0] db = bank_of(dwr_addr_i[l]);  // decoded once per lane
+        db = bank_of(dwr_addr_i[l*AW +: AW]);
         dwr_on[l] = (DWrPorts > 0) && dwr_en_i[l];
         if (dwr_on[l]) begin
           b_wr_en[db]   = 1'b1;
-          b_wr_addr[db] = row_of(dwr_addr_i[l]);
-          b_wr_data[db] = dwr_data_i[l];
+          b_wr_addr[db] = row_of(dwr_addr_i[l*AW +: AW]);
+          b_wr_data[db] = dwr_data_i[l*Width +: Width];
         end
       end
     end
     assign wr_gnt_o = wr_req_i && (WrDirect != 0 || (wr_wait & ~wr_srv) == '0);
     // No two lanes written in one cycle share a bank, direct lanes included: as many banks
     // write as lanes are served.
+    `ifndef SYNTHESIS
     bank_wr_conflict_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
         $countones(wr_srv) + $countones(dwr_on) == $countones(b_wr_en));
+    `endif
   end
 
   for (genvar b = 0; b < NB; b++) begin : gen_bank
@@ -301,18 +307,18 @@ module mw_bank_buf #(
   // Read data: a lane served in the previous cycle reads its bank's register; earlier lanes of
   // the row were captured into the holding register when their word arrived.
   logic [RdPorts-1:0]            got_q;   // lane served in the previous cycle
-  logic [RdPorts-1:0][BW-1:0]    gbank_q; // its bank
-  logic [RdPorts-1:0][Width-1:0] hold_q;
+  logic [RdPorts*BW-1:0]         gbank_q; // its bank
+  logic [RdPorts*Width-1:0]      hold_q;
   logic                          valid_q;
   logic [RdPorts-1:0]            en_q;    // lanes of the row granted in the previous cycle
   always_comb begin
     for (int unsigned l = 0; l < RdPorts; l++) begin
       if (!en_q[l]) begin
-        rd_data_o[l] = '0;
+        rd_data_o[l*Width +: Width] = '0;
       end else if (got_q[l]) begin
-        rd_data_o[l] = b_rd_data[gbank_q[l]];
+        rd_data_o[l*Width +: Width] = b_rd_data[gbank_q[l*BW +: BW]];
       end else begin
-        rd_data_o[l] = hold_q[l];
+        rd_data_o[l*Width +: Width] = hold_q[l*Width +: Width];
       end
     end
   end
@@ -320,17 +326,17 @@ module mw_bank_buf #(
 
   // Direct read data: each lane served in the previous cycle reads its bank's register.
   logic [DR-1:0]          dgot_q;
-  logic [DR-1:0][BW-1:0]  dbank_q;
+  logic [DR*BW-1:0]       dbank_q;
   always_comb begin
     for (int unsigned l = 0; l < DR; l++) begin
-      drd_data_o[l] = dgot_q[l] ? b_rd_data[dbank_q[l]] : '0;
+      drd_data_o[l*Width +: Width] = dgot_q[l] ? b_rd_data[dbank_q[l*BW +: BW]] : '0;
     end
   end
 
   always_ff @(posedge clk_i) begin
     for (int unsigned l = 0; l < RdPorts; l++) begin
       if (got_q[l]) begin
-        hold_q[l] <= b_rd_data[gbank_q[l]];
+        hold_q[l*Width +: Width] <= b_rd_data[gbank_q[l*BW +: BW]];
       end
     end
   end
@@ -372,6 +378,7 @@ module mw_bank_buf #(
 
   // Simulation-only checks (kept with --assert).
   // Handshake: a row presented and not granted is held unchanged in the next cycle.
+  `ifndef SYNTHESIS
   bank_rd_hold_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
       (rd_req_i && !rd_gnt_o) |=> (rd_req_i && $stable(rd_en_i) && $stable(rd_addr_i)));
   bank_wr_hold_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
@@ -387,11 +394,11 @@ module mw_bank_buf #(
   // Every enabled lane addresses a word of the buffer.
   for (genvar l = 0; l < RdPorts; l++) begin : gen_rd_range
     bank_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        (rd_req_i && rd_en_i[l]) |-> (32'(rd_addr_i[l]) < Depth));
+        (rd_req_i && rd_en_i[l]) |-> (32'(rd_addr_i[l*AW +: AW]) < Depth));
   end
   for (genvar l = 0; l < WrPorts; l++) begin : gen_wr_range
     bank_wr_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        (wr_req_i && wr_en_i[l]) |-> (32'(wr_addr_i[l]) < Depth));
+        (wr_req_i && wr_en_i[l]) |-> (32'(wr_addr_i[l*AW +: AW]) < Depth));
   end
   // No two lanes served in one cycle share a bank (one read and one write port per macro).
   // (As many banks read as lanes are served.)
@@ -400,10 +407,11 @@ module mw_bank_buf #(
   // Every enabled direct lane addresses a word of the buffer.
   for (genvar l = 0; l < DR; l++) begin : gen_drd_range
     bank_drd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        drd_on[l] |-> (32'(drd_addr_i[l]) < Depth));
+        drd_on[l] |-> (32'(drd_addr_i[l*AW +: AW]) < Depth));
   end
   for (genvar l = 0; l < DW; l++) begin : gen_dwr_range
     bank_dwr_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        ((DWrPorts > 0) && dwr_en_i[l]) |-> (32'(dwr_addr_i[l]) < Depth));
+        ((DWrPorts > 0) && dwr_en_i[l]) |-> (32'(dwr_addr_i[l*AW +: AW]) < Depth));
   end
+  `endif
 endmodule

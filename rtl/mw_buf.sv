@@ -15,11 +15,11 @@ module mw_buf #(
   localparam int unsigned AW = (Depth > 1) ? $clog2(Depth) : 1
 ) (
   input  logic                            clk_i,
-  input  logic [RdPorts-1:0][AW-1:0]      rd_addr_i,  // read lane addresses
-  output logic [RdPorts-1:0][Width-1:0]   rd_data_o,  // read lane data (same cycle)
+  input  logic [RdPorts*AW-1:0]           rd_addr_i,  // read lane addresses
+  output logic [RdPorts*Width-1:0]        rd_data_o,  // read lane data (same cycle)
   input  logic [WrPorts-1:0]              wr_en_i,    // write lane enables
-  input  logic [WrPorts-1:0][AW-1:0]      wr_addr_i,  // write lane addresses
-  input  logic [WrPorts-1:0][Width-1:0]   wr_data_i   // write lane data
+  input  logic [WrPorts*AW-1:0]           wr_addr_i,  // write lane addresses
+  input  logic [WrPorts*Width-1:0]        wr_data_i   // write lane data
 );
 
   if (Depth < 2) begin : gen_bad_depth
@@ -30,20 +30,24 @@ module mw_buf #(
 
   always_comb begin
     for (int unsigned p = 0; p < RdPorts; p++) begin
-      rd_data_o[p] = (32'(rd_addr_i[p]) < Depth) ? mem_q[rd_addr_i[p]] : '0;
+      rd_data_o[p*Width +: Width] =
+          (32'(rd_addr_i[p*AW +: AW]) < Depth) ? mem_q[rd_addr_i[p*AW +: AW]] : '0;
     end
   end
 
   // Every enabled write lane addresses an entry of the buffer (simulation only, kept with
   // --assert): a write past the end would be dropped silently.
+  `ifndef SYNTHESIS
   for (genvar p = 0; p < WrPorts; p++) begin : gen_wr_range
-    buf_wr_range_a: assert property (@(posedge clk_i) !wr_en_i[p] || (32'(wr_addr_i[p]) < Depth));
+    buf_wr_range_a: assert property (@(posedge clk_i)
+        !wr_en_i[p] || (32'(wr_addr_i[p*AW +: AW]) < Depth));
   end
+  `endif
 
   always_ff @(posedge clk_i) begin
     for (int unsigned p = 0; p < WrPorts; p++) begin
-      if (wr_en_i[p] && (32'(wr_addr_i[p]) < Depth)) begin
-        mem_q[wr_addr_i[p]] <= wr_data_i[p];
+      if (wr_en_i[p] && (32'(wr_addr_i[p*AW +: AW]) < Depth)) begin
+        mem_q[wr_addr_i[p*AW +: AW]] <= wr_data_i[p*Width +: Width];
       end
     end
   end

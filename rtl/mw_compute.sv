@@ -68,14 +68,14 @@ module mw_compute #(
   // Buffer ports. Banked: a row of lane reads is requested (rd_req, the lanes in rd_en) and
   // held until granted (rd_gnt); its data comes with rd_valid in the next cycle. Otherwise the
   // data follows the address in the same cycle and the request signals are unused.
-  output logic [NL-1:0][InAW-1:0]       in_rd_addr_o,
-  input  logic [NL-1:0][7:0]            in_rd_data_i,
+  output logic [NL*InAW-1:0]            in_rd_addr_o,
+  input  logic [NL*8-1:0]               in_rd_data_i,
   output logic                          in_rd_req_o,
   output logic [NL-1:0]                 in_rd_en_o,
   input  logic                          in_rd_gnt_i,
   input  logic                          in_rd_valid_i,
-  output logic [NL-1:0][WtAW-1:0]       wt_rd_addr_o,
-  input  logic [NL-1:0][7:0]            wt_rd_data_i,
+  output logic [NL*WtAW-1:0]            wt_rd_addr_o,
+  input  logic [NL*8-1:0]               wt_rd_data_i,
   output logic                          wt_rd_req_o,
   output logic [NL-1:0]                 wt_rd_en_o,
   input  logic                          wt_rd_gnt_i,
@@ -84,21 +84,21 @@ module mw_compute #(
   // acc_rd_en, acc_rd_gnt, acc_rd_valid); a result row is written in its cycle (acc_wr_req):
   // the buffer serves it without arbitration (acc_wr_gnt, checked by acc_wr_at_once_a), so the
   // mesh never waits for it.
-  output logic [Cols-1:0][AccAW-1:0]    acc_rd_addr_o,
-  input  logic [Cols-1:0][31:0]         acc_rd_data_i,
+  output logic [Cols*AccAW-1:0]         acc_rd_addr_o,
+  input  logic [Cols*32-1:0]            acc_rd_data_i,
   output logic                          acc_rd_req_o,
   output logic [Cols-1:0]               acc_rd_en_o,
   input  logic                          acc_rd_gnt_i,
   input  logic                          acc_rd_valid_i,
   output logic [Cols-1:0]               acc_wr_en_o,
-  output logic [Cols-1:0][AccAW-1:0]    acc_wr_addr_o,
-  output logic [Cols-1:0][31:0]         acc_wr_data_o,
+  output logic [Cols*AccAW-1:0]         acc_wr_addr_o,
+  output logic [Cols*32-1:0]            acc_wr_data_o,
   output logic                          acc_wr_req_o,
   input  logic                          acc_wr_gnt_i,
 
   // Counters (from reset): 0 MACs, 1 folds, 2 input reads, 3 weight reads, 4 accumulator reads,
   // 5 accumulator writes, 6 array busy cycles, 7 array stall cycles.
-  output logic [7:0][63:0]              cnt_o,
+  output logic [8*64-1:0]               cnt_o,
   output logic                          err_o          // sticky: a malformed command
 );
 
@@ -138,55 +138,69 @@ module mw_compute #(
   // a sum of registered partials and its row / column a sum of two registered values. A walk
   // holds the radices and strides; adv() moves a position by one index with adds only.
   typedef struct packed {
-    logic [2:0][15:0] d;    // digits, [0] slowest
-    logic [2:0][31:0] off;  // address partial of each digit
+    logic [3*16-1:0]  d;    // digits, digit t at [t*16 +: 16], 0 slowest
+    logic [3*32-1:0]  off;  // address partial of each digit (digit t at [t*32 +: 32])
     logic [31:0]      h;    // buffer-row partial (of digit hd)
     logic [31:0]      w;    // buffer-column partial (of digit wd)
   } pos_t;
   typedef struct packed {
-    logic [2:0][15:0] rad;  // radices (the slowest digit never wraps)
-    logic [2:0][31:0] st;   // address stride of each digit
+    logic [3*16-1:0]  rad;  // radices (the slowest digit never wraps)
+    logic [3*32-1:0]  st;   // address stride of each digit
     logic [1:0]       hd;   // digit that moves the buffer row, by hs
     logic [1:0]       wd;   // digit that moves the buffer column, by ws
     logic [31:0]      hs;
     logic [31:0]      ws;
   } walk_t;
 
+  // The LSB of each field of pos_t and walk_t (the last field at bit 0): adv() and the fold
+  // set-up select fields as these bit ranges, as yosys 0.23 cannot select a struct's fields
+  // inside a function or of a block-local variable.
+  localparam int PosBits = 208, PosW = 0, PosH = 32, PosOff = 64, PosD = 160;
+  localparam int WalkBits = 212, WkWs = 0, WkHs = 32, WkWd = 64, WkHd = 66, WkSt = 68,
+                 WkRad = 164;
+`ifndef SYNTHESIS
+  if ($bits(pos_t) != PosBits || $bits(walk_t) != WalkBits) begin : gen_bad_layout
+    $error("mw_compute: pos_t / walk_t field offsets out of date");
+  end
+`endif
+
   // The position one index further: the fastest digit that does not wrap increments (its
   // partials add their step), the faster ones restart at zero.
-  function automatic pos_t adv(pos_t x, walk_t k);
-    logic [1:0] j;
-    adv = x;
-    if (x.d[2] + 16'd1 < k.rad[2]) begin
+  function automatic logic [PosBits-1:0] adv(logic [PosBits-1:0] x, logic [WalkBits-1:0] k);
+    logic [1:0]         j;
+    logic [PosBits-1:0] y;  // the result
+    y = x;
+    if (x[PosD + 32 +: 16] + 16'd1 < k[WkRad + 32 +: 16]) begin
       j = 2'd2;
-    end else if (x.d[1] + 16'd1 < k.rad[1]) begin
+    end else if (x[PosD + 16 +: 16] + 16'd1 < k[WkRad + 16 +: 16]) begin
       j = 2'd1;
     end else begin
       j = 2'd0;
     end
     for (int unsigned t = 0; t < 3; t++) begin
       if (2'(t) == j) begin
-        adv.d[t]   = x.d[t] + 16'd1;
-        adv.off[t] = x.off[t] + k.st[t];
+        y[PosD + t*16 +: 16]   = x[PosD + t*16 +: 16] + 16'd1;
+        y[PosOff + t*32 +: 32] = x[PosOff + t*32 +: 32] + k[WkSt + t*32 +: 32];
       end else if (2'(t) > j) begin
-        adv.d[t]   = '0;
-        adv.off[t] = '0;
+        y[PosD + t*16 +: 16]   = '0;
+        y[PosOff + t*32 +: 32] = '0;
       end
     end
-    if (k.hd == j) begin
-      adv.h = x.h + k.hs;
-    end else if (k.hd > j) begin
-      adv.h = '0;
+    if (k[WkHd +: 2] == j) begin
+      y[PosH +: 32] = x[PosH +: 32] + k[WkHs +: 32];
+    end else if (k[WkHd +: 2] > j) begin
+      y[PosH +: 32] = '0;
     end
-    if (k.wd == j) begin
-      adv.w = x.w + k.ws;
-    end else if (k.wd > j) begin
-      adv.w = '0;
+    if (k[WkWd +: 2] == j) begin
+      y[PosW +: 32] = x[PosW +: 32] + k[WkWs +: 32];
+    end else if (k[WkWd +: 2] > j) begin
+      y[PosW +: 32] = '0;
     end
+    adv = y;
   endfunction
 
-  function automatic logic [31:0] off_sum(logic [2:0][31:0] off);
-    off_sum = off[0] + off[1] + off[2];
+  function automatic logic [31:0] off_sum(logic [3*32-1:0] off);
+    off_sum = off[0 +: 32] + off[32 +: 32] + off[64 +: 32];
   endfunction
 
   // Input-buffer strides of the head command: one buffer column holds the tile's tg groups of
@@ -214,13 +228,13 @@ module mw_compute #(
   // groups of tk words side by side.
   assign st_gacc  = 32'(h_tk);
   assign st_pix   = 32'(h_tg) * 32'(h_tk);
+  // The walks as concatenations in walk_t's field order (rad, st, hd, wd, hs, ws): yosys 0.23
+  // reads no assignment patterns.
   // Reduction (r, s, c): r moves one buffer row, s one column, c one byte.
-  assign red_walk = '{rad: {h_tc, h_ts, h_tr}, st: {32'd1, st_col, st_row}, hd: 2'd0, wd: 2'd1,
-                      hs: 32'd1, ws: 32'd1};
+  assign red_walk = {{h_tc, h_ts, h_tr}, {32'd1, st_col, st_row}, 2'd0, 2'd1, 32'd1, 32'd1};
   // Output pixel (n, p, q): n moves one image, p ah rows, q aw columns.
-  assign pix_walk = '{rad: {h_tq, h_tp, h_tn},
-                      st: {32'(aw_new) * st_col, 32'(ah_new) * st_row, st_img},
-                      hd: 2'd1, wd: 2'd2, hs: 32'(ah_new), ws: 32'(aw_new)};
+  assign pix_walk = {{h_tq, h_tp, h_tn}, {32'(aw_new) * st_col, 32'(ah_new) * st_row, st_img},
+                     2'd1, 2'd2, 32'(ah_new), 32'(aw_new)};
   // Fold rows are reduction indices (WS, IS) or output pixels (OS).
   assign lane_walk = os_i ? pix_walk : red_walk;
 
@@ -273,7 +287,7 @@ module mw_compute #(
   logic              act_q;                 // a fold is in flight
   logic              a_last_q;              // the fold is its command's last
   logic [31:0]       a_ru_q, a_cu_q;
-  logic [NL-1:0][31:0] a_lin_q, a_lh_q, a_lw_q, a_lk_q, a_la_q;
+  logic [NL*32-1:0]    a_lin_q, a_lh_q, a_lw_q, a_lk_q, a_la_q;
   walk_t             s_walk_q;              // walk of the streamed input index
   pos_t              s_pos_q;               // streamed input position
   logic [31:0]       s_base_q;              // input base + group offset
@@ -311,6 +325,7 @@ module mw_compute #(
       pos_t        clane [NL+1];
       logic [31:0] lk, la;
       pos_t        lane_ru, clane_cu;  // the next row / column fold's first
+      logic [PosD-1:0] li;             // lane i's position without its digits
       lane[0]  = it_pos_q;
       clane[0] = it_cpos_q;
       for (int unsigned i = 1; i <= NL; i++) begin
@@ -336,11 +351,13 @@ module mw_compute #(
       lk       = '0;
       la       = '0;
       for (int unsigned i = 0; i < NL; i++) begin
-        a_lin_q[i] <= off_sum(is_i ? clane[i].off : lane[i].off);
-        a_lh_q[i]  <= (is_i ? clane[i].h : lane[i].h) - 32'(h_clip_h);
-        a_lw_q[i]  <= (is_i ? clane[i].w : lane[i].w) - 32'(h_clip_w);
-        a_lk_q[i]  <= lk;
-        a_la_q[i]  <= la;
+        // Fields of block-local structs as bit ranges (yosys 0.23 cannot select them).
+        li                  = PosD'(is_i ? clane[i] : lane[i]);
+        a_lin_q[i*32 +: 32] <= off_sum(li[PosOff +: 96]);
+        a_lh_q[i*32 +: 32]  <= li[PosH +: 32] - 32'(h_clip_h);
+        a_lw_q[i*32 +: 32]  <= li[PosW +: 32] - 32'(h_clip_w);
+        a_lk_q[i*32 +: 32]  <= lk;
+        a_la_q[i*32 +: 32]  <= la;
         lk         = lk + (is_i ? 32'(h_tk) : 32'd1);
         la         = la + (is_i ? st_pix : 32'd1);
       end
@@ -473,12 +490,12 @@ module mw_compute #(
   always_comb begin
     for (int unsigned i = 0; i < NL; i++) begin
       logic signed [31:0] hrow, wcol, virt, vb;
-      hrow       = $signed(s_pos_q.h + a_lh_q[i]);
-      wcol       = $signed(s_pos_q.w + a_lw_q[i]);
+      hrow       = $signed(s_pos_q.h + a_lh_q[i*32 +: 32]);
+      wcol       = $signed(s_pos_q.w + a_lw_q[i*32 +: 32]);
       lane_in[i] = (i < (is_i ? a_cu_q : a_ru_q));
       lane_ok[i] = lane_in[i] && (hrow >= 0) && (hrow < $signed(32'(a_hx_q))) && (wcol >= 0) &&
                    (wcol < $signed(32'(a_wx_q)));
-      virt       = $signed(s_addr_q + a_lin_q[i]);
+      virt       = $signed(s_addr_q + a_lin_q[i*32 +: 32]);
       // Banked: a padding lane reads word 0 of the bank its virtual address falls into (floor
       // modulo), so that every row of a fold has the same bank conflicts; its word is dropped.
       vb         = virt % $signed(32'(Banks));
@@ -486,11 +503,11 @@ module mw_compute #(
         vb = vb + $signed(32'(Banks));
       end
       if (lane_ok[i]) begin
-        in_rd_addr_o[i] = InAW'(virt);
+        in_rd_addr_o[i*InAW +: InAW] = InAW'(virt);
       end else if (Banked && lane_in[i]) begin
-        in_rd_addr_o[i] = InAW'(vb);
+        in_rd_addr_o[i*InAW +: InAW] = InAW'(vb);
       end else begin
-        in_rd_addr_o[i] = '0;
+        in_rd_addr_o[i*InAW +: InAW] = '0;
       end
     end
   end
@@ -500,8 +517,8 @@ module mw_compute #(
   // (the mask taken at the grant). The position registers advance at the grant. A fold's first
   // row is requested in the cycle after its issue.
   logic                in_v, wt_v, in_ask, wt_ask, acc_v, acc_ask;
-  logic [NL-1:0][7:0]  in_row, wt_row;          // the row offered to the mesh
-  logic [Cols-1:0][31:0] acc_row;               // the accumulate-in row offered to the mesh
+  logic [NL*8-1:0]     in_row, wt_row;          // the row offered to the mesh
+  logic [Cols*32-1:0]    acc_row;               // the accumulate-in row offered to the mesh
   logic [Cols-1:0]     acc_en;                  // its lanes in use
   if (Banked) begin : gen_fetch
     logic in_take, wt_take;  // the mesh takes the offered input / weight row
@@ -570,8 +587,10 @@ module mw_compute #(
     // without arbitration (its lanes, consecutive words or a stride the driver checked, fall
     // into distinct banks). No path runs from the row's addresses to the mesh's advance.
     assign out_ready = 1'b1;
+    `ifndef SYNTHESIS
     acc_wr_at_once_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
         acc_wr_req_o |-> acc_wr_gnt_i);
+    `endif
   end else begin : gen_no_fetch
     // Multi-ported buffers: data follows the address in the same cycle; the input row's
     // padding lanes are zeroed by this cycle's lane mask. No request, grant or read valid.
@@ -582,7 +601,7 @@ module mw_compute #(
     assign in_v      = 1'b1;
     assign wt_v      = 1'b1;
     for (genvar i = 0; i < NL; i++) begin : gen_lane
-      assign in_row[i] = lane_ok[i] ? in_rd_data_i[i] : 8'd0;
+      assign in_row[i*8 +: 8] = lane_ok[i] ? in_rd_data_i[i*8 +: 8] : 8'd0;
     end
     assign wt_row = wt_rd_data_i;
     assign acc_ask   = 1'b0;
@@ -606,13 +625,13 @@ module mw_compute #(
   always_comb begin
     for (int unsigned i = 0; i < Rows; i++) begin
       if (is_i) begin
-        a_data[i*8 +: 8] = (i < a_ru_q) ? wt_row[i] : 8'd0;
+        a_data[i*8 +: 8] = (i < a_ru_q) ? wt_row[i*8 +: 8] : 8'd0;
       end else begin
-        a_data[i*8 +: 8] = in_row[i];
+        a_data[i*8 +: 8] = in_row[i*8 +: 8];
       end
     end
     for (int unsigned j = 0; j < Cols; j++) begin
-      w_data[j*8 +: 8] = is_i ? in_row[j] : wt_row[j];
+      w_data[j*8 +: 8] = is_i ? in_row[j*8 +: 8] : wt_row[j*8 +: 8];
     end
   end
 
@@ -622,14 +641,14 @@ module mw_compute #(
   always_comb begin
     for (int unsigned j = 0; j < NL; j++) begin
       wt_rd_en_o[j]   = (j < (is_i ? a_ru_q : a_cu_q));
-      wt_rd_addr_o[j] = wt_rd_en_o[j] ? WtAW'(w_addr_q + a_lk_q[j]) : '0;
+      wt_rd_addr_o[j*WtAW +: WtAW] = wt_rd_en_o[j] ? WtAW'(w_addr_q + a_lk_q[j*32 +: 32]) : '0;
     end
     for (int unsigned j = 0; j < Cols; j++) begin
       acc_en[j]          = (j < a_cu_q);
-      acc_rd_addr_o[j]   = acc_en[j] ? AccAW'(c_addr_q + a_la_q[j]) : '0;
-      acc_wr_addr_o[j]   = AccAW'(o_addr_q + a_la_q[j]);
-      c_data[j*32 +: 32] = acc_row[j];
-      acc_wr_data_o[j]   = out_data[j*32 +: 32];
+      acc_rd_addr_o[j*AccAW +: AccAW]   = acc_en[j] ? AccAW'(c_addr_q + a_la_q[j*32 +: 32]) : '0;
+      acc_wr_addr_o[j*AccAW +: AccAW]   = AccAW'(o_addr_q + a_la_q[j*32 +: 32]);
+      c_data[j*32 +: 32] = acc_row[j*32 +: 32];
+      acc_wr_data_o[j*32 +: 32]   = out_data[j*32 +: 32];
       acc_wr_en_o[j]     = out_valid && (j < a_cu_q);
     end
   end
@@ -638,7 +657,7 @@ module mw_compute #(
   // Stream counters, completion, counters
   // -------------------------------------------------------------------------------------------
   logic       a_fire, w_fire, c_fire, s_fire;
-  logic [7:0][63:0] cnt_q;
+  logic [8*64-1:0]  cnt_q;
   logic       err_q;
   assign a_fire = a_valid && a_ready;
   assign w_fire = w_valid && w_ready;
@@ -654,21 +673,23 @@ module mw_compute #(
   // Every buffer address a lane uses fits the buffer's address width before it is truncated to
   // the port (simulation only, kept with --assert): the driver checks the mapping's capacity,
   // so a violation is an address-generation error that truncation would otherwise hide.
+  `ifndef SYNTHESIS
   for (genvar i = 0; i < NL; i++) begin : gen_rd_range
     in_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        (act_q && s_fire && lane_ok[i]) |-> ((s_addr_q + a_lin_q[i]) >> InAW) == '0);
+        (act_q && s_fire && lane_ok[i]) |-> ((s_addr_q + a_lin_q[i*32 +: 32]) >> InAW) == '0);
     wt_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
         (act_q && (Banked ? wt_ask : (is_i ? a_fire : w_fire)) &&
          (32'(i) < (is_i ? a_ru_q : a_cu_q))) |->
-        ((w_addr_q + a_lk_q[i]) >> WtAW) == '0);
+        ((w_addr_q + a_lk_q[i*32 +: 32]) >> WtAW) == '0);
   end
   for (genvar j = 0; j < Cols; j++) begin : gen_acc_range
     acc_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
         (act_q && (Banked ? acc_ask : c_fire) && (32'(j) < a_cu_q)) |->
-        ((c_addr_q + a_la_q[j]) >> AccAW) == '0);
+        ((c_addr_q + a_la_q[j*32 +: 32]) >> AccAW) == '0);
     acc_wr_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        acc_wr_en_o[j] |-> ((o_addr_q + a_la_q[j]) >> AccAW) == '0);
+        acc_wr_en_o[j] |-> ((o_addr_q + a_la_q[j*32 +: 32]) >> AccAW) == '0);
   end
+  `endif
 
   // Next state written in the clocked block: it runs once per rising edge and only under its
   // enables. Issue depends on registers only (the DMA completion count is registered).
@@ -730,7 +751,7 @@ module mw_compute #(
           pos_t nx;
           nx       = adv(s_pos_q, s_walk_q);
           s_pos_q  <= nx;
-          s_addr_q <= s_base_q + off_sum(nx.off);
+          s_addr_q <= s_base_q + off_sum(nx[PosOff +: 96]);
         end
         // The weight row advances with the `w` stream (WS) or the `a` stream (OS, IS); banked:
         // at the grant of its read.
@@ -752,26 +773,26 @@ module mw_compute #(
       end
 
       // Counters.
-      cnt_q[0] <= mac_cnt;
+      cnt_q[0 +: 64] <= mac_cnt;
       if (issue) begin
-        cnt_q[1] <= cnt_q[1] + 64'd1;
+        cnt_q[64 +: 64] <= cnt_q[64 +: 64] + 64'd1;
       end
       // Input reads: the activation stream (WS, OS) or the preload (IS); weight reads the
       // other one.
       if (is_i ? w_fire : a_fire) begin
-        cnt_q[2] <= cnt_q[2] + (is_i ? 64'(a_cu_q) : 64'(a_ru_q));
+        cnt_q[128 +: 64] <= cnt_q[128 +: 64] + (is_i ? 64'(a_cu_q) : 64'(a_ru_q));
       end
       if (is_i ? a_fire : w_fire) begin
-        cnt_q[3] <= cnt_q[3] + (is_i ? 64'(a_ru_q) : 64'(a_cu_q));
+        cnt_q[192 +: 64] <= cnt_q[192 +: 64] + (is_i ? 64'(a_ru_q) : 64'(a_cu_q));
       end
       if (c_fire) begin
-        cnt_q[4] <= cnt_q[4] + 64'(a_cu_q);
+        cnt_q[256 +: 64] <= cnt_q[256 +: 64] + 64'(a_cu_q);
       end
       if (o_fire) begin
-        cnt_q[5] <= cnt_q[5] + 64'(a_cu_q);
+        cnt_q[320 +: 64] <= cnt_q[320 +: 64] + 64'(a_cu_q);
       end
-      cnt_q[6] <= busy_cnt;
-      cnt_q[7] <= stall_cnt;
+      cnt_q[384 +: 64] <= busy_cnt;
+      cnt_q[448 +: 64] <= stall_cnt;
     end
   end
 

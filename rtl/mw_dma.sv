@@ -72,21 +72,21 @@ module mw_dma #(
 
   // Buffer ports.
   output logic [BeatBytes-1:0]             in_wr_en_o,
-  output logic [BeatBytes-1:0][InAW-1:0]   in_wr_addr_o,
-  output logic [BeatBytes-1:0][7:0]        in_wr_data_o,
+  output logic [BeatBytes*InAW-1:0]        in_wr_addr_o,
+  output logic [BeatBytes*8-1:0]           in_wr_data_o,
   output logic [BeatBytes-1:0]             wt_wr_en_o,
-  output logic [BeatBytes-1:0][WtAW-1:0]   wt_wr_addr_o,
-  output logic [BeatBytes-1:0][7:0]        wt_wr_data_o,
+  output logic [BeatBytes*WtAW-1:0]        wt_wr_addr_o,
+  output logic [BeatBytes*8-1:0]           wt_wr_data_o,
   output logic [BeatWords-1:0]             acc_wr_en_o,
-  output logic [BeatWords-1:0][AccAW-1:0]  acc_wr_addr_o,
-  output logic [BeatWords-1:0][31:0]       acc_wr_data_o,
-  output logic [BeatBytes-1:0][AccAW-1:0]  acc_rd_addr_o,
-  input  logic [BeatBytes-1:0][31:0]       acc_rd_data_i,
+  output logic [BeatWords*AccAW-1:0]       acc_wr_addr_o,
+  output logic [BeatWords*32-1:0]          acc_wr_data_o,
+  output logic [BeatBytes*AccAW-1:0]       acc_rd_addr_o,
+  input  logic [BeatBytes*32-1:0]          acc_rd_data_i,
   output logic                             acc_rd_req_o,   // AccRegRead: a read row
   output logic [BeatBytes-1:0]             acc_rd_en_o,    // its lanes
 
   // Counters (from reset): see the CntDma* indices in mw_accel.
-  output logic [13:0][63:0]                cnt_o,
+  output logic [14*64-1:0]                 cnt_o,
   output logic                             err_o         // sticky protocol error
 );
 
@@ -124,13 +124,13 @@ module mw_dma #(
   // first run, [63:40] run bytes; words 3..6 = loops 0..3, [15:0] count (>= 1), [55:16] stride.
   logic [39:0]      h_addr;
   logic [23:0]      h_run;
-  logic [3:0][15:0] h_cnt;
-  logic [3:0][39:0] h_stride;
+  logic [4*16-1:0]  h_cnt;
+  logic [4*40-1:0]  h_stride;
   assign h_addr = cmd_i[167:128];
   assign h_run  = cmd_i[191:168];
   for (genvar k = 0; k < 4; k++) begin : gen_loops
-    assign h_cnt[k]    = cmd_i[192 + 64 * k +: 16];
-    assign h_stride[k] = cmd_i[208 + 64 * k +: 40];
+    assign h_cnt[k*16 +: 16]    = cmd_i[192 + 64 * k +: 16];
+    assign h_stride[k*40 +: 40] = cmd_i[208 + 64 * k +: 40];
   end
 
   // Next-state logic is written in the clocked block below (it depends on the DRAM inputs; a
@@ -143,12 +143,12 @@ module mw_dma #(
   logic [27:0] done_q;
   logic [31:0] id_q;                // commands started
   logic        err_q;
-  logic [13:0][63:0] cnt_q;
+  logic [14*64-1:0]  cnt_q;
 
   // Bursts port: the request generator (the next run to request) and the data side.
   logic             bursts_q;       // the command runs on the bursts port
-  logic [3:0][15:0] gi_q, gc_q;     // loop indices and counts
-  logic [3:0][39:0] ga_q, gs_q;     // each loop's current start address; strides
+  logic [4*16-1:0]  gi_q, gc_q;     // loop indices and counts
+  logic [4*40-1:0]  ga_q, gs_q;     // each loop's current start address; strides
   logic             gmore_q;        // runs left to request
   logic [23:0]      run_q;          // run bytes
   logic [23:0]      rr_q;           // bytes left in the run whose beats move now
@@ -188,8 +188,8 @@ module mw_dma #(
   // The run after the one requested now: the lowest loop that does not wrap steps by its stride,
   // the loops inside it restart at its new address. In the start cycle from the head's
   // descriptor, later from the generator's registers.
-  logic [3:0][15:0] src_i, src_c, nx_i;
-  logic [3:0][39:0] src_a, src_s, nx_a;
+  logic [4*16-1:0]  src_i, src_c, nx_i;
+  logic [4*40-1:0]  src_a, src_s, nx_a;
   logic             nx_more;
   always_comb begin
     if (start) begin
@@ -197,7 +197,7 @@ module mw_dma #(
       src_c = h_cnt;
       src_s = h_stride;
       for (int k = 0; k < 4; k++) begin
-        src_a[k] = h_addr;
+        src_a[k*40 +: 40] = h_addr;
       end
     end else begin
       src_i = gi_q;
@@ -209,13 +209,13 @@ module mw_dma #(
     nx_a    = src_a;
     nx_more = 1'b0;
     for (int k = 0; k < 4; k++) begin
-      if (!nx_more && ({1'b0, src_i[k]} + 17'd1 < {1'b0, src_c[k]})) begin
+      if (!nx_more && ({1'b0, src_i[k*16 +: 16]} + 17'd1 < {1'b0, src_c[k*16 +: 16]})) begin
         nx_more  = 1'b1;
-        nx_i[k]  = src_i[k] + 16'd1;
-        nx_a[k]  = src_a[k] + src_s[k];
+        nx_i[k*16 +: 16]  = src_i[k*16 +: 16] + 16'd1;
+        nx_a[k*40 +: 40]  = src_a[k*40 +: 40] + src_s[k*40 +: 40];
         for (int j = 0; j < k; j++) begin
-          nx_i[j] = '0;
-          nx_a[j] = src_a[k] + src_s[k];
+          nx_i[j*16 +: 16] = '0;
+          nx_a[j*40 +: 40] = src_a[k*40 +: 40] + src_s[k*40 +: 40];
         end
       end
     end
@@ -228,18 +228,18 @@ module mw_dma #(
     wt_wr_en_o    = '0;
     acc_wr_en_o   = '0;
     for (int unsigned l = 0; l < BeatBytes; l++) begin
-      in_wr_addr_o[l] = InAW'(base_q + off_q + l);
-      wt_wr_addr_o[l] = WtAW'(base_q + off_q + l);
-      in_wr_data_o[l] = dram_rd_data_i[l*8 +: 8];
-      wt_wr_data_o[l] = dram_rd_data_i[l*8 +: 8];
+      in_wr_addr_o[l*InAW +: InAW] = InAW'(base_q + off_q + l);
+      wt_wr_addr_o[l*WtAW +: WtAW] = WtAW'(base_q + off_q + l);
+      in_wr_data_o[l*8 +: 8] = dram_rd_data_i[l*8 +: 8];
+      wt_wr_data_o[l*8 +: 8] = dram_rd_data_i[l*8 +: 8];
       if (rd_beat && (l < nb)) begin
         in_wr_en_o[l] = (op_q == OpLoadIn);
         wt_wr_en_o[l] = (op_q == OpLoadWt);
       end
     end
     for (int unsigned l = 0; l < BeatWords; l++) begin
-      acc_wr_addr_o[l] = AccAW'(base_q + (off_q >> 2) + l);
-      acc_wr_data_o[l] = dram_rd_data_i[l*32 +: 32];
+      acc_wr_addr_o[l*AccAW +: AccAW] = AccAW'(base_q + (off_q >> 2) + l);
+      acc_wr_data_o[l*32 +: 32] = dram_rd_data_i[l*32 +: 32];
       acc_wr_en_o[l]   = rd_beat && (op_q == OpLoadPsum) && (4 * l < nb);
     end
   end
@@ -289,10 +289,10 @@ module mw_dma #(
     acc_rd_en_o   = '0;
     for (int unsigned l = 0; l < BeatBytes; l++) begin
       if (ra_op == OpStore) begin
-        acc_rd_addr_o[l] = AccAW'(ra_base + ra_off + l);
+        acc_rd_addr_o[l*AccAW +: AccAW] = AccAW'(ra_base + ra_off + l);
         acc_rd_en_o[l]   = ra_req && (l < ra_nb);
       end else if (l < BeatWords) begin
-        acc_rd_addr_o[l] = AccAW'(ra_base + (ra_off >> 2) + l);
+        acc_rd_addr_o[l*AccAW +: AccAW] = AccAW'(ra_base + (ra_off >> 2) + l);
         acc_rd_en_o[l]   = ra_req && (4 * l < ra_nb);
       end
     end
@@ -301,14 +301,14 @@ module mw_dma #(
 
   // A beat from accumulator words: stores one byte per word, requantized (saturate(acc >>>
   // shift) to int8), spills the raw words; lanes at or above `bytes` are zero.
-  function automatic logic [BeatBytes*8-1:0] beat_of(input logic [BeatBytes-1:0][31:0] w,
+  function automatic logic [BeatBytes*8-1:0] beat_of(input logic [BeatBytes*32-1:0] w,
                                                      input logic [3:0] op,
                                                      input logic [31:0] bytes);
     logic signed [31:0] sh;
     beat_of = '0;
     if (op == OpStore) begin
       for (int unsigned l = 0; l < BeatBytes; l++) begin
-        sh = $signed(w[l]) >>> shift_i;
+        sh = $signed(w[l*32 +: 32]) >>> shift_i;
         if (l < bytes) begin
           if (sh > 32'sd127) begin
             beat_of[l*8 +: 8] = 8'h7f;
@@ -322,7 +322,7 @@ module mw_dma #(
     end else begin
       for (int unsigned l = 0; l < BeatWords; l++) begin
         if (4 * l < bytes) begin
-          beat_of[l*32 +: 32] = w[l];
+          beat_of[l*32 +: 32] = w[l*32 +: 32];
         end
       end
     end
@@ -390,8 +390,10 @@ module mw_dma #(
   end
 
   // The queue never overflows: a beat arrives only when fewer than two were held or in flight.
+  `ifndef SYNTHESIS
   dma_acc_queue_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
       !(pf_cnt_q == 2'd2 && pf_inf_q));
+  `endif
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -446,8 +448,9 @@ module mw_dma #(
             run_q    <= h_run;
             rr_q     <= h_run;
             dr_q     <= '0;
-            if (bursts_i && ((h_run == '0) != (h_bytes == '0) || h_cnt[0] == '0 ||
-                             h_cnt[1] == '0 || h_cnt[2] == '0 || h_cnt[3] == '0)) begin
+            if (bursts_i && ((h_run == '0) != (h_bytes == '0) || h_cnt[0 +: 16] == '0 ||
+                             h_cnt[16 +: 16] == '0 || h_cnt[32 +: 16] == '0 ||
+                             h_cnt[48 +: 16] == '0)) begin
               err_q <= 1'b1;  // a descriptor that moves nothing, or bytes without a run
             end
             if (h_op == OpSpill || h_op == OpStore) begin
@@ -455,7 +458,8 @@ module mw_dma #(
             end else begin
               state_q <= StRead;
             end
-            if (!(h_op inside {OpLoadIn, OpLoadWt, OpLoadPsum, OpSpill, OpStore})) begin
+            if (!(h_op == OpLoadIn || h_op == OpLoadWt || h_op == OpLoadPsum || h_op == OpSpill ||
+                  h_op == OpStore)) begin
               err_q <= 1'b1;
             end
           end
@@ -500,37 +504,37 @@ module mw_dma #(
       // written, 12 busy cycles, 13 data-phase cycles without a beat (DRAM stalls).
       if (rd_beat || wr_beat) begin
         unique case (op_q)
-          OpLoadIn:   cnt_q[0] <= cnt_q[0] + 64'(nb);
-          OpLoadWt:   cnt_q[1] <= cnt_q[1] + 64'(nb);
-          OpLoadPsum: cnt_q[2] <= cnt_q[2] + 64'(nb);
-          OpSpill:    cnt_q[3] <= cnt_q[3] + 64'(nb);
-          OpStore:    cnt_q[4] <= cnt_q[4] + 64'(nb);
+          OpLoadIn:   cnt_q[0 +: 64] <= cnt_q[0 +: 64] + 64'(nb);
+          OpLoadWt:   cnt_q[64 +: 64] <= cnt_q[64 +: 64] + 64'(nb);
+          OpLoadPsum: cnt_q[128 +: 64] <= cnt_q[128 +: 64] + 64'(nb);
+          OpSpill:    cnt_q[192 +: 64] <= cnt_q[192 +: 64] + 64'(nb);
+          OpStore:    cnt_q[256 +: 64] <= cnt_q[256 +: 64] + 64'(nb);
           default: ;
         endcase
         if (op_q == OpLoadPsum) begin
-          cnt_q[11] <= cnt_q[11] + 64'(nb[31:2]);
+          cnt_q[704 +: 64] <= cnt_q[704 +: 64] + 64'(nb[31:2]);
         end else if (op_q == OpSpill) begin
-          cnt_q[10] <= cnt_q[10] + 64'(nb[31:2]);
+          cnt_q[640 +: 64] <= cnt_q[640 +: 64] + 64'(nb[31:2]);
         end else if (op_q == OpStore) begin
-          cnt_q[10] <= cnt_q[10] + 64'(nb);
+          cnt_q[640 +: 64] <= cnt_q[640 +: 64] + 64'(nb);
         end
       end
       if (done_now) begin
         unique case (op_q)
-          OpLoadIn:   cnt_q[5] <= cnt_q[5] + 64'd1;
-          OpLoadWt:   cnt_q[6] <= cnt_q[6] + 64'd1;
-          OpLoadPsum: cnt_q[7] <= cnt_q[7] + 64'd1;
-          OpSpill:    cnt_q[8] <= cnt_q[8] + 64'd1;
-          OpStore:    cnt_q[9] <= cnt_q[9] + 64'd1;
+          OpLoadIn:   cnt_q[320 +: 64] <= cnt_q[320 +: 64] + 64'd1;
+          OpLoadWt:   cnt_q[384 +: 64] <= cnt_q[384 +: 64] + 64'd1;
+          OpLoadPsum: cnt_q[448 +: 64] <= cnt_q[448 +: 64] + 64'd1;
+          OpSpill:    cnt_q[512 +: 64] <= cnt_q[512 +: 64] + 64'd1;
+          OpStore:    cnt_q[576 +: 64] <= cnt_q[576 +: 64] + 64'd1;
           default: ;
         endcase
       end
       if (state_q != StIdle) begin
-        cnt_q[12] <= cnt_q[12] + 64'd1;
+        cnt_q[768 +: 64] <= cnt_q[768 +: 64] + 64'd1;
       end
       if (((state_q == StRead) && !dram_rd_valid_i && (off_q != '0)) ||
           (dram_wr_valid_o && !dram_wr_ready_i)) begin
-        cnt_q[13] <= cnt_q[13] + 64'd1;
+        cnt_q[832 +: 64] <= cnt_q[832 +: 64] + 64'd1;
       end
     end
   end
@@ -543,7 +547,7 @@ module mw_dma #(
   assign dram_req_valid_o = req;
   assign dram_req_write_o = start ? ((h_op == OpSpill) || (h_op == OpStore)) : op_write;
   assign dram_req_bytes_o = start ? (bursts_i ? 32'(h_run) : h_bytes) : 32'(run_q);
-  assign dram_req_addr_o  = start ? h_addr : ga_q[0];
+  assign dram_req_addr_o  = start ? h_addr : ga_q[0 +: 40];
   assign dram_req_id_o    = start ? id_q : id_q - 32'd1;  // the command's index
   // Bursts port: a write beat leaves only once its run has been requested.
   assign dram_wr_valid_o  = (state_q == StWrite) && (!bursts_q || (dr_q < rq_q)) && wr_have;
@@ -556,6 +560,7 @@ module mw_dma #(
 
   // The write-data handshake (simulation only, kept with --assert): a beat offered and not taken
   // stays offered, unchanged, in the next cycle.
+  `ifndef SYNTHESIS
   dram_wr_hold_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
       (dram_wr_valid_o && !dram_wr_ready_i) |=> (dram_wr_valid_o && $stable(dram_wr_data_o)));
   // The DRAM side's rules: read beats only for an outstanding read (err_q also records it, as
@@ -573,5 +578,6 @@ module mw_dma #(
       (rd_beat && bursts_q) |-> (dram_rd_last_i == run_end));
   dram_bursts_max_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
       32'(out_q) <= MaxBursts);
+  `endif
 
 endmodule

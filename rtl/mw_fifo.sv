@@ -72,10 +72,12 @@ module mw_fifo #(
 
   // Contract of the callers (simulation only, kept with --assert): a push into a full queue
   // would lose its entry, a pop of an empty one would desynchronize the consumer.
+  `ifndef SYNTHESIS
   fifo_overflow_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
       !(push_i && (cnt_q == CntW'(Depth))));
   fifo_underflow_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
       !(pop_i && (cnt_q == '0)));
+  `endif
 
   assign valid_o = (cnt_q != '0);
   assign rdata_o = mem_q[rptr_q];

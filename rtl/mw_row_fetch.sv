@@ -22,10 +22,10 @@ module mw_row_fetch #(
   input  logic [Lanes-1:0]      mask_i,      // lanes of the requested row that carry data
   input  logic                  gnt_i,       // the buffer grants the request in this cycle
   input  logic                  rd_valid_i,  // the row granted in the previous cycle arrives
-  input  logic [Lanes-1:0][Width-1:0] rd_data_i,
+  input  logic [Lanes*Width-1:0]      rd_data_i,
   output logic                  ask_o,       // request the next row
   output logic                  valid_o,     // row_o holds a row for the mesh
-  output logic [Lanes-1:0][Width-1:0] row_o
+  output logic [Lanes*Width-1:0]      row_o
 );
 
   if (Lanes < 1 || Lanes > 64) begin : gen_bad_lanes
@@ -35,12 +35,13 @@ module mw_row_fetch #(
   logic [31:0]           left_q;   // rows of the fold still to request
   logic                  prog_q;   // a request waits for its grant
   logic                  held_q;   // a granted row waits for the mesh
-  logic [Lanes-1:0][Width-1:0] hdata_q;
+  logic [Lanes*Width-1:0]      hdata_q;
   logic [Lanes-1:0]      mask_q;   // data lanes of the last granted row
 
   always_comb begin
     for (int unsigned i = 0; i < Lanes; i++) begin
-      row_o[i] = held_q ? hdata_q[i] : (mask_q[i] ? rd_data_i[i] : '0);
+      row_o[i*Width +: Width] = held_q ? hdata_q[i*Width +: Width] :
+                                (mask_q[i] ? rd_data_i[i*Width +: Width] : '0);
     end
   end
   assign valid_o = rd_valid_i || held_q;

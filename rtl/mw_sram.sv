@@ -28,8 +28,10 @@ module mw_sram #(
   logic [Width-1:0] rd_q;
 
   // Every enabled port addresses a word of the macro (simulation only, kept with --assert).
+  `ifndef SYNTHESIS
   sram_rd_range_a: assert property (@(posedge clk_i) !rd_en_i || (32'(rd_addr_i) < Depth));
   sram_wr_range_a: assert property (@(posedge clk_i) !wr_en_i || (32'(wr_addr_i) < Depth));
+  `endif
 
   always_ff @(posedge clk_i) begin
     if (rd_en_i && (32'(rd_addr_i) < Depth)) begin

@@ -19,6 +19,7 @@ PKGS=(
   openmpi-bin libopenmpi-dev    # mpirun -np K mapwright sweep (flows/dist/)
   clang-14 libclang-rt-14-dev   # fuzz targets: clang with libFuzzer, ASan, UBSan (fuzz/)
   clang-format-14               # the C++ style check (scripts/check-format.sh)
+  yosys                         # mapwright synth: logic synthesis of rtl/ (flows/synth/)
 )
 
 missing=()

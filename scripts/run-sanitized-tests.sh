@@ -7,10 +7,11 @@
 # Suppressions (third-party code only, one reason per entry) live in tests/sanitize/.
 # The C++ Verilator generates from rtl/ is compiled without instrumentation (CMakeLists.txt).
 # Every test runs but those labelled verilator_only (lint and parameter checks of the RTL, which
-# run Verilator and none of our code: the plain suite runs them) and those labelled python (the
+# run Verilator and none of our code: the plain suite runs them), those labelled python (the
 # Python module's pytest files: an ASan-instrumented extension cannot load into the plain
-# interpreter, so the sanitized build does not build the module; the plain suite runs them);
-# tests/rtl is not built at all (tests/CMakeLists.txt says why). The CLI tests find the RTL
+# interpreter, so the sanitized build does not build the module; the plain suite runs them) and
+# yosys_only (the synthesis smoke: yosys' run, with our CLI around it covered by the other synth
+# tests); tests/rtl is not built at all (tests/CMakeLists.txt says why). The CLI tests find the RTL
 # models the plain suite built in build/model-cache (plain builds in both presets).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,7 +23,7 @@ mkdir -p "$reports"
 export ASAN_OPTIONS="detect_leaks=1:halt_on_error=1:abort_on_error=0:log_path=$reports/report${ASAN_OPTIONS:+:$ASAN_OPTIONS}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1:suppressions=$PWD/tests/sanitize/ubsan.supp:log_path=$reports/report${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}"
 set +e
-ctest --preset sanitize -j "$(nproc 2>/dev/null || echo 2)" -LE 'verilator_only|python' "$@"
+ctest --preset sanitize -j "$(nproc 2>/dev/null || echo 2)" -LE 'verilator_only|python|yosys_only' "$@"
 rc=$?
 set -e
 if compgen -G "$reports/*" >/dev/null; then

@@ -18,8 +18,9 @@
 #   flows     <- everything above            the commands
 #   apps      <- flows, rtlpool              the thin mains
 #   python    <- everything but systemc      the Python module (RTL runs go through rtlpool)
-# Inside flows: the report never includes the run command's headers, and the run record
-# (flows/run/run_record.cpp, or flows/record/) never includes the model.
+# Inside flows: the report never includes the run command's headers, the run record
+# (flows/run/run_record.cpp, or flows/record/) never includes the model, and synthesis
+# (flows/synth/: yosys on the RTL) sees only support, core and the RTL parameters (rtlpool).
 cmake_minimum_required(VERSION 3.22)
 if(NOT SOURCE_DIR)
   message(FATAL_ERROR "usage: cmake -DSOURCE_DIR=<repo> -P tests/layering.cmake")
@@ -86,6 +87,10 @@ foreach(e ${entries})
   endif()
   if(file MATCHES "^flows/(record/|run/run_record\\.)" AND line MATCHES "[<\"]mapwright/model/")
     list(APPEND found "${file}: ${line}: the run record may not include the model")
+  endif()
+  if(file MATCHES "^flows/synth/" AND line MATCHES "[<\"]mapwright/([a-z_]+)/"
+     AND NOT CMAKE_MATCH_1 MATCHES "^(support|core|rtlpool|flows)$")
+    list(APPEND found "${file}: ${line}: flows/synth may include only support, core, rtlpool")
   endif()
   # ONNX and protobuf: only the frontend (and its tests) include them, anywhere in the tree.
   if(line MATCHES "[<\"](onnx|google/protobuf)/" AND NOT file MATCHES "^(tests/)?frontend/"

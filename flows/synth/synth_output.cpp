@@ -1,0 +1,119 @@
+// The forms of a synthesis result: the text table `mapwright synth` prints, the JSON it prints
+// with --json and always writes to <out>/synth.json, and the command itself (exit codes).
+
+#include <nlohmann/json.hpp>
+
+#include <iomanip>
+#include <iostream>
+
+#include "common/files.hpp"
+#include "mapwright/flows/synth.hpp"
+#include "mapwright/support/error.hpp"
+
+namespace fs = std::filesystem;
+
+namespace mapwright::flows {
+
+namespace {
+
+nlohmann::json figures_json(const SynthFigures& f) {
+  return {{"cells", f.cells},
+          {"flops", f.flops},
+          {"latches", f.latches},
+          {"memories", f.memories},
+          {"memory_bits", f.memory_bits},
+          {"transistors", f.transistors},
+          {"depth", f.depth},
+          {"cells_by_type", f.cells_by_type}};
+}
+
+/// One row of the text table.
+void row(std::ostream& out, const std::string& name, const std::string& inst,
+         const SynthFigures& f) {
+  out << std::left << std::setw(12) << name << std::right << std::setw(7) << inst << std::setw(10)
+      << f.cells << std::setw(8) << f.flops << std::setw(8) << f.latches << std::setw(6)
+      << f.memories << std::setw(12) << f.memory_bits << std::setw(12) << f.transistors
+      << std::setw(7) << f.depth << "\n";
+}
+
+}  // namespace
+
+std::string synth_json(const SynthResult& r) {
+  nlohmann::json j;
+  j["arch"] = r.arch;
+  j["params"] = {{"Rows", r.params.rows},
+                 {"Cols", r.params.cols},
+                 {"InBufBytes", r.params.input_bytes},
+                 {"WtBufBytes", r.params.weight_bytes},
+                 {"AccBufWords", r.params.accum_words},
+                 {"BeatBytes", r.params.beat_bytes},
+                 {"BufBanks", r.params.banks}};
+  j["yosys"] = r.yosys_version;
+  j["check_clean"] = r.check_clean;
+  j["design"] = figures_json(r.design);
+  nlohmann::json mods = nlohmann::json::array();
+  for (const auto& m : r.modules) {
+    nlohmann::json e = figures_json(m.total);
+    e["module"] = m.name;
+    e["instances"] = m.instances;
+    e["variants"] = m.variants;
+    mods.push_back(e);
+  }
+  j["modules"] = mods;
+  j["seconds"] = r.seconds;
+  j["peak_rss_mib"] = r.peak_rss_mib;
+  j["out_dir"] = r.out_dir;
+  return j.dump(2) + "\n";
+}
+
+void print_synth(const SynthResult& r, std::ostream& out) {
+  const SynthParams& p = r.params;
+  out << "synth " << r.arch << ": mw_accel Rows " << p.rows << ", Cols " << p.cols
+      << ", InBufBytes " << p.input_bytes << ", WtBufBytes " << p.weight_bytes << ", AccBufWords "
+      << p.accum_words << ", BeatBytes " << p.beat_bytes << ", BufBanks " << p.banks << " ("
+      << r.yosys_version << ")\n";
+  out << std::left << std::setw(12) << "module" << std::right << std::setw(7) << "inst"
+      << std::setw(10) << "cells" << std::setw(8) << "flops" << std::setw(8) << "latches"
+      << std::setw(6) << "mems" << std::setw(12) << "mem bits" << std::setw(12) << "transistors"
+      << std::setw(7) << "depth"
+      << "\n";
+  for (const auto& m : r.modules) row(out, m.name, std::to_string(m.instances), m.total);
+  row(out, "design", "", r.design);
+  out << "check: " << (r.check_clean ? "clean" : "problems") << ", latches: " << r.design.latches
+      << ", memories kept as macros: " << r.design.memories << " (" << r.design.memory_bits
+      << " bits)\n"
+      << "cells: each module's own (submodules in their rows), summed over its instances; "
+         "transistors: yosys' CMOS estimate without the memory macros; depth: longest "
+         "combinational path in cells (design: flattened; module: its own logic, paths through "
+         "submodules cut)\n"
+      << "yosys: " << std::fixed << std::setprecision(1) << r.seconds << " s, peak "
+      << std::setprecision(0) << r.peak_rss_mib << " MiB; reports and log in " << r.out_dir << "\n";
+}
+
+int cmd_synth(const SynthOptions& o, std::ostream& out) {
+  const core::Arch arch = core::load_arch(o.arch);
+  synth_params(arch, "--arch " + o.arch);  // refused here, naming the file, before any work
+  const SynthOutcome s = synthesize(arch, o.rtl_dir, o.out_dir);
+  switch (s.failure) {
+    case SynthFailureKind::None:
+      break;
+    case SynthFailureKind::NoYosys:
+      std::cerr << "synth: " << s.message << "\n";
+      return 1;
+    case SynthFailureKind::Yosys:
+      std::cerr << "synth: yosys failed: " << s.message << " (log: " << s.log << ")\n";
+      return 1;
+    case SynthFailureKind::BadReport:
+      std::cerr << "synth: yosys' reports unreadable: " << s.message << " (log: " << s.log << ")\n";
+      return 1;
+  }
+  const std::string json = synth_json(s.result);
+  write_atomic(fs::path(s.result.out_dir) / "synth.json", json);
+  if (o.json)
+    out << json;
+  else
+    print_synth(s.result, out);
+  return 0;
+}
+
+}  // namespace mapwright::flows

@@ -1,0 +1,45 @@
+# The synthesis smoke: `mapwright synth --json` on the smallest architecture (2x2) runs yosys on
+# the RTL and must report a clean check, no latch, the buffers and queues kept as memory macros
+# and every figure of the JSON form.
+# Usage: cmake -DMW=<mapwright> -DARCH=<yaml> -DOUT=<folder> -P tests/apps/synth_smoke.cmake
+cmake_minimum_required(VERSION 3.22)
+execute_process(COMMAND ${MW} synth --arch ${ARCH} --json --out ${OUT}
+  OUTPUT_VARIABLE json ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "mapwright synth exited ${rc}: ${err}")
+endif()
+# A field of the JSON output, or a failure naming it.
+function(field out)
+  string(JSON v ERROR_VARIABLE e GET "${json}" ${ARGN})
+  if(e)
+    message(FATAL_ERROR "synth --json lacks ${ARGN}: ${e}")
+  endif()
+  set(${out} "${v}" PARENT_SCOPE)
+endfunction()
+field(clean check_clean)
+field(latches design latches)
+field(mems design memories)
+field(bits design memory_bits)
+field(flops design flops)
+field(cells design cells)
+field(xtors design transistors)
+field(depth design depth)
+field(rows params Rows)
+field(pe_flops modules 0 flops)
+if(NOT clean STREQUAL "ON" AND NOT clean STREQUAL "true")
+  message(FATAL_ERROR "check not clean: ${clean}")
+endif()
+if(NOT latches EQUAL 0)
+  message(FATAL_ERROR "${latches} latches")
+endif()
+# Input, weight and accumulator buffers and the two command queues: five macros, and at least
+# the buffers' bits (16 KiB + 16 KiB + 2048 x 32 bits).
+if(mems LESS 5 OR bits LESS 327680)
+  message(FATAL_ERROR "memories not kept as macros: ${mems} macros, ${bits} bits")
+endif()
+if(NOT rows EQUAL 2 OR flops LESS 1000 OR cells LESS flops OR xtors LESS cells OR depth LESS 10)
+  message(FATAL_ERROR "implausible figures: rows ${rows}, cells ${cells}, flops ${flops}, "
+                      "transistors ${xtors}, depth ${depth}")
+endif()
+message(STATUS "synth smoke: ${cells} cells, ${flops} flops, ${mems} macros (${bits} bits), "
+               "${xtors} transistors, depth ${depth}")

@@ -1,0 +1,3 @@
+// Fixture of tests/layering.cmake (tests/layering/README.md):
+// synthesis including the model.
+#include "mapwright/model/surrogate.hpp"
