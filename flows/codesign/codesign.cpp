@@ -58,6 +58,7 @@ json point_json(const CodesignSpace& s, const PointResult& p) {
   j["over_area"] = p.over_area;
   j["infeasible"] = p.infeasible;
   j["covers"] = p.covers;
+  j["seconds"] = p.seconds;
   json nets = json::array();
   for (size_t w = 0; w < p.cycles.size(); ++w)
     nets.push_back({{"network", s.workload[w].name},
@@ -80,14 +81,15 @@ std::string points_csv(const CodesignSpace& s, const SearchOutcome& r) {
       const long long v = s.values[k][p.index[k]];
       if (k == static_cast<int>(HwParam::Dataflows)) {
         std::string names;
-        for (const auto& n : dataflow_names(v)) names += (names.empty() ? "" : "+") + n.get<std::string>();
+        for (const auto& n : dataflow_names(v))
+          names += (names.empty() ? "" : "+") + n.get<std::string>();
         c << names << ",";
       } else {
         c << v << ",";
       }
     }
-    c << fmt_g(p.area_mm2, 10) << "," << fmt_g(p.cost, 12) << "," << fmt_g(p.lower_bound, 12)
-      << "," << (p.exact ? 1 : 0) << "," << (p.feasible() ? 1 : 0) << "," << p.covers;
+    c << fmt_g(p.area_mm2, 10) << "," << fmt_g(p.cost, 12) << "," << fmt_g(p.lower_bound, 12) << ","
+      << (p.exact ? 1 : 0) << "," << (p.feasible() ? 1 : 0) << "," << p.covers;
     for (size_t w = 0; w < s.workload.size(); ++w)
       c << "," << (w < p.cycles.size() ? fmt_g(p.cycles[w], 12) : "") << ","
         << (w < p.energy_pj.size() ? fmt_g(p.energy_pj[w], 12) : "");
@@ -191,8 +193,8 @@ void check_options(const CodesignOptions& o, const CodesignSpace& s) {
 int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
   const CodesignSpace s = load_codesign_space(o.space);
   check_options(o, s);
-  const fs::path dir =
-      o.out_dir.empty() ? fs::path("runs") / ("codesign-" + safe_name(s.name)) : fs::path(o.out_dir);
+  const fs::path dir = o.out_dir.empty() ? fs::path("runs") / ("codesign-" + safe_name(s.name))
+                                         : fs::path(o.out_dir);
   make_output_dir(dir);
   const FolderLock lock(dir, "--out");
   const uint64_t seed = o.seed_given ? o.seed : s.seed;

@@ -46,8 +46,12 @@ core::Arch point_arch(const CodesignSpace& s, const HwIndex& i);
 /// Why the RTL cannot be built for point `i` ("" when it can): banked buffers need at least
 /// max(rows, cols, DRAM bytes per cycle) banks (core/src/arch.cpp check_banks).
 std::string unbuildable(const CodesignSpace& s, const HwIndex& i);
+/// The box's largest buffers with its smallest buffers' per-access energies (the same as the
+/// largest's unless energy.capacity_scaling), everything else as in the box's last point.
+core::Arch buffer_relaxed_arch(const CodesignSpace& s, const HwBox& b);
 /// The box's relaxed architecture: the largest array, bandwidth and buffers of the box, the
-/// union of its dataflow sets and multi-ported buffers (no bank stalls). Every point of the box
+/// union of its dataflow sets, multi-ported buffers (no bank stalls) and the smallest buffers'
+/// per-access energies. Every point of the box
 /// has a subset of its mappings, each at no lower cost, so its bounds hold for the whole box.
 core::Arch relaxed_arch(const CodesignSpace& s, const HwBox& b);
 
@@ -72,28 +76,29 @@ double compose_layer_bounds(const core::Objective& o, const std::vector<double>&
 
 /// One layer at one point: the chosen mapping's figures and the proven bound on its cost.
 struct LayerFigures {
-  bool found = false;    ///< A mapping fits.
-  bool optimal = false;  ///< The mapper proved it optimal.
-  core::Mapping mapping;  ///< The chosen mapping.
-  core::Metrics metrics;  ///< Its surrogate metrics on the point's architecture.
-  double cost = 0;        ///< Its objective.
+  bool found = false;      ///< A mapping fits.
+  bool optimal = false;    ///< The mapper proved it optimal.
+  core::Mapping mapping;   ///< The chosen mapping.
+  core::Metrics metrics;   ///< Its surrogate metrics on the point's architecture.
+  double cost = 0;         ///< Its objective.
   double lower_bound = 0;  ///< Proven lower bound on the layer's optimum.
 };
 
 /// One evaluated hardware point.
 struct PointResult {
-  HwIndex index{};                  ///< The point.
-  std::string unbuildable;          ///< Why the RTL cannot have it ("" = buildable).
-  double area_mm2 = 0;              ///< model::estimate_area.
-  std::vector<double> cycles;       ///< Per network.
-  std::vector<double> energy_pj;    ///< Per network.
-  double cost = 0;                  ///< Workload cost of the chosen mappings.
-  double lower_bound = 0;           ///< Proven lower bound on the point's cost.
-  bool exact = false;               ///< Every layer proved optimal (cost == its bound).
-  bool found = false;               ///< Every layer has a mapping.
-  bool over_area = false;           ///< Above constraints.max_area_mm2.
-  std::string infeasible;           ///< The latency or energy limit it breaks, or no mapping.
-  double covers = 1;                ///< Points of the same cost it stands for (exact search).
+  HwIndex index{};                ///< The point.
+  std::string unbuildable;        ///< Why the RTL cannot have it ("" = buildable).
+  double area_mm2 = 0;            ///< model::estimate_area.
+  std::vector<double> cycles;     ///< Per network.
+  std::vector<double> energy_pj;  ///< Per network.
+  double cost = 0;                ///< Workload cost of the chosen mappings.
+  double lower_bound = 0;         ///< Proven lower bound on the point's cost.
+  bool exact = false;             ///< Every layer proved optimal (cost == its bound).
+  bool found = false;             ///< Every layer has a mapping.
+  bool over_area = false;         ///< Above constraints.max_area_mm2.
+  std::string infeasible;         ///< The latency or energy limit it breaks, or no mapping.
+  double covers = 1;              ///< Points of the same cost it stands for (exact search).
+  double seconds = 0;             ///< Wall time of its evaluation.
   /// Buildable, every layer mapped, within every constraint.
   bool feasible() const { return on_front_axis() && !over_area; }
   /// Buildable, every layer mapped, within the latency and energy limits (any area).
@@ -124,19 +129,19 @@ class PointEvaluator {
   void compose(PointResult& r, const std::vector<LayerFigures>& f) const;
   /// Seconds since construction.
   double elapsed() const;
-  long long solves() const { return solves_; }     ///< Mapper solves run.
-  long long memo_hits() const { return hits_; }    ///< Solves answered from the memo.
+  long long solves() const { return solves_; }       ///< Mapper solves run.
+  long long memo_hits() const { return hits_; }      ///< Solves answered from the memo.
   const CodesignSpace& space() const { return s_; }  ///< The space.
 
  private:
-  const CodesignSpace& s_;                                ///< The space.
-  std::vector<core::Layer> layers_;                       ///< Unique layers.
+  const CodesignSpace& s_;                                 ///< The space.
+  std::vector<core::Layer> layers_;                        ///< Unique layers.
   std::vector<std::vector<std::pair<size_t, int>>> uses_;  ///< Per network, ids and counts.
-  std::map<std::string, LayerFigures> memo_;              ///< (layer, arch) -> solve.
-  std::mutex memo_mu_;                                    ///< Guards memo_ and the counters.
-  long long solves_ = 0;                                  ///< Mapper solves.
-  long long hits_ = 0;                                    ///< Memo hits.
-  double t0_ = 0;                                         ///< Start, steady-clock seconds.
+  std::map<std::string, LayerFigures> memo_;               ///< (layer, arch) -> solve.
+  std::mutex memo_mu_;                                     ///< Guards memo_ and the counters.
+  long long solves_ = 0;                                   ///< Mapper solves.
+  long long hits_ = 0;                                     ///< Memo hits.
+  double t0_ = 0;                                          ///< Start, steady-clock seconds.
 };
 
 /// What a searcher found.

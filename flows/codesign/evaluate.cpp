@@ -18,8 +18,7 @@ namespace mapwright::flows::codesign {
 namespace {
 
 double now_s() {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch())
-      .count();
+  return std::chrono::duration<double>(std::chrono::steady_clock::now().time_since_epoch()).count();
 }
 
 /// Every architecture field a mapper solve depends on that a space can change.
@@ -29,8 +28,8 @@ std::string arch_key(const Arch& a) {
     << a.accum_buf_bytes << ":" << a.dram_bytes_per_cycle << ":" << a.buffer_banks << ":";
   for (Dataflow d : a.dataflows) k << dataflow_name(d);
   const EnergyTable& e = a.energy;
-  k << ":" << e.mac_pj << "," << e.input_buf_pj << "," << e.weight_buf_pj << ","
-    << e.accum_buf_pj << "," << e.dram_pj_per_byte << "," << e.pe_static_pj;
+  k << ":" << e.mac_pj << "," << e.input_buf_pj << "," << e.weight_buf_pj << "," << e.accum_buf_pj
+    << "," << e.dram_pj_per_byte << "," << e.pe_static_pj;
   return k.str();
 }
 
@@ -66,7 +65,8 @@ LayerFigures PointEvaluator::solve(size_t u, const Arch& a, double deadline_s) {
   o.objective = s_.objective;
   o.target_gap = 0;
   o.time_limit_s = s_.mapper_time_limit_s;
-  if (deadline_s > 0) o.time_limit_s = std::max(1e-3, std::min(o.time_limit_s, deadline_s - elapsed()));
+  if (deadline_s > 0)
+    o.time_limit_s = std::max(1e-3, std::min(o.time_limit_s, deadline_s - elapsed()));
   const mapper::Result r = mapper::solve(layers_[u], a, o);
   LayerFigures f;
   f.found = r.found;
@@ -88,8 +88,10 @@ LayerFigures PointEvaluator::from_largest_buffers(size_t u, const Arch& a, bool&
   big.accum_buf_bytes = s_.values[static_cast<int>(HwParam::AccumKib)].back() * 1024;
   big.weight_buf_bytes = s_.values[static_cast<int>(HwParam::WeightKib)].back() * 1024;
   big.input_buf_bytes = s_.values[static_cast<int>(HwParam::InputKib)].back() * 1024;
-  LayerFigures f = solve(u, big, deadline_s);
   ok = false;
+  // With capacity-scaled buffer energies a point's costs differ from the largest buffers'.
+  if (s_.base.energy.capacity_scaling) return LayerFigures{};
+  LayerFigures f = solve(u, big, deadline_s);
   if (!f.found || !f.optimal) return f;
   // Buffer sizes decide only which mappings fit: an optimum over the larger buffers that fits
   // this point's is optimal here, with the same figures.
@@ -140,6 +142,7 @@ void PointEvaluator::compose(PointResult& r, const std::vector<LayerFigures>& f)
 }
 
 PointResult PointEvaluator::evaluate(const HwIndex& i, double deadline_s) {
+  const double t0 = elapsed();
   PointResult r;
   r.index = i;
   const Arch a = point_arch(s_, i);
@@ -154,6 +157,7 @@ PointResult PointEvaluator::evaluate(const HwIndex& i, double deadline_s) {
     if (!ok) f[u] = solve(u, a, deadline_s);
   }
   compose(r, f);
+  r.seconds = elapsed() - t0;
   return r;
 }
 

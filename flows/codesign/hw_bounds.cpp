@@ -91,6 +91,7 @@ Arch point_arch(const CodesignSpace& s, const HwIndex& i) {
   name << "-";
   for (Dataflow d : a.dataflows) name << dataflow_name(d);
   a.name = name.str();
+  apply_capacity_scaling(a);
   return a;
 }
 
@@ -100,12 +101,21 @@ std::string unbuildable(const CodesignSpace& s, const HwIndex& i) {
   const long long need = std::max({value_of(s, i, HwParam::Rows), value_of(s, i, HwParam::Cols),
                                    value_of(s, i, HwParam::DramBw)});
   if (banks >= need) return "";
-  return "banks " + std::to_string(banks) + " < max(rows, cols, dram_bytes_per_cycle) = " +
-         std::to_string(need);
+  return "banks " + std::to_string(banks) +
+         " < max(rows, cols, dram_bytes_per_cycle) = " + std::to_string(need);
+}
+
+Arch buffer_relaxed_arch(const CodesignSpace& s, const HwBox& b) {
+  Arch a = point_arch(s, b.hi);
+  const EnergyTable smallest = point_arch(s, b.lo).energy;
+  a.energy.input_buf_pj = smallest.input_buf_pj;
+  a.energy.weight_buf_pj = smallest.weight_buf_pj;
+  a.energy.accum_buf_pj = smallest.accum_buf_pj;
+  return a;
 }
 
 Arch relaxed_arch(const CodesignSpace& s, const HwBox& b) {
-  Arch a = point_arch(s, b.hi);
+  Arch a = buffer_relaxed_arch(s, b);
   long long mask = 0;
   const int df = static_cast<int>(HwParam::Dataflows);
   for (int k = b.lo[df]; k <= b.hi[df]; ++k) mask |= s.values[df][k];

@@ -44,11 +44,25 @@ HwIndex index_of(const CodesignSpace& s, long long k) {
   return i;
 }
 
+/// Drops from `b` the largest values of the array and buffer parameters whose every point is
+/// above the area limit (area grows with each of them).
+void tighten_by_area(const CodesignSpace& s, HwBox& b) {
+  for (const HwParam p :
+       {HwParam::Rows, HwParam::Cols, HwParam::AccumKib, HwParam::WeightKib, HwParam::InputKib}) {
+    const int k = static_cast<int>(p);
+    HwBox probe = b;
+    probe.lo[k] = b.hi[k];
+    while (b.hi[k] > b.lo[k] && area_lower_bound(s, probe) > s.max_area_mm2)
+      probe.lo[k] = --b.hi[k];
+  }
+}
+
 /// Why box `n.box` cannot hold a feasible point ("" = it may): fills n.area_lb and n.bound
 /// (at least `parent`) from the area and closed-form bounds.
 const char* bound_box(const CodesignSpace& s, Node& n, double parent) {
   n.area_lb = area_lower_bound(s, n.box);
   if (s.max_area_mm2 > 0 && n.area_lb > s.max_area_mm2) return "area";
+  if (s.max_area_mm2 > 0) tighten_by_area(s, n.box);
   const std::vector<NetworkBound> nb = closed_form_bounds(s, n.box);
   double cost = 0;
   for (size_t w = 0; w < nb.size(); ++w) {
@@ -92,15 +106,15 @@ class Exact {
   bool refine(Node& n);
   void branch(const Node& n);
 
-  PointEvaluator& ev_;                                              ///< Scores points.
-  const CodesignSpace& s_;                                          ///< The space.
-  double deadline_ = 0;                                             ///< Evaluator seconds.
-  std::priority_queue<Node, std::vector<Node>, ByBound> queue_;     ///< Open boxes.
-  long long seq_ = 0;                                               ///< Next Node::seq.
-  SearchOutcome out_;                                               ///< The answer.
-  int best_ = -1;                                                   ///< Incumbent in points.
-  double best_cost_ = INFINITY;                                     ///< Its cost.
-  double best_area_ = INFINITY;                                     ///< Its area.
+  PointEvaluator& ev_;                                           ///< Scores points.
+  const CodesignSpace& s_;                                       ///< The space.
+  double deadline_ = 0;                                          ///< Evaluator seconds.
+  std::priority_queue<Node, std::vector<Node>, ByBound> queue_;  ///< Open boxes.
+  long long seq_ = 0;                                            ///< Next Node::seq.
+  SearchOutcome out_;                                            ///< The answer.
+  int best_ = -1;                                                ///< Incumbent in points.
+  double best_cost_ = INFINITY;                                  ///< Its cost.
+  double best_area_ = INFINITY;                                  ///< Its area.
 };
 
 void Exact::push(const HwBox& b, double parent) {
@@ -134,7 +148,7 @@ void Exact::add_point(PointResult r) {
 bool Exact::refine(Node& n) {
   const HwBox& b = n.box;
   if (!unbuildable(s_, b.lo).empty()) return false;  // the same for every point of the box
-  const core::Arch lo = point_arch(s_, b.lo), hi = point_arch(s_, b.hi);
+  const core::Arch lo = point_arch(s_, b.lo), hi = buffer_relaxed_arch(s_, b);
   std::vector<LayerFigures> f(ev_.layers().size());
   bool all = true;
   for (size_t u = 0; u < f.size(); ++u) {

@@ -20,8 +20,8 @@ namespace mapwright::flows {
 
 const char* hw_param_key(HwParam p) {
   static const char* const keys[kNumHwParams] = {
-      "dataflows", "rows", "cols", "dram_bytes_per_cycle", "banks", "accum_kib", "weight_kib",
-      "input_kib"};
+      "dataflows", "rows",      "cols",       "dram_bytes_per_cycle",
+      "banks",     "accum_kib", "weight_kib", "input_kib"};
   return keys[static_cast<int>(p)];
 }
 
@@ -214,7 +214,8 @@ void read_workload(const YAML::Node& root, const std::string& where, CodesignSpa
     check_keys(w[i], where, at, {"network", "weight"});
     const std::string net = get_string(w[i], "network", where, at, "", true);
     const double weight = get_double_in(w[i], "weight", where, at, 1, 0, 1e6);
-    if (!(weight > 0)) throw SpecError(where, at + ".weight", node_text(w[i]["weight"]), "must be > 0");
+    if (!(weight > 0))
+      throw SpecError(where, at + ".weight", node_text(w[i]["weight"]), "must be > 0");
     s.workload.push_back(load_network(where, at + ".network", net, weight));
   }
 }
@@ -259,8 +260,8 @@ CodesignSpace parse_codesign_space(const std::string& text, const std::string& w
   const YAML::Node root = load_yaml_text(text, where);
   require_map(root, where, "");
   check_keys(root, where, "",
-             {"name", "description", "base", "parameters", "constraints", "workload",
-              "objective", "mapper", "area", "seed"});
+             {"name", "description", "base", "parameters", "constraints", "workload", "objective",
+              "mapper", "area", "seed", "buffer_energy"});
   CodesignSpace s;
   s.path = where;
   s.name = get_string(root, "name", where, "", fs::path(where).stem().string());
@@ -271,6 +272,12 @@ CodesignSpace parse_codesign_space(const std::string& text, const std::string& w
   } catch (const SpecError& e) {
     throw SpecError(where, "base", s.base_name, e.what());
   }
+  const std::string be = get_string(root, "buffer_energy", where, "", "capacity");
+  if (be != "capacity" && be != "fixed")
+    throw SpecError(where, "buffer_energy", be,
+                    "must be capacity (per-access energy scales with each buffer's size) or "
+                    "fixed (the base architecture's energies whatever the size)");
+  s.base.energy.capacity_scaling = be == "capacity";
   s.objective = parse_objective(get_string(root, "objective", where, "", "edp"), where);
   s.seed = static_cast<uint64_t>(
       get_int_in(root, "seed", where, "", 1, 0, static_cast<int64_t>(kMaxSeed)));

@@ -26,9 +26,11 @@ const std::string kData = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data
 /// Where inline space texts claim to live, so that relative network files resolve.
 const std::string kWhere = kData + "inline_space.yaml";
 
-/// The tiny space's text with `extra` lines appended (later keys of the tests).
-std::string tiny_text(const std::string& objective, const std::string& constraints) {
-  return "base: tiny2.yaml\n"
+/// The tiny space's text with the objective, constraints and buffer energy given.
+std::string tiny_text(const std::string& objective, const std::string& constraints,
+                      const std::string& buffer_energy = "capacity") {
+  return "base: tiny2.yaml\nbuffer_energy: " + buffer_energy +
+         "\n"
          "parameters:\n"
          "  dataflows: [[ws], [os], [ws, os, is]]\n"
          "  rows: {pow2: [2, 8]}\n"
@@ -72,6 +74,12 @@ TEST(Codesign, ExactEqualsEnumerationEdpUnderArea) {
   expect_exact_equals_grid(parse_codesign_space(tiny_text("edp", "{max_area_mm2: 0.14}"), kWhere));
 }
 
+TEST(Codesign, ExactEqualsEnumerationEdpUnderAreaWithFixedBufferEnergy) {
+  // Boxes collapse into one evaluation when the largest buffers' optima fit their smallest.
+  expect_exact_equals_grid(
+      parse_codesign_space(tiny_text("edp", "{max_area_mm2: 0.14}", "fixed"), kWhere));
+}
+
 TEST(Codesign, ExactEqualsEnumerationLatencyUnderEnergy) {
   expect_exact_equals_grid(
       parse_codesign_space(tiny_text("latency", "{max_energy_uj: 0.8}"), kWhere));
@@ -79,11 +87,13 @@ TEST(Codesign, ExactEqualsEnumerationLatencyUnderEnergy) {
 
 TEST(Codesign, ExactEqualsEnumerationEnergyUnderLatencyAndArea) {
   expect_exact_equals_grid(parse_codesign_space(
-      tiny_text("energy", "{max_latency_ms: 0.004, max_area_mm2: 0.16}"), kWhere));
+      tiny_text("energy", "{max_latency_ms: 0.004, max_area_mm2: 0.16}", "fixed"), kWhere));
 }
 
-TEST(Codesign, EveryLowerBoundIsAdmissibleOnRandomBoxes) {
-  const CodesignSpace s = parse_codesign_space(tiny_text("edp", "{}"), kWhere);
+class CodesignBounds : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CodesignBounds, EveryLowerBoundIsAdmissibleOnRandomBoxes) {
+  const CodesignSpace s = parse_codesign_space(tiny_text("edp", "{}", GetParam()), kWhere);
   PointEvaluator ev(s);
   const SearchOutcome all = search_grid(ev, 0);
   std::mt19937_64 rng(7);
@@ -104,7 +114,7 @@ TEST(Codesign, EveryLowerBoundIsAdmissibleOnRandomBoxes) {
     if (b.fixed_but_buffers()) {
       ++refined;
       for (size_t u = 0; u < ev.layers().size(); ++u)
-        hi_solve.push_back(ev.solve(u, point_arch(s, b.hi)));
+        hi_solve.push_back(ev.solve(u, buffer_relaxed_arch(s, b)));
     }
     for (const PointResult& p : all.points) {
       if (!in_box(b, p.index) || !p.found) continue;
@@ -126,6 +136,8 @@ TEST(Codesign, EveryLowerBoundIsAdmissibleOnRandomBoxes) {
   }
   EXPECT_GT(refined, 100);
 }
+
+INSTANTIATE_TEST_SUITE_P(BufferEnergy, CodesignBounds, ::testing::Values("capacity", "fixed"));
 
 TEST(Codesign, BoundsAreAdmissibleOnLargerLayersAndBankedPoints) {
   // Two layers of ResNet-18-like shapes on arrays up to 16x16, with banked buffers among the
@@ -162,9 +174,10 @@ TEST(Codesign, BoundsAreAdmissibleOnLargerLayersAndBankedPoints) {
     EXPECT_LE(nb[0].cycles, r.cycles[0] * (1 + 1e-12));
     EXPECT_LE(nb[0].energy_pj, r.energy_pj[0] * (1 + 1e-12));
     for (size_t u = 0; u < ev.layers().size(); ++u) {
-      HwIndex hi = i;
-      for (int p = static_cast<int>(HwParam::AccumKib); p < kNumHwParams; ++p) hi[p] = b.hi[p];
-      EXPECT_LE(ev.solve(u, point_arch(s, hi)).lower_bound,
+      HwBox bb{i, i};  // the point with the box's buffers above it
+      for (int p = static_cast<int>(HwParam::AccumKib); p < kNumHwParams; ++p)
+        bb.hi[p] = std::max(i[p], b.hi[p]);
+      EXPECT_LE(ev.solve(u, buffer_relaxed_arch(s, bb)).lower_bound,
                 ev.solve(u, point_arch(s, i)).cost * (1 + 1e-12));
     }
   }
@@ -294,11 +307,11 @@ TEST(CodesignCli, WritesEveryPointTheFrontAndTheChoiceWithExitCodes) {
   EXPECT_EQ(r["seed"], 5);
   EXPECT_EQ(r["outcome"]["points_evaluated"], 20);
   // Bad input: exit 2, nothing written.
-  EXPECT_EQ(run_mapwright({"codesign", "--space", kData + "nope.yaml", "--out",
-                           (dir / "b").string()}),
-            2);
-  EXPECT_EQ(run_mapwright({"codesign", "--space", space, "--searcher", "ga", "--out",
-                           (dir / "b").string()}),
+  EXPECT_EQ(
+      run_mapwright({"codesign", "--space", kData + "nope.yaml", "--out", (dir / "b").string()}),
+      2);
+  EXPECT_EQ(run_mapwright(
+                {"codesign", "--space", space, "--searcher", "ga", "--out", (dir / "b").string()}),
             2);
   EXPECT_FALSE(fs::exists(dir / "b" / "codesign.json"));
   // No point meets the constraint: exit 3, the smallest area said.

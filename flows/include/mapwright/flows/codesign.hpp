@@ -24,7 +24,16 @@
 namespace mapwright::flows {
 
 /// The architecture parameters a space varies, in branching order.
-enum class HwParam : int { Dataflows = 0, Rows, Cols, DramBw, Banks, AccumKib, WeightKib, InputKib };
+enum class HwParam : int {
+  Dataflows = 0,
+  Rows,
+  Cols,
+  DramBw,
+  Banks,
+  AccumKib,
+  WeightKib,
+  InputKib
+};
 inline constexpr int kNumHwParams = 8;
 /// The space file's key of `p` (e.g. "rows", "input_kib", "dram_bytes_per_cycle").
 const char* hw_param_key(HwParam p);
@@ -39,20 +48,20 @@ struct WorkloadNetwork {
 /// A space file, checked. Every parameter has at least one value; values ascend. The dataflow
 /// parameter's values are sets as bit masks (bit 0 ws, bit 1 os, bit 2 is).
 struct CodesignSpace {
-  std::string path;                                             ///< Where it was read from.
-  std::string name;                                             ///< name: (file stem).
-  std::string base_name = "default";                            ///< base: arch name or file.
-  core::Arch base;                                              ///< The fixed keys' values.
-  std::array<std::vector<long long>, kNumHwParams> values;      ///< Per parameter, ascending.
-  std::array<bool, kNumHwParams> given{};                       ///< The file set the parameter.
-  double max_area_mm2 = 0;                                      ///< constraints (0 = none).
-  double max_energy_uj = 0;                                     ///< Per inference of a network.
-  double max_latency_ms = 0;                                    ///< Per inference of a network.
-  std::vector<WorkloadNetwork> workload;                        ///< workload:, in order.
-  core::Objective objective;                                    ///< objective: (edp).
-  double mapper_time_limit_s = 60;                              ///< mapper.time_limit_s per layer.
-  model::AreaConstants area;                                    ///< area: overrides.
-  uint64_t seed = 1;                                            ///< seed: of `random`.
+  std::string path;                                         ///< Where it was read from.
+  std::string name;                                         ///< name: (file stem).
+  std::string base_name = "default";                        ///< base: arch name or file.
+  core::Arch base;                                          ///< The fixed keys' values.
+  std::array<std::vector<long long>, kNumHwParams> values;  ///< Per parameter, ascending.
+  std::array<bool, kNumHwParams> given{};                   ///< The file set the parameter.
+  double max_area_mm2 = 0;                                  ///< constraints (0 = none).
+  double max_energy_uj = 0;                                 ///< Per inference of a network.
+  double max_latency_ms = 0;                                ///< Per inference of a network.
+  std::vector<WorkloadNetwork> workload;                    ///< workload:, in order.
+  core::Objective objective;                                ///< objective: (edp).
+  double mapper_time_limit_s = 60;                          ///< mapper.time_limit_s per layer.
+  model::AreaConstants area;                                ///< area: overrides.
+  uint64_t seed = 1;                                        ///< seed: of `random`.
   /// Points in the space (the product of the value counts, buildable or not).
   double size() const;
 };
@@ -67,14 +76,14 @@ CodesignSpace parse_codesign_space(const std::string& text, const std::string& w
 
 /// The command line of `mapwright codesign`.
 struct CodesignOptions {
-  std::string space;                ///< --space FILE.
-  std::string searcher = "exact";   ///< exact | grid | random.
-  double time_limit_s = 0;          ///< --time-limit (0 = none): anytime.
-  uint64_t seed = 0;                ///< --seed (0 = the space file's seed).
-  bool seed_given = false;          ///< --seed was given.
-  long long samples = 100;          ///< --samples of `random`.
-  std::string out_dir;              ///< --out ("" = runs/codesign-<name>).
-  bool json = false;                ///< --json: print codesign.json.
+  std::string space;               ///< --space FILE.
+  std::string searcher = "exact";  ///< exact | grid | random.
+  double time_limit_s = 0;         ///< --time-limit (0 = none): anytime.
+  uint64_t seed = 0;               ///< --seed (0 = the space file's seed).
+  bool seed_given = false;         ///< --seed was given.
+  long long samples = 100;         ///< --samples of `random`.
+  std::string out_dir;             ///< --out ("" = runs/codesign-<name>).
+  bool json = false;               ///< --json: print codesign.json.
 };
 /// Exit codes: 0 a design was chosen (proved optimal, or with the gap a time limit left);
 /// 2 bad input; 3 no point meets the constraints (the smallest area the space reaches is said).
