@@ -116,7 +116,8 @@ json summary_json(const CodesignSpace& s, const CodesignOptions& o, uint64_t see
     wl.push_back({{"network", w.name}, {"weight", w.weight}, {"unique_layers", w.layers.size()}});
   j["workload"] = wl;
   const bool found = r.best >= 0;
-  std::string status = found ? (r.proved ? "proved_optimal" : "best_found") : "no_feasible_design";
+  std::string status = found ? (r.proved ? "proved_optimal" : "best_found")
+                             : (r.timed_out ? "none_found_in_time" : "no_feasible_design");
   if (found && o.searcher != "exact") status = r.proved ? "best_of_all_points" : "best_of_sample";
   json oc = {{"status", status},
              {"points_evaluated", r.points.size()},
@@ -140,6 +141,7 @@ json summary_json(const CodesignSpace& s, const CodesignOptions& o, uint64_t see
     j["chosen"] = point_json(s, r.points[r.best]);
   } else {
     oc["smallest_area_mm2"] = min_area;
+    if (r.timed_out && o.searcher == "exact") oc["lower_bound"] = r.lower_bound;
   }
   j["outcome"] = oc;
   json front = json::array();
@@ -165,6 +167,10 @@ void print_summary(const json& j, const fs::path& dir, std::ostream& out) {
     if (oc.contains("gap"))
       out << ", lower bound " << fmt_g(oc["lower_bound"], 6) << ", gap "
           << fmt_fixed(100 * oc["gap"].get<double>(), 3) << " %";
+    out << "\n";
+  } else if (oc["status"] == "none_found_in_time") {
+    out << "  no design evaluated within the time limit";
+    if (oc.contains("lower_bound")) out << "; proven lower bound " << fmt_g(oc["lower_bound"], 6);
     out << "\n";
   } else {
     out << "  no feasible design; the smallest area the space reaches is "

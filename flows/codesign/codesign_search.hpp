@@ -121,6 +121,11 @@ class PointEvaluator {
   /// Layer `u` on point architecture `a` through the largest-buffer solve when it fits; `ok`
   /// is false (and nothing is solved) when it does not.
   LayerFigures from_largest_buffers(size_t u, const core::Arch& a, bool& ok, double deadline_s);
+  /// Every unique layer, on as many threads as the machine has (each solve on one): through the
+  /// largest-buffer solve when its optimum fits `fits` (shortcut[u] then true), else solved on
+  /// `fallback`. The answer does not depend on the thread count (the mapper's does not).
+  std::vector<LayerFigures> all_layers(const core::Arch& fits, const core::Arch& fallback,
+                                       double deadline_s, std::vector<char>& shortcut);
   /// The workload's unique layers (across networks, by shape).
   const std::vector<core::Layer>& layers() const { return layers_; }
   /// Per network: (unique layer id, count) pairs.

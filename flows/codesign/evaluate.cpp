@@ -2,11 +2,14 @@
 // a hardware point's architecture, memoized per (layer shape, architecture), with the shortcut
 // through the space's largest buffers (an optimum that fits smaller buffers stays optimal
 // there), and the composition of the layers' figures into the networks' and the workload's.
+#include <atomic>
 #include <chrono>
 #include <cmath>
 #include <sstream>
+#include <thread>
 
 #include "codesign/codesign_search.hpp"
+#include "mapwright/core/concurrency.hpp"
 #include "mapwright/mapper/mapper.hpp"
 #include "mapwright/model/area.hpp"
 #include "mapwright/model/surrogate.hpp"
@@ -64,6 +67,7 @@ LayerFigures PointEvaluator::solve(size_t u, const Arch& a, double deadline_s) {
   mapper::Options o;
   o.objective = s_.objective;
   o.target_gap = 0;
+  o.threads = 1;  // the layers of a point are solved in parallel instead (all_layers)
   o.time_limit_s = s_.mapper_time_limit_s;
   if (deadline_s > 0)
     o.time_limit_s = std::max(1e-3, std::min(o.time_limit_s, deadline_s - elapsed()));
@@ -100,6 +104,28 @@ LayerFigures PointEvaluator::from_largest_buffers(size_t u, const Arch& a, bool&
   if (!m.valid || s_.objective.cost(m) != f.cost) return f;
   f.metrics = m;
   ok = true;
+  return f;
+}
+
+std::vector<LayerFigures> PointEvaluator::all_layers(const Arch& fits, const Arch& fallback,
+                                                     double deadline_s,
+                                                     std::vector<char>& shortcut) {
+  std::vector<LayerFigures> f(layers_.size());
+  shortcut.assign(layers_.size(), 0);
+  std::atomic<size_t> next{0};
+  auto work = [&] {
+    for (size_t u = next++; u < f.size(); u = next++) {
+      bool ok = false;
+      f[u] = from_largest_buffers(u, fits, ok, deadline_s);
+      shortcut[u] = ok;
+      if (!ok) f[u] = solve(u, fallback, deadline_s);
+    }
+  };
+  std::vector<std::thread> pool;
+  const size_t jobs = std::min<size_t>(static_cast<size_t>(default_jobs()), f.size());
+  for (size_t t = 1; t < jobs; ++t) pool.emplace_back(work);
+  work();
+  for (std::thread& t : pool) t.join();
   return f;
 }
 
@@ -150,13 +176,8 @@ PointResult PointEvaluator::evaluate(const HwIndex& i, double deadline_s) {
   r.unbuildable = unbuildable(s_, i);
   if (!r.unbuildable.empty()) return r;
   r.over_area = s_.max_area_mm2 > 0 && r.area_mm2 > s_.max_area_mm2;
-  std::vector<LayerFigures> f(layers_.size());
-  for (size_t u = 0; u < layers_.size(); ++u) {
-    bool ok = false;
-    f[u] = from_largest_buffers(u, a, ok, deadline_s);
-    if (!ok) f[u] = solve(u, a, deadline_s);
-  }
-  compose(r, f);
+  std::vector<char> shortcut;
+  compose(r, all_layers(a, a, deadline_s, shortcut));
   r.seconds = elapsed() - t0;
   return r;
 }

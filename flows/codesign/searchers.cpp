@@ -149,16 +149,12 @@ bool Exact::refine(Node& n) {
   const HwBox& b = n.box;
   if (!unbuildable(s_, b.lo).empty()) return false;  // the same for every point of the box
   const core::Arch lo = point_arch(s_, b.lo), hi = buffer_relaxed_arch(s_, b);
-  std::vector<LayerFigures> f(ev_.layers().size());
+  std::vector<char> shortcut;
+  const std::vector<LayerFigures> f = ev_.all_layers(lo, hi, deadline_, shortcut);
   bool all = true;
   for (size_t u = 0; u < f.size(); ++u) {
-    bool ok = false;
-    f[u] = ev_.from_largest_buffers(u, lo, ok, deadline_);
-    if (!ok) {
-      all = false;
-      f[u] = ev_.solve(u, hi, deadline_);
-      if (!f[u].found && std::isinf(f[u].lower_bound)) return false;  // nothing fits anywhere
-    }
+    all = all && shortcut[u];
+    if (!f[u].found && std::isinf(f[u].lower_bound)) return false;  // nothing fits anywhere
   }
   if (all) {
     PointResult r = ev_.evaluate(b.lo, deadline_);

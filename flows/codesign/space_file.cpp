@@ -172,17 +172,6 @@ long long base_value(const Arch& a, HwParam p) {
   return 0;
 }
 
-/// A network or architecture file named relative to the space file is found beside it (names
-/// without an extension, zoo networks and named architectures, as given).
-std::string beside(const std::string& where, const std::string& network) {
-  std::error_code ec;
-  const fs::path b = fs::path(where).parent_path() / network;
-  if (fs::path(network).is_relative() && fs::path(network).has_extension() &&
-      fs::is_regular_file(b, ec))
-    return b.lexically_normal().string();
-  return network;
-}
-
 /// One network of the workload, loaded; a network that does not load is refused naming `key`.
 WorkloadNetwork load_network(const std::string& where, const std::string& key,
                              const std::string& network, double weight) {
@@ -190,7 +179,7 @@ WorkloadNetwork load_network(const std::string& where, const std::string& key,
   w.name = network;
   w.weight = weight;
   try {
-    const Network net = parse_network_arg(beside(where, network), where + ": " + key);
+    const Network net = parse_network_arg(file_beside(where, network), where + ": " + key);
     w.layers = net.unique_layers();
   } catch (const SpecError& e) {
     throw SpecError(where, key, network, e.what());
@@ -268,7 +257,7 @@ CodesignSpace parse_codesign_space(const std::string& text, const std::string& w
   get_string(root, "description", where, "", "");  // free text, but text
   s.base_name = get_string(root, "base", where, "", s.base_name);
   try {
-    s.base = load_arch(beside(where, s.base_name));
+    s.base = load_arch(file_beside(where, s.base_name));
   } catch (const SpecError& e) {
     throw SpecError(where, "base", s.base_name, e.what());
   }

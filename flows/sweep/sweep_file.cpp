@@ -8,6 +8,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "common/files.hpp"
 #include "mapwright/core/arch.hpp"
 #include "mapwright/support/error.hpp"
 #include "mapwright/support/yaml_util.hpp"
@@ -146,17 +147,6 @@ std::string point_name(size_t index, const Params& p) {
     << p.input_kib << "-w" << p.weight_kib << "-a" << p.accum_kib << "-bw" << p.bw << "-";
   for (size_t i = 0; i < p.dataflows.size(); ++i) s << (i ? "." : "") << p.dataflows[i];
   return s.str();
-}
-
-/// The relative network file `network` beside the sweep file `path` when it is there, else as
-/// given (found from the working folder; zoo names have no extension and are taken as they are).
-std::string network_beside(const std::string& path, const std::string& network) {
-  std::error_code ec;
-  const fs::path beside = fs::path(path).parent_path() / network;
-  if (fs::path(network).is_relative() && fs::path(network).has_extension() &&
-      fs::is_regular_file(beside, ec))
-    return beside.lexically_normal().string();
-  return network;
 }
 
 /// mapper:, constraints:, area: and verify: (all | none | {sample: N}) of the sweep file.
@@ -310,7 +300,7 @@ SweepFile load_sweep_file(const std::string& path) {
   s.path = path;
   s.name = get_string(root, "name", path, "", fs::path(path).stem().string());
   s.description = get_string(root, "description", path, "", "");
-  s.network = network_beside(path, get_string(root, "network", path, "", s.network));
+  s.network = file_beside(path, get_string(root, "network", path, "", s.network));
   s.base_arch = get_string(root, "base_arch", path, "", s.base_arch);
   s.objective = get_string(root, "objective", path, "", s.objective);
   parse_objective(s.objective, path);

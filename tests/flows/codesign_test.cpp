@@ -82,7 +82,7 @@ TEST(Codesign, ExactEqualsEnumerationEdpUnderAreaWithFixedBufferEnergy) {
 
 TEST(Codesign, ExactEqualsEnumerationLatencyUnderEnergy) {
   expect_exact_equals_grid(
-      parse_codesign_space(tiny_text("latency", "{max_energy_uj: 0.8}"), kWhere));
+      parse_codesign_space(tiny_text("latency", "{max_energy_uj: 0.8}", "fixed"), kWhere));
 }
 
 TEST(Codesign, ExactEqualsEnumerationEnergyUnderLatencyAndArea) {

@@ -86,7 +86,8 @@ struct CodesignOptions {
   bool json = false;               ///< --json: print codesign.json.
 };
 /// Exit codes: 0 a design was chosen (proved optimal, or with the gap a time limit left);
-/// 2 bad input; 3 no point meets the constraints (the smallest area the space reaches is said).
+/// 2 bad input; 3 no design chosen: no point meets the constraints (the smallest area the space
+/// reaches is said), or the time limit came before the first design (its bound is said).
 int cmd_codesign(const CodesignOptions& o, std::ostream& out);
 
 }  // namespace mapwright::flows
