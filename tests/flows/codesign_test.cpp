@@ -66,6 +66,12 @@ void expect_exact_equals_grid(const CodesignSpace& s) {
   EXPECT_EQ(exact.lower_bound, e.cost);
   EXPECT_LT(exact.points.size(), grid.points.size() / 4);  // the bounds cut most of the space
   for (const PointResult& p : exact.points) EXPECT_TRUE(p.exact);
+  // Anytime: stopped at once, its bound stays below the optimum and its design above it.
+  PointEvaluator ea(s);
+  const SearchOutcome early = search_exact(ea, 1e-4);
+  EXPECT_TRUE(early.timed_out || early.proved);
+  EXPECT_LE(early.lower_bound, e.cost);
+  if (early.best >= 0) EXPECT_GE(early.points[early.best].cost, e.cost);
 }
 
 }  // namespace
