@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "common/files.hpp"
+#include "mapwright/flows/sweep.hpp"
 #include "mapwright/frontend/layer_spec.hpp"
 #include "mapwright/support/error.hpp"
 #include "mapwright/support/yaml_util.hpp"
@@ -211,13 +212,7 @@ void read_workload(const YAML::Node& root, const std::string& where, CodesignSpa
 
 /// constraints:, mapper: and area:.
 void read_limits(const YAML::Node& root, const std::string& where, CodesignSpace& s) {
-  if (const YAML::Node c = root["constraints"]) {
-    require_map(c, where, "constraints");
-    check_keys(c, where, "constraints", {"max_area_mm2", "max_energy_uj", "max_latency_ms"});
-    s.max_area_mm2 = get_double_in(c, "max_area_mm2", where, "constraints", 0, 0, 1e6);
-    s.max_energy_uj = get_double_in(c, "max_energy_uj", where, "constraints", 0, 0, 1e12);
-    s.max_latency_ms = get_double_in(c, "max_latency_ms", where, "constraints", 0, 0, 1e9);
-  }
+  read_design_constraints(root, where, s.max_area_mm2, s.max_latency_ms, s.max_energy_uj);
   if (const YAML::Node m = root["mapper"]) {
     require_map(m, where, "mapper");
     check_keys(m, where, "mapper", {"time_limit_s"});

@@ -157,13 +157,7 @@ void read_checks(const YAML::Node& root, const std::string& path, SweepFile& s) 
     s.exact.time_limit_s = get_double_in(m, "time_limit_s", path, "mapper", 60, 0.001, 1e6);
     s.exact.gap = get_double_in(m, "gap", path, "mapper", 0, 0, 0.5);
   }
-  if (const YAML::Node c = root["constraints"]) {
-    require_map(c, path, "constraints");
-    check_keys(c, path, "constraints", {"max_area_mm2", "max_latency_ms", "max_energy_uj"});
-    s.max_area_mm2 = get_double_in(c, "max_area_mm2", path, "constraints", 0, 0, 1e6);
-    s.max_latency_ms = get_double_in(c, "max_latency_ms", path, "constraints", 0, 0, 1e9);
-    s.max_energy_uj = get_double_in(c, "max_energy_uj", path, "constraints", 0, 0, 1e12);
-  }
+  read_design_constraints(root, path, s.max_area_mm2, s.max_latency_ms, s.max_energy_uj);
   if (const YAML::Node a = root["area"]) s.area = model::area_constants_from_yaml(a, path);
   if (const YAML::Node v = root["verify"]) {
     if (v.IsMap()) {
@@ -290,6 +284,17 @@ std::vector<SweepPoint> named_points(const std::vector<std::pair<Params, std::st
 }
 
 }  // namespace
+
+void read_design_constraints(const YAML::Node& root, const std::string& where, double& max_area_mm2,
+                             double& max_latency_ms, double& max_energy_uj) {
+  const YAML::Node c = root["constraints"];
+  if (!c) return;
+  require_map(c, where, "constraints");
+  check_keys(c, where, "constraints", {"max_area_mm2", "max_latency_ms", "max_energy_uj"});
+  max_area_mm2 = get_double_in(c, "max_area_mm2", where, "constraints", 0, 0, 1e6);
+  max_latency_ms = get_double_in(c, "max_latency_ms", where, "constraints", 0, 0, 1e9);
+  max_energy_uj = get_double_in(c, "max_energy_uj", where, "constraints", 0, 0, 1e12);
+}
 
 SweepFile load_sweep_file(const std::string& path) {
   const YAML::Node root = load_yaml_file(path);
