@@ -86,6 +86,24 @@ TEST(Codesign, ExactEqualsEnumerationEdpUnderAreaWithFixedBufferEnergy) {
       parse_codesign_space(tiny_text("edp", "{max_area_mm2: 0.14}", "fixed"), kWhere));
 }
 
+TEST(Codesign, RandomIsSeededAndNeverBeatsTheExactAnswer) {
+  const CodesignSpace s =
+      parse_codesign_space(tiny_text("edp", "{max_area_mm2: 0.14}", "fixed"), kWhere);
+  PointEvaluator ev(s);
+  const SearchOutcome exact = search_exact(ev, 0);
+  const SearchOutcome a = search_random(ev, 200, 3, 0), b = search_random(ev, 200, 3, 0);
+  const SearchOutcome c = search_random(ev, 200, 4, 0);
+  ASSERT_EQ(a.points.size(), 200u);
+  bool differs = false;
+  for (size_t i = 0; i < a.points.size(); ++i) {
+    EXPECT_EQ(a.points[i].index, b.points[i].index);
+    differs = differs || a.points[i].index != c.points[i].index;
+  }
+  EXPECT_TRUE(differs);
+  for (const SearchOutcome* r : {&a, &c})
+    if (r->best >= 0) EXPECT_GE(r->points[r->best].cost, exact.points[exact.best].cost);
+}
+
 TEST(Codesign, ExactEqualsEnumerationLatencyUnderEnergy) {
   expect_exact_equals_grid(
       parse_codesign_space(tiny_text("latency", "{max_energy_uj: 0.8}", "fixed"), kWhere));
