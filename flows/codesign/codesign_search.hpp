@@ -154,7 +154,7 @@ struct SearchOutcome {
   std::vector<PointResult> points;  ///< Every evaluated point, in evaluation order.
   int best = -1;                    ///< Index in `points` of the chosen design (-1: none).
   double lower_bound = 0;           ///< Proven lower bound over the whole space (exact only).
-  bool proved = false;              ///< exact: the whole space was covered.
+  bool proved = false;              ///< The whole space was covered, every point exact.
   bool timed_out = false;           ///< The time limit stopped it.
   long long nodes = 0;              ///< exact: boxes bounded.
   long long pruned_bound = 0;       ///< exact: boxes cut by their cost bound.

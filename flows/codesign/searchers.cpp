@@ -218,7 +218,8 @@ SearchOutcome Exact::run() {
   for (const PointResult& p : out_.points)
     if (p.feasible()) lb = std::min(lb, p.lower_bound);
   out_.lower_bound = lb;
-  out_.proved = !out_.timed_out;
+  // A mapper solve stopped at its time limit leaves its point bounded, not exact.
+  out_.proved = !out_.timed_out && (best_ < 0 || lb >= best_cost_);
   out_.best = choose_best(out_.points);
   out_.seconds = ev_.elapsed() - t0;
   return out_;
