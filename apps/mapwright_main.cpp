@@ -19,6 +19,7 @@
 #include "mapwright/flows/run.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/study.hpp"
+#include "mapwright/flows/codesign.hpp"
 #include "mapwright/flows/sweep.hpp"
 #include "mapwright/flows/synth.hpp"
 #include "mapwright/flows/tune.hpp"
@@ -43,21 +44,22 @@ void add_sim_limits(CLI::App* app, rtlpool::SimLimits& l, const std::string& pre
 
 /// Every subcommand's options: CLI11 writes the parsed flags into them.
 struct CliOptions {
-  flows::EvalOptions eval;         ///< eval
-  flows::SpaceOptions space;       ///< space
-  flows::NetworksOptions nets;     ///< networks
-  flows::SearchCliOptions search;  ///< search
-  flows::StudyOptions study;       ///< study
-  flows::TuneOptions tune;         ///< tune
-  flows::VerifyOptions verify;     ///< verify
-  flows::FidelityOptions fid;      ///< fidelity
-  flows::RunOptions run;           ///< run
-  flows::ReportOptions report;     ///< report
-  flows::CompareOptions compare;   ///< compare
-  flows::RegressOptions regress;   ///< regress
-  flows::ArchsOptions archs;       ///< archs
-  flows::SweepOptions sweep;       ///< sweep
-  flows::SynthOptions synth;       ///< synth
+  flows::EvalOptions eval;          ///< eval
+  flows::SpaceOptions space;        ///< space
+  flows::NetworksOptions nets;      ///< networks
+  flows::SearchCliOptions search;   ///< search
+  flows::StudyOptions study;        ///< study
+  flows::TuneOptions tune;          ///< tune
+  flows::VerifyOptions verify;      ///< verify
+  flows::FidelityOptions fid;       ///< fidelity
+  flows::RunOptions run;            ///< run
+  flows::ReportOptions report;      ///< report
+  flows::CompareOptions compare;    ///< compare
+  flows::RegressOptions regress;    ///< regress
+  flows::ArchsOptions archs;        ///< archs
+  flows::SweepOptions sweep;        ///< sweep
+  flows::SynthOptions synth;        ///< synth
+  flows::CodesignOptions codesign;  ///< codesign
 };
 
 /// The subcommands, to tell which one the command line chose.
@@ -78,6 +80,7 @@ struct Subcommands {
   CLI::App* archs = nullptr;       ///< archs
   CLI::App* sweep = nullptr;       ///< sweep
   CLI::App* synth = nullptr;       ///< synth
+  CLI::App* codesign = nullptr;    ///< codesign
 };
 
 CLI::App* add_eval(CLI::App& app, flows::EvalOptions& eval) {
@@ -341,6 +344,22 @@ CLI::App* add_sweep(CLI::App& app, flows::SweepOptions& sweep) {
   return sw;
 }
 
+CLI::App* add_codesign(CLI::App& app, flows::CodesignOptions& cd) {
+  auto* c = app.add_subcommand(
+      "codesign",
+      "Search the hardware of a space file: every point's workload at its layers' proven-optimal "
+      "mappings; exact (best design, proven bound, gap), grid or random");
+  c->add_option("--space", cd.space, "Space file (configs/codesign/<name>.yaml)")->required();
+  c->add_option("--searcher", cd.searcher, "exact | grid | random")->capture_default_str();
+  c->add_option("--time-limit", cd.time_limit_s, "Seconds (0 = none); anytime")
+      ->capture_default_str();
+  c->add_option("--seed", cd.seed, "Seed of random (default: the space file's seed)");
+  c->add_option("--samples", cd.samples, "Points random draws")->capture_default_str();
+  c->add_option("--out", cd.out_dir, "Output folder (default runs/codesign-<name>)");
+  c->add_flag("--json", cd.json, "Print codesign.json instead of the summary");
+  return c;
+}
+
 CLI::App* add_rtl_worker(CLI::App& app) {
   auto* wk = app.add_subcommand("rtl-worker", "RTL worker process (internal)");
   wk->group("");
@@ -393,6 +412,7 @@ Subcommands add_subcommands(CLI::App& app, CliOptions& o) {
   sc.compare = add_compare(app, o.compare);
   sc.regress = add_regress(app, o.regress);
   sc.sweep = add_sweep(app, o.sweep);
+  sc.codesign = add_codesign(app, o.codesign);
   sc.rtl_worker = add_rtl_worker(app);
   sc.archs = add_archs(app, o.archs);
   sc.synth = add_synth(app, o.synth);
@@ -441,6 +461,10 @@ int run_chosen(const Subcommands& sc, CliOptions& o) {
   if (*sc.compare) return flows::cmd_compare(o.compare, std::cout);
   if (*sc.regress) return flows::cmd_regress(o.regress, std::cout);
   if (*sc.sweep) return flows::cmd_sweep(o.sweep, std::cout);
+  if (*sc.codesign) {
+    o.codesign.seed_given = sc.codesign->count("--seed") > 0;
+    return flows::cmd_codesign(o.codesign, std::cout);
+  }
   if (*sc.rtl_worker) return run_rtl_worker();
   return 1;
 }

@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 SECONDS_PER_TARGET="${1:-60}"
-TARGETS=(${FUZZ_TARGETS:-arch mapping layer_file network layer_arg options study_suite regress_suite onnx sweep_file})
+TARGETS=(${FUZZ_TARGETS:-arch mapping layer_file network layer_arg options study_suite regress_suite onnx sweep_file codesign_space})
 SANITIZERS="${FUZZ_SANITIZERS:-address,undefined}"
 if [ "$SANITIZERS" = "address,undefined" ]; then BUILD=build-fuzz; else BUILD="build-fuzz-${SANITIZERS//,/-}"; fi
 CXX_BIN="${FUZZ_CXX:-$(command -v clang++ || command -v clang++-14 || true)}"

@@ -3,6 +3,7 @@
 #include "mapwright/core/arch.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 
@@ -215,9 +216,10 @@ void read_precision(const YAML::Node& root, const std::string& path, Arch& a) {
 /// the published numbers the defaults come from.
 void read_energy(const YAML::Node& root, const std::string& path, Arch& a) {
   if (const YAML::Node en = root["energy"]) {
-    check_keys(en, path, "energy",
-               {"mac_pj", "input_buf_pj_per_byte", "weight_buf_pj_per_byte",
-                "accum_buf_pj_per_word", "dram_pj_per_byte", "pe_static_pj_per_cycle", "source"});
+    check_keys(
+        en, path, "energy",
+        {"mac_pj", "input_buf_pj_per_byte", "weight_buf_pj_per_byte", "accum_buf_pj_per_word",
+         "dram_pj_per_byte", "pe_static_pj_per_cycle", "source", "capacity_scaling"});
     auto& e = a.energy;
     const double max_pj = 1e6;  // Every energy is finite and in [0, 1e6] pJ.
     auto pj = [&](const char* key, double fallback) {
@@ -230,6 +232,7 @@ void read_energy(const YAML::Node& root, const std::string& path, Arch& a) {
     e.dram_pj_per_byte = pj("dram_pj_per_byte", e.dram_pj_per_byte);
     e.pe_static_pj = pj("pe_static_pj_per_cycle", e.pe_static_pj);
     e.source = get_string(en, "source", path, "energy", "");
+    e.capacity_scaling = get_bool(en, "capacity_scaling", path, "energy", false);
     const std::pair<const char*, double> vals[] = {
         {"energy.mac_pj", e.mac_pj},
         {"energy.input_buf_pj_per_byte", e.input_buf_pj},
@@ -267,7 +270,26 @@ Arch load_arch_file(const std::string& path) {
     throw SpecError(path, "clock_mhz", node_text(root["clock_mhz"]), "must be positive");
   read_precision(root, path, a);
   read_energy(root, path, a);
+  a.energy.input_buf_ref_pj = a.energy.input_buf_pj;
+  a.energy.weight_buf_ref_pj = a.energy.weight_buf_pj;
+  a.energy.accum_buf_ref_pj = a.energy.accum_buf_pj;
+  apply_capacity_scaling(a);
   return a;
+}
+
+double sram_energy_scale(long long bytes) {
+  // Least-squares fit of Horowitz ISSCC 2014 (arch.hpp): pJ per 64-bit access = a + b sqrt(KiB).
+  constexpr double a = 1.959, b = 3.066;
+  const double kib = static_cast<double>(bytes) / 1024.0;
+  return (a + b * std::sqrt(kib)) / (a + b * std::sqrt(32.0));
+}
+
+void apply_capacity_scaling(Arch& a) {
+  EnergyTable& e = a.energy;
+  if (!e.capacity_scaling) return;
+  e.input_buf_pj = e.input_buf_ref_pj * sram_energy_scale(a.input_buf_bytes);
+  e.weight_buf_pj = e.weight_buf_ref_pj * sram_energy_scale(a.weight_buf_bytes);
+  e.accum_buf_pj = e.accum_buf_ref_pj * sram_energy_scale(a.accum_buf_bytes);
 }
 
 }  // namespace mapwright::core

@@ -120,6 +120,15 @@ void write_atomic(const fs::path& path, const std::string& text) {
   if (::rename(tmp.c_str(), path.c_str()) != 0) fail(false);
 }
 
+std::string file_beside(const std::string& path, const std::string& name) {
+  std::error_code ec;
+  const fs::path beside = fs::path(path).parent_path() / name;
+  if (fs::path(name).is_relative() && fs::path(name).has_extension() &&
+      fs::is_regular_file(beside, ec))
+    return beside.lexically_normal().string();
+  return name;
+}
+
 std::string read_text(const fs::path& path) {
   std::ifstream f(path, std::ios::binary);
   if (!f) throw SpecError(path.string(), "(file)", "", "cannot read (missing?)");

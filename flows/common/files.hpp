@@ -38,5 +38,9 @@ class FolderLock {
 void write_atomic(const std::filesystem::path& path, const std::string& text);
 /// Reads a whole file; throws core::SpecError naming it when missing.
 std::string read_text(const std::filesystem::path& path);
+/// The relative file `name` beside the file `path` (a sweep or space file) when it is there,
+/// else `name` as given (found from the working folder; names without an extension, such as
+/// zoo networks and named architectures, are taken as they are).
+std::string file_beside(const std::string& path, const std::string& name);
 
 }  // namespace mapwright::flows

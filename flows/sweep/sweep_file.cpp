@@ -8,6 +8,7 @@
 #include <sstream>
 #include <tuple>
 
+#include "common/files.hpp"
 #include "mapwright/core/arch.hpp"
 #include "mapwright/support/error.hpp"
 #include "mapwright/support/yaml_util.hpp"
@@ -148,17 +149,6 @@ std::string point_name(size_t index, const Params& p) {
   return s.str();
 }
 
-/// The relative network file `network` beside the sweep file `path` when it is there, else as
-/// given (found from the working folder; zoo names have no extension and are taken as they are).
-std::string network_beside(const std::string& path, const std::string& network) {
-  std::error_code ec;
-  const fs::path beside = fs::path(path).parent_path() / network;
-  if (fs::path(network).is_relative() && fs::path(network).has_extension() &&
-      fs::is_regular_file(beside, ec))
-    return beside.lexically_normal().string();
-  return network;
-}
-
 /// mapper:, constraints:, area: and verify: (all | none | {sample: N}) of the sweep file.
 void read_checks(const YAML::Node& root, const std::string& path, SweepFile& s) {
   if (const YAML::Node m = root["mapper"]) {
@@ -167,13 +157,7 @@ void read_checks(const YAML::Node& root, const std::string& path, SweepFile& s) 
     s.exact.time_limit_s = get_double_in(m, "time_limit_s", path, "mapper", 60, 0.001, 1e6);
     s.exact.gap = get_double_in(m, "gap", path, "mapper", 0, 0, 0.5);
   }
-  if (const YAML::Node c = root["constraints"]) {
-    require_map(c, path, "constraints");
-    check_keys(c, path, "constraints", {"max_area_mm2", "max_latency_ms", "max_energy_uj"});
-    s.max_area_mm2 = get_double_in(c, "max_area_mm2", path, "constraints", 0, 0, 1e6);
-    s.max_latency_ms = get_double_in(c, "max_latency_ms", path, "constraints", 0, 0, 1e9);
-    s.max_energy_uj = get_double_in(c, "max_energy_uj", path, "constraints", 0, 0, 1e12);
-  }
+  read_design_constraints(root, path, s.max_area_mm2, s.max_latency_ms, s.max_energy_uj);
   if (const YAML::Node a = root["area"]) s.area = model::area_constants_from_yaml(a, path);
   if (const YAML::Node v = root["verify"]) {
     if (v.IsMap()) {
@@ -301,6 +285,17 @@ std::vector<SweepPoint> named_points(const std::vector<std::pair<Params, std::st
 
 }  // namespace
 
+void read_design_constraints(const YAML::Node& root, const std::string& where, double& max_area_mm2,
+                             double& max_latency_ms, double& max_energy_uj) {
+  const YAML::Node c = root["constraints"];
+  if (!c) return;
+  require_map(c, where, "constraints");
+  check_keys(c, where, "constraints", {"max_area_mm2", "max_latency_ms", "max_energy_uj"});
+  max_area_mm2 = get_double_in(c, "max_area_mm2", where, "constraints", 0, 0, 1e6);
+  max_latency_ms = get_double_in(c, "max_latency_ms", where, "constraints", 0, 0, 1e9);
+  max_energy_uj = get_double_in(c, "max_energy_uj", where, "constraints", 0, 0, 1e12);
+}
+
 SweepFile load_sweep_file(const std::string& path) {
   const YAML::Node root = load_yaml_file(path);
   check_keys(root, path, "",
@@ -310,7 +305,7 @@ SweepFile load_sweep_file(const std::string& path) {
   s.path = path;
   s.name = get_string(root, "name", path, "", fs::path(path).stem().string());
   s.description = get_string(root, "description", path, "", "");
-  s.network = network_beside(path, get_string(root, "network", path, "", s.network));
+  s.network = file_beside(path, get_string(root, "network", path, "", s.network));
   s.base_arch = get_string(root, "base_arch", path, "", s.base_arch);
   s.objective = get_string(root, "objective", path, "", s.objective);
   parse_objective(s.objective, path);

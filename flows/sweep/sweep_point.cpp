@@ -133,6 +133,7 @@ Arch point_arch(const Arch& base, const SweepPoint& p) {
   a.weight_buf_bytes = p.weight_kib * 1024;
   a.accum_buf_bytes = p.accum_kib * 1024;
   a.dram_bytes_per_cycle = p.dram_bytes_per_cycle;
+  apply_capacity_scaling(a);  // buffer energies from the point's sizes, as loading its YAML does
   a.dataflows.clear();
   for (const std::string& name : p.dataflows) {
     Dataflow d;

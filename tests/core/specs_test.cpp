@@ -110,6 +110,28 @@ TEST(Arch, ShippedConfigsLoad) {
   EXPECT_EQ(load_arch("small4").rows, 4);
 }
 
+TEST(Arch, CapacityScaledBufferEnergyIsOptIn) {
+  // Off by default: the configured energies whatever the size.
+  const Arch d = load_arch("default");
+  EXPECT_FALSE(d.energy.capacity_scaling);
+  EXPECT_EQ(d.energy.input_buf_pj, 2.5);
+  // The fit: 1 at 32 KiB; times the fit's 32 KiB value (19.302 pJ per 64-bit access),
+  // Horowitz's 8 KB and 1 MB points (10 and 100 pJ) within 7 %; growing with the size.
+  EXPECT_DOUBLE_EQ(sram_energy_scale(32 * 1024), 1.0);
+  EXPECT_NEAR(sram_energy_scale(8 * 1024) * 19.302, 10.0, 0.7);
+  EXPECT_NEAR(sram_energy_scale(1024 * 1024) * 19.302, 100.0, 1.0);
+  EXPECT_LT(sram_energy_scale(64 * 1024), sram_energy_scale(128 * 1024));
+  // On: each buffer's energy from its own capacity, the configured values kept as references.
+  const std::string p =
+      write_temp("cap.yaml", std::string(kGoodArch) +
+                                 "energy: {capacity_scaling: true, input_buf_pj_per_byte: 3}\n");
+  const Arch a = load_arch_file(p);
+  EXPECT_TRUE(a.energy.capacity_scaling);
+  EXPECT_EQ(a.energy.input_buf_ref_pj, 3.0);
+  EXPECT_DOUBLE_EQ(a.energy.input_buf_pj, 3.0 * sram_energy_scale(a.input_buf_bytes));
+  EXPECT_DOUBLE_EQ(a.energy.accum_buf_pj, 10.0 * sram_energy_scale(a.accum_buf_bytes));
+}
+
 TEST(ArchBad, RejectsEachBadField) {
   expect_spec_error([] { load_arch("no_such_arch"); }, {"--arch", "no_such_arch", "default"});
   const std::string unknown = write_temp("a1.yaml", std::string(kGoodArch) + "colour: red\n");

@@ -53,6 +53,11 @@ struct SweepFile {
   double max_energy_uj = 0;   ///< constraints.max_energy_uj (0 = none).
   model::AreaConstants area;  ///< area: overrides of the area model's constants.
 };
+/// The `constraints:` map of `root` (a sweep or codesign space file named `where`), if any: any
+/// subset of max_area_mm2, max_latency_ms and max_energy_uj, each >= 0 (0 = none), into the
+/// three limits; unknown keys and bad values are core::SpecErrors.
+void read_design_constraints(const YAML::Node& root, const std::string& where, double& max_area_mm2,
+                             double& max_latency_ms, double& max_energy_uj);
 /// Reads and checks a sweep file: unknown keys, wrong types, values out of range, a grid of
 /// more than 10000 points, two points with the same parameters, and parameters the base
 /// architecture's checks refuse are core::SpecErrors naming the file, the key and the value.

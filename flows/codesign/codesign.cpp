@@ -1,0 +1,229 @@
+// `mapwright codesign`: loads the space file, runs the chosen searcher over the hardware and
+// writes every evaluated point (points.json, points.csv), the area-cost Pareto front and the
+// chosen design with the proven bound and gap (codesign.json) to the output folder.
+#include <cmath>
+#include <filesystem>
+#include <sstream>
+
+#include <nlohmann/json.hpp>
+
+#include "codesign/codesign_search.hpp"
+#include "common/files.hpp"
+#include "common/text.hpp"
+#include "mapwright/flows/codesign.hpp"
+#include "mapwright/support/error.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace mapwright::core;
+
+namespace mapwright::flows {
+
+namespace {
+
+using codesign::PointResult;
+using codesign::SearchOutcome;
+
+/// Grid spaces above this many points are refused (use exact or random).
+constexpr double kMaxGridPoints = 1e7;
+
+/// The dataflow set of mask `m` as names.
+json dataflow_names(long long m) {
+  json a = json::array();
+  for (Dataflow d : {Dataflow::WS, Dataflow::OS, Dataflow::IS})
+    if (m & (1LL << static_cast<int>(d))) a.push_back(dataflow_name(d));
+  return a;
+}
+
+/// The JSON of one evaluated point.
+json point_json(const CodesignSpace& s, const PointResult& p) {
+  json j;
+  json params;
+  for (int k = 0; k < kNumHwParams; ++k) {
+    const long long v = s.values[k][p.index[k]];
+    params[hw_param_key(static_cast<HwParam>(k))] =
+        k == static_cast<int>(HwParam::Dataflows) ? dataflow_names(v) : json(v);
+  }
+  j["parameters"] = params;
+  j["area_mm2"] = p.area_mm2;
+  j["buildable"] = p.unbuildable.empty();
+  if (!p.unbuildable.empty()) {
+    j["unbuildable"] = p.unbuildable;
+    return j;
+  }
+  j["cost"] = p.cost;
+  j["lower_bound"] = p.lower_bound;
+  j["exact"] = p.exact;
+  j["feasible"] = p.feasible();
+  j["over_area"] = p.over_area;
+  j["infeasible"] = p.infeasible;
+  j["covers"] = p.covers;
+  j["seconds"] = p.seconds;
+  json nets = json::array();
+  for (size_t w = 0; w < p.cycles.size(); ++w)
+    nets.push_back({{"network", s.workload[w].name},
+                    {"cycles", p.cycles[w]},
+                    {"latency_ms", p.cycles[w] / (s.base.clock_mhz * 1e3)},
+                    {"energy_uj", p.energy_pj[w] * 1e-6}});
+  j["networks"] = nets;
+  return j;
+}
+
+/// points.csv: one row per evaluated point.
+std::string points_csv(const CodesignSpace& s, const SearchOutcome& r) {
+  std::ostringstream c;
+  for (int k = 0; k < kNumHwParams; ++k) c << hw_param_key(static_cast<HwParam>(k)) << ",";
+  c << "area_mm2,cost,lower_bound,exact,feasible,covers";
+  for (size_t w = 0; w < s.workload.size(); ++w) c << ",cycles_" << w << ",energy_pj_" << w;
+  c << "\n";
+  for (const PointResult& p : r.points) {
+    for (int k = 0; k < kNumHwParams; ++k) {
+      const long long v = s.values[k][p.index[k]];
+      if (k == static_cast<int>(HwParam::Dataflows)) {
+        std::string names;
+        for (const auto& n : dataflow_names(v))
+          names += (names.empty() ? "" : "+") + n.get<std::string>();
+        c << names << ",";
+      } else {
+        c << v << ",";
+      }
+    }
+    c << fmt_g(p.area_mm2, 10) << "," << fmt_g(p.cost, 12) << "," << fmt_g(p.lower_bound, 12) << ","
+      << (p.exact ? 1 : 0) << "," << (p.feasible() ? 1 : 0) << "," << p.covers;
+    for (size_t w = 0; w < s.workload.size(); ++w)
+      c << "," << (w < p.cycles.size() ? fmt_g(p.cycles[w], 12) : "") << ","
+        << (w < p.energy_pj.size() ? fmt_g(p.energy_pj[w], 12) : "");
+    c << "\n";
+  }
+  return c.str();
+}
+
+/// codesign.json: the settings, the outcome, the front and the chosen design.
+json summary_json(const CodesignSpace& s, const CodesignOptions& o, uint64_t seed,
+                  const SearchOutcome& r, const codesign::PointEvaluator& ev, double min_area) {
+  json j;
+  j["format"] = 1;
+  j["space"] = {{"file", s.path}, {"name", s.name}, {"points", s.size()}, {"base", s.base_name}};
+  j["searcher"] = o.searcher;
+  j["seed"] = seed;
+  j["time_limit_s"] = o.time_limit_s;
+  j["objective"] = s.objective.name;
+  j["constraints"] = {{"max_area_mm2", s.max_area_mm2},
+                      {"max_energy_uj", s.max_energy_uj},
+                      {"max_latency_ms", s.max_latency_ms}};
+  json wl = json::array();
+  for (const WorkloadNetwork& w : s.workload)
+    wl.push_back({{"network", w.name}, {"weight", w.weight}, {"unique_layers", w.layers.size()}});
+  j["workload"] = wl;
+  const bool found = r.best >= 0;
+  std::string status = found ? (r.proved ? "proved_optimal" : "best_found")
+                             : (r.timed_out ? "none_found_in_time" : "no_feasible_design");
+  if (found && o.searcher != "exact") status = r.proved ? "best_of_all_points" : "best_of_sample";
+  json oc = {{"status", status},
+             {"points_evaluated", r.points.size()},
+             {"seconds", r.seconds},
+             {"timed_out", r.timed_out},
+             {"mapper_solves", ev.solves()},
+             {"memo_hits", ev.memo_hits()}};
+  if (o.searcher == "exact")
+    oc["branch_and_bound"] = {{"boxes", r.nodes},
+                              {"pruned_bound", r.pruned_bound},
+                              {"pruned_area", r.pruned_area},
+                              {"pruned_constraint", r.pruned_constraint},
+                              {"collapsed", r.collapsed}};
+  if (found) {
+    const double best = r.points[r.best].cost;
+    oc["best_cost"] = best;
+    if (o.searcher == "exact" || r.proved) {
+      oc["lower_bound"] = r.lower_bound;
+      oc["gap"] = best > 0 ? std::max(0.0, (best - r.lower_bound) / best) : 0.0;
+    }
+    j["chosen"] = point_json(s, r.points[r.best]);
+  } else {
+    oc["smallest_area_mm2"] = min_area;
+    if (r.timed_out && o.searcher == "exact") oc["lower_bound"] = r.lower_bound;
+  }
+  j["outcome"] = oc;
+  json front = json::array();
+  for (int i : codesign::pareto_front(r.points)) front.push_back(point_json(s, r.points[i]));
+  j["front"] = front;
+  return j;
+}
+
+/// The summary printed without --json.
+void print_summary(const json& j, const fs::path& dir, std::ostream& out) {
+  const json& oc = j["outcome"];
+  out << "codesign " << j["space"]["name"].get<std::string>() << ": "
+      << fmt_g(j["space"]["points"].get<double>(), 6) << " points, searcher "
+      << j["searcher"].get<std::string>() << ", objective " << j["objective"].get<std::string>()
+      << "\n";
+  out << "  evaluated " << oc["points_evaluated"] << " points in " << fmt_fixed(oc["seconds"], 2)
+      << " s (" << oc["mapper_solves"] << " mapper solves)\n";
+  out << "  status: " << oc["status"].get<std::string>() << "\n";
+  if (j.contains("chosen")) {
+    out << "  chosen: " << j["chosen"]["parameters"].dump() << "\n";
+    out << "  cost " << fmt_g(oc["best_cost"], 6) << ", area "
+        << fmt_fixed(j["chosen"]["area_mm2"], 3) << " mm^2";
+    if (oc.contains("gap"))
+      out << ", lower bound " << fmt_g(oc["lower_bound"], 6) << ", gap "
+          << fmt_fixed(100 * oc["gap"].get<double>(), 3) << " %";
+    out << "\n";
+  } else if (oc["status"] == "none_found_in_time") {
+    out << "  no design evaluated within the time limit";
+    if (oc.contains("lower_bound")) out << "; proven lower bound " << fmt_g(oc["lower_bound"], 6);
+    out << "\n";
+  } else {
+    out << "  no feasible design; the smallest area the space reaches is "
+        << fmt_fixed(oc["smallest_area_mm2"], 3) << " mm^2\n";
+  }
+  out << "  Pareto front (area vs cost): " << j["front"].size() << " points; written to "
+      << dir.string() << "\n";
+}
+
+void check_options(const CodesignOptions& o, const CodesignSpace& s) {
+  if (o.searcher != "exact" && o.searcher != "grid" && o.searcher != "random")
+    throw SpecError("--searcher", "searcher", o.searcher, "must be exact, grid or random");
+  if (!(o.time_limit_s >= 0) || !std::isfinite(o.time_limit_s))
+    throw SpecError("--time-limit", "time-limit", std::to_string(o.time_limit_s),
+                    "must be a number of seconds >= 0 (0 = none)");
+  if (o.samples < 1 || o.samples > 10000000)
+    throw SpecError("--samples", "samples", std::to_string(o.samples), "must be 1..10000000");
+  if (o.searcher == "grid" && s.size() > kMaxGridPoints)
+    throw SpecError("--searcher", "searcher", "grid",
+                    "the space has " + fmt_g(s.size(), 4) + " points, more than a grid's " +
+                        fmt_g(kMaxGridPoints, 2) + "; use exact or random");
+}
+
+}  // namespace
+
+int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
+  const CodesignSpace s = load_codesign_space(o.space);
+  check_options(o, s);
+  const fs::path dir = o.out_dir.empty() ? fs::path("runs") / ("codesign-" + safe_name(s.name))
+                                         : fs::path(o.out_dir);
+  make_output_dir(dir);
+  const FolderLock lock(dir, "--out");
+  const uint64_t seed = o.seed_given ? o.seed : s.seed;
+  codesign::PointEvaluator ev(s);
+  SearchOutcome r;
+  if (o.searcher == "exact")
+    r = codesign::search_exact(ev, o.time_limit_s);
+  else if (o.searcher == "grid")
+    r = codesign::search_grid(ev, o.time_limit_s);
+  else
+    r = codesign::search_random(ev, o.samples, seed, o.time_limit_s);
+  const double min_area = codesign::area_lower_bound(s, codesign::whole_space(s));
+  const json summary = summary_json(s, o, seed, r, ev, min_area);
+  json pts = json::array();
+  for (const PointResult& p : r.points) pts.push_back(point_json(s, p));
+  write_atomic(dir / "points.json", pts.dump(1) + "\n");
+  write_atomic(dir / "points.csv", points_csv(s, r));
+  write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
+  if (o.json)
+    out << summary.dump(2) << "\n";
+  else
+    print_summary(summary, dir, out);
+  return r.best >= 0 ? 0 : 3;
+}
+
+}  // namespace mapwright::flows

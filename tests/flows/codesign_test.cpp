@@ -1,0 +1,359 @@
+// `mapwright codesign`: the exact hardware search against enumeration of every point, the
+// admissibility of each lower bound against the exact cost of the points of random boxes, the
+// space file's refusals (one test per rule) and the command line (exit codes, output files).
+#include <gtest/gtest.h>
+#include <sys/wait.h>
+
+#include <filesystem>
+#include <fstream>
+#include <random>
+
+#include "codesign/codesign_search.hpp"
+#include "files.hpp"
+#include "mapwright/flows/codesign.hpp"
+#include "mapwright/model/area.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/spawn.hpp"
+
+namespace fs = std::filesystem;
+using namespace mapwright;
+using namespace mapwright::flows;
+using namespace mapwright::flows::codesign;
+
+namespace {
+
+const std::string kData = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/";
+/// Where inline space texts claim to live, so that relative network files resolve.
+const std::string kWhere = kData + "inline_space.yaml";
+
+/// The tiny space's text with the objective, constraints and buffer energy given.
+std::string tiny_text(const std::string& objective, const std::string& constraints,
+                      const std::string& buffer_energy = "capacity") {
+  return "base: tiny2.yaml\nbuffer_energy: " + buffer_energy +
+         "\n"
+         "parameters:\n"
+         "  dataflows: [[ws], [os], [ws, os, is]]\n"
+         "  rows: {pow2: [2, 8]}\n"
+         "  cols: [2, 4, 8]\n"
+         "  dram_bytes_per_cycle: [4, 8, 16]\n"
+         "  accum_kib: {from: 1, to: 4, step: 1}\n"
+         "  weight_kib: {from: 1, to: 3, step: 1}\n"
+         "  input_kib: [1, 2, 3]\n"
+         "constraints: " +
+         constraints + "\nworkload: tiny_net.yaml\nobjective: " + objective + "\n";
+}
+
+bool in_box(const HwBox& b, const HwIndex& i) {
+  for (int p = 0; p < kNumHwParams; ++p)
+    if (i[p] < b.lo[p] || i[p] > b.hi[p]) return false;
+  return true;
+}
+
+/// The exact search's answer equals the best of every point, and its bound is that cost.
+void expect_exact_equals_grid(const CodesignSpace& s) {
+  ASSERT_GE(s.size(), 2000);
+  PointEvaluator eg(s), ee(s);
+  const SearchOutcome grid = search_grid(eg, 0);
+  const SearchOutcome exact = search_exact(ee, 0);
+  ASSERT_EQ(grid.points.size(), static_cast<size_t>(s.size()));
+  ASSERT_GE(grid.best, 0);
+  ASSERT_GE(exact.best, 0);
+  const PointResult& g = grid.points[grid.best];
+  const PointResult& e = exact.points[exact.best];
+  EXPECT_EQ(e.cost, g.cost);
+  EXPECT_EQ(e.index, g.index);
+  EXPECT_TRUE(exact.proved);
+  EXPECT_EQ(exact.lower_bound, e.cost);
+  EXPECT_LT(exact.points.size(), grid.points.size() / 4);  // the bounds cut most of the space
+  for (const PointResult& p : exact.points) EXPECT_TRUE(p.exact);
+  // Anytime: stopped at once, its bound stays below the optimum and its design above it.
+  PointEvaluator ea(s);
+  const SearchOutcome early = search_exact(ea, 1e-4);
+  EXPECT_TRUE(early.timed_out || early.proved);
+  EXPECT_LE(early.lower_bound, e.cost);
+  if (early.best >= 0) EXPECT_GE(early.points[early.best].cost, e.cost);
+}
+
+}  // namespace
+
+TEST(Codesign, ExactEqualsEnumerationEdpUnderArea) {
+  expect_exact_equals_grid(parse_codesign_space(tiny_text("edp", "{max_area_mm2: 0.14}"), kWhere));
+}
+
+TEST(Codesign, ExactEqualsEnumerationEdpUnderAreaWithFixedBufferEnergy) {
+  // Boxes collapse into one evaluation when the largest buffers' optima fit their smallest.
+  expect_exact_equals_grid(
+      parse_codesign_space(tiny_text("edp", "{max_area_mm2: 0.14}", "fixed"), kWhere));
+}
+
+TEST(Codesign, RandomIsSeededAndNeverBeatsTheExactAnswer) {
+  const CodesignSpace s =
+      parse_codesign_space(tiny_text("edp", "{max_area_mm2: 0.14}", "fixed"), kWhere);
+  PointEvaluator ev(s);
+  const SearchOutcome exact = search_exact(ev, 0);
+  const SearchOutcome a = search_random(ev, 200, 3, 0), b = search_random(ev, 200, 3, 0);
+  const SearchOutcome c = search_random(ev, 200, 4, 0);
+  ASSERT_EQ(a.points.size(), 200u);
+  bool differs = false;
+  for (size_t i = 0; i < a.points.size(); ++i) {
+    EXPECT_EQ(a.points[i].index, b.points[i].index);
+    differs = differs || a.points[i].index != c.points[i].index;
+  }
+  EXPECT_TRUE(differs);
+  for (const SearchOutcome* r : {&a, &c})
+    if (r->best >= 0) EXPECT_GE(r->points[r->best].cost, exact.points[exact.best].cost);
+}
+
+TEST(Codesign, ExactEqualsEnumerationLatencyUnderEnergy) {
+  expect_exact_equals_grid(
+      parse_codesign_space(tiny_text("latency", "{max_energy_uj: 0.8}", "fixed"), kWhere));
+}
+
+TEST(Codesign, ExactEqualsEnumerationEnergyUnderLatencyAndArea) {
+  expect_exact_equals_grid(parse_codesign_space(
+      tiny_text("energy", "{max_latency_ms: 0.004, max_area_mm2: 0.16}", "fixed"), kWhere));
+}
+
+class CodesignBounds : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(CodesignBounds, EveryLowerBoundIsAdmissibleOnRandomBoxes) {
+  CodesignSpace s = parse_codesign_space(tiny_text("edp", "{}", GetParam()), kWhere);
+  // 864 of its points (enough for the boxes; every point is the truth the bounds face).
+  s.values[static_cast<int>(HwParam::DramBw)] = {4, 16};
+  s.values[static_cast<int>(HwParam::WeightKib)] = {1, 3};
+  s.values[static_cast<int>(HwParam::InputKib)] = {1, 3};
+  PointEvaluator ev(s);
+  const SearchOutcome all = search_grid(ev, 0);
+  std::mt19937_64 rng(7);
+  int refined = 0;
+  for (int t = 0; t < 200; ++t) {
+    HwBox b;
+    for (int p = 0; p < kNumHwParams; ++p) {
+      std::uniform_int_distribution<int> d(0, static_cast<int>(s.values[p].size()) - 1);
+      int x = d(rng), y = t % 3 == 0 ? x : d(rng);  // a third of the boxes: one value
+      b.lo[p] = std::min(x, y);
+      b.hi[p] = std::max(x, y);
+    }
+    if (t % 2 == 0)  // half of them vary only the buffers
+      for (int p = 0; p <= static_cast<int>(HwParam::Banks); ++p) b.hi[p] = b.lo[p];
+    const double area_lb = area_lower_bound(s, b);
+    const std::vector<NetworkBound> nb = closed_form_bounds(s, b);
+    std::vector<LayerFigures> hi_solve;
+    if (b.fixed_but_buffers()) {
+      ++refined;
+      for (size_t u = 0; u < ev.layers().size(); ++u)
+        hi_solve.push_back(ev.solve(u, buffer_relaxed_arch(s, b)));
+    }
+    for (const PointResult& p : all.points) {
+      if (!in_box(b, p.index) || !p.found) continue;
+      EXPECT_LE(area_lb, p.area_mm2 * (1 + 1e-12));
+      EXPECT_LE(nb[0].cycles, p.cycles[0] * (1 + 1e-12));
+      EXPECT_LE(nb[0].energy_pj, p.energy_pj[0] * (1 + 1e-12));
+      EXPECT_LE(s.objective.cost(nb[0].cycles, nb[0].energy_pj), p.cost * (1 + 1e-12));
+      if (hi_solve.empty()) continue;
+      std::vector<double> lbs;
+      std::vector<int> counts;
+      for (const auto& [u, n] : ev.uses()[0]) {
+        const LayerFigures f = ev.solve(u, point_arch(s, p.index));
+        EXPECT_LE(hi_solve[u].lower_bound, f.cost * (1 + 1e-12));
+        lbs.push_back(hi_solve[u].lower_bound);
+        counts.push_back(n);
+      }
+      EXPECT_LE(compose_layer_bounds(s.objective, lbs, counts), p.cost * (1 + 1e-12));
+    }
+  }
+  EXPECT_GT(refined, 60);
+}
+
+INSTANTIATE_TEST_SUITE_P(BufferEnergy, CodesignBounds, ::testing::Values("capacity", "fixed"));
+
+TEST(Codesign, BoundsAreAdmissibleOnLargerLayersAndBankedPoints) {
+  // Two layers of ResNet-18-like shapes on arrays up to 16x16, with banked buffers among the
+  // points: each bound against the exact cost of random points of random boxes.
+  const std::string text =
+      "base: default\n"
+      "parameters:\n"
+      "  dataflows: [[ws], [os, is]]\n"
+      "  rows: [4, 16]\n"
+      "  cols: [8, 16]\n"
+      "  dram_bytes_per_cycle: [8, 16]\n"
+      "  banks: [0, 16]\n"
+      "  accum_kib: [4, 64]\n"
+      "  weight_kib: [8, 128]\n"
+      "  input_kib: [8, 128]\n"
+      "workload: codesign_two_layers.yaml\n";
+  const CodesignSpace s = parse_codesign_space(text, kWhere);
+  PointEvaluator ev(s);
+  std::mt19937_64 rng(3);
+  const HwBox whole = whole_space(s);
+  for (int t = 0; t < 12; ++t) {
+    HwIndex i{};
+    HwBox b;
+    for (int p = 0; p < kNumHwParams; ++p) {
+      i[p] = std::uniform_int_distribution<int>(0, whole.hi[p])(rng);
+      b.lo[p] = rng() % 2 ? 0 : i[p];
+      b.hi[p] = rng() % 2 ? whole.hi[p] : i[p];
+    }
+    const PointResult r = ev.evaluate(i);
+    if (!r.unbuildable.empty() || !r.found) continue;
+    EXPECT_TRUE(r.exact);
+    const std::vector<NetworkBound> nb = closed_form_bounds(s, b);
+    EXPECT_LE(area_lower_bound(s, b), r.area_mm2 * (1 + 1e-12));
+    EXPECT_LE(nb[0].cycles, r.cycles[0] * (1 + 1e-12));
+    EXPECT_LE(nb[0].energy_pj, r.energy_pj[0] * (1 + 1e-12));
+    for (size_t u = 0; u < ev.layers().size(); ++u) {
+      HwBox bb{i, i};  // the point with the box's buffers above it
+      for (int p = static_cast<int>(HwParam::AccumKib); p < kNumHwParams; ++p)
+        bb.hi[p] = std::max(i[p], b.hi[p]);
+      EXPECT_LE(ev.solve(u, buffer_relaxed_arch(s, bb)).lower_bound,
+                ev.solve(u, point_arch(s, i)).cost * (1 + 1e-12));
+    }
+  }
+}
+
+namespace {
+
+/// The SpecError of parsing `text` (inline, beside the test data).
+core::SpecError refusal(const std::string& text) {
+  try {
+    parse_codesign_space(text, kWhere);
+  } catch (const core::SpecError& e) {
+    return e;
+  }
+  ADD_FAILURE() << "accepted: " << text;
+  return core::SpecError("", "", "", "");
+}
+
+/// `params` as the parameters of an otherwise valid space.
+std::string with_params(const std::string& params) {
+  return "base: tiny2.yaml\nparameters:\n" + params + "\nworkload: tiny_net.yaml\n";
+}
+
+}  // namespace
+
+TEST(CodesignSpaceFile, RefusesUnknownKeys) {
+  EXPECT_EQ(refusal("bogus: 1\nworkload: tiny_net.yaml\n").key(), "bogus");
+  EXPECT_EQ(refusal(with_params("  depth: [1]")).key(), "parameters.depth");
+  EXPECT_EQ(refusal(with_params("  rows: {from: 2, to: 8, stride: 2}")).key(),
+            "parameters.rows.stride");
+}
+
+TEST(CodesignSpaceFile, RefusesEmptySetsAndRanges) {
+  EXPECT_EQ(refusal(with_params("  rows: []")).key(), "parameters.rows");
+  const core::SpecError e = refusal(with_params("  rows: {from: 8, to: 4, step: 2}"));
+  EXPECT_EQ(e.key(), "parameters.rows.to");
+  EXPECT_EQ(e.value(), "4");
+  EXPECT_EQ(refusal(with_params("  cols: {pow2: [16, 4]}")).key(), "parameters.cols.pow2");
+  EXPECT_EQ(refusal(with_params("  dataflows: []")).key(), "parameters.dataflows");
+}
+
+TEST(CodesignSpaceFile, RefusesStepsThatDoNotDivide) {
+  const core::SpecError e = refusal(with_params("  input_kib: {from: 1, to: 10, step: 4}"));
+  EXPECT_EQ(e.key(), "parameters.input_kib.step");
+  EXPECT_EQ(e.value(), "4");
+  EXPECT_NE(std::string(e.what()).find("does not divide"), std::string::npos);
+}
+
+TEST(CodesignSpaceFile, RefusesValuesTheRtlDoesNotSupport) {
+  EXPECT_EQ(refusal(with_params("  rows: [8, 65]")).key(), "parameters.rows[1]");
+  EXPECT_EQ(refusal(with_params("  cols: {pow2: [1, 8]}")).key(), "parameters.cols.pow2[0]");
+  EXPECT_EQ(refusal(with_params("  dram_bytes_per_cycle: [0]")).key(),
+            "parameters.dram_bytes_per_cycle[0]");
+  EXPECT_EQ(refusal(with_params("  accum_kib: {from: 0, to: 4, step: 1}")).key(),
+            "parameters.accum_kib.from");
+  EXPECT_EQ(refusal(with_params("  banks: [200]")).key(), "parameters.banks[0]");
+  EXPECT_EQ(refusal(with_params("  dataflows: [[ws, xs]]")).key(), "parameters.dataflows[0][1]");
+  EXPECT_EQ(refusal(with_params("  cols: {pow2: [2, 12]}")).key(), "parameters.cols.pow2");
+  EXPECT_EQ(refusal(with_params("  rows: [4, 4]")).key(), "parameters.rows");
+  EXPECT_EQ(refusal(with_params("  rows: [4.5]")).key(), "parameters.rows[0]");
+}
+
+TEST(CodesignSpaceFile, RefusesAWorkloadThatDoesNotLoad) {
+  const core::SpecError e = refusal("workload: no_such_net.yaml\n");
+  EXPECT_EQ(e.key(), "workload");
+  EXPECT_EQ(e.value(), "no_such_net.yaml");
+  EXPECT_EQ(refusal("workload: not_a_zoo_name\n").key(), "workload");
+  EXPECT_EQ(refusal("workload: [{network: resnet18}, {network: nope}]\n").key(),
+            "workload[1].network");
+  EXPECT_EQ(refusal("workload: [{network: resnet18, weight: 0}]\n").key(), "workload[0].weight");
+  EXPECT_EQ(refusal("workload: []\n").key(), "workload");
+  EXPECT_EQ(refusal("objective: edp\n").key(), "workload");
+}
+
+TEST(CodesignSpaceFile, RefusesABadBaseObjectiveOrConstraint) {
+  EXPECT_EQ(refusal("base: nope\nworkload: tiny_net.yaml\n").key(), "base");
+  EXPECT_EQ(refusal("objective: speed\nworkload: tiny_net.yaml\n").key(), "objective");
+  EXPECT_EQ(refusal("constraints: {max_area_mm2: -1}\nworkload: tiny_net.yaml\n").key(),
+            "constraints.max_area_mm2");
+}
+
+TEST(CodesignSpaceFile, ReadsSetsRangesPowersAndTheBase) {
+  const CodesignSpace s = load_codesign_space(kData + "codesign_tiny.yaml");
+  EXPECT_EQ(s.size(), 2916);
+  EXPECT_EQ(s.values[static_cast<int>(HwParam::Rows)], (std::vector<long long>{2, 4, 8}));
+  EXPECT_EQ(s.values[static_cast<int>(HwParam::AccumKib)], (std::vector<long long>{1, 2, 3, 4}));
+  EXPECT_EQ(s.values[static_cast<int>(HwParam::Banks)], (std::vector<long long>{0}));  // base
+  EXPECT_EQ(s.values[static_cast<int>(HwParam::Dataflows)], (std::vector<long long>{1, 2, 7}));
+  EXPECT_EQ(s.workload.size(), 1u);
+  EXPECT_EQ(s.workload[0].layers.size(), 3u);
+}
+
+namespace {
+
+/// Runs `mapwright ARGS` of this build; its exit code.
+int run_mapwright(const std::vector<std::string>& args) {
+  core::SpawnSpec spec;
+  spec.argv = {MAPWRIGHT_CLI_EXE};
+  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
+  spec.search_path = false;
+  int error = 0;
+  const pid_t pid = core::spawn_process(spec, error);
+  if (pid < 0) return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+}  // namespace
+
+TEST(CodesignCli, WritesEveryPointTheFrontAndTheChoiceWithExitCodes) {
+  const fs::path dir = test_files::fresh_path("codesign_cli");
+  const std::string space = kData + "codesign_tiny.yaml";
+  ASSERT_EQ(run_mapwright({"codesign", "--space", space, "--out", (dir / "x").string()}), 0);
+  const auto j = nlohmann::json::parse(test_files::read_file(dir / "x" / "codesign.json"));
+  EXPECT_EQ(j["outcome"]["status"], "proved_optimal");
+  EXPECT_EQ(j["outcome"]["gap"], 0.0);
+  EXPECT_TRUE(j.contains("chosen"));
+  EXPECT_GE(j["front"].size(), 1u);
+  EXPECT_TRUE(fs::exists(dir / "x" / "points.csv"));
+  const auto pts = nlohmann::json::parse(test_files::read_file(dir / "x" / "points.json"));
+  EXPECT_EQ(pts.size(), j["outcome"]["points_evaluated"].get<size_t>());
+  EXPECT_EQ(run_mapwright({"codesign", "--space", space, "--searcher", "random", "--samples", "20",
+                           "--seed", "5", "--out", (dir / "r").string()}),
+            0);
+  const auto r = nlohmann::json::parse(test_files::read_file(dir / "r" / "codesign.json"));
+  EXPECT_EQ(r["seed"], 5);
+  EXPECT_EQ(r["outcome"]["points_evaluated"], 20);
+  // Bad input: exit 2, nothing written.
+  EXPECT_EQ(
+      run_mapwright({"codesign", "--space", kData + "nope.yaml", "--out", (dir / "b").string()}),
+      2);
+  EXPECT_EQ(run_mapwright(
+                {"codesign", "--space", space, "--searcher", "ga", "--out", (dir / "b").string()}),
+            2);
+  EXPECT_FALSE(fs::exists(dir / "b" / "codesign.json"));
+  // No point meets the constraint: exit 3, the smallest area said.
+  const fs::path tight = dir / "tight.yaml";
+  std::string text = test_files::read_file(space);
+  text.replace(text.find("max_area_mm2: 0.14"), 18, "max_area_mm2: 0.01");
+  fs::create_directories(dir);
+  std::ofstream(tight) << text;
+  fs::copy_file(kData + "tiny_net.yaml", dir / "tiny_net.yaml");
+  fs::copy_file(kData + "tiny2.yaml", dir / "tiny2.yaml");
+  EXPECT_EQ(run_mapwright({"codesign", "--space", tight.string(), "--out", (dir / "t").string()}),
+            3);
+  const auto t = nlohmann::json::parse(test_files::read_file(dir / "t" / "codesign.json"));
+  EXPECT_EQ(t["outcome"]["status"], "no_feasible_design");
+  EXPECT_GT(t["outcome"]["smallest_area_mm2"].get<double>(), 0.01);
+  fs::remove_all(dir);
+}
