@@ -227,6 +227,26 @@ void port_aware_search(const core::Arch& arch, int n, unsigned long long seed) {
   }
 }
 
+/// DMA beats per tensor kind over all mappings, each candidate against the packed stream.
+void print_beats_by_tensor(const std::vector<Measured>& res) {
+  std::printf("\nbeats by tensor, all mappings, relative to the packed stream:\n");
+  for (int c = 1; c < kNumCand; ++c) {
+    std::printf("%-21s", kCands[c].name);
+    for (int k = 0; k < 4; ++k) {
+      long long now = 0, base = 0;
+      for (const Measured& m : res) {
+        now += m.beats[c][k];
+        base += m.beats[0][k];
+      }
+      if (base == 0)
+        std::printf("  %s (none)", kKindNames[k]);
+      else
+        std::printf("  %s %+.1f%%", kKindNames[k], pct_over(now, base));
+    }
+    std::printf("\n");
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -292,22 +312,7 @@ int main(int argc, char** argv) {
         "%zu of %zu (optimal: %zu of %zu)%s%s\n",
         unservable, set.size(), unservable_opt, opt_maps, example.empty() ? "" : "; e.g. ",
         example.c_str());
-    std::printf("\nbeats by tensor, all mappings, relative to the packed stream:\n");
-    for (int c = 1; c < kNumCand; ++c) {
-      std::printf("%-21s", kCands[c].name);
-      for (int k = 0; k < 4; ++k) {
-        long long now = 0, base = 0;
-        for (const Measured& m : res) {
-          now += m.beats[c][k];
-          base += m.beats[0][k];
-        }
-        if (base == 0)
-          std::printf("  %s (none)", kKindNames[k]);
-        else
-          std::printf("  %s %+.1f%%", kKindNames[k], pct_over(now, base));
-      }
-      std::printf("\n");
-    }
+    print_beats_by_tensor(res);
     if (opt.optimal) {
       std::printf(
           "\noptimal mappings, every layer times its count, cycles relative to the packed "

@@ -126,6 +126,26 @@ double compact_tilings(const core::Layer& l, const core::Arch& a) {
   return total;
 }
 
+/// --space: the raw and compact space sizes of every unique layer shape of `nets`.
+void print_space_sizes(const std::vector<std::string>& nets, const core::Arch& arch) {
+  std::printf("%-16s %-26s %12s %14s %16s %8s\n", "network", "layer", "log10_raw", "log10_raw_til",
+              "log10_compact_til", "ratio");
+  std::set<std::string> shapes;
+  for (const auto& net : nets)
+    for (const auto& [layer, count] : core::zoo_network(net).unique_layers()) {
+      (void)count;
+      if (!shapes.insert(layer.shape_key()).second) continue;
+      double raw_til = static_cast<double>(arch.rows) * arch.cols * arch.dataflows.size();
+      for (int d = 0; d < core::kNumDims; ++d)
+        raw_til *= static_cast<double>(layer.dim(static_cast<Dim>(d)));
+      const double ct = compact_tilings(layer, arch);
+      std::printf("%-16s %-26s %12.2f %14.2f %16.2f %8.1e\n", net.c_str(), layer.name.c_str(),
+                  core::MapSpace(layer, arch).log10_size(), std::log10(raw_til), std::log10(ct),
+                  raw_til / ct);
+      std::fflush(stdout);
+    }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -182,22 +202,7 @@ int main(int argc, char** argv) {
   opt.compact = !raw;
 
   if (space) {
-    std::printf("%-16s %-26s %12s %14s %16s %8s\n", "network", "layer", "log10_raw",
-                "log10_raw_til", "log10_compact_til", "ratio");
-    std::set<std::string> shapes;
-    for (const auto& net : nets)
-      for (const auto& [layer, count] : core::zoo_network(net).unique_layers()) {
-        (void)count;
-        if (!shapes.insert(layer.shape_key()).second) continue;
-        double raw_til = static_cast<double>(arch.rows) * arch.cols * arch.dataflows.size();
-        for (int d = 0; d < core::kNumDims; ++d)
-          raw_til *= static_cast<double>(layer.dim(static_cast<Dim>(d)));
-        const double ct = compact_tilings(layer, arch);
-        std::printf("%-16s %-26s %12.2f %14.2f %16.2f %8.1e\n", net.c_str(), layer.name.c_str(),
-                    core::MapSpace(layer, arch).log10_size(), std::log10(raw_til), std::log10(ct),
-                    raw_til / ct);
-        std::fflush(stdout);
-      }
+    print_space_sizes(nets, arch);
     return 0;
   }
   std::printf("%-16s %-26s %14s %14s %9s %8s %11s %11s %s\n", "network", "layer", "optimum",

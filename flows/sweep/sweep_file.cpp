@@ -25,16 +25,16 @@ namespace {
 constexpr size_t kMaxPoints = 10000;
 constexpr double kMaxSeed = 4.6e18;  // < 2^62, exact in int64
 
-/// The varying parameters of one point (before naming); kib values < 0 = "from the base".
-struct Params {
-  int rows = 0, cols = 0;
-  long long input_kib = 0, weight_kib = 0, accum_kib = 0;
-  int bw = 0;
-  std::vector<std::string> dataflows;
-  bool operator<(const Params& o) const {
-    return std::tie(rows, cols, input_kib, weight_kib, accum_kib, bw, dataflows) <
-           std::tie(o.rows, o.cols, o.input_kib, o.weight_kib, o.accum_kib, o.bw, o.dataflows);
+/// The varying parameters of one point: a SweepPoint before it is named.
+using Params = SweepPoint;
+
+/// Orders points by their parameters (the name left out), to find two alike.
+struct ByParams {
+  static auto key(const Params& p) {
+    return std::tie(p.rows, p.cols, p.input_kib, p.weight_kib, p.accum_kib, p.dram_bytes_per_cycle,
+                    p.dataflows);
   }
+  bool operator()(const Params& a, const Params& b) const { return key(a) < key(b); }
 };
 
 /// "RxC" -> (R, C), each 2..64.
@@ -131,7 +131,7 @@ void apply(Params& p, const Params& base, const std::string& k, const YAML::Node
     p.weight_kib = scaled(base.weight_kib);
     p.accum_kib = scaled(base.accum_kib);
   } else if (k == "dram_bytes_per_cycle") {
-    p.bw = static_cast<int>(int_of(v, where, key, 1, 1024));
+    p.dram_bytes_per_cycle = static_cast<int>(int_of(v, where, key, 1, 1024));
   } else if (k == "dataflows") {
     p.dataflows = parse_dataflows(v, where, key);
   }
@@ -144,7 +144,8 @@ const char* const kParamKeys[] = {"array",      "rows",      "cols",         "in
 std::string point_name(size_t index, const Params& p) {
   std::ostringstream s;
   s << "p" << std::setw(3) << std::setfill('0') << index << "-" << p.rows << "x" << p.cols << "-i"
-    << p.input_kib << "-w" << p.weight_kib << "-a" << p.accum_kib << "-bw" << p.bw << "-";
+    << p.input_kib << "-w" << p.weight_kib << "-a" << p.accum_kib << "-bw" << p.dram_bytes_per_cycle
+    << "-";
   for (size_t i = 0; i < p.dataflows.size(); ++i) s << (i ? "." : "") << p.dataflows[i];
   return s.str();
 }
@@ -202,7 +203,7 @@ Params base_params(const SweepFile& s, const std::string& path) {
   b.input_kib = base.input_buf_bytes / 1024;
   b.weight_kib = base.weight_buf_bytes / 1024;
   b.accum_kib = base.accum_buf_bytes / 1024;
-  b.bw = static_cast<int>(base.dram_bytes_per_cycle);
+  b.dram_bytes_per_cycle = static_cast<int>(base.dram_bytes_per_cycle);
   for (Dataflow d : base.dataflows) b.dataflows.push_back(dataflow_name(d));
   for (auto& d : b.dataflows) std::transform(d.begin(), d.end(), d.begin(), ::tolower);
   return b;
@@ -261,23 +262,15 @@ void add_listed_points(const YAML::Node& pts, const Params& b, const std::string
 std::vector<SweepPoint> named_points(const std::vector<std::pair<Params, std::string>>& all,
                                      const std::string& path) {
   std::vector<SweepPoint> points;
-  std::map<Params, size_t> seen;
+  std::map<Params, size_t, ByParams> seen;
   for (size_t i = 0; i < all.size(); ++i) {
     const auto [it, fresh] = seen.emplace(all[i].first, i);
     if (!fresh)
       throw SpecError(path, all[i].second, point_name(i, all[i].first),
                       "has the same parameters as point " + std::to_string(it->second) + " (" +
                           all[it->second].second + ")");
-    const Params& p = all[i].first;
-    SweepPoint sp;
-    sp.name = point_name(i, p);
-    sp.rows = p.rows;
-    sp.cols = p.cols;
-    sp.input_kib = p.input_kib;
-    sp.weight_kib = p.weight_kib;
-    sp.accum_kib = p.accum_kib;
-    sp.dram_bytes_per_cycle = p.bw;
-    sp.dataflows = p.dataflows;
+    SweepPoint sp = all[i].first;
+    sp.name = point_name(i, sp);
     points.push_back(sp);
   }
   return points;

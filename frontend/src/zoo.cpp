@@ -73,53 +73,52 @@ class Builder {
   Network net_;
 };
 
-Network build_resnet18() {
-  Builder b("resnet18", "ResNet-18 (torchvision), ImageNet 224x224, batch 1");
+/// A torchvision ResNet on ImageNet 224x224, batch 1: the 7x7 stem and max pool, then four
+/// stages of `blocks[stage]` residual blocks, basic (two 3x3 convs, ResNet-18/34) or bottleneck
+/// (1x1, 3x3, 1x1 with 4x expansion; v1.5: the stride on the 3x3), a 1x1 downsample where the
+/// shape changes, and the classifier.
+Network build_resnet(const std::string& name, const std::string& description, const int blocks[4],
+                     bool bottleneck) {
+  Builder b(name, description);
   int64_t hw = b.conv("conv1", 3, 64, 224, 7, 2, 3);  // 112
   hw = (hw + 2 * 1 - 3) / 2 + 1;                      // 3x3 max pool, stride 2, pad 1 -> 56
   int64_t in = 64;
   const int64_t widths[] = {64, 128, 256, 512};
   for (int stage = 0; stage < 4; ++stage) {
     const int64_t width = widths[stage];
-    for (int block = 0; block < 2; ++block) {
-      const std::string prefix =
-          "layer" + std::to_string(stage + 1) + "." + std::to_string(block) + ".";
-      const int64_t stride = (stage > 0 && block == 0) ? 2 : 1;
-      const int64_t out_hw = b.conv(prefix + "conv1", in, width, hw, 3, stride, 1);
-      b.conv(prefix + "conv2", width, width, out_hw, 3, 1, 1);
-      if (stride != 1 || in != width) b.conv(prefix + "downsample", in, width, hw, 1, stride, 0);
-      in = width;
-      hw = out_hw;
-    }
-  }
-  b.gemm("fc", 1, 512, 1000);
-  return b.take();
-}
-
-Network build_resnet50() {
-  Builder b("resnet50", "ResNet-50 v1.5 (torchvision), ImageNet 224x224, batch 1");
-  int64_t hw = b.conv("conv1", 3, 64, 224, 7, 2, 3);  // 112
-  hw = (hw + 2 * 1 - 3) / 2 + 1;                      // 3x3 max pool, stride 2, pad 1 -> 56
-  int64_t in = 64;
-  const int64_t widths[] = {64, 128, 256, 512};
-  const int blocks[] = {3, 4, 6, 3};
-  for (int stage = 0; stage < 4; ++stage) {
-    const int64_t width = widths[stage];
-    const int64_t out = 4 * width;
+    const int64_t out = bottleneck ? 4 * width : width;
     for (int block = 0; block < blocks[stage]; ++block) {
       const std::string prefix =
           "layer" + std::to_string(stage + 1) + "." + std::to_string(block) + ".";
       const int64_t stride = (stage > 0 && block == 0) ? 2 : 1;
-      b.conv(prefix + "conv1", in, width, hw, 1, 1, 0);
-      const int64_t out_hw = b.conv(prefix + "conv2", width, width, hw, 3, stride, 1);
-      b.conv(prefix + "conv3", width, out, out_hw, 1, 1, 0);
+      int64_t out_hw = 0;
+      if (bottleneck) {
+        b.conv(prefix + "conv1", in, width, hw, 1, 1, 0);
+        out_hw = b.conv(prefix + "conv2", width, width, hw, 3, stride, 1);
+        b.conv(prefix + "conv3", width, out, out_hw, 1, 1, 0);
+      } else {
+        out_hw = b.conv(prefix + "conv1", in, width, hw, 3, stride, 1);
+        b.conv(prefix + "conv2", width, width, out_hw, 3, 1, 1);
+      }
       if (stride != 1 || in != out) b.conv(prefix + "downsample", in, out, hw, 1, stride, 0);
       in = out;
       hw = out_hw;
     }
   }
-  b.gemm("fc", 1, 2048, 1000);
+  b.gemm("fc", 1, in, 1000);
   return b.take();
+}
+
+Network build_resnet18() {
+  const int blocks[] = {2, 2, 2, 2};
+  return build_resnet("resnet18", "ResNet-18 (torchvision), ImageNet 224x224, batch 1", blocks,
+                      false);
+}
+
+Network build_resnet50() {
+  const int blocks[] = {3, 4, 6, 3};
+  return build_resnet("resnet50", "ResNet-50 v1.5 (torchvision), ImageNet 224x224, batch 1", blocks,
+                      true);
 }
 
 Network build_vgg16() {

@@ -20,6 +20,7 @@
 #include <mutex>
 #include <sstream>
 
+#include "mapwright/rtl_api/rtl_api.hpp"
 #include "model_build.hpp"
 #ifdef MAPWRIGHT_HAVE_RTL
 #include "mw_model_list.h"  // the models compiled into this build's worker (systemc/)
@@ -123,15 +124,10 @@ std::string source_dir_of(const ModelCacheOptions& o) {
 }  // namespace
 
 ModelParams model_params(const core::Arch& a) {
-  ModelParams p;
-  p.rows = a.rows;
-  p.cols = a.cols;
-  p.input_bytes = a.input_buf_bytes;
-  p.weight_bytes = a.weight_buf_bytes;
-  p.accum_words = a.accum_buf_bytes / 4;
-  p.beat_bytes = static_cast<long long>(a.dram_bytes_per_cycle);
-  p.banks = a.buffer_banks;
-  return p;
+  const rtl::RtlParams r = rtl::params_of(a);
+  return ModelParams{
+      r.rows,       r.cols,     r.input_buf_bytes, r.weight_buf_bytes, r.accum_buf_words,
+      r.beat_bytes, r.buf_banks};
 }
 
 std::string describe(const ModelParams& p) {

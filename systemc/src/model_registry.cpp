@@ -44,24 +44,11 @@ std::string describe(const RtlParams& p) {
   return os.str();
 }
 
-/// The RTL parameters `a` needs of a model.
-RtlParams params_of(const core::Arch& a) {
-  RtlParams p;
-  p.rows = a.rows;
-  p.cols = a.cols;
-  p.input_buf_bytes = a.input_buf_bytes;
-  p.weight_buf_bytes = a.weight_buf_bytes;
-  p.accum_buf_words = a.accum_buf_bytes / 4;
-  p.beat_bytes = static_cast<long long>(a.dram_bytes_per_cycle);
-  p.buf_banks = a.buffer_banks;
-  return p;
-}
+using rtl::params_of;
 
 /// The same model parameters (max_bursts aside: every model has 256).
 bool same(const RtlParams& a, const RtlParams& b) {
-  return a.rows == b.rows && a.cols == b.cols && a.input_buf_bytes == b.input_buf_bytes &&
-         a.weight_buf_bytes == b.weight_buf_bytes && a.accum_buf_words == b.accum_buf_words &&
-         a.beat_bytes == b.beat_bytes && a.buf_banks == b.buf_banks;
+  return a.same_model(b);
 }
 
 /// Builds host type `Host` into `h` when no host is there yet and the model's parameters `p`
@@ -146,9 +133,9 @@ SimHost* host_for(const core::Arch& arch, RtlHarness harness, std::string& failu
 
 }  // namespace detail
 
-using detail::params_of;
 using detail::same;
 using detail::SimHost;
+using rtl::params_of;
 
 std::vector<std::string> RtlEvaluator::compiled_archs() {
   std::vector<std::string> v;

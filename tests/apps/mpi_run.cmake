@@ -4,11 +4,7 @@
 # (in one process) finishes the run with the same figures.
 # Usage: cmake -DMW=<mapwright> -DNET=<network file> -DOUT=<folder> -P mpi_run.cmake
 file(REMOVE_RECURSE ${OUT})
-function(run_it out_var)
-  execute_process(COMMAND ${ARGN} RESULT_VARIABLE rc OUTPUT_VARIABLE o ERROR_VARIABLE e)
-  set(${out_var}_rc ${rc} PARENT_SCOPE)
-  set(${out_var}_out "${o}\n${e}" PARENT_SCOPE)
-endfunction()
+include(${CMAKE_CURRENT_LIST_DIR}/mpi_common.cmake)
 set(ARGS run --network ${NET} --arch small4 --top-k 2 --time-limit 30)
 
 run_it(mpi mpirun --oversubscribe -np 3 ${MW} ${ARGS} --out ${OUT}/mpi)
@@ -60,16 +56,7 @@ endfunction()
 same_run(${OUT}/mpi ${OUT}/single)
 
 # A rank that dies: every rank's second layer kills it (SIGKILL, test hook).
-set(ENV{MAPWRIGHT_TEST_KILL_AT} "run_layer:2")
-run_it(die mpirun --oversubscribe -np 3 ${MW} ${ARGS} --out ${OUT}/killed)
-unset(ENV{MAPWRIGHT_TEST_KILL_AT})
-message("${die_out}")
-if(die_rc EQUAL 0)
-  message(FATAL_ERROR "the run with a killed rank exited 0")
-endif()
-if(NOT die_out MATCHES "rank [12]")
-  message(FATAL_ERROR "no message names the rank")
-endif()
+run_killed("run_layer:2" mpirun --oversubscribe -np 3 ${MW} ${ARGS} --out ${OUT}/killed)
 run_it(res ${MW} run --resume --out ${OUT}/killed)
 message("${res_out}")
 if(NOT res_rc EQUAL 0)

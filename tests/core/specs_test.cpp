@@ -11,6 +11,7 @@
 #include "mapwright/core/mapping.hpp"
 #include "mapwright/core/tile_program.hpp"
 #include "mapwright/mapspace/mapspace.hpp"
+#include "test_layers.hpp"
 
 using namespace mapwright::core;
 namespace fs = std::filesystem;
@@ -45,31 +46,13 @@ dram: {bytes_per_cycle: 8, latency_cycles: 40}
 )";
 
 Layer conv_layer() {
-  Layer l;
-  l.k = 64;
-  l.c = 32;
-  l.h = 28;
-  l.w = 28;
-  l.r = 3;
-  l.s = 3;
-  l.stride = 1;
-  l.pad = 1;
-  return make_layer(l, "test");
+  return mapwright::test_layers::conv(64, 32, 28, 3, 1, 1);
 }
 
 }  // namespace
 
 TEST(Layer, DerivesOutputSize) {
-  Layer l;
-  l.k = 64;
-  l.c = 3;
-  l.h = 224;
-  l.w = 224;
-  l.r = 7;
-  l.s = 7;
-  l.stride = 2;
-  l.pad = 3;
-  const Layer x = make_layer(l, "t");
+  const Layer x = mapwright::test_layers::conv(64, 3, 224, 7, 2, 3);
   EXPECT_EQ(x.p, 112);
   EXPECT_EQ(x.q, 112);
   EXPECT_EQ(x.macs(), 64LL * 3 * 112 * 112 * 49);
@@ -242,15 +225,7 @@ TEST(MappingBad, RejectsMappingThatDoesNotBelongToLayer) {
 
 TEST(TileProgram, InputTileIsUniqueInBoundsBytes) {
   // 1x1 conv, stride 2: only every other row and column is ever loaded.
-  Layer l;
-  l.k = 8;
-  l.c = 4;
-  l.h = 8;
-  l.w = 8;
-  l.r = 1;
-  l.s = 1;
-  l.stride = 2;
-  const Layer x = make_layer(l, "t");
+  const Layer x = mapwright::test_layers::conv(8, 4, 8, 1, 2, 0);
   Mapping m = default_mapping(x, load_arch("default"));
   const AccessCounts c = count_by_walk(x, load_arch("default"), m);
   EXPECT_EQ(c.dram_input_bytes, 4 * 4 * 4);

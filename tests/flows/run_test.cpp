@@ -12,6 +12,8 @@
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <sstream>
+#include <string>
+#include <vector>
 
 #include "files.hpp"
 #include "tiny_run.hpp"
@@ -43,6 +45,18 @@ long long count_rows(const fs::path& db, const std::string& table) {
   sqlite3_finalize(st);
   sqlite3_close(h);
   return n;
+}
+
+/// `cmd_run(o)` is refused with a SpecError whose message contains every one of `needles`.
+void expect_refused(const flows::RunOptions& o, const std::vector<std::string>& needles) {
+  std::ostringstream out;
+  try {
+    flows::cmd_run(o, out);
+    FAIL() << "expected a SpecError";
+  } catch (const core::SpecError& e) {
+    for (const auto& n : needles)
+      EXPECT_NE(std::string(e.what()).find(n), std::string::npos) << e.what();
+  }
 }
 
 }  // namespace
@@ -161,12 +175,7 @@ TEST(Run, ResumeAfterInterruptionLosesNothing) {
   bad.resume = true;
   bad.settings.seed = 4;
   bad.given = {"seed"};
-  try {
-    flows::cmd_run(bad, out);
-    FAIL() << "expected a SpecError";
-  } catch (const core::SpecError& e) {
-    EXPECT_NE(std::string(e.what()).find("--seed"), std::string::npos) << e.what();
-  }
+  expect_refused(bad, {"--seed"});
   fs::remove_all(full);
   fs::remove_all(part);
 }
@@ -197,12 +206,7 @@ TEST(Run, RtlRewardScoresTheLastPhaseOnTheRtl) {
   flows::RunOptions again = tiny_run(dir);
   again.resume = true;
   again.given = {"reward"};
-  try {
-    flows::cmd_run(again, out);
-    FAIL() << "a resume with --reward surrogate was accepted";
-  } catch (const core::SpecError& e) {
-    EXPECT_NE(std::string(e.what()).find("--reward"), std::string::npos) << e.what();
-  }
+  expect_refused(again, {"--reward"});  // a resume with --reward surrogate
   const fs::path exact_dir = fresh_dir("rtl_reward_exact");
   flows::RunOptions exact = tiny_run(exact_dir);
   exact.settings.searcher = "exact";
@@ -234,15 +238,8 @@ TEST(Run, ArchWithoutRtlModelNeedsNoRtl) {
   o.settings.arch = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/odd_beat.yaml";
   o.settings.network = "";
   o.settings.layer = "conv:K=32,C=32,H=14,W=14,R=3,S=3,pad=1";
+  expect_refused(o, {"--no-rtl", "no RTL model can be built"});
   std::ostringstream out;
-  try {
-    flows::cmd_run(o, out);
-    FAIL() << "expected a SpecError";
-  } catch (const core::SpecError& e) {
-    EXPECT_NE(std::string(e.what()).find("--no-rtl"), std::string::npos) << e.what();
-    EXPECT_NE(std::string(e.what()).find("no RTL model can be built"), std::string::npos)
-        << e.what();
-  }
   o.settings.no_rtl = true;
   ASSERT_EQ(flows::cmd_run(o, out), 0) << out.str();
   const json r = load(dir);

@@ -5,6 +5,9 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <map>
+#include <tuple>
+#include <vector>
 #include <set>
 #include <string>
 
@@ -95,69 +98,64 @@ TEST(Zoo, LayerNamesAreUnique) {
   }
 }
 
+namespace {
+
+/// One field of a layer by its letter (the names the checks below use).
+int64_t field(const mc::Layer& l, const std::string& f) {
+  const std::map<std::string, int64_t> v = {{"kind", static_cast<int64_t>(l.kind)},
+                                            {"r", l.r},
+                                            {"s", l.s},
+                                            {"c", l.c},
+                                            {"k", l.k},
+                                            {"g", l.g},
+                                            {"stride", l.stride},
+                                            {"pad", l.pad},
+                                            {"h", l.h},
+                                            {"w", l.w},
+                                            {"p", l.p},
+                                            {"q", l.q}};
+  return v.at(f);
+}
+
+}  // namespace
+
 TEST(Zoo, SpotShapes) {
-  const mc::Layer l = mc::zoo_layer("resnet50", "layer3.0.conv2", "test");
-  EXPECT_EQ(l.kind, mc::LayerKind::Conv);
-  EXPECT_EQ(l.r, 3);
-  EXPECT_EQ(l.s, 3);
-  EXPECT_EQ(l.c, 256);
-  EXPECT_EQ(l.k, 256);
-  EXPECT_EQ(l.g, 1);
-  EXPECT_EQ(l.stride, 2);
-  EXPECT_EQ(l.pad, 1);
-  EXPECT_EQ(l.h, 28);
-  EXPECT_EQ(l.w, 28);
-  EXPECT_EQ(l.p, 14);
-  EXPECT_EQ(l.q, 14);
-
-  const mc::Layer conv1 = mc::zoo_layer("resnet50", "conv1", "test");
-  EXPECT_EQ(conv1.c, 3);
-  EXPECT_EQ(conv1.k, 64);
-  EXPECT_EQ(conv1.r, 7);
-  EXPECT_EQ(conv1.pad, 3);
-  EXPECT_EQ(conv1.stride, 2);
-  EXPECT_EQ(conv1.p, 112);
-
-  const mc::Layer ds = mc::zoo_layer("resnet50", "layer1.0.downsample", "test");
-  EXPECT_EQ(ds.c, 64);
-  EXPECT_EQ(ds.k, 256);
-  EXPECT_EQ(ds.r, 1);
-  EXPECT_EQ(ds.p, 56);
-
-  const mc::Layer fc = mc::zoo_layer("resnet50", "fc", "test");
-  EXPECT_EQ(fc.kind, mc::LayerKind::Gemm);
-  EXPECT_EQ(fc.c, 2048);
-  EXPECT_EQ(fc.k, 1000);
-  EXPECT_EQ(fc.p, 1);
-  EXPECT_EQ(fc.q, 1);
-
-  const mc::Layer fc6 = mc::zoo_layer("vgg16", "fc6", "test");
-  EXPECT_EQ(fc6.c, 25088);  // 7 x 7 x 512
-  EXPECT_EQ(fc6.k, 4096);
-  const mc::Layer conv5_3 = mc::zoo_layer("vgg16", "conv5_3", "test");
-  EXPECT_EQ(conv5_3.c, 512);
-  EXPECT_EQ(conv5_3.p, 14);
-
-  const mc::Layer dw = mc::zoo_layer("mobilenet_v2", "features.2.dw", "test");
-  EXPECT_EQ(dw.kind, mc::LayerKind::Depthwise);
-  EXPECT_EQ(dw.g, 96);  // 16 x expansion 6
-  EXPECT_EQ(dw.k, 1);
-  EXPECT_EQ(dw.c, 1);
-  EXPECT_EQ(dw.stride, 2);
-  EXPECT_EQ(dw.h, 112);
-  EXPECT_EQ(dw.p, 56);
-  const mc::Layer last = mc::zoo_layer("mobilenet_v2", "features.18", "test");
-  EXPECT_EQ(last.c, 320);
-  EXPECT_EQ(last.k, 1280);
-  EXPECT_EQ(last.p, 7);
-  const mc::Layer cls = mc::zoo_layer("mobilenet_v2", "classifier", "test");
-  EXPECT_EQ(cls.c, 1280);
-  EXPECT_EQ(cls.k, 1000);
-
-  const mc::Layer r18 = mc::zoo_layer("resnet18", "layer4.1.conv2", "test");
-  EXPECT_EQ(r18.c, 512);
-  EXPECT_EQ(r18.k, 512);
-  EXPECT_EQ(r18.p, 7);
+  const auto conv = static_cast<int64_t>(mc::LayerKind::Conv);
+  const auto gemm = static_cast<int64_t>(mc::LayerKind::Gemm);
+  const auto dw = static_cast<int64_t>(mc::LayerKind::Depthwise);
+  // network, layer, then field/value pairs checked against published shapes.
+  const std::vector<std::tuple<std::string, std::string, std::map<std::string, int64_t>>> spots = {
+      {"resnet50",
+       "layer3.0.conv2",
+       {{"kind", conv},
+        {"r", 3},
+        {"s", 3},
+        {"c", 256},
+        {"k", 256},
+        {"g", 1},
+        {"stride", 2},
+        {"pad", 1},
+        {"h", 28},
+        {"w", 28},
+        {"p", 14},
+        {"q", 14}}},
+      {"resnet50", "conv1", {{"c", 3}, {"k", 64}, {"r", 7}, {"pad", 3}, {"stride", 2}, {"p", 112}}},
+      {"resnet50", "layer1.0.downsample", {{"c", 64}, {"k", 256}, {"r", 1}, {"p", 56}}},
+      {"resnet50", "fc", {{"kind", gemm}, {"c", 2048}, {"k", 1000}, {"p", 1}, {"q", 1}}},
+      {"vgg16", "fc6", {{"c", 25088}, {"k", 4096}}},  // 7 x 7 x 512 inputs
+      {"vgg16", "conv5_3", {{"c", 512}, {"p", 14}}},
+      // 16 channels x expansion 6 groups.
+      {"mobilenet_v2",
+       "features.2.dw",
+       {{"kind", dw}, {"g", 96}, {"k", 1}, {"c", 1}, {"stride", 2}, {"h", 112}, {"p", 56}}},
+      {"mobilenet_v2", "features.18", {{"c", 320}, {"k", 1280}, {"p", 7}}},
+      {"mobilenet_v2", "classifier", {{"c", 1280}, {"k", 1000}}},
+      {"resnet18", "layer4.1.conv2", {{"c", 512}, {"k", 512}, {"p", 7}}},
+  };
+  for (const auto& [net, name, want] : spots) {
+    const mc::Layer l = mc::zoo_layer(net, name, "test");
+    for (const auto& [f, v] : want) EXPECT_EQ(field(l, f), v) << net << ":" << name << " " << f;
+  }
 }
 
 TEST(Zoo, UniqueLayers) {

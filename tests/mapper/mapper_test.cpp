@@ -21,9 +21,7 @@ using namespace mapwright::core;
 
 namespace {
 
-using test_layers::conv;
-using test_layers::gemm;
-using test_layers::small;
+using namespace test_layers;  // conv, gemm, small
 
 double brute_force(const Layer& l, const Arch& a, const core::Objective& obj) {
   model::Surrogate sur;

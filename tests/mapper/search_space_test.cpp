@@ -26,9 +26,7 @@ using namespace mapwright::core;
 
 namespace {
 
-using test_layers::conv;
-using test_layers::gemm;
-using test_layers::small;
+using namespace test_layers;  // conv, gemm, small
 
 std::vector<Layer> zoo_layers() {
   return {zoo_layer("resnet18", "layer2.0.conv1", "test"),

@@ -150,15 +150,7 @@ TEST(SurrogateCycles, TracksReferenceScheduleOnRealLayers) {
 }
 
 TEST(Surrogate, InvalidMappingIsTypedResult) {
-  Layer l;
-  l.k = 64;
-  l.c = 64;
-  l.h = 56;
-  l.w = 56;
-  l.r = 3;
-  l.s = 3;
-  l.pad = 1;
-  const Layer layer = make_layer(l, "test");
+  const Layer layer = test_layers::conv(64, 64, 56, 3, 1, 1);
   Arch arch;
   arch.accum_buf_bytes = 1024;
   Mapping m = default_mapping(layer, arch);

@@ -109,12 +109,7 @@ enum class Values { kRandom, kExtreme };
 
 Fold makeFold(std::mt19937_64& rng, bool os, int n, int ru, int cu, bool acc,
               Values vals = Values::kRandom) {
-  Fold f;
-  f.os = os;
-  f.n = n;
-  f.ru = ru;
-  f.cu = cu;
-  f.acc = acc;
+  Fold f{os, n, ru, cu, acc, {}, {}, {}, {}};
   std::uniform_int_distribution<int> byte(-128, 127);
   std::uniform_int_distribution<int> ext(0, 1);
   auto val = [&]() -> int8_t {

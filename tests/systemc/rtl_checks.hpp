@@ -8,7 +8,10 @@
 #include "mapwright/core/layer.hpp"
 #include "mapwright/core/mapping.hpp"
 #include "mapwright/core/metrics.hpp"
+#include "mapwright/rtl_api/rtl_api.hpp"
+#include "mapwright/rtlpool/run_admission.hpp"
 #include "mapwright/systemc/rtl_evaluator.hpp"
+#include "test_layers.hpp"
 
 namespace mapwright::systemc_test {
 
@@ -43,3 +46,20 @@ void expect_assertion_then_clean_run(const core::Layer& l, bool systemc::RtlRunO
                                      systemc::RtlHarness harness = systemc::RtlHarness::SystemC);
 
 }  // namespace mapwright::systemc_test
+
+/// The names every end-to-end RTL test uses (`using namespace mapwright::systemc_test::names`).
+namespace mapwright::systemc_test::names {
+using rtl::RtlRunResult;
+using rtlpool::run_admitted;
+using systemc::RtlEvaluator;
+using systemc::RtlHarness;
+using systemc::RtlRunOptions;
+using systemc_test::arch_named;
+using systemc_test::conv;
+using systemc_test::decoupled;
+using systemc_test::describe;
+using systemc_test::expect_assertion_then_clean_run;
+using systemc_test::expect_counts_equal;
+using systemc_test::expect_watchdog_then_clean_run;
+using systemc_test::random_sweep;
+}  // namespace mapwright::systemc_test::names

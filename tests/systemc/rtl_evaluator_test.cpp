@@ -22,15 +22,7 @@
 
 using namespace mapwright;
 using namespace mapwright::core;
-using rtl::RtlRunResult;
-using rtlpool::run_admitted;
-using systemc::RtlEvaluator;
-using systemc::RtlRunOptions;
-using systemc_test::arch_named;
-using systemc_test::conv;
-using systemc_test::describe;
-using systemc_test::expect_counts_equal;
-using systemc_test::random_sweep;
+using namespace mapwright::systemc_test::names;
 
 TEST(RtlSmall4, DefaultMappingOfASmallConvIsExact) {
   const Arch arch = arch_named("small4");
@@ -159,8 +151,11 @@ TEST(RtlDefault, RandomLayersAndMappingsAreExact) {
   random_sweep("default", 31, 30, 14);
 }
 
-TEST(RtlDefault, ReportsTheParametersItsSpecAskedFor) {
-  const Arch arch = arch_named("default");
+namespace {
+
+/// The compiled model for architecture `name` reports the RTL parameters its spec asked for.
+void expect_reported_params(const std::string& name) {
+  const Arch arch = arch_named(name);
   systemc::RtlParams p;
   std::string failure;
   RtlEvaluator ev;
@@ -174,32 +169,20 @@ TEST(RtlDefault, ReportsTheParametersItsSpecAskedFor) {
   EXPECT_EQ(p.max_bursts, core::kRtlMaxBursts);  // what require_rtl_dram_port assumes
 }
 
+}  // namespace
+
+TEST(RtlDefault, ReportsTheParametersItsSpecAskedFor) {
+  expect_reported_params("default");
+}
+
 TEST(RtlSmall4, ReportsTheParametersItsSpecAskedFor) {
-  const Arch arch = arch_named("small4");
-  systemc::RtlParams p;
-  std::string failure;
-  RtlEvaluator ev;
-  ASSERT_TRUE(ev.read_params(arch, p, failure)) << failure;
-  EXPECT_EQ(p.rows, 4);
-  EXPECT_EQ(p.cols, 4);
-  EXPECT_EQ(p.input_buf_bytes, arch.input_buf_bytes);
-  EXPECT_EQ(p.weight_buf_bytes, arch.weight_buf_bytes);
-  EXPECT_EQ(p.accum_buf_words, arch.accum_buf_bytes / 4);
-  EXPECT_EQ(p.beat_bytes, static_cast<long long>(arch.dram_bytes_per_cycle));
-  EXPECT_EQ(p.max_bursts, core::kRtlMaxBursts);  // what require_rtl_dram_port assumes
+  expect_reported_params("small4");
+  EXPECT_EQ(arch_named("small4").rows, 4);
 }
 
 TEST(RtlSmall8, ReportsTheParametersItsSpecAskedFor) {
-  const Arch arch = arch_named("small8");
-  systemc::RtlParams p;
-  std::string failure;
-  RtlEvaluator ev;
-  ASSERT_TRUE(ev.read_params(arch, p, failure)) << failure;
-  EXPECT_EQ(p.rows, 8);
-  EXPECT_EQ(p.cols, 8);
-  EXPECT_EQ(p.accum_buf_words, arch.accum_buf_bytes / 4);
-  EXPECT_EQ(p.beat_bytes, static_cast<long long>(arch.dram_bytes_per_cycle));
-  EXPECT_EQ(p.max_bursts, core::kRtlMaxBursts);  // what require_rtl_dram_port assumes
+  expect_reported_params("small8");
+  EXPECT_EQ(arch_named("small8").cols, 8);
 }
 
 // The compiled-in models are built without tracing (a traced twin comes from the model cache,

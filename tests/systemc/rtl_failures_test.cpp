@@ -15,17 +15,7 @@
 
 using namespace mapwright;
 using namespace mapwright::core;
-using rtl::RtlRunResult;
-using rtlpool::run_admitted;
-using systemc::RtlEvaluator;
-using systemc::RtlHarness;
-using systemc::RtlRunOptions;
-using systemc_test::arch_named;
-using systemc_test::conv;
-using systemc_test::describe;
-using systemc_test::expect_assertion_then_clean_run;
-using systemc_test::expect_counts_equal;
-using systemc_test::expect_watchdog_then_clean_run;
+using namespace mapwright::systemc_test::names;
 
 TEST(RtlSmall4Bad, OverflowingMappingIsATypedInvalidResult) {
   const Arch arch = arch_named("small4");

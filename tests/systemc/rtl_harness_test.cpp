@@ -23,19 +23,7 @@
 
 using namespace mapwright;
 using namespace mapwright::core;
-using rtl::RtlRunResult;
-using rtlpool::run_admitted;
-using systemc::RtlEvaluator;
-using systemc::RtlHarness;
-using systemc::RtlRunOptions;
-using systemc_test::arch_named;
-using systemc_test::conv;
-using systemc_test::decoupled;
-using systemc_test::describe;
-using systemc_test::expect_assertion_then_clean_run;
-using systemc_test::expect_counts_equal;
-using systemc_test::expect_watchdog_then_clean_run;
-using systemc_test::random_sweep;
+using namespace mapwright::systemc_test::names;
 
 // The temporally decoupled SystemC harness: the same RTL (a plain model), driver and DRAM model,
 // stepped by one SystemC thread that meets SystemC time once per quantum. Everything the

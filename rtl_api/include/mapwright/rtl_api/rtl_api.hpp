@@ -8,10 +8,42 @@
 #include <cstdio>
 #include <string>
 
+#include "mapwright/core/arch.hpp"
 #include "mapwright/core/metrics.hpp"
 #include "mapwright/core/rtl_failure.hpp"
 
 namespace mapwright::rtl {
+
+/// The parameters of a Verilated accelerator model: what an architecture needs of one
+/// (params_of) and what a compiled model reports from its registers.
+struct RtlParams {
+  long long rows = 0, cols = 0;    ///< Array size.
+  long long input_buf_bytes = 0;   ///< Input buffer.
+  long long weight_buf_bytes = 0;  ///< Weight buffer.
+  long long accum_buf_words = 0;   ///< Accumulator (int32 words).
+  long long beat_bytes = 0;        ///< DRAM bytes per cycle.
+  long long max_bursts = 0;        ///< Bursts port: bursts in flight at most (0: not reported).
+  long long buf_banks = 0;         ///< Banks of the input and weight buffers (0: multi-ported).
+  /// The same model (max_bursts aside: every model has core::kRtlMaxBursts).
+  bool same_model(const RtlParams& o) const {
+    return rows == o.rows && cols == o.cols && input_buf_bytes == o.input_buf_bytes &&
+           weight_buf_bytes == o.weight_buf_bytes && accum_buf_words == o.accum_buf_words &&
+           beat_bytes == o.beat_bytes && buf_banks == o.buf_banks;
+  }
+};
+
+/// The RTL parameters architecture `a` needs of a model (max_bursts left 0).
+inline RtlParams params_of(const core::Arch& a) {
+  RtlParams p;
+  p.rows = a.rows;
+  p.cols = a.cols;
+  p.input_buf_bytes = a.input_buf_bytes;
+  p.weight_buf_bytes = a.weight_buf_bytes;
+  p.accum_buf_words = a.accum_buf_bytes / 4;
+  p.beat_bytes = static_cast<long long>(a.dram_bytes_per_cycle);
+  p.buf_banks = a.buffer_banks;
+  return p;
+}
 
 /// Per-simulation limits (cheapest check first): a run over one is not started, or is stopped,
 /// and comes back as a typed limit result (RtlRunResult::over_limit, failure "limit: ..."). A

@@ -95,15 +95,7 @@ struct RtlRunOptions {
 };
 
 /// RTL parameters a Verilated model was built with, as reported by its registers.
-struct RtlParams {
-  long long rows = 0, cols = 0;    ///< Array size.
-  long long input_buf_bytes = 0;   ///< Input buffer.
-  long long weight_buf_bytes = 0;  ///< Weight buffer.
-  long long accum_buf_words = 0;   ///< Accumulator (int32 words).
-  long long beat_bytes = 0;        ///< DRAM bytes per cycle.
-  long long max_bursts = 0;        ///< Bursts port: bursts in flight at most.
-  long long buf_banks = 0;         ///< Banks of the input and weight buffers (0: multi-ported).
-};
+using RtlParams = rtl::RtlParams;
 
 /// The process's simulator: one SystemC simulation, elaborated for the first architecture
 /// (and harness) it runs.
