@@ -23,30 +23,13 @@ class Builder {
   /// Normal convolution (G=1) on an hw x hw input; returns the output size.
   int64_t conv(const std::string& name, int64_t cin, int64_t cout, int64_t hw, int64_t kernel,
                int64_t stride, int64_t pad) {
-    Layer raw;
-    raw.name = name;
-    raw.kind = LayerKind::Conv;
-    raw.c = cin;
-    raw.k = cout;
-    raw.h = raw.w = hw;
-    raw.r = raw.s = kernel;
-    raw.stride = stride;
-    raw.pad = pad;
-    return add(raw).p;
+    return square(name, LayerKind::Conv, 1, cin, cout, hw, kernel, stride, pad);
   }
 
   /// Depthwise convolution (G=channels, K=C=1); returns the output size.
   int64_t depthwise(const std::string& name, int64_t channels, int64_t hw, int64_t kernel,
                     int64_t stride, int64_t pad) {
-    Layer raw;
-    raw.name = name;
-    raw.kind = LayerKind::Depthwise;
-    raw.g = channels;
-    raw.h = raw.w = hw;
-    raw.r = raw.s = kernel;
-    raw.stride = stride;
-    raw.pad = pad;
-    return add(raw).p;
+    return square(name, LayerKind::Depthwise, channels, 1, 1, hw, kernel, stride, pad);
   }
 
   /// GEMM M x Kr . Kr x Nc, optionally G of them side by side (LayerKind::Grouped if G > 1).
@@ -65,6 +48,22 @@ class Builder {
   Network take() { return std::move(net_); }
 
  private:
+  /// A `kind` layer of `g` groups with a square kernel on a square input; its output size.
+  int64_t square(const std::string& name, LayerKind kind, int64_t g, int64_t cin, int64_t cout,
+                 int64_t hw, int64_t kernel, int64_t stride, int64_t pad) {
+    Layer raw;
+    raw.name = name;
+    raw.kind = kind;
+    raw.g = g;
+    raw.c = cin;
+    raw.k = cout;
+    raw.h = raw.w = hw;
+    raw.r = raw.s = kernel;
+    raw.stride = stride;
+    raw.pad = pad;
+    return add(raw).p;
+  }
+
   const Layer& add(const Layer& raw) {
     net_.layers.push_back(make_layer(raw, "zoo:" + net_.name));
     return net_.layers.back();

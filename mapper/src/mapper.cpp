@@ -106,15 +106,10 @@ struct TopList {
 };
 
 /// Counters of one subtree (summed in subtree order).
-struct Stats {
-  long long nodes = 0;             ///< Bounds computed.
-  long long evaluations = 0;       ///< Full surrogate evaluations.
-  long long pruned_bound = 0;      ///< Cut by bound.
-  long long pruned_capacity = 0;   ///< Cut by capacity.
-  long long pruned_dominance = 0;  ///< Cut by PE-use dominance.
-  long long unservable = 0;        ///< Leaves that would count, dropped: no burst descriptor.
-  double open_bound = kInf;        ///< Smallest bound of a region cut below the incumbent.
-  bool timed_out = false;          ///< The time limit cut this subtree.
+struct Stats : Effort {
+  long long unservable = 0;  ///< Leaves that would count, dropped: no burst descriptor.
+  double open_bound = kInf;  ///< Smallest bound of a region cut below the incumbent.
+  bool timed_out = false;    ///< The time limit cut this subtree.
   void add(const Stats& o) {
     nodes += o.nodes;
     evaluations += o.evaluations;
@@ -448,11 +443,7 @@ Result make_result(const Layer& layer, const Arch& arch, const Options& options,
   const Incumbent& best = f.best;
   const Stats& total = f.total;
   Result r;
-  r.nodes = total.nodes;
-  r.evaluations = total.evaluations;
-  r.pruned_bound = total.pruned_bound;
-  r.pruned_capacity = total.pruned_capacity;
-  r.pruned_dominance = total.pruned_dominance;
+  static_cast<Effort&>(r) = total;
   r.found = best.found;
   if (best.found) {
     r.best = best.m;

@@ -47,8 +47,11 @@ void expect_assertion_then_clean_run(const core::Layer& l, bool systemc::RtlRunO
 
 }  // namespace mapwright::systemc_test
 
-/// The names every end-to-end RTL test uses (`using namespace mapwright::systemc_test::names`).
+/// The names every end-to-end RTL test uses (`using namespace mapwright::systemc_test::names`):
+/// mapwright, mapwright::core and the helpers above.
 namespace mapwright::systemc_test::names {
+using namespace mapwright;
+using namespace mapwright::core;
 using rtl::RtlRunResult;
 using rtlpool::run_admitted;
 using systemc::RtlEvaluator;

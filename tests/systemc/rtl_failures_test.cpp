@@ -13,9 +13,7 @@
 #include "rtl_checks.hpp"
 #include "test_layers.hpp"
 
-using namespace mapwright;
-using namespace mapwright::core;
-using namespace mapwright::systemc_test::names;
+using namespace mapwright::systemc_test::names;  // also mapwright and mapwright::core
 
 TEST(RtlSmall4Bad, OverflowingMappingIsATypedInvalidResult) {
   const Arch arch = arch_named("small4");

@@ -21,9 +21,7 @@
 #include "rtl_checks.hpp"
 #include "test_layers.hpp"
 
-using namespace mapwright;
-using namespace mapwright::core;
-using namespace mapwright::systemc_test::names;
+using namespace mapwright::systemc_test::names;  // also mapwright and mapwright::core
 
 // The temporally decoupled SystemC harness: the same RTL (a plain model), driver and DRAM model,
 // stepped by one SystemC thread that meets SystemC time once per quantum. Everything the

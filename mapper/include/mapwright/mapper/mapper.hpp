@@ -37,21 +37,25 @@ struct Options {
   int keep = 1;
 };
 
-/// The answer and how it was obtained.
-struct Result {
-  bool found = false;              ///< False only if no mapping fits (or the limit hit first).
-  core::Mapping best;              ///< Best mapping found.
-  core::Metrics metrics;           ///< Its surrogate metrics (model::Surrogate).
-  double best_cost = 0;            ///< Objective of `best`.
-  double lower_bound = 0;          ///< Proven lower bound on the optimum of the raw space.
-  double gap = 0;                  ///< (best_cost - lower_bound) / best_cost.
-  bool optimal = false;            ///< The whole space was covered with no gap pruning.
+/// The effort of a search: what the branch and bound computed and cut.
+struct Effort {
   long long nodes = 0;             ///< Branch-and-bound nodes whose bounds were computed.
   long long evaluations = 0;       ///< Full surrogate evaluations (counts and cycles).
   long long pruned_bound = 0;      ///< Nodes cut because their bound reached the incumbent.
   long long pruned_capacity = 0;   ///< Nodes cut because their tiles cannot fit.
   long long pruned_dominance = 0;  ///< Nodes cut because a smaller PE use does the same.
-  double seconds = 0;              ///< Wall time.
+};
+
+/// The answer and how it was obtained (the effort counters from Effort).
+struct Result : Effort {
+  bool found = false;      ///< False only if no mapping fits (or the limit hit first).
+  core::Mapping best;      ///< Best mapping found.
+  core::Metrics metrics;   ///< Its surrogate metrics (model::Surrogate).
+  double best_cost = 0;    ///< Objective of `best`.
+  double lower_bound = 0;  ///< Proven lower bound on the optimum of the raw space.
+  double gap = 0;          ///< (best_cost - lower_bound) / best_cost.
+  bool optimal = false;    ///< The whole space was covered with no gap pruning.
+  double seconds = 0;      ///< Wall time.
   StopReason stop = StopReason::ProvedOptimal;  ///< Why it stopped.
   /// Up to Options::keep distinct mappings with their surrogate metrics, by (cost, canonical
   /// key); top[0] is `best`. Deterministic like `best`.
