@@ -306,13 +306,7 @@ namespace {
 
 /// One operation of the tile program (`accumulate` as TileOp has it by default).
 TileOp tile_op(OpKind kind, long long step, const TileBox& box, long long bytes, int half) {
-  TileOp op;
-  op.kind = kind;
-  op.step = step;
-  op.box = box;
-  op.bytes = bytes;
-  op.half = half;
-  return op;
+  return TileOp{kind, step, box, bytes, half, /*accumulate=*/true};
 }
 
 /// Output elements (int8 results or int32 partial sums) of the tile `b`.

@@ -9,6 +9,7 @@
 
 #include <gtest/gtest.h>
 
+#include "exact_solve.hpp"
 #include "test_layers.hpp"
 
 #include <algorithm>
@@ -286,10 +287,7 @@ int same_optimum_on_random_small_layers(uint64_t seed, int n, DramPort port, int
       expect_same_optimum(l, a, raw);
     } else {
       ++constrained;
-      mapper::Options o;
-      o.target_gap = 0;
-      o.threads = 2;
-      const mapper::Result r = mapper::solve(l, a, o);
+      const mapper::Result r = mapper_test::solve_exact(l, a);
       EXPECT_GT(raw.count, 0) << l.describe();
       EXPECT_TRUE(r.found) << l.describe();
       EXPECT_EQ(r.best_cost, raw.edp_cost) << l.describe();
@@ -345,10 +343,7 @@ TEST(CompactSpace, BankedArchitecturesGetTheRawSpaceOptimum) {
     a.buffer_banks = u(std::max(a.rows, a.cols), 5);
     const Best raw = brute_force_raw(l, a), compact = brute_force_compact(l, a);
     if (raw.count == 0) continue;
-    mapper::Options o;
-    o.target_gap = 0;
-    o.threads = 2;
-    const mapper::Result r = mapper::solve(l, a, o);
+    const mapper::Result r = mapper_test::solve_exact(l, a);
     ASSERT_TRUE(r.found) << l.describe();
     EXPECT_EQ(r.best_cost, raw.edp_cost) << l.describe() << ", " << a.buffer_banks << " banks";
     EXPECT_TRUE(r.optimal) << l.describe();

@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include "exact_solve.hpp"
 #include "test_layers.hpp"
 
 #include <limits>
@@ -35,13 +36,10 @@ double brute_force(const Layer& l, const Arch& a, const core::Objective& obj) {
 
 void expect_exact(const Layer& l, const Arch& a) {
   for (const char* name : {"latency", "energy", "edp"}) {
-    mapper::Options o;
-    o.objective = core::parse_objective(name);
-    o.target_gap = 0;
-    o.threads = 2;
-    const mapper::Result r = mapper::solve(l, a, o);
+    const mapper::Result r = mapper_test::solve_exact(l, a, name);
     ASSERT_TRUE(r.found) << name;
-    EXPECT_EQ(r.best_cost, brute_force(l, a, o.objective)) << name << " " << l.describe();
+    EXPECT_EQ(r.best_cost, brute_force(l, a, core::parse_objective(name)))
+        << name << " " << l.describe();
     EXPECT_TRUE(r.optimal) << name;
     EXPECT_EQ(r.stop, mapper::StopReason::ProvedOptimal);
     EXPECT_EQ(r.lower_bound, r.best_cost);
@@ -78,10 +76,8 @@ TEST(Mapper, BurstPortEqualsBruteForceAndBeatsThePackedSpace) {
     a.dram_port = DramPort::Bursts;
     a.dram_bytes_per_cycle = 16;
     expect_exact(l, a);
-    mapper::Options o;
-    o.target_gap = 0;
-    o.threads = 2;
-    const mapper::Result r = mapper::solve(l, a, o);
+    const mapper::Result r = mapper_test::solve_exact(l, a);
+    const core::Objective edp = mapper::Options{}.objective;
     const MapSpace space(l, a);
     std::mt19937_64 rng(17);
     model::Surrogate sur;
@@ -89,7 +85,7 @@ TEST(Mapper, BurstPortEqualsBruteForceAndBeatsThePackedSpace) {
       ParamVector v;
       if (!space.sample_valid(rng, v)) break;
       const Metrics met = sur.evaluate(l, a, space.decode(v));
-      ASSERT_GE(o.objective.cost(met), r.best_cost) << l.describe();
+      ASSERT_GE(edp.cost(met), r.best_cost) << l.describe();
     }
     // The packed port's compact space, scored under the burst port.
     Arch packed = a;
@@ -97,7 +93,7 @@ TEST(Mapper, BurstPortEqualsBruteForceAndBeatsThePackedSpace) {
     double packed_best = std::numeric_limits<double>::infinity();
     CompactSpace(l, packed).for_each([&](const Mapping& m) {
       const Metrics met = sur.evaluate(l, a, m);
-      if (met.valid) packed_best = std::min(packed_best, o.objective.cost(met));
+      if (met.valid) packed_best = std::min(packed_best, edp.cost(met));
     });
     EXPECT_LE(r.best_cost, packed_best) << l.describe();
     better += r.best_cost < packed_best;

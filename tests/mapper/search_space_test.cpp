@@ -7,6 +7,7 @@
 
 #include <gtest/gtest.h>
 
+#include "exact_solve.hpp"
 #include "test_layers.hpp"
 
 #include <algorithm>
@@ -202,19 +203,15 @@ TEST(SearchSpace, ExactOptimaOfZooLayersAreReachable) {
                 << ", search 10^" << space.log10_size() << " (" << space.params().size()
                 << " parameters)\n";
       for (const char* name : {"edp", "latency", "energy"}) {
-        mapper::Options o;
-        o.objective = core::parse_objective(name);
-        o.target_gap = 0;
-        o.threads = 2;
-        const mapper::Result r = mapper::solve(l, a, o);
+        const mapper::Result r = mapper_test::solve_exact(l, a, name);
         ASSERT_TRUE(r.found) << l.name << " " << name;
         bool rep = true;
         const Mapping back = space.decode(space.encode(r.best), &rep);
         EXPECT_FALSE(rep) << l.name << " " << name;
         const Metrics met = sur.evaluate(l, a, back);
         EXPECT_TRUE(same_metrics(met, r.metrics))
-            << l.name << " on " << a.name << " " << name << ": " << o.objective.cost(met) << " vs "
-            << r.best_cost << "\n"
+            << l.name << " on " << a.name << " " << name << ": "
+            << core::parse_objective(name).cost(met) << " vs " << r.best_cost << "\n"
             << mapping_to_yaml(r.best) << "decoded:\n"
             << mapping_to_yaml(back);
       }
