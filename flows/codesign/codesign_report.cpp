@@ -104,14 +104,12 @@ bool scatter(std::ostream& h, const fs::path& dir, const json& c, const json& po
     hi = std::max(hi, y);
   }
   fp.logy = hi > 20 * lo;
-  auto label = [](const json& p) {
-    return p["parameters"]["rows"].dump() + "x" + p["parameters"]["cols"].dump();
-  };
+  // Unlabelled: a front of tens of points would bury its labels; the front table names them.
   for (const auto& p : c["front"])
-    fp.front += front_plot_row(p["area_mm2"].get<double>(), p["cost"].get<double>(), label(p));
+    fp.front += front_plot_row(p["area_mm2"].get<double>(), p["cost"].get<double>(), "");
   if (c.contains("chosen"))
     fp.chosen = front_plot_row(c["chosen"]["area_mm2"].get<double>(),
-                               c["chosen"]["cost"].get<double>(), label(c["chosen"]));
+                               c["chosen"]["cost"].get<double>(), "");
   const fs::path plots = dir / "plots";
   make_dirs(plots);
   const std::string svg = front_plot_svg(plots, fp);
