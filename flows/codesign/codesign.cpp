@@ -1,6 +1,7 @@
 // `mapwright codesign`: loads the space file, runs the chosen searcher over the hardware and
 // writes every evaluated point (points.json, points.csv), the area-cost Pareto front and the
-// chosen design with its layers and the proven bound and gap (codesign.json), and the HTML
+// chosen design with its layers, area by part and one-step sensitivity, and the proven bound and
+// gap (codesign.json), and the HTML
 // report (report.html, codesign_report.cpp) to the output folder.
 #include <algorithm>
 #include <cmath>
@@ -14,6 +15,7 @@
 #include "common/text.hpp"
 #include "mapwright/flows/codesign.hpp"
 #include "mapwright/flows/layer_search.hpp"
+#include "mapwright/model/area.hpp"
 #include "mapwright/search/searcher.hpp"
 #include "mapwright/support/error.hpp"
 
@@ -236,6 +238,34 @@ json chosen_layers(codesign::PointEvaluator& ev, const PointResult& p) {
   return layers;
 }
 
+/// The chosen design's area by part (model::estimate_area with the space's constants).
+json area_breakdown(const CodesignSpace& s, const PointResult& p) {
+  const model::AreaBreakdown a = model::estimate_area(codesign::point_arch(s, p.index), s.area);
+  return {{"pe_array_mm2", a.pe_array_mm2},     {"input_buf_mm2", a.input_buf_mm2},
+          {"weight_buf_mm2", a.weight_buf_mm2}, {"accum_buf_mm2", a.accum_buf_mm2},
+          {"control_mm2", a.control_mm2},       {"total_mm2", a.total_mm2}};
+}
+
+/// One step from the chosen design in each parameter, down and up where the space has a value
+/// there: the neighbour's area and cost relative to the design's, or why it is not a design
+/// (evaluated after the search, outside its time limit and its points).
+json sensitivity(codesign::PointEvaluator& ev, const PointResult& p) {
+  const CodesignSpace& s = ev.space();
+  json rows = json::array();
+  for (int k = 0; k < kNumHwParams; ++k)
+    for (const int step : {-1, 1}) {
+      codesign::HwIndex i = p.index;
+      i[k] += step;
+      if (i[k] < 0 || i[k] >= static_cast<int>(s.values[k].size())) continue;
+      const PointResult n = ev.evaluate(i);
+      json row = point_json(s, n);
+      row["parameter"] = hw_param_key(static_cast<HwParam>(k));
+      row["relative_cost"] = n.on_front_axis() ? json(n.cost / p.cost - 1) : json(nullptr);
+      rows.push_back(row);
+    }
+  return rows;
+}
+
 }  // namespace
 
 int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
@@ -258,7 +288,12 @@ int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
     r = codesign::search_sampled(ev, {o.searcher, options, o.budget, seed, o.time_limit_s});
   const double min_area = codesign::area_lower_bound(s, codesign::whole_space(s));
   json summary = summary_json(s, o, seed, r, ev, min_area);
-  if (r.best >= 0) summary["chosen"]["layers"] = chosen_layers(ev, r.points[r.best]);
+  if (r.best >= 0) {
+    json& ch = summary["chosen"];
+    ch["layers"] = chosen_layers(ev, r.points[r.best]);
+    ch["area_breakdown"] = area_breakdown(s, r.points[r.best]);
+    summary["sensitivity"] = sensitivity(ev, r.points[r.best]);
+  }
   json pts = json::array();
   for (const PointResult& p : r.points) pts.push_back(point_json(s, p));
   write_atomic(dir / "points.json", pts.dump(1) + "\n");

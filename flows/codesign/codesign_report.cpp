@@ -1,9 +1,11 @@
 // The codesign report (report.html in a codesign folder), drawn from codesign.json and
 // points.json: the searcher, seed and budget, the proof or gap status, the area-vs-cost scatter of
 // every evaluated point with the Pareto front and the chosen design (gnuplot through
-// report/plots.cpp, every string quoted), the chosen design's parameters, networks and layers,
-// the front as a table and the searcher's configuration. Every text in the page is escaped.
+// report/plots.cpp, every string quoted), the chosen design's parameters, area by part, networks
+// and layers, the one-step sensitivity, the front as a table and the searcher's configuration.
+// Every text in the page is escaped.
 #include <algorithm>
+#include <cstring>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -130,6 +132,18 @@ void chosen_section(std::ostream& h, const json& ch) {
   h << "<tr><th class=\"l\">area mm<sup>2</sup></th><td>" << fmt_fixed(ch["area_mm2"], 4)
     << "</td></tr>\n<tr><th class=\"l\">workload cost</th><td>" << fmt_g(ch["cost"], 6)
     << "</td></tr>\n</tbody></table>\n";
+  if (ch.contains("area_breakdown")) {
+    const json& a = ch["area_breakdown"];
+    const double total = a["total_mm2"].get<double>();
+    h << "<h3>Area by part (analytical model)</h3>\n<table style=\"width:auto\"><thead><tr>"
+         "<th class=\"l\">part</th><th>mm<sup>2</sup></th><th>share</th></tr></thead><tbody>\n";
+    for (const char* k :
+         {"pe_array_mm2", "input_buf_mm2", "weight_buf_mm2", "accum_buf_mm2", "control_mm2"})
+      h << "<tr><td class=\"l\">" << html_escape(std::string(k).substr(0, std::strlen(k) - 4))
+        << "</td><td>" << fmt_fixed(a[k], 4) << "</td><td>"
+        << fmt_fixed(100 * a[k].get<double>() / total, 1) << " %</td></tr>\n";
+    h << "</tbody></table>\n";
+  }
   h << "<h3>Networks</h3>\n<table style=\"width:auto\"><thead><tr><th "
        "class=\"l\">network</th><th>cycles</th>"
        "<th>latency ms</th><th>energy uJ</th></tr></thead><tbody>\n";
@@ -153,6 +167,34 @@ void chosen_section(std::ostream& h, const json& ch) {
       << "</td></tr>\n";
   h << "</tbody></table>\n<p class=\"note\">Per layer, one inference of the layer: a network's "
        "figures are its layers' times their counts.</p>\n";
+}
+
+/// One step from the chosen design in each parameter: the neighbour's area and cost change.
+void sensitivity_section(std::ostream& h, const json& rows) {
+  h << "<h2>Sensitivity (one step from the chosen design)</h2>\n<table style=\"width:auto\">"
+       "<thead><tr><th class=\"l\">parameter</th><th class=\"l\">value</th>"
+       "<th>area mm<sup>2</sup></th><th>cost change</th><th class=\"l\">note</th></tr>"
+       "</thead><tbody>\n";
+  for (const auto& r : rows) {
+    const std::string key = r["parameter"].get<std::string>();
+    std::string note;
+    if (!r.value("buildable", false))
+      note = "unbuildable: " + r.value("unbuildable", std::string());
+    else if (r.value("infeasible", std::string()) != "")
+      note = r["infeasible"].get<std::string>();
+    else if (r.value("over_area", false))
+      note = "over the area limit";
+    h << "<tr><td class=\"l\">" << html_escape(key) << "</td><td class=\"l\">"
+      << html_escape(value_text(r["parameters"][key])) << "</td><td>" << fmt_fixed(r["area_mm2"], 4)
+      << "</td><td>"
+      << (r["relative_cost"].is_null()
+              ? std::string()
+              : fmt_fixed(100 * r["relative_cost"].get<double>(), 2) + " %")
+      << "</td><td class=\"l\">" << html_escape(note) << "</td></tr>\n";
+  }
+  h << "</tbody></table>\n<p class=\"note\">Each row changes one parameter by one value of the "
+       "space (down, then up), every layer again at its proven-optimal mapping; evaluated after "
+       "the search, so these points are not in points.json.</p>\n";
 }
 
 /// The search: settings, counters, the front as a table, the searcher's configuration.
@@ -205,6 +247,7 @@ bool write_codesign_report(const std::string& folder, const std::string& out_htm
        "Area is the analytical model's (model/area.hpp), not a synthesis result; costs are the "
        "surrogate's at each layer's proven-optimal mapping (docs/codesign.md).</p>\n";
   if (c.contains("chosen")) chosen_section(h, c["chosen"]);
+  if (c.contains("sensitivity")) sensitivity_section(h, c["sensitivity"]);
   search_section(h, c);
   h << "</main></body></html>\n";
   write_atomic(out_html.empty() ? dir / "report.html" : fs::path(out_html), h.str());

@@ -117,10 +117,20 @@ TEST(CodesignSamplerCli, RecordsSearcherSeedAndBudgetAndWritesTheReport) {
   EXPECT_LE(j["outcome"]["points_evaluated"].get<int>(), 40);
   EXPECT_EQ(j["searcher_config"]["seed"], 7);
   EXPECT_FALSE(j["chosen"]["layers"].empty());
+  EXPECT_NEAR(j["chosen"]["area_breakdown"]["total_mm2"].get<double>(),
+              j["chosen"]["area_mm2"].get<double>(), 1e-12);
+  // Sensitivity: each row is the chosen design with exactly its parameter changed.
+  ASSERT_FALSE(j["sensitivity"].empty());
+  for (const auto& row : j["sensitivity"]) {
+    const std::string key = row["parameter"];
+    for (const auto& [k, v] : row["parameters"].items())
+      EXPECT_EQ(k == key, v != j["chosen"]["parameters"][k]) << key << " " << k;
+  }
   const std::string html = test_files::read_file(out / "report.html");
   EXPECT_NE(html.find("Best of a sample of"), std::string::npos);
   EXPECT_NE(html.find("searcher <b>sa</b>, seed 7"), std::string::npos);
   EXPECT_NE(html.find("Chosen design"), std::string::npos);
+  EXPECT_NE(html.find("Sensitivity (one step from the chosen design)"), std::string::npos);
   // `mapwright report` re-renders the same page from the folder.
   fs::remove(out / "report.html");
   ASSERT_EQ(run_mapwright({"report", out.string()}), 0);
