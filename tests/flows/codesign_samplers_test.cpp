@@ -1,5 +1,5 @@
-// The sampling searchers of `mapwright codesign` (the search library's sa, ga, bo, ppo-box and
-// marl over the hardware parameters through ask/tell) on the 2,916-point tiny space with fixed
+// The sampling searchers of `mapwright codesign` (the search library's sa, ga, bo, ppo, ppo-box
+// and marl over the hardware parameters through ask/tell) on the 2,916-point tiny space with fixed
 // seeds: each finds a feasible design inside the space and its constraints, is deterministic per
 // seed, never beats the exact answer and reaches it within a stated budget; and the codesign
 // report (report.html from the command and from `mapwright report`).
@@ -92,7 +92,8 @@ TEST_P(CodesignSampler, FindsTheExactOptimumWithinItsBudgetInsideTheSpaceDetermi
 
 INSTANTIATE_TEST_SUITE_P(Kinds, CodesignSampler,
                          ::testing::Values(SamplerCase{"sa", 3, 100}, SamplerCase{"ga", 4, 100},
-                                           SamplerCase{"bo", 4, 50}, SamplerCase{"ppo-box", 1, 250},
+                                           SamplerCase{"bo", 4, 50}, SamplerCase{"ppo", 3, 150},
+                                           SamplerCase{"ppo-box", 1, 250},
                                            SamplerCase{"marl", 1, 250}),
                          [](const ::testing::TestParamInfo<SamplerCase>& p) {
                            std::string n = p.param.kind;
