@@ -102,6 +102,16 @@ INSTANTIATE_TEST_SUITE_P(Kinds, CodesignSampler,
                            return n;
                          });
 
+TEST(CodesignSamplerTimeLimit, StopsAfterTheBatchInFlightWithoutAProof) {
+  const CodesignSpace s = load_codesign_space(kSpace);
+  PointEvaluator ev(s);
+  const SearchOutcome r = search_sampled(ev, {"ga", load_options_or_default(""), 2000, 1, 1e-6});
+  EXPECT_TRUE(r.timed_out);
+  EXPECT_FALSE(r.proved);
+  EXPECT_GE(r.points.size(), 1u);  // ga's first batch (its population) is evaluated
+  EXPECT_LT(r.points.size(), 2000u);
+}
+
 using test_files::run_mapwright;
 
 TEST(CodesignSamplerCli, RecordsSearcherSeedAndBudgetAndWritesTheReport) {
