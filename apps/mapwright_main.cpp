@@ -299,8 +299,9 @@ CLI::App* add_run(CLI::App& app, flows::RunOptions& run) {
 }
 
 CLI::App* add_report(CLI::App& app, flows::ReportOptions& report) {
-  auto* rp = app.add_subcommand("report", "Re-render report.html of a run folder");
-  rp->add_option("run-dir", report.run_dir, "Run folder (with results.json)")->required();
+  auto* rp = app.add_subcommand("report", "Re-render report.html of a run or codesign folder");
+  rp->add_option("run-dir", report.run_dir, "Run folder (results.json) or codesign folder")
+      ->required();
   rp->add_option("--out", report.out, "HTML file (default <run-dir>/report.html)");
   return rp;
 }
@@ -348,13 +349,19 @@ CLI::App* add_codesign(CLI::App& app, flows::CodesignOptions& cd) {
   auto* c = app.add_subcommand(
       "codesign",
       "Search the hardware of a space file: every point's workload at its layers' proven-optimal "
-      "mappings; exact (best design, proven bound, gap), grid or random");
+      "mappings; exact (best design, proven bound, gap), grid, or a sampling searcher");
   c->add_option("--space", cd.space, "Space file (configs/codesign/<name>.yaml)")->required();
-  c->add_option("--searcher", cd.searcher, "exact | grid | random")->capture_default_str();
+  c->add_option("--searcher", cd.searcher,
+                "exact | grid | random | sa | ga | bo | ppo | ppo-box | marl")
+      ->capture_default_str();
   c->add_option("--time-limit", cd.time_limit_s, "Seconds (0 = none); anytime")
       ->capture_default_str();
-  c->add_option("--seed", cd.seed, "Seed of random (default: the space file's seed)");
-  c->add_option("--samples", cd.samples, "Points random draws")->capture_default_str();
+  c->add_option("--seed", cd.seed,
+                "Seed of a sampling searcher (default: the space file's seed; recorded)");
+  c->add_option("--budget,--samples", cd.budget, "Hardware points a sampling searcher evaluates")
+      ->capture_default_str();
+  c->add_option("--options", cd.options_file,
+                "Sampling searchers' options YAML (default configs/search/default.yaml)");
   c->add_option("--out", cd.out_dir, "Output folder (default runs/codesign-<name>)");
   c->add_flag("--json", cd.json, "Print codesign.json instead of the summary");
   return c;

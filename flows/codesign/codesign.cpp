@@ -1,6 +1,9 @@
 // `mapwright codesign`: loads the space file, runs the chosen searcher over the hardware and
 // writes every evaluated point (points.json, points.csv), the area-cost Pareto front and the
-// chosen design with the proven bound and gap (codesign.json) to the output folder.
+// chosen design with its layers, area by part and one-step sensitivity, and the proven bound and
+// gap (codesign.json), and the HTML
+// report (report.html, codesign_report.cpp) to the output folder.
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <sstream>
@@ -11,6 +14,9 @@
 #include "common/files.hpp"
 #include "common/text.hpp"
 #include "mapwright/flows/codesign.hpp"
+#include "mapwright/flows/layer_search.hpp"
+#include "mapwright/model/area.hpp"
+#include "mapwright/search/searcher.hpp"
 #include "mapwright/support/error.hpp"
 
 namespace fs = std::filesystem;
@@ -106,6 +112,8 @@ json summary_json(const CodesignSpace& s, const CodesignOptions& o, uint64_t see
   j["space"] = {{"file", s.path}, {"name", s.name}, {"points", s.size()}, {"base", s.base_name}};
   j["searcher"] = o.searcher;
   j["seed"] = seed;
+  if (o.searcher != "exact" && o.searcher != "grid") j["budget"] = o.budget;
+  if (!r.searcher.is_null()) j["searcher_config"] = r.searcher;
   j["time_limit_s"] = o.time_limit_s;
   j["objective"] = s.objective.name;
   j["constraints"] = {{"max_area_mm2", s.max_area_mm2},
@@ -180,25 +188,89 @@ void print_summary(const json& j, const fs::path& dir, std::ostream& out) {
       << dir.string() << "\n";
 }
 
-void check_options(const CodesignOptions& o, const CodesignSpace& s) {
-  if (o.searcher != "exact" && o.searcher != "grid" && o.searcher != "random")
-    throw SpecError("--searcher", "searcher", o.searcher, "must be exact, grid or random");
+/// The command line's checks; the sampling searchers' options are loaded here too (a bad options
+/// file is refused before any work).
+search::SearchOptions check_options(const CodesignOptions& o, const CodesignSpace& s) {
+  const auto kinds = search::searcher_kinds();
+  if (o.searcher != "exact" && o.searcher != "grid" &&
+      std::find(kinds.begin(), kinds.end(), o.searcher) == kinds.end()) {
+    std::string known = "exact, grid";
+    for (const auto& k : kinds) known += ", " + k;
+    throw SpecError("--searcher", "searcher", o.searcher, "must be one of " + known);
+  }
   if (!(o.time_limit_s >= 0) || !std::isfinite(o.time_limit_s))
     throw SpecError("--time-limit", "time-limit", std::to_string(o.time_limit_s),
                     "must be a number of seconds >= 0 (0 = none)");
-  if (o.samples < 1 || o.samples > 10000000)
-    throw SpecError("--samples", "samples", std::to_string(o.samples), "must be 1..10000000");
+  if (o.budget < 1 || o.budget > 10000000)
+    throw SpecError("--budget", "budget", std::to_string(o.budget), "must be 1..10000000");
   if (o.searcher == "grid" && s.size() > kMaxGridPoints)
     throw SpecError("--searcher", "searcher", "grid",
                     "the space has " + fmt_g(s.size(), 4) + " points, more than a grid's " +
-                        fmt_g(kMaxGridPoints, 2) + "; use exact or random");
+                        fmt_g(kMaxGridPoints, 2) + "; use exact or a sampling searcher");
+  return o.searcher == "exact" || o.searcher == "grid" || o.searcher == "random"
+             ? search::SearchOptions{}
+             : load_options_or_default(o.options_file);
+}
+
+/// The chosen design's layers: per network each unique layer with its count, its proven-optimal
+/// mapping's dataflow and PE use, cycles, energy and cost (the evaluator's memo answers them).
+json chosen_layers(codesign::PointEvaluator& ev, const PointResult& p) {
+  const CodesignSpace& s = ev.space();
+  const Arch a = codesign::point_arch(s, p.index);
+  std::vector<char> shortcut;
+  const std::vector<codesign::LayerFigures> f = ev.all_layers(a, a, 0, shortcut);
+  json layers = json::array();
+  for (size_t w = 0; w < s.workload.size(); ++w)
+    for (size_t k = 0; k < ev.uses()[w].size(); ++k) {
+      const auto& [u, count] = ev.uses()[w][k];
+      const codesign::LayerFigures& l = f[u];
+      layers.push_back({{"network", s.workload[w].name},
+                        {"layer", s.workload[w].layers[k].first.name},
+                        {"count", count},
+                        {"dataflow", dataflow_name(l.mapping.dataflow)},
+                        {"pe_rows", l.mapping.pe_rows},
+                        {"pe_cols", l.mapping.pe_cols},
+                        {"cycles", l.metrics.cycles},
+                        {"energy_pj", l.metrics.energy_pj},
+                        {"cost", l.cost},
+                        {"optimal", l.optimal}});
+    }
+  return layers;
+}
+
+/// The chosen design's area by part (model::estimate_area with the space's constants).
+json area_breakdown(const CodesignSpace& s, const PointResult& p) {
+  const model::AreaBreakdown a = model::estimate_area(codesign::point_arch(s, p.index), s.area);
+  return {{"pe_array_mm2", a.pe_array_mm2},     {"input_buf_mm2", a.input_buf_mm2},
+          {"weight_buf_mm2", a.weight_buf_mm2}, {"accum_buf_mm2", a.accum_buf_mm2},
+          {"control_mm2", a.control_mm2},       {"total_mm2", a.total_mm2}};
+}
+
+/// One step from the chosen design in each parameter, down and up where the space has a value
+/// there: the neighbour's area and cost relative to the design's, or why it is not a design
+/// (evaluated after the search, outside its time limit and its points).
+json sensitivity(codesign::PointEvaluator& ev, const PointResult& p) {
+  const CodesignSpace& s = ev.space();
+  json rows = json::array();
+  for (int k = 0; k < kNumHwParams; ++k)
+    for (const int step : {-1, 1}) {
+      codesign::HwIndex i = p.index;
+      i[k] += step;
+      if (i[k] < 0 || i[k] >= static_cast<int>(s.values[k].size())) continue;
+      const PointResult n = ev.evaluate(i);
+      json row = point_json(s, n);
+      row["parameter"] = hw_param_key(static_cast<HwParam>(k));
+      row["relative_cost"] = n.on_front_axis() ? json(n.cost / p.cost - 1) : json(nullptr);
+      rows.push_back(row);
+    }
+  return rows;
 }
 
 }  // namespace
 
 int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
   const CodesignSpace s = load_codesign_space(o.space);
-  check_options(o, s);
+  const search::SearchOptions options = check_options(o, s);
   const fs::path dir = o.out_dir.empty() ? fs::path("runs") / ("codesign-" + safe_name(s.name))
                                          : fs::path(o.out_dir);
   make_output_dir(dir);
@@ -210,19 +282,31 @@ int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
     r = codesign::search_exact(ev, o.time_limit_s);
   else if (o.searcher == "grid")
     r = codesign::search_grid(ev, o.time_limit_s);
+  else if (o.searcher == "random")
+    r = codesign::search_random(ev, o.budget, seed, o.time_limit_s);
   else
-    r = codesign::search_random(ev, o.samples, seed, o.time_limit_s);
+    r = codesign::search_sampled(ev, {o.searcher, options, o.budget, seed, o.time_limit_s});
   const double min_area = codesign::area_lower_bound(s, codesign::whole_space(s));
-  const json summary = summary_json(s, o, seed, r, ev, min_area);
+  json summary = summary_json(s, o, seed, r, ev, min_area);
+  if (r.best >= 0) {
+    json& ch = summary["chosen"];
+    ch["layers"] = chosen_layers(ev, r.points[r.best]);
+    ch["area_breakdown"] = area_breakdown(s, r.points[r.best]);
+    summary["sensitivity"] = sensitivity(ev, r.points[r.best]);
+  }
   json pts = json::array();
   for (const PointResult& p : r.points) pts.push_back(point_json(s, p));
   write_atomic(dir / "points.json", pts.dump(1) + "\n");
   write_atomic(dir / "points.csv", points_csv(s, r));
   write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
-  if (o.json)
+  const bool plotted = write_codesign_report(dir.string());
+  if (o.json) {
     out << summary.dump(2) << "\n";
-  else
+  } else {
     print_summary(summary, dir, out);
+    out << "  report: " << (dir / "report.html").string()
+        << (plotted ? "" : " (gnuplot missing or failed: no plots)") << "\n";
+  }
   return r.best >= 0 ? 0 : 3;
 }
 

@@ -3,7 +3,8 @@
 /// The machinery behind `mapwright codesign`: hardware points and boxes of a space, the
 /// point evaluator (every unique layer at its proven-optimal mapping, memoized per layer shape
 /// and architecture), the admissible lower bounds of a box, and the searchers (exact
-/// branch-and-bound, grid, random).
+/// branch-and-bound, grid, random, and the search library's sampling searchers through
+/// ask/tell).
 ///
 /// How a workload's cost composes (docs/codesign.md): each unique layer takes the mapping that
 /// minimizes its own objective on the point's architecture (what `run` does); a network's
@@ -18,10 +19,13 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/mapping.hpp"
 #include "mapwright/core/metrics.hpp"
 #include "mapwright/flows/codesign.hpp"
+#include "mapwright/search/options.hpp"
 
 namespace mapwright::flows::codesign {
 
@@ -162,6 +166,8 @@ struct SearchOutcome {
   long long pruned_constraint = 0;  ///< exact: boxes cut by the latency or energy bound.
   long long collapsed = 0;          ///< exact: boxes resolved by one evaluation.
   double seconds = 0;               ///< Wall time.
+  nlohmann::json searcher;          ///< Sampling searchers: describe() of the searcher (its
+                                    ///< options, seeds, clusters), duplicates, exhausted.
 };
 /// Branch-and-bound over the hardware: boxes split in halves (dataflows, array, bandwidth and
 /// banks first, then the buffers), best-first by lower bound; anytime under `time_limit_s`.
@@ -171,6 +177,22 @@ SearchOutcome search_grid(PointEvaluator& ev, double time_limit_s);
 /// `samples` distinct points drawn uniformly with `seed`.
 SearchOutcome search_random(PointEvaluator& ev, long long samples, uint64_t seed,
                             double time_limit_s);
+/// What a sampling searcher of the search library needs.
+struct SamplerRequest {
+  std::string kind;               ///< A kind of search::searcher_kinds() (sa, ga, bo, marl, ...).
+  search::SearchOptions options;  ///< Its options (configs/search/*.yaml).
+  long long budget = 100;         ///< Distinct hardware points to evaluate (at most the space).
+  uint64_t seed = 1;              ///< The searcher's seed.
+  double time_limit_s = 0;        ///< Stops after the batch in flight (0 = none).
+};
+/// A search-library searcher over the space's varying parameters through ask/tell: each
+/// distinct point it proposes is evaluated (infeasible points are typed failures told to it)
+/// until `budget` points, the time limit, or the searcher repeats itself (run_search's
+/// exhausted). Deterministic per seed (the searchers and the evaluator are).
+SearchOutcome search_sampled(PointEvaluator& ev, const SamplerRequest& rq);
+/// Sets `out`'s chosen design and bound from its points: the best's own bound, or when
+/// `every_point` (the whole space was evaluated: proved) the smallest bound of a feasible point.
+void settle(SearchOutcome& out, bool every_point);
 /// The chosen design among `points`: the lowest cost, then the smallest area, then the first.
 int choose_best(const std::vector<PointResult>& points);
 /// Indices of the area-cost Pareto front of the feasible points, by ascending area.

@@ -246,8 +246,6 @@ SearchOutcome evaluate_all(PointEvaluator& ev, const std::vector<long long>& ks,
     }
     out.points.push_back(ev.evaluate(index_of(ev.space(), k), deadline));
   }
-  out.best = choose_best(out.points);
-  out.lower_bound = out.best >= 0 ? out.points[out.best].lower_bound : INFINITY;
   out.seconds = ev.elapsed() - t0;
   return out;
 }
@@ -258,10 +256,7 @@ SearchOutcome search_grid(PointEvaluator& ev, double time_limit_s) {
   std::vector<long long> ks(static_cast<size_t>(ev.space().size()));
   for (size_t k = 0; k < ks.size(); ++k) ks[k] = static_cast<long long>(k);
   SearchOutcome out = evaluate_all(ev, ks, time_limit_s);
-  out.proved = !out.timed_out;
-  if (out.proved)  // every point seen: the smallest proven bound of a feasible one
-    for (const PointResult& p : out.points)
-      if (p.feasible()) out.lower_bound = std::min(out.lower_bound, p.lower_bound);
+  settle(out, !out.timed_out);
   return out;
 }
 
@@ -278,7 +273,18 @@ SearchOutcome search_random(PointEvaluator& ev, long long samples, uint64_t seed
     while (static_cast<long long>(ks.size()) < samples)
       if (const long long k = pick(rng); seen.insert(k).second) ks.push_back(k);
   }
-  return evaluate_all(ev, ks, time_limit_s);
+  SearchOutcome out = evaluate_all(ev, ks, time_limit_s);
+  settle(out, false);
+  return out;
+}
+
+void settle(SearchOutcome& out, bool every_point) {
+  out.best = choose_best(out.points);
+  out.lower_bound = out.best >= 0 ? out.points[out.best].lower_bound : INFINITY;
+  out.proved = every_point;
+  if (every_point)  // the smallest proven bound of a feasible point
+    for (const PointResult& p : out.points)
+      if (p.feasible()) out.lower_bound = std::min(out.lower_bound, p.lower_bound);
 }
 
 int choose_best(const std::vector<PointResult>& points) {

@@ -1,7 +1,7 @@
 // The gnuplot plots of the report pages: the run report's latency and energy breakdown, its
 // best-so-far curves (log-thinned from the curve CSVs) and its surrogate-vs-RTL parity scatter,
-// and the compare page's totals histogram. Each writes its data and script, then inlines the
-// SVG gnuplot drew from them.
+// the compare page's totals histogram, and the area-objective fronts of sweep.html and the
+// codesign report. Each writes its data and script, then inlines the SVG gnuplot drew from them.
 #include "report/plots.hpp"
 
 #include <algorithm>
@@ -219,6 +219,38 @@ void write_totals_plot(std::ostream& h, const std::vector<std::string>& labels,
     << "set yrange [0:*]\nset title 'Network totals'\nplot for [i=2:" << labels.size() + 1 << "] "
     << gp_quote("totals.dat") << " using i:xtic(1) title columnhead\n";
   inline_plot(h, base, "totals", g.str());
+}
+
+std::string front_plot_row(double area_mm2, double y, const std::string& label) {
+  return fmt_fixed(area_mm2, 6) + " " + fmt_sci(y, 4) + " " + gp_data_label(label) + "\n";
+}
+
+std::string front_plot_svg(const fs::path& plots, const FrontPlot& f) {
+  write_atomic(plots / (f.stem + "_all.dat"), f.all);
+  write_atomic(plots / (f.stem + "_front.dat"), f.front + " \n");
+  write_atomic(plots / (f.stem + "_winner.dat"), f.chosen + " \n");
+  if (f.all.empty()) return "";
+  std::ostringstream g;
+  g << "set terminal svg size 520,380 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
+    << "set output " << gp_quote(f.stem + ".svg") << "\n"
+    << "set title " << gp_quote(f.title) << "\nset xlabel 'area (mm^2, analytical model)'\n"
+    << "set ylabel " << gp_quote(f.ylabel) << "\nset grid\nset key top right\n"
+    << (f.logy ? "set logscale y\n" : "");
+  if (f.max_area > 0)
+    g << "set arrow from " << f.max_area << ", graph 0 to " << f.max_area
+      << ", graph 1 nohead dt 2 lc rgb '#b03030'\n"
+      << "set label 'area limit' at " << f.max_area << ", graph 0.95 left offset 0.5,0 tc rgb "
+      << "'#b03030'\n";
+  g << "plot " << gp_quote(f.stem + "_all.dat")
+    << " using 1:2 with points pt 7 ps 0.8 lc rgb '#9aa5b4' title 'points', "
+    << gp_quote(f.stem + "_front.dat")
+    << " using 1:2 with linespoints pt 7 ps 1.1 lw 2 lc rgb '#3b6fb6' title 'Pareto front', "
+    << gp_quote(f.stem + "_front.dat")
+    << " using 1:2:3 with labels offset 0.8,0.6 font ',9' notitle, "
+    << gp_quote(f.stem + "_winner.dat") << " using 1:2 with points pt 3 ps 2.2 lw 2 lc rgb "
+    << "'#d0402b' title " << gp_quote(f.chosen_title) << "\n";
+  write_atomic(plots / (f.stem + ".gp"), g.str());
+  return gnuplot_svg(plots / (f.stem + ".gp"), plots / (f.stem + ".svg"));
 }
 
 }  // namespace mapwright::flows

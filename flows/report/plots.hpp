@@ -33,4 +33,23 @@ void write_totals_plot(std::ostream& h, const std::vector<std::string>& labels,
                        const std::vector<std::pair<std::string, std::vector<double>>>& relative,
                        const std::filesystem::path& out_html);
 
+/// An area-against-objective scatter (sweep.html's fronts, the codesign report): every point,
+/// the Pareto front as a line with its points labelled, the chosen point, and the area limit.
+struct FrontPlot {
+  std::string stem;                     ///< Its files: <plots>/<stem>{_all,_front,...}.dat, .gp.
+  std::string title;                    ///< Plot title.
+  std::string ylabel;                   ///< y axis label.
+  bool logy = false;                    ///< Logarithmic y axis.
+  double max_area = 0;                  ///< Dashed "area limit" line there (0 = none).
+  std::string all;                      ///< Data rows (front_plot_row) of every point.
+  std::string front;                    ///< Rows of the front, by ascending area.
+  std::string chosen;                   ///< Row of the chosen point ("" = none).
+  std::string chosen_title = "winner";  ///< Key title of the chosen point.
+};
+/// One data row of a FrontPlot: area, y and a label (quoted for the data file).
+std::string front_plot_row(double area_mm2, double y, const std::string& label);
+/// Writes the data and script of `f` to `plots` and runs gnuplot: the SVG to inline, or "" when
+/// gnuplot failed or `f` has no point.
+std::string front_plot_svg(const std::filesystem::path& plots, const FrontPlot& f);
+
 }  // namespace mapwright::flows

@@ -1,6 +1,7 @@
 // `mapwright report` and `mapwright compare`: load run folders (their results.json, checked and
 // typed, with a run whose process died marked interrupted) and render their pages
 // (run_page.cpp, compare_page.cpp); compare also prints the network totals and their winners.
+// `report` on a codesign folder re-renders its page (codesign/codesign_report.cpp).
 #include "mapwright/flows/report.hpp"
 
 #include <filesystem>
@@ -9,6 +10,7 @@
 
 #include "common/files.hpp"
 #include "mapwright/support/error.hpp"
+#include "mapwright/flows/codesign.hpp"
 #include "mapwright/flows/run_record.hpp"
 #include "report/render.hpp"
 
@@ -50,7 +52,10 @@ LoadedRun load_run(const fs::path& dir) {
 int cmd_report(const ReportOptions& o, std::ostream& out) {
   const fs::path dir = o.run_dir;
   const fs::path html = o.out.empty() ? dir / "report.html" : fs::path(o.out);
-  const bool plotted = render_run_report(load_run(dir), html);
+  // A codesign folder (codesign.json, no results.json) gets the codesign report.
+  const bool codesign = !fs::exists(dir / "results.json") && fs::exists(dir / "codesign.json");
+  const bool plotted = codesign ? write_codesign_report(dir.string(), html.string())
+                                : render_run_report(load_run(dir), html);
   out << "wrote " << html.string() << (plotted ? "" : " (gnuplot missing or failed: no plots)")
       << "\n";
   return 0;

@@ -13,8 +13,8 @@
 
 #include "common/files.hpp"
 #include "common/html.hpp"
-#include "common/process.hpp"
 #include "common/text.hpp"
+#include "report/plots.hpp"
 
 namespace fs = std::filesystem;
 using nlohmann::json;
@@ -40,47 +40,25 @@ const Front kFronts[] = {
 
 /// One front's plot: every point, the front as a line, the winner; "" when gnuplot failed.
 std::string front_plot(const fs::path& plots, const json& sweep, const Front& f) {
-  std::ostringstream all, front, win;
+  FrontPlot fp;
+  fp.stem = f.stem;
+  fp.title = f.title;
+  fp.ylabel = f.ylabel;
+  fp.logy = f.logy;
+  fp.max_area = sweep["constraints"].value("max_area_mm2", 0.0);
   std::vector<std::pair<double, std::string>> front_rows;  // drawn as a line: by area
   for (const auto& p : sweep["points"]) {
     if (!p.contains("cycles")) continue;
-    const std::string row = fmt_fixed(p["area_mm2"].get<double>(), 6) + " " +
-                            fmt_sci(p[f.field].get<double>(), 4) + " " +
-                            gp_data_label("p" + std::to_string(p["index"].get<int>())) + "\n";
-    all << row;
+    const std::string row = front_plot_row(p["area_mm2"].get<double>(), p[f.field].get<double>(),
+                                           "p" + std::to_string(p["index"].get<int>()));
+    fp.all += row;
     if (p.value(f.key, false)) front_rows.emplace_back(p["area_mm2"].get<double>(), row);
-    if (p.value("winner", false)) win << row;
+    if (p.value("winner", false)) fp.chosen += row;
   }
   std::stable_sort(front_rows.begin(), front_rows.end(),
                    [](const auto& a, const auto& b) { return a.first < b.first; });
-  for (const auto& r : front_rows) front << r.second;
-  const std::string stem = f.stem;
-  write_atomic(plots / (stem + "_all.dat"), all.str());
-  write_atomic(plots / (stem + "_front.dat"), front.str() + " \n");
-  write_atomic(plots / (stem + "_winner.dat"), win.str() + " \n");
-  if (all.str().empty()) return "";
-  std::ostringstream g;
-  g << "set terminal svg size 520,380 dynamic font 'DejaVu Sans,11' background '#ffffff'\n"
-    << "set output " << gp_quote(stem + ".svg") << "\n"
-    << "set title " << gp_quote(f.title) << "\nset xlabel 'area (mm^2, analytical model)'\n"
-    << "set ylabel " << gp_quote(f.ylabel) << "\nset grid\nset key top right\n"
-    << (f.logy ? "set logscale y\n" : "");
-  const double max_area = sweep["constraints"].value("max_area_mm2", 0.0);
-  if (max_area > 0)
-    g << "set arrow from " << max_area << ", graph 0 to " << max_area
-      << ", graph 1 nohead dt 2 lc rgb '#b03030'\n"
-      << "set label 'area limit' at " << max_area << ", graph 0.95 left offset 0.5,0 tc rgb "
-      << "'#b03030'\n";
-  g << "plot " << gp_quote(stem + "_all.dat")
-    << " using 1:2 with points pt 7 ps 0.8 lc rgb '#9aa5b4' title 'points', "
-    << gp_quote(stem + "_front.dat")
-    << " using 1:2 with linespoints pt 7 ps 1.1 lw 2 lc rgb '#3b6fb6' title 'Pareto front', "
-    << gp_quote(stem + "_front.dat")
-    << " using 1:2:3 with labels offset 0.8,0.6 font ',9' notitle, "
-    << gp_quote(stem + "_winner.dat")
-    << " using 1:2 with points pt 3 ps 2.2 lw 2 lc rgb '#d0402b' title 'winner'\n";
-  write_atomic(plots / (stem + ".gp"), g.str());
-  return gnuplot_svg(plots / (stem + ".gp"), plots / (stem + ".svg"));
+  for (const auto& r : front_rows) fp.front += r.second;
+  return front_plot_svg(plots, fp);
 }
 
 std::string constraints_text(const json& c) {

@@ -2,18 +2,16 @@
 // admissibility of each lower bound against the exact cost of the points of random boxes, the
 // space file's refusals (one test per rule) and the command line (exit codes, output files).
 #include <gtest/gtest.h>
-#include <sys/wait.h>
-
 #include <filesystem>
 #include <fstream>
 #include <random>
 
 #include "codesign/codesign_search.hpp"
 #include "files.hpp"
+#include "run_cli.hpp"
 #include "mapwright/flows/codesign.hpp"
 #include "mapwright/model/area.hpp"
 #include "mapwright/support/error.hpp"
-#include "mapwright/support/spawn.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright;
@@ -298,23 +296,7 @@ TEST(CodesignSpaceFile, ReadsSetsRangesPowersAndTheBase) {
   EXPECT_EQ(s.workload[0].layers.size(), 3u);
 }
 
-namespace {
-
-/// Runs `mapwright ARGS` of this build; its exit code.
-int run_mapwright(const std::vector<std::string>& args) {
-  core::SpawnSpec spec;
-  spec.argv = {MAPWRIGHT_CLI_EXE};
-  spec.argv.insert(spec.argv.end(), args.begin(), args.end());
-  spec.search_path = false;
-  int error = 0;
-  const pid_t pid = core::spawn_process(spec, error);
-  if (pid < 0) return -1;
-  int status = 0;
-  waitpid(pid, &status, 0);
-  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-}
-
-}  // namespace
+using test_files::run_mapwright;
 
 TEST(CodesignCli, WritesEveryPointTheFrontAndTheChoiceWithExitCodes) {
   const fs::path dir = test_files::fresh_path("codesign_cli");
@@ -338,8 +320,8 @@ TEST(CodesignCli, WritesEveryPointTheFrontAndTheChoiceWithExitCodes) {
   EXPECT_EQ(
       run_mapwright({"codesign", "--space", kData + "nope.yaml", "--out", (dir / "b").string()}),
       2);
-  EXPECT_EQ(run_mapwright(
-                {"codesign", "--space", space, "--searcher", "ga", "--out", (dir / "b").string()}),
+  EXPECT_EQ(run_mapwright({"codesign", "--space", space, "--searcher", "annealing", "--out",
+                           (dir / "b").string()}),
             2);
   EXPECT_FALSE(fs::exists(dir / "b" / "codesign.json"));
   // No point meets the constraint: exit 3, the smallest area said.

@@ -6,8 +6,9 @@
 /// (one network or a weighted list) and the objective. Every hardware point's cost is its
 /// workload's cost with each unique layer at its proven-optimal mapping (the exact mapper); the
 /// searchers are `exact` (branch-and-bound over the hardware with admissible lower bounds:
-/// answers the best design, a proven lower bound and the gap), `grid` (every point) and `random`
-/// (N points drawn with a seed).
+/// answers the best design, a proven lower bound and the gap), `grid` (every point), `random`
+/// (N distinct points drawn with a seed) and the search library's sampling searchers (sa, ga,
+/// bo, ppo, ppo-box, marl) over the hardware parameters through ask/tell, N points each.
 
 #include <array>
 #include <cstdint>
@@ -77,11 +78,12 @@ CodesignSpace parse_codesign_space(const std::string& text, const std::string& w
 /// The command line of `mapwright codesign`.
 struct CodesignOptions {
   std::string space;               ///< --space FILE.
-  std::string searcher = "exact";  ///< exact | grid | random.
+  std::string searcher = "exact";  ///< exact | grid | random | sa | ga | bo | ppo | ppo-box | marl.
   double time_limit_s = 0;         ///< --time-limit (0 = none): anytime.
   uint64_t seed = 0;               ///< --seed (0 = the space file's seed).
   bool seed_given = false;         ///< --seed was given.
-  long long samples = 100;         ///< --samples of `random`.
+  long long budget = 100;          ///< --budget (alias --samples): points of a sampling searcher.
+  std::string options_file;        ///< --options: search options ("" = configs/search/default).
   std::string out_dir;             ///< --out ("" = runs/codesign-<name>).
   bool json = false;               ///< --json: print codesign.json.
 };
@@ -89,5 +91,11 @@ struct CodesignOptions {
 /// 2 bad input; 3 no design chosen: no point meets the constraints (the smallest area the space
 /// reaches is said), or the time limit came before the first design (its bound is said).
 int cmd_codesign(const CodesignOptions& o, std::ostream& out);
+
+/// Writes the codesign report to `out_html` ("" = <dir>/report.html; its plots go to <dir>/plots)
+/// from the codesign.json and points.json `mapwright codesign` wrote to `dir`; returns false when
+/// gnuplot was unavailable (the page then has tables only). A folder without them is a
+/// core::SpecError. `mapwright report DIR` calls it for a codesign folder.
+bool write_codesign_report(const std::string& dir, const std::string& out_html = "");
 
 }  // namespace mapwright::flows
