@@ -69,7 +69,9 @@ void expect_exact_equals_grid(const CodesignSpace& s) {
   const SearchOutcome early = search_exact(ea, 1e-4);
   EXPECT_TRUE(early.timed_out || early.proved);
   EXPECT_LE(early.lower_bound, e.cost);
-  if (early.best >= 0) EXPECT_GE(early.points[early.best].cost, e.cost);
+  if (early.best >= 0) {
+    EXPECT_GE(early.points[early.best].cost, e.cost);
+  }
 }
 
 }  // namespace
@@ -98,8 +100,11 @@ TEST(Codesign, RandomIsSeededAndNeverBeatsTheExactAnswer) {
     differs = differs || a.points[i].index != c.points[i].index;
   }
   EXPECT_TRUE(differs);
-  for (const SearchOutcome* r : {&a, &c})
-    if (r->best >= 0) EXPECT_GE(r->points[r->best].cost, exact.points[exact.best].cost);
+  for (const SearchOutcome* r : {&a, &c}) {
+    if (r->best >= 0) {
+      EXPECT_GE(r->points[r->best].cost, exact.points[exact.best].cost);
+    }
+  }
 }
 
 TEST(Codesign, ExactEqualsEnumerationLatencyUnderEnergy) {
