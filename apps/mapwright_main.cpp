@@ -400,6 +400,13 @@ CLI::App* add_synth(CLI::App& app, flows::SynthOptions& synth) {
   s->add_option("--rtl", synth.rtl_dir,
                 "RTL sources (default: rtl/ of MAPWRIGHT_SOURCE_DIR or of the source tree)");
   s->add_flag("--json", synth.json, "Print JSON");
+  s->add_option("--fpga", synth.fpga,
+                "Implement on an FPGA instead: ice40-up5k or ice40-hx8k (yosys synth_ice40, "
+                "nextpnr-ice40, icepack; utilization and post-route Fmax)")
+      ->check([](const std::string& v) {
+        return v.empty() ? std::string("key 'fpga' = '': expected ice40-up5k or ice40-hx8k")
+                         : std::string();
+      });
   return s;
 }
 

@@ -83,167 +83,54 @@ module mw_accel #(
     $error("mw_accel: AccBufWords must be in 16..2^20, got %0d", AccBufWords);
   end
 
-  localparam logic [3:0] OpConfig  = 4'd1;
-  localparam logic [3:0] OpLoadIn  = 4'd2;
-  localparam logic [3:0] OpStore   = 4'd6;
-  localparam logic [3:0] OpCompute = 4'd7;
-
   // -------------------------------------------------------------------------------------------
-  // Command decoder
-  // -------------------------------------------------------------------------------------------
-  logic [2:0]       wcnt_d, wcnt_q;       // words of the current command received
-  logic [3:0]       op_d, op_q;           // its opcode
-  logic [6*64-1:0]  w_d, w_q;             // words 0..5 (the last word comes from the port)
-  logic [2:0]       nwords;               // words of the current command
-  logic [3:0]       cur_op;
-  logic             is_last, fire;
-  logic             dma_full, cmp_full, dma_push, cmp_push;
-  logic             dec_err_d, dec_err_q;
-  logic             cfg_os_d, cfg_os_q, cfg_co_d, cfg_co_q, cfg_is_d, cfg_is_q;
-  logic             cfg_bursts_d, cfg_bursts_q;  // DMA commands carry burst descriptors
-  logic [15:0]      cfg_pr_d, cfg_pr_q, cfg_pc_d, cfg_pc_q, cfg_stride_d, cfg_stride_q;
-  logic [4:0]       cfg_shift_d, cfg_shift_q;
-
-  assign cur_op  = (wcnt_q == '0) ? cmd_data_i[3:0] : op_q;
-  always_comb begin
-    unique case (cur_op)
-      OpConfig:  nwords = 3'd2;
-      OpCompute: nwords = 3'd5;
-      default:   nwords = (cur_op >= OpLoadIn && cur_op <= OpStore) ? (cfg_bursts_q ? 3'd7 : 3'd2) :
-                                                                     3'd1;
-    endcase
-  end
-  assign is_last     = (wcnt_q + 3'd1 == nwords);
-  assign cmd_ready_o = !is_last || (cur_op == OpConfig) ||
-                       ((cur_op == OpCompute) ? !cmp_full :
-                        (cur_op >= OpLoadIn && cur_op <= OpStore) ? !dma_full : 1'b1);
-  assign fire        = cmd_valid_i && cmd_ready_o;
-  assign dma_push    = fire && is_last && (cur_op >= OpLoadIn) && (cur_op <= OpStore);
-  assign cmp_push    = fire && is_last && (cur_op == OpCompute);
-
-  always_comb begin
-    wcnt_d       = wcnt_q;
-    op_d         = op_q;
-    w_d          = w_q;
-    dec_err_d    = dec_err_q;
-    cfg_os_d     = cfg_os_q;
-    cfg_is_d     = cfg_is_q;
-    cfg_co_d     = cfg_co_q;
-    cfg_bursts_d = cfg_bursts_q;
-    cfg_pr_d     = cfg_pr_q;
-    cfg_pc_d     = cfg_pc_q;
-    cfg_stride_d = cfg_stride_q;
-    cfg_shift_d  = cfg_shift_q;
-    if (fire) begin
-      if (wcnt_q == '0) begin
-        op_d = cmd_data_i[3:0];
-      end
-      if (wcnt_q < 3'd6) begin
-        w_d[wcnt_q*64 +: 64] = cmd_data_i;
-      end
-      if (cmd_last_i != is_last) begin
-        dec_err_d = 1'b1;  // the driver's framing disagrees with the opcode's length
-      end
-      if (is_last) begin
-        wcnt_d = '0;
-        if (nwords == 3'd1) begin
-          dec_err_d = 1'b1;  // unknown opcode
-        end
-        if (cur_op == OpConfig) begin
-          cfg_os_d     = w_q[4];
-          cfg_co_d     = w_q[5];
-          cfg_is_d     = w_q[6];
-          cfg_bursts_d = w_q[7];
-          if (w_q[4] && w_q[6]) begin
-            dec_err_d = 1'b1;  // OS and IS at once
-          end
-          cfg_pr_d     = cmd_data_i[15:0];
-          cfg_pc_d     = cmd_data_i[31:16];
-          cfg_stride_d = cmd_data_i[47:32];
-          cfg_shift_d  = cmd_data_i[52:48];
-          if (cmd_data_i[15:0] == '0 || 32'(cmd_data_i[15:0]) > Rows ||
-              cmd_data_i[31:16] == '0 || 32'(cmd_data_i[31:16]) > Cols ||
-              cmd_data_i[47:32] == '0) begin
-            dec_err_d = 1'b1;
-          end
-        end
-      end else begin
-        wcnt_d = wcnt_q + 3'd1;
-      end
-    end
-  end
-
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      wcnt_q       <= '0;
-      op_q         <= '0;
-      w_q          <= '0;
-      dec_err_q    <= 1'b0;
-      cfg_os_q     <= 1'b0;
-      cfg_is_q     <= 1'b0;
-      cfg_co_q     <= 1'b0;
-      cfg_bursts_q <= 1'b0;
-      cfg_pr_q     <= 16'(Rows);
-      cfg_pc_q     <= 16'(Cols);
-      cfg_stride_q <= 16'd1;
-      cfg_shift_q  <= '0;
-    end else begin
-      wcnt_q       <= wcnt_d;
-      op_q         <= op_d;
-      w_q          <= w_d;
-      dec_err_q    <= dec_err_d;
-      cfg_os_q     <= cfg_os_d;
-      cfg_is_q     <= cfg_is_d;
-      cfg_co_q     <= cfg_co_d;
-      cfg_bursts_q <= cfg_bursts_d;
-      cfg_pr_q     <= cfg_pr_d;
-      cfg_pc_q     <= cfg_pc_d;
-      cfg_stride_q <= cfg_stride_d;
-      cfg_shift_q  <= cfg_shift_d;
-    end
-  end
-
-  // -------------------------------------------------------------------------------------------
-  // Queues
+  // Command port: decoder, layer configuration, queues
   // -------------------------------------------------------------------------------------------
   logic         dma_valid, dma_pop, cmp_valid, cmp_pop;
-  logic [447:0] dma_head, dma_wdata;
+  logic [447:0] dma_head;
   logic [319:0] cmp_head;
   logic [$clog2(DmaDepth+1)-1:0] dma_count;
   logic [$clog2(CmpDepth+1)-1:0] cmp_count;
+  logic         cfg_os_q, cfg_is_q, cfg_co_q, cfg_bursts_q;  // u_cmd's registers
+  logic [15:0]  cfg_pr_q, cfg_pc_q, cfg_stride_q;
+  logic [4:0]   cfg_shift_q;
+  logic [3:0]   op_q;
+  logic [2:0]   wcnt_q;
+  logic         dec_err_q;
 
-  // A DMA entry: words 0 and 1 (packed port) or words 0..6 (bursts port: the descriptor).
-  assign dma_wdata = cfg_bursts_q ? {cmd_data_i, w_q} :
-                                    {320'd0, cmd_data_i, w_q[0 +: 64]};
-  mw_fifo #(
-    .Width (448),
-    .Depth (DmaDepth)
-  ) u_dma_q (
-    .clk_i   (clk_i),
-    .rst_ni  (rst_ni),
-    .push_i  (dma_push),
-    .wdata_i (dma_wdata),
-    .pop_i   (dma_pop),
-    .valid_o (dma_valid),
-    .rdata_o (dma_head),
-    .full_o  (dma_full),
-    .count_o (dma_count)
+  mw_cmd #(
+    .Rows     (Rows),
+    .Cols     (Cols),
+    .DmaDepth (DmaDepth),
+    .CmpDepth (CmpDepth)
+  ) u_cmd (
+    .clk_i        (clk_i),
+    .rst_ni       (rst_ni),
+    .cmd_valid_i  (cmd_valid_i),
+    .cmd_ready_o  (cmd_ready_o),
+    .cmd_data_i   (cmd_data_i),
+    .cmd_last_i   (cmd_last_i),
+    .dma_valid_o  (dma_valid),
+    .dma_head_o   (dma_head),
+    .dma_pop_i    (dma_pop),
+    .dma_count_o  (dma_count),
+    .cmp_valid_o  (cmp_valid),
+    .cmp_head_o   (cmp_head),
+    .cmp_pop_i    (cmp_pop),
+    .cmp_count_o  (cmp_count),
+    .cfg_os_o     (cfg_os_q),
+    .cfg_is_o     (cfg_is_q),
+    .cfg_co_o     (cfg_co_q),
+    .cfg_bursts_o (cfg_bursts_q),
+    .cfg_pr_o     (cfg_pr_q),
+    .cfg_pc_o     (cfg_pc_q),
+    .cfg_stride_o (cfg_stride_q),
+    .cfg_shift_o  (cfg_shift_q),
+    .op_o         (op_q),
+    .wcnt_o       (wcnt_q),
+    .err_o        (dec_err_q)
   );
 
-  mw_fifo #(
-    .Width (320),
-    .Depth (CmpDepth)
-  ) u_cmp_q (
-    .clk_i   (clk_i),
-    .rst_ni  (rst_ni),
-    .push_i  (cmp_push),
-    .wdata_i ({cmd_data_i, w_q[255:0]}),
-    .pop_i   (cmp_pop),
-    .valid_o (cmp_valid),
-    .rdata_o (cmp_head),
-    .full_o  (cmp_full),
-    .count_o (cmp_count)
-  );
 
   // -------------------------------------------------------------------------------------------
   // Buffers
@@ -278,197 +165,57 @@ module mw_accel #(
   logic [NL-1:0] cmp_in_en, cmp_wt_en;
   logic [63:0] in_bank_stall, wt_bank_stall;
 
-  if (BufBanks == 0) begin : gen_ported
-    // Multi-ported arrays: every lane reads in the same cycle (a modelling simplification).
-    mw_buf #(
-      .Depth   (InBufBytes),
-      .Width   (8),
-      .RdPorts (NL),
-      .WrPorts (BeatBytes)
-    ) u_in_buf (
-      .clk_i     (clk_i),
-      .rd_addr_i (cmp_in_addr),
-      .rd_data_o (cmp_in_data),
-      .wr_en_i   (dma_in_we),
-      .wr_addr_i (dma_in_addr),
-      .wr_data_i (dma_in_data)
-    );
-
-    mw_buf #(
-      .Depth   (WtBufBytes),
-      .Width   (8),
-      .RdPorts (NL),
-      .WrPorts (BeatBytes)
-    ) u_wt_buf (
-      .clk_i     (clk_i),
-      .rd_addr_i (cmp_wt_addr),
-      .rd_data_o (cmp_wt_data),
-      .wr_en_i   (dma_wt_we),
-      .wr_addr_i (dma_wt_addr),
-      .wr_data_i (dma_wt_data)
-    );
-    assign cmp_in_gnt    = 1'b0;
-    assign cmp_in_valid  = 1'b0;
-    assign cmp_wt_gnt    = 1'b0;
-    assign cmp_wt_valid  = 1'b0;
-    assign in_bank_stall = '0;
-    assign wt_bank_stall = '0;
-    logic unused_ported;
-    assign unused_ported = ^{cmp_in_req, cmp_in_en, cmp_wt_req, cmp_wt_en, cmp_acc_rreq,
-                             cmp_acc_ren, cmp_acc_wreq, dma_acc_rreq, dma_acc_ren};
-
-    mw_buf #(
-      .Depth   (AccBufWords),
-      .Width   (32),
-      .RdPorts (Cols + BeatBytes),
-      .WrPorts (Cols + BeatWords)
-    ) u_acc_buf (
-      .clk_i     (clk_i),
-      .rd_addr_i ({dma_acc_raddr, cmp_acc_raddr}),
-      .rd_data_o ({dma_acc_rdata, cmp_acc_rdata}),
-      .wr_en_i   ({dma_acc_we, cmp_acc_we}),
-      .wr_addr_i ({dma_acc_waddr, cmp_acc_waddr}),
-      .wr_data_i ({dma_acc_wdata, cmp_acc_wdata})
-    );
-    assign cmp_acc_rgnt   = 1'b0;
-    assign cmp_acc_rvalid = 1'b0;
-    assign cmp_acc_wgnt   = 1'b0;
-    assign acc_bank_stall = '0;
-  end else begin : gen_banked
-    // Banked SRAM: the DMA writes a beat of consecutive bytes (one per bank, granted at once:
-    // BufBanks >= BeatBytes); the compute reads a row of lanes and stalls on bank conflicts.
-    logic        in_wgnt, wt_wgnt;
-    logic [63:0] in_wstall, wt_wstall;  // zero: a beat never waits (bank_dma_wr_a)
-    logic [7:0]  in_drd_unused, wt_drd_unused;  // no direct rows
-    logic        unused_wstall;
-    assign unused_wstall = ^{in_wstall, wt_wstall, in_drd_unused, wt_drd_unused};
-    mw_bank_buf #(
-      .Depth   (InBufBytes),
-      .Width   (8),
-      .Banks   (BufBanks),
-      .RdPorts (NL),
-      .WrPorts (BeatBytes),
-      .WrLinear(1)
-    ) u_in_buf (
-      .clk_i          (clk_i),
-      .rst_ni         (rst_ni),
-      .rd_req_i       (cmp_in_req),
-      .rd_en_i        (cmp_in_en),
-      .rd_addr_i      (cmp_in_addr),
-      .rd_gnt_o       (cmp_in_gnt),
-      .rd_valid_o     (cmp_in_valid),
-      .rd_data_o      (cmp_in_data),
-      .wr_req_i       (|dma_in_we),
-      .wr_en_i        (dma_in_we),
-      .wr_addr_i      (dma_in_addr),
-      .wr_data_i      (dma_in_data),
-      .wr_gnt_o       (in_wgnt),
-      .drd_req_i      (1'b0),
-      .drd_en_i       ('0),
-      .drd_addr_i     ('0),
-      .drd_data_o     (in_drd_unused),
-      .dwr_en_i       ('0),
-      .dwr_addr_i     ('0),
-      .dwr_data_i     ('0),
-      .rd_stall_cnt_o (in_bank_stall),
-      .wr_stall_cnt_o (in_wstall)
-    );
-
-    mw_bank_buf #(
-      .Depth   (WtBufBytes),
-      .Width   (8),
-      .Banks   (BufBanks),
-      .RdPorts (NL),
-      .WrPorts (BeatBytes),
-      .WrLinear(1)
-    ) u_wt_buf (
-      .clk_i          (clk_i),
-      .rst_ni         (rst_ni),
-      .rd_req_i       (cmp_wt_req),
-      .rd_en_i        (cmp_wt_en),
-      .rd_addr_i      (cmp_wt_addr),
-      .rd_gnt_o       (cmp_wt_gnt),
-      .rd_valid_o     (cmp_wt_valid),
-      .rd_data_o      (cmp_wt_data),
-      .wr_req_i       (|dma_wt_we),
-      .wr_en_i        (dma_wt_we),
-      .wr_addr_i      (dma_wt_addr),
-      .wr_data_i      (dma_wt_data),
-      .wr_gnt_o       (wt_wgnt),
-      .drd_req_i      (1'b0),
-      .drd_en_i       ('0),
-      .drd_addr_i     ('0),
-      .drd_data_o     (wt_drd_unused),
-      .dwr_en_i       ('0),
-      .dwr_addr_i     ('0),
-      .dwr_data_i     ('0),
-      .rd_stall_cnt_o (wt_bank_stall),
-      .wr_stall_cnt_o (wt_wstall)
-    );
-
-    // A DMA beat never waits for a bank (simulation only, kept with --assert).
-    `ifndef SYNTHESIS
-    bank_dma_wr_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        (!(|dma_in_we) || in_wgnt) && (!(|dma_wt_we) || wt_wgnt));
-    `endif
-
-    // The accumulator: two sets of BufBanks single-read, single-write macros, one per half of
-    // the double-buffered accumulator (words below AccBufWords / 2, the driver's second half's
-    // base, and the others). The compute's accumulate-in reads are its arbitrated read row and
-    // its result rows its write row, both Cols lanes a constant stride apart (1 for WS and OS;
-    // the driver refuses an IS stride that would put two into one bank). The result rows are
-    // written in their cycle without arbitration (WrDirect): no path runs from their addresses
-    // to the mesh's advance, and bank_wr_conflict_a checks that their lanes never share a bank.
-    // The DMA's spill / store reads and psum-reload writes are the direct rows (consecutive
-    // words, at most BufBanks, one bank each), served in their cycle: the DMA cannot wait. The
-    // schedule never has the compute and the DMA in one half at once (a half's store or spill
-    // waits for its last compute, and its next compute for them), so their lanes fall into
-    // different sets. Were an accumulate-in lane to meet a bank taken by a DMA read or by
-    // another of its lanes, it would wait (counted in acc_bank_stall; the mesh waits for the
-    // row); a result lane meeting a DMA write or another result lane trips bank_wr_conflict_a.
-    logic        acc_rgnt, acc_rvalid, acc_wgnt;
-    logic [63:0] acc_rstall, acc_wstall;
-    mw_bank_buf #(
-      .Depth    (AccBufWords),
-      .Width    (32),
-      .Banks    (BufBanks),
-      .RdPorts  (Cols),
-      .WrPorts  (Cols),
-      .WrLinear (0),
-      .WrDirect (1),
-      .Sets     (2),
-      .SetSplit (AccBufWords / 2),
-      .DRdPorts (BeatBytes),
-      .DWrPorts (BeatWords)
-    ) u_acc_buf (
-      .clk_i          (clk_i),
-      .rst_ni         (rst_ni),
-      .rd_req_i       (cmp_acc_rreq),
-      .rd_en_i        (cmp_acc_ren),
-      .rd_addr_i      (cmp_acc_raddr),
-      .rd_gnt_o       (acc_rgnt),
-      .rd_valid_o     (acc_rvalid),
-      .rd_data_o      (cmp_acc_rdata),
-      .wr_req_i       (cmp_acc_wreq),
-      .wr_en_i        (cmp_acc_we),
-      .wr_addr_i      (cmp_acc_waddr),
-      .wr_data_i      (cmp_acc_wdata),
-      .wr_gnt_o       (acc_wgnt),
-      .drd_req_i      (dma_acc_rreq),
-      .drd_en_i       (dma_acc_ren),
-      .drd_addr_i     (dma_acc_raddr),
-      .drd_data_o     (dma_acc_rdata),
-      .dwr_en_i       (dma_acc_we),
-      .dwr_addr_i     (dma_acc_waddr),
-      .dwr_data_i     (dma_acc_wdata),
-      .rd_stall_cnt_o (acc_rstall),
-      .wr_stall_cnt_o (acc_wstall)
-    );
-    assign cmp_acc_rgnt   = acc_rgnt;
-    assign cmp_acc_rvalid = acc_rvalid;
-    assign cmp_acc_wgnt   = acc_wgnt;
-    assign acc_bank_stall = acc_rstall + acc_wstall;
-  end
+  mw_buffers #(
+    .Cols        (Cols),
+    .NL          (NL),
+    .InBufBytes  (InBufBytes),
+    .WtBufBytes  (WtBufBytes),
+    .AccBufWords (AccBufWords),
+    .BeatBytes   (BeatBytes),
+    .BufBanks    (BufBanks)
+  ) u_bufs (
+    .clk_i            (clk_i),
+    .rst_ni           (rst_ni),
+    .cmp_in_addr_i    (cmp_in_addr),
+    .cmp_in_req_i     (cmp_in_req),
+    .cmp_in_en_i      (cmp_in_en),
+    .cmp_in_data_o    (cmp_in_data),
+    .cmp_in_gnt_o     (cmp_in_gnt),
+    .cmp_in_valid_o   (cmp_in_valid),
+    .cmp_wt_addr_i    (cmp_wt_addr),
+    .cmp_wt_req_i     (cmp_wt_req),
+    .cmp_wt_en_i      (cmp_wt_en),
+    .cmp_wt_data_o    (cmp_wt_data),
+    .cmp_wt_gnt_o     (cmp_wt_gnt),
+    .cmp_wt_valid_o   (cmp_wt_valid),
+    .cmp_acc_raddr_i  (cmp_acc_raddr),
+    .cmp_acc_rreq_i   (cmp_acc_rreq),
+    .cmp_acc_ren_i    (cmp_acc_ren),
+    .cmp_acc_rdata_o  (cmp_acc_rdata),
+    .cmp_acc_rgnt_o   (cmp_acc_rgnt),
+    .cmp_acc_rvalid_o (cmp_acc_rvalid),
+    .cmp_acc_we_i     (cmp_acc_we),
+    .cmp_acc_waddr_i  (cmp_acc_waddr),
+    .cmp_acc_wdata_i  (cmp_acc_wdata),
+    .cmp_acc_wreq_i   (cmp_acc_wreq),
+    .cmp_acc_wgnt_o   (cmp_acc_wgnt),
+    .dma_in_we_i      (dma_in_we),
+    .dma_in_addr_i    (dma_in_addr),
+    .dma_in_data_i    (dma_in_data),
+    .dma_wt_we_i      (dma_wt_we),
+    .dma_wt_addr_i    (dma_wt_addr),
+    .dma_wt_data_i    (dma_wt_data),
+    .dma_acc_we_i     (dma_acc_we),
+    .dma_acc_waddr_i  (dma_acc_waddr),
+    .dma_acc_wdata_i  (dma_acc_wdata),
+    .dma_acc_raddr_i  (dma_acc_raddr),
+    .dma_acc_rreq_i   (dma_acc_rreq),
+    .dma_acc_ren_i    (dma_acc_ren),
+    .dma_acc_rdata_o  (dma_acc_rdata),
+    .in_bank_stall_o  (in_bank_stall),
+    .wt_bank_stall_o  (wt_bank_stall),
+    .acc_bank_stall_o (acc_bank_stall)
+  );
 
 
   // -------------------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ PKGS=(
   clang-14 libclang-rt-14-dev   # fuzz targets: clang with libFuzzer, ASan, UBSan (fuzz/)
   clang-format-14               # the C++ style check (scripts/check-format.sh)
   yosys                         # mapwright synth: logic synthesis of rtl/ (flows/synth/)
+  nextpnr-ice40 fpga-icestorm   # mapwright synth --fpga: iCE40 place and route, icepack
 )
 
 missing=()

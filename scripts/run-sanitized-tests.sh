@@ -10,8 +10,8 @@
 # run Verilator and none of our code: the plain suite runs them), those labelled python (the
 # Python module's pytest files: an ASan-instrumented extension cannot load into the plain
 # interpreter, so the sanitized build does not build the module; the plain suite runs them) and
-# yosys_only (the synthesis smoke: yosys' run, with our CLI around it covered by the other synth
-# tests); tests/rtl is not built at all (tests/CMakeLists.txt says why). The CLI tests find the RTL
+# yosys_only (the synthesis and FPGA smokes: yosys' and nextpnr's runs, with our CLI around them
+# covered by the other synth tests); tests/rtl is not built at all (tests/CMakeLists.txt says why). The CLI tests find the RTL
 # models the plain suite built in build/model-cache (plain builds in both presets).
 set -euo pipefail
 cd "$(dirname "$0")/.."

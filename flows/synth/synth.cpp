@@ -6,26 +6,15 @@
 
 #include "mapwright/flows/synth.hpp"
 
-#include <sys/resource.h>
-#include <sys/wait.h>
-#include <fcntl.h>
-#include <unistd.h>
-
-#include <algorithm>
-#include <cerrno>
-#include <chrono>
 #include <cmath>
-#include <cstdlib>
-#include <cstring>
 #include <filesystem>
 #include <regex>
 #include <sstream>
 
 #include "common/files.hpp"
 #include "mapwright/rtlpool/model_cache.hpp"
-#include "mapwright/support/configs_dir.hpp"
 #include "mapwright/support/error.hpp"
-#include "mapwright/support/spawn.hpp"
+#include "synth/tool_run.hpp"
 #include "synth/yosys_reports.hpp"
 
 namespace fs = std::filesystem;
@@ -57,30 +46,6 @@ namespace {
 
 using synth_detail::ModuleReport;
 
-/// rtl/ of the source tree: MAPWRIGHT_SOURCE_DIR, else the tree the built-in configs are in.
-fs::path default_rtl_dir() {
-  if (const char* env = std::getenv("MAPWRIGHT_SOURCE_DIR"); env && *env)
-    return fs::path(env) / "rtl";
-  const std::string configs = core::builtin_configs_dir();
-  return configs.empty() ? fs::path() : fs::path(configs).parent_path() / "rtl";
-}
-
-/// The RTL files (mw_*.sv, sorted), checked to be plain names so that the script, which names
-/// them relative to the output folder, holds nothing but letters, digits and '_'.
-std::vector<std::string> rtl_files(const fs::path& dir) {
-  std::error_code ec;
-  if (dir.empty() || !fs::is_regular_file(dir / "mw_accel.sv", ec))
-    throw SpecError("--rtl", "rtl", dir.string(), "no mw_accel.sv there (the RTL sources)");
-  static const std::regex name_re("mw_[a-z0-9_]+\\.sv");
-  std::vector<std::string> files;
-  for (const auto& e : fs::directory_iterator(dir)) {
-    const std::string n = e.path().filename().string();
-    if (e.is_regular_file() && std::regex_match(n, name_re)) files.push_back(n);
-  }
-  std::sort(files.begin(), files.end());
-  return files;
-}
-
 /// The yosys script: read with SYNTHESIS defined (the SVAs are left out), elaborate with the
 /// parameters, synthesize with memories kept as `$mem_v2` macros (synth's coarse part ends in
 /// `memory -nomap`; memory_map is never run), map the rest to yosys' gates, check, and report.
@@ -89,16 +54,16 @@ std::string script(const std::vector<std::string>& files, const SynthParams& p) 
   s << "# written by mapwright synth; run in this folder: yosys -s synth.ys\n";
   s << "read_verilog -sv -DSYNTHESIS";
   for (const auto& f : files) s << " rtl/" << f;
-  s << "\nhierarchy -check -top mw_accel";
-  const std::pair<const char*, long long> params[] = {{"Rows", p.rows},
-                                                      {"Cols", p.cols},
-                                                      {"InBufBytes", p.input_bytes},
-                                                      {"WtBufBytes", p.weight_bytes},
-                                                      {"AccBufWords", p.accum_words},
-                                                      {"BeatBytes", p.beat_bytes},
-                                                      {"BufBanks", p.banks}};
-  for (const auto& [name, v] : params) s << " -chparam " << name << " " << v;
-  s << "\nsynth -top mw_accel -run begin:fine\n"
+  s << "\nhierarchy -check -top mw_accel" << synth_detail::chparams(p);
+  // mw_fold_seq, mw_cmd and mw_buffers hold parts of mw_compute and mw_accel in files of their
+  // own; they are flattened into them (and only they), so that yosys trims the bits their
+  // parents never read as it did before the split and the figures stay per mw_compute and
+  // mw_accel. Every other module keeps its hierarchy.
+  s << "\nsetattr -mod -set keep_hierarchy 1 *\n"
+       "setattr -mod -unset keep_hierarchy *mw_fold_seq *mw_cmd *mw_buffers\n"
+       "flatten\n"
+       "setattr -mod -unset keep_hierarchy *\n"
+       "synth -top mw_accel -run begin:fine\n"
        "opt -fast -full\n"
        "techmap\n"
        "opt -fast\n"
@@ -134,38 +99,20 @@ std::string yosys_version(const std::string& log) {
 /// Runs yosys on synth.ys in `dir` (output to yosys.out, log to yosys.log); fills the time
 /// and peak memory. Returns the failure kind and message.
 SynthFailureKind run_yosys(const fs::path& dir, SynthResult& r, std::string& message) {
-  const fs::path out_file = dir / "yosys.out";
-  const int fd = ::open(out_file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) throw SpecError("--out", "out", dir.string(), "cannot write yosys.out there");
-  core::SpawnSpec spec;
-  spec.argv = {"yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"};
-  spec.cwd = dir.string();
-  spec.stdout_fd = fd;
-  spec.stderr_fd = fd;
-  int error = 0;
-  const auto t0 = std::chrono::steady_clock::now();
-  const pid_t pid = core::spawn_process(spec, error);
-  ::close(fd);
-  if (pid < 0) {
-    message = error == ENOENT ? "yosys not found on PATH: install the Debian package 'yosys' "
-                                "(apt-get install yosys)"
-                              : "cannot start yosys: " + std::string(std::strerror(error));
+  const synth_detail::ToolRun run = synth_detail::run_tool(
+      dir, {"yosys", "-q", "-l", "yosys.log", "-s", "synth.ys"}, "yosys.out");
+  if (run.spawn_error != 0) {
+    message = synth_detail::not_started("yosys", "yosys", run.spawn_error);
     return SynthFailureKind::NoYosys;
   }
-  int status = 0;
-  struct rusage ru {};
-  while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR) {
-  }
-  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  r.peak_rss_mib = static_cast<double>(ru.ru_maxrss) / 1024.0;  // kilobytes on Linux
-  if (WIFEXITED(status) && WEXITSTATUS(status) == 0) return SynthFailureKind::None;
+  r.seconds = run.seconds;
+  r.peak_rss_mib = run.peak_rss_mib;
+  if (run.ok()) return SynthFailureKind::None;
   std::error_code ec;
   std::string log = fs::exists(dir / "yosys.log", ec) ? read_text(dir / "yosys.log") : "";
   message = synth_detail::first_error_line(log);
-  if (message.empty()) message = synth_detail::first_error_line(read_text(out_file));
-  if (message.empty())
-    message = WIFSIGNALED(status) ? "yosys killed by signal " + std::to_string(WTERMSIG(status))
-                                  : "yosys exited with " + std::to_string(WEXITSTATUS(status));
+  if (message.empty()) message = synth_detail::first_error_line(read_text(dir / "yosys.out"));
+  if (message.empty()) message = "yosys " + run.exit_text();
   return SynthFailureKind::Yosys;
 }
 
@@ -191,17 +138,12 @@ SynthOutcome synthesize(const core::Arch& arch, const std::string& rtl_dir,
   SynthOutcome o;
   o.result.arch = arch.name;
   o.result.params = synth_params(arch, "--arch");
-  const fs::path src = rtl_dir.empty() ? default_rtl_dir() : fs::path(rtl_dir);
-  const std::vector<std::string> files = rtl_files(src);
+  const fs::path src = rtl_dir.empty() ? synth_detail::default_rtl_dir() : fs::path(rtl_dir);
+  const std::vector<std::string> files = synth_detail::rtl_files(src);
   const fs::path dir = out_dir.empty() ? fs::path("synth-" + arch.name) : fs::path(out_dir);
   make_output_dir(dir);
   FolderLock lock(dir, "--out");
-  make_dirs(dir / "rtl");
-  for (const auto& f : files) {
-    std::error_code ec;
-    fs::copy_file(src / f, dir / "rtl" / f, fs::copy_options::overwrite_existing, ec);
-    if (ec) throw SpecError("--out", "out", dir.string(), "cannot copy " + f + ": " + ec.message());
-  }
+  synth_detail::copy_rtl(src, dir, files);
   write_atomic(dir / "synth.ys", script(files, o.result.params));
   o.result.out_dir = dir.string();
   o.failure = run_yosys(dir, o.result, o.message);

@@ -7,8 +7,10 @@
 #include <iostream>
 
 #include "common/files.hpp"
+#include "mapwright/flows/fpga.hpp"
 #include "mapwright/flows/synth.hpp"
 #include "mapwright/support/error.hpp"
+#include "synth/tool_run.hpp"
 
 namespace fs = std::filesystem;
 
@@ -41,13 +43,7 @@ void row(std::ostream& out, const std::string& name, const std::string& inst,
 std::string synth_json(const SynthResult& r) {
   nlohmann::json j;
   j["arch"] = r.arch;
-  j["params"] = {{"Rows", r.params.rows},
-                 {"Cols", r.params.cols},
-                 {"InBufBytes", r.params.input_bytes},
-                 {"WtBufBytes", r.params.weight_bytes},
-                 {"AccBufWords", r.params.accum_words},
-                 {"BeatBytes", r.params.beat_bytes},
-                 {"BufBanks", r.params.banks}};
+  for (const auto& [name, v] : synth_detail::param_list(r.params)) j["params"][name] = v;
   j["yosys"] = r.yosys_version;
   j["check_clean"] = r.check_clean;
   j["design"] = figures_json(r.design);
@@ -67,10 +63,7 @@ std::string synth_json(const SynthResult& r) {
 }
 
 void print_synth(const SynthResult& r, std::ostream& out) {
-  const SynthParams& p = r.params;
-  out << "synth " << r.arch << ": mw_accel Rows " << p.rows << ", Cols " << p.cols
-      << ", InBufBytes " << p.input_bytes << ", WtBufBytes " << p.weight_bytes << ", AccBufWords "
-      << p.accum_words << ", BeatBytes " << p.beat_bytes << ", BufBanks " << p.banks << " ("
+  out << "synth " << r.arch << ": mw_accel " << synth_detail::params_text(r.params) << " ("
       << r.yosys_version << ")\n";
   out << std::left << std::setw(12) << "module" << std::right << std::setw(7) << "inst"
       << std::setw(10) << "cells" << std::setw(8) << "flops" << std::setw(8) << "latches"
@@ -91,6 +84,7 @@ void print_synth(const SynthResult& r, std::ostream& out) {
 }
 
 int cmd_synth(const SynthOptions& o, std::ostream& out) {
+  if (!o.fpga.empty()) return cmd_fpga(o, out);
   const core::Arch arch = core::load_arch(o.arch);
   synth_params(arch, "--arch " + o.arch);  // refused here, naming the file, before any work
   const SynthOutcome s = synthesize(arch, o.rtl_dir, o.out_dir);

@@ -97,6 +97,8 @@ struct SynthOptions {
   std::string rtl_dir;           ///< RTL sources ("" = rtl/ of MAPWRIGHT_SOURCE_DIR, else of
                                  ///< the source tree this mapwright was built from).
   bool json = false;             ///< Print JSON instead of text.
+  std::string fpga;              ///< "" = generic synthesis; else an FPGA implementation on
+                                 ///< this device (flows/fpga.hpp: ice40-up5k, ice40-hx8k).
 };
 
 /// Synthesizes the accelerator for `arch` with yosys in `out_dir` (created; the RTL is copied
