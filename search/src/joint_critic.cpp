@@ -16,10 +16,10 @@
 namespace mapwright::search::detail {
 namespace {
 
-constexpr int64_t kEmbed = 4;      ///< Embedding width per parameter.
-constexpr int64_t kHidden = 64;    ///< Hidden width.
-constexpr int64_t kSteps = 20;     ///< Adam steps per fit.
-constexpr double kLr = 0.01;       ///< Adam learning rate.
+constexpr int64_t kEmbed = 4;    ///< Embedding width per parameter.
+constexpr int64_t kHidden = 64;  ///< Hidden width.
+constexpr int64_t kSteps = 20;   ///< Adam steps per fit.
+constexpr double kLr = 0.01;     ///< Adam learning rate.
 
 class TorchJointCritic final : public JointCriticBackend {
  public:

@@ -93,8 +93,8 @@ class MarlSearcher final : public Searcher {
     nlohmann::json agents = nlohmann::json::array();
     for (size_t a = 0; a < agents_.size(); ++a)
       agents.push_back({{"torch_seed", torch_seeds_[a]}, {"learner", agents_[a]->stats()}});
-    if (shared_)
-      agents.push_back({{"torch_seed", torch_seeds_[0]},
+    for (size_t a = 0; shared_ && a < clustering_.clusters.size(); ++a)  // One network.
+      agents.push_back({{"torch_seed", torch_seeds_.back()},
                         {"shared_by", clustering_.clusters.size()},
                         {"learner", shared_->stats()}});
     return {
@@ -139,7 +139,7 @@ class MarlSearcher final : public Searcher {
   bool started() const { return shared_ != nullptr || !agents_.empty(); }
 
   /// The shared network (sharing "all"): the heads of every cluster, cluster after cluster
-  /// (order_), each tagged with its agent; seeded as agent 0 would be.
+  /// (order_), each tagged with its agent; the first is seeded as agent 0 would be.
   std::unique_ptr<Learner> new_shared() {
     std::vector<HeadSpec> heads;
     for (size_t a = 0; a < clustering_.clusters.size(); ++a)
@@ -148,7 +148,7 @@ class MarlSearcher final : public Searcher {
         heads.push_back({p.cardinality, p.ordinal, static_cast<int64_t>(a)});
         order_.push_back(i);
       }
-    torch_seeds_.push_back(mix_seed(seed_ + 1));
+    torch_seeds_.push_back(mix_seed(seed_ + torch_seeds_.size() + 1));
     return std::make_unique<Learner>(heads, options_.learner, torch_seeds_.back());
   }
 
@@ -163,6 +163,14 @@ class MarlSearcher final : public Searcher {
                                          "correlation", mix_seed(seed_ ^ 0x72636c73ULL));
     if (next.clusters == clustering_.clusters) return;
     const std::vector<double>& r = all_rewards_;
+    if (shared_) {  // A new shared network for the new agents, warm-started as new agents are.
+      clustering_ = next;
+      order_.clear();
+      shared_ = new_shared();
+      shared_->warm_start(project(all_points_, order_), r, 4 * options_.learner.batch, 50);
+      ++reclusterings_;
+      return;
+    }
     std::vector<std::unique_ptr<Learner>> agents;
     const Clustering old = clustering_;
     clustering_ = next;

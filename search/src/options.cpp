@@ -303,9 +303,6 @@ void validate_options(const SearchOptions& o, const std::string& where) {
   check_enum(where, "marl.credit", o.marl.credit, {"team", "counterfactual"});
   check_enum(where, "marl.sharing", o.marl.sharing, {"none", "all"});
   check_enum(where, "marl.critic", o.marl.critic, {"additive", "joint"});
-  if (o.marl.sharing == "all" && o.marl.recluster_at > 0)
-    fail(where, "marl.recluster_at", text(o.marl.recluster_at),
-         "expected 0 with marl.sharing 'all' (re-clustering rebuilds per-agent networks)");
   const auto& c = o.marl.clustering;
   check_int(where, "marl.clustering.agents", c.agents, 0, 1000000);
   check_enum(where, "marl.clustering.linkage", c.linkage, {"average", "single", "complete"});
