@@ -65,6 +65,27 @@ TEST(MarlSharing, SharedNetworkWithAutoregressiveClustersLearns) {
   EXPECT_EQ(marl_run(o, 3, 160).first, curve);
 }
 
+TEST(MarlSharing, ReclusteringRebuildsTheSharedNetwork) {
+  // 32 initial points give one agent per parameter; at 192 samples the clustering runs again
+  // on the shared network's samples, and the agents of the new clusters share a new network.
+  SearchOptions o;
+  o.marl.sharing = "all";
+  o.marl.initial_samples = 32;
+  o.marl.recluster_at = 192;
+  auto s = make_searcher("marl", testing::grouped_problem(), o, 4);
+  run_search(*s, batch_of(testing::grouped_cost), 224);
+  const nlohmann::json d = s->describe();
+  EXPECT_EQ(d["reclustered_at"], 192);
+  ASSERT_TRUE(d["reclustering_changed_agents"].get<bool>()) << d["clustering"].dump();
+  const size_t agents = d["clustering"]["clusters"].size();
+  EXPECT_LT(agents, 6u);
+  ASSERT_EQ(d["agents"].size(), agents);
+  EXPECT_EQ(d["agents"][0]["shared_by"], agents);
+  // The six one-parameter agents' network had 2897 parameters (see the test above); the new
+  // one has the new agents' one-hot inputs and autoregressive parts.
+  EXPECT_NE(d["agents"][0]["learner"]["parameters"], 2897);
+}
+
 TEST(MarlAgents, PerBufferAgentsFollowTheGroupLabels) {
   SearchOptions o;
   o.marl.agents = "per-buffer";
