@@ -105,11 +105,29 @@ LayerSearch exact_layer(const LayerSearchRequest& rq,
   return ls;
 }
 
-/// The searchers' view of a space (MapSpace or SearchSpace): its parameters and domains.
+/// The buffers whose capacity a parameter's value enters, as a group label for marl's
+/// per-buffer agents (search::ParamSpec::group): a tile size enters the footprint of every
+/// tensor it indexes (input: G N C P Q R S; weight: G K C R S; accumulator: G N K P Q, as
+/// check_capacity counts them), a double-buffer flag its own buffer's; others none (""). Tiles
+/// with the same set share every capacity limit they meet, so they move together.
+std::string buffer_group(const std::string& name) {
+  if (name.rfind("db_", 0) == 0) return name.substr(3);
+  if (name.rfind("tile_", 0) != 0 || name.size() != 6) return "";
+  const char d = name[5];
+  std::string g;
+  if (d != 'K') g += "input";
+  if (std::string("GKCRS").find(d) != std::string::npos) g += g.empty() ? "weight" : "+weight";
+  if (std::string("GNKPQ").find(d) != std::string::npos) g += g.empty() ? "accum" : "+accum";
+  return g;
+}
+
+/// The searchers' view of a space (MapSpace or SearchSpace): its parameters, domains and
+/// buffer groups.
 template <class Space>
 search::Problem problem_of(const Space& space) {
   search::Problem p;
-  for (const auto& pi : space.params()) p.params.push_back({pi.name, pi.cardinality, pi.ordinal});
+  for (const auto& pi : space.params())
+    p.params.push_back({pi.name, pi.cardinality, pi.ordinal, buffer_group(pi.name)});
   return p;
 }
 

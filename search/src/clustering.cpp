@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <map>
 #include <sstream>
 #include <stdexcept>
 
@@ -443,6 +444,23 @@ Clustering cluster_parameters(const Problem& problem, const std::vector<Point>& 
       at += sz;
     }
     normalize(c.clusters);
+  }
+  return c;
+}
+
+Clustering buffer_clusters(const Problem& problem) {
+  Clustering c;
+  c.mode = "per-buffer";
+  std::map<std::string, size_t> agent_of_group;
+  for (size_t i = 0; i < problem.params.size(); ++i) {
+    const std::string& g = problem.params[i].group;
+    if (g.empty()) {
+      c.clusters.push_back({static_cast<int64_t>(i)});
+      continue;
+    }
+    const auto [it, fresh] = agent_of_group.emplace(g, c.clusters.size());
+    if (fresh) c.clusters.emplace_back();
+    c.clusters[it->second].push_back(static_cast<int64_t>(i));
   }
   return c;
 }

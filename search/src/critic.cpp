@@ -1,11 +1,15 @@
-// The factored critic of marl's counterfactual credit: an additive model of the team reward
-// over binned parameter values, r ~ b + sum_k t_k[bin_k(a_k)], fitted by ridge backfitting on
-// the most recent samples. It is centralized (it sees every agent's choices) but only used
-// in training; the agents still act independently.
+// The centralized critics of marl's counterfactual credit, only used in training (the agents
+// still act independently). The factored critic: an additive model of the team reward over
+// binned parameter values, r ~ b + sum_k t_k[bin_k(a_k)], fitted by ridge backfitting on the
+// most recent samples. The joint-action critic's torch-free side: the forwarding wrapper of
+// the torch module's network and the leave-one-out marginal baselines computed from it.
+#include "joint_critic.hpp"
+
 #include <algorithm>
 #include <stdexcept>
 
 #include "internal.hpp"
+#include "torch_module.hpp"
 
 namespace mapwright::search::detail {
 
@@ -59,6 +63,47 @@ void AdditiveCritic::fit(const std::vector<Point>& points, const std::vector<dou
 
 double AdditiveCritic::part(size_t k, int64_t value) const {
   return tables_[k][static_cast<size_t>(bin(k, value))];
+}
+
+JointCritic::JointCritic(const Problem& problem, int64_t bins, uint64_t torch_seed)
+    : impl_(torch_module().make_joint_critic(problem, bins, torch_seed)) {}
+
+JointCritic::~JointCritic() = default;
+
+void JointCritic::fit(const std::vector<Point>& points, const std::vector<double>& rewards) {
+  impl_->fit(points, rewards);
+}
+
+int64_t JointCritic::parameter_count() const {
+  return impl_->parameter_count();
+}
+
+AgentBaselines JointCritic::marginal_baselines(const std::vector<Point>& pts,
+                                               const std::vector<std::vector<int64_t>>& clusters) {
+  const size_t n = pts.size();
+  if (n < 2) {
+    const std::vector<double> q = impl_->predict(pts);
+    return AgentBaselines(clusters.size(), q);
+  }
+  std::vector<Point> swapped;  // [agent][s][s' != s], in that order.
+  swapped.reserve(clusters.size() * n * (n - 1));
+  for (const auto& params : clusters)
+    for (size_t s = 0; s < n; ++s)
+      for (size_t t = 0; t < n; ++t) {
+        if (t == s) continue;
+        Point x = pts[s];
+        for (int64_t k : params) x[static_cast<size_t>(k)] = pts[t][static_cast<size_t>(k)];
+        swapped.push_back(std::move(x));
+      }
+  const std::vector<double> q = impl_->predict(swapped);
+  AgentBaselines b(clusters.size(), std::vector<double>(n, 0.0));
+  size_t at = 0;
+  for (size_t a = 0; a < clusters.size(); ++a)
+    for (size_t s = 0; s < n; ++s) {
+      for (size_t t = 0; t + 1 < n; ++t) b[a][s] += q[at++];
+      b[a][s] /= static_cast<double>(n - 1);
+    }
+  return b;
 }
 
 }  // namespace mapwright::search::detail

@@ -17,6 +17,7 @@
 #include <algorithm>
 
 #include "internal.hpp"
+#include "joint_critic.hpp"
 #include "policy.hpp"
 
 namespace mapwright::search::detail {
@@ -30,10 +31,14 @@ class MarlSearcher final : public Searcher {
         seed_(seed),
         rng_(seed),
         rewards_(options.learner.invalid_penalty, options.learner.repeat_penalty),
-        critic_(problem, options.critic_bins, options.critic_ridge) {}
+        critic_(problem, options.critic_bins, options.critic_ridge) {
+    if (options.credit == "counterfactual" && options.critic == "joint")
+      joint_critic_ = std::make_unique<JointCritic>(problem, options.critic_bins,
+                                                    mix_seed(seed ^ 0x6a6f696eULL));
+  }
 
   std::vector<Point> ask(int n) override {
-    if (agents_.empty()) {
+    if (!started()) {
       const int64_t left = options_.initial_samples - static_cast<int64_t>(all_points_.size());
       std::vector<Point> pts;
       for (int64_t i = 0; i < std::min<int64_t>(n, left); ++i)
@@ -42,6 +47,13 @@ class MarlSearcher final : public Searcher {
     }
     const int64_t count = std::min<int64_t>(n, options_.learner.batch);
     std::vector<Point> pts(static_cast<size_t>(count), Point(problem_.params.size()));
+    if (shared_) {  // One network: every agent's heads, in cluster order (order_).
+      const auto joint = shared_->sample(count, rng_);
+      for (size_t i = 0; i < pts.size(); ++i)
+        for (size_t k = 0; k < order_.size(); ++k)
+          pts[i][static_cast<size_t>(order_[k])] = joint[i][k];
+      return pts;
+    }
     for (size_t a = 0; a < agents_.size(); ++a) {
       const auto local = agents_[a]->sample(count, rng_);
       const auto& params = clustering_.clusters[a];
@@ -55,11 +67,17 @@ class MarlSearcher final : public Searcher {
   void tell(const std::vector<Point>& pts, const std::vector<Outcome>& out) override {
     all_points_.insert(all_points_.end(), pts.begin(), pts.end());
     all_outcomes_.insert(all_outcomes_.end(), out.begin(), out.end());
-    if (agents_.empty()) {  // Everything so far is the initial sample.
+    if (!started()) {  // Everything so far is the initial sample.
       if (static_cast<int64_t>(all_points_.size()) < options_.initial_samples) return;
-      clustering_ = cluster_parameters(problem_, all_points_, all_outcomes_, options_.clustering,
-                                       options_.mode, mix_seed(seed_ ^ 0x636c7573ULL));
-      for (size_t a = 0; a < clustering_.clusters.size(); ++a) agents_.push_back(new_agent(a));
+      clustering_ =
+          options_.agents == "per-buffer"
+              ? buffer_clusters(problem_)
+              : cluster_parameters(problem_, all_points_, all_outcomes_, options_.clustering,
+                                   options_.mode, mix_seed(seed_ ^ 0x636c7573ULL));
+      if (options_.sharing == "all")
+        shared_ = new_shared();
+      else
+        for (size_t a = 0; a < clustering_.clusters.size(); ++a) agents_.push_back(new_agent(a));
       update(all_points_, all_outcomes_);
       return;
     }
@@ -75,17 +93,23 @@ class MarlSearcher final : public Searcher {
     nlohmann::json agents = nlohmann::json::array();
     for (size_t a = 0; a < agents_.size(); ++a)
       agents.push_back({{"torch_seed", torch_seeds_[a]}, {"learner", agents_[a]->stats()}});
+    for (size_t a = 0; shared_ && a < clustering_.clusters.size(); ++a)  // One network.
+      agents.push_back({{"torch_seed", torch_seeds_.back()},
+                        {"shared_by", clustering_.clusters.size()},
+                        {"learner", shared_->stats()}});
     return {
         {"kind", name()},
         {"seed", seed_},
         {"options", to_json(SearchOptions{{}, {}, {}, {}, options_, {}, {}})["marl"]},
-        {"clustering", agents_.empty() ? nlohmann::json(nullptr) : clustering_.to_json(problem_)},
+        {"clustering", started() ? clustering_.to_json(problem_) : nlohmann::json(nullptr)},
         {"reclustered_at",
          reclustered_at_ > 0 ? nlohmann::json(reclustered_at_) : nlohmann::json(nullptr)},
         {"reclustering_changed_agents", reclusterings_ > 0},
         {"reference_cost",
          rewards_.has_reference() ? nlohmann::json(rewards_.reference()) : nlohmann::json(nullptr)},
         {"agents", agents},
+        {"joint_critic_parameters", joint_critic_ ? nlohmann::json(joint_critic_->parameter_count())
+                                                  : nlohmann::json(nullptr)},
         {"problem", problem_json(problem_)}};
   }
 
@@ -111,6 +135,23 @@ class MarlSearcher final : public Searcher {
     return std::make_unique<Learner>(heads, options_.learner, torch_seeds_.back());
   }
 
+  /// True once the agents exist (the initial sample is done).
+  bool started() const { return shared_ != nullptr || !agents_.empty(); }
+
+  /// The shared network (sharing "all"): the heads of every cluster, cluster after cluster
+  /// (order_), each tagged with its agent; the first is seeded as agent 0 would be.
+  std::unique_ptr<Learner> new_shared() {
+    std::vector<HeadSpec> heads;
+    for (size_t a = 0; a < clustering_.clusters.size(); ++a)
+      for (int64_t i : clustering_.clusters[a]) {
+        const auto& p = problem_.params[static_cast<size_t>(i)];
+        heads.push_back({p.cardinality, p.ordinal, static_cast<int64_t>(a)});
+        order_.push_back(i);
+      }
+    torch_seeds_.push_back(mix_seed(seed_ + torch_seeds_.size() + 1));
+    return std::make_unique<Learner>(heads, options_.learner, torch_seeds_.back());
+  }
+
   /// Clusters again on every sample so far (the agents sample independently of each other,
   /// so the interaction tests stay valid on their on-policy points). Agents whose cluster is
   /// unchanged are kept; a new cluster's agent is warm-started by behaviour cloning of the
@@ -122,6 +163,14 @@ class MarlSearcher final : public Searcher {
                                          "correlation", mix_seed(seed_ ^ 0x72636c73ULL));
     if (next.clusters == clustering_.clusters) return;
     const std::vector<double>& r = all_rewards_;
+    if (shared_) {  // A new shared network for the new agents, warm-started as new agents are.
+      clustering_ = next;
+      order_.clear();
+      shared_ = new_shared();
+      shared_->warm_start(project(all_points_, order_), r, 4 * options_.learner.batch, 50);
+      ++reclusterings_;
+      return;
+    }
     std::vector<std::unique_ptr<Learner>> agents;
     const Clustering old = clustering_;
     clustering_ = next;
@@ -148,19 +197,12 @@ class MarlSearcher final : public Searcher {
     // The critic is fitted on the last critic_window earlier samples only, so that a sample's
     // own reward never leaks into its baseline; the first batch (none earlier) uses team credit.
     const bool counterfactual =
-        options_.credit == "counterfactual" && agents_.size() > 1 && earlier > 0;
-    std::vector<std::vector<double>> parts;  // [agent][sample]: critic part of the agent.
-    if (counterfactual) {
-      const size_t from = earlier - std::min(earlier, static_cast<size_t>(options_.critic_window));
-      const auto d_from = static_cast<std::ptrdiff_t>(from),
-                 d_to = static_cast<std::ptrdiff_t>(earlier);
-      critic_.fit(std::vector<Point>(all_points_.begin() + d_from, all_points_.begin() + d_to),
-                  std::vector<double>(all_rewards_.begin() + d_from, all_rewards_.begin() + d_to));
-      parts.assign(agents_.size(), std::vector<double>(pts.size(), 0.0));
-      for (size_t a = 0; a < agents_.size(); ++a)
-        for (size_t i = 0; i < pts.size(); ++i)
-          for (int64_t k : clustering_.clusters[a])
-            parts[a][i] += critic_.part(static_cast<size_t>(k), pts[i][static_cast<size_t>(k)]);
+        options_.credit == "counterfactual" && clustering_.clusters.size() > 1 && earlier > 0;
+    const AgentBaselines baselines =
+        counterfactual ? counterfactual_baselines(pts, earlier) : AgentBaselines{};
+    if (shared_) {
+      shared_->update(project(pts, order_), r, counterfactual ? &baselines : nullptr);
+      return;
     }
     for (size_t a = 0; a < agents_.size(); ++a) {
       const auto local = project(pts, clustering_.clusters[a]);
@@ -168,18 +210,45 @@ class MarlSearcher final : public Searcher {
         agents_[a]->update(local, r);
         continue;
       }
+      const AgentBaselines own{baselines[a]};
+      agents_[a]->update(local, r, &own);
+    }
+  }
+
+  /// Each agent's baseline for each point of the batch: the centralized critic's estimate of
+  /// the team reward with the agent's own part marginalized (additive critic: the other agents'
+  /// parts plus the batch mean of its own part; joint critic: the mean over the batch's other
+  /// draws of the agent's parameters), fitted on the samples told before the batch.
+  AgentBaselines counterfactual_baselines(const std::vector<Point>& pts, size_t earlier) {
+    const size_t from = earlier - std::min(earlier, static_cast<size_t>(options_.critic_window));
+    const auto d_from = static_cast<std::ptrdiff_t>(from),
+               d_to = static_cast<std::ptrdiff_t>(earlier);
+    const std::vector<Point> hist(all_points_.begin() + d_from, all_points_.begin() + d_to);
+    const std::vector<double> hist_r(all_rewards_.begin() + d_from, all_rewards_.begin() + d_to);
+    const size_t agents = clustering_.clusters.size();
+    if (joint_critic_) {
+      joint_critic_->fit(hist, hist_r);
+      return joint_critic_->marginal_baselines(pts, clustering_.clusters);
+    }
+    critic_.fit(hist, hist_r);
+    std::vector<std::vector<double>> parts(agents, std::vector<double>(pts.size(), 0.0));
+    for (size_t a = 0; a < agents; ++a)  // [agent][sample]: critic part of the agent.
+      for (size_t i = 0; i < pts.size(); ++i)
+        for (int64_t k : clustering_.clusters[a])
+          parts[a][i] += critic_.part(static_cast<size_t>(k), pts[i][static_cast<size_t>(k)]);
+    AgentBaselines baselines(agents, std::vector<double>(pts.size()));
+    for (size_t a = 0; a < agents; ++a) {
       double own_mean = 0;
       for (double v : parts[a]) own_mean += v;
       own_mean /= static_cast<double>(pts.size());
-      std::vector<double> baseline(pts.size());
       for (size_t i = 0; i < pts.size(); ++i) {
         double others = 0;
-        for (size_t b = 0; b < agents_.size(); ++b)
+        for (size_t b = 0; b < agents; ++b)
           if (b != a) others += parts[b][i];
-        baseline[i] = critic_.bias() + others + own_mean;
+        baselines[a][i] = critic_.bias() + others + own_mean;
       }
-      agents_[a]->update(local, r, &baseline);
     }
+    return baselines;
   }
 
   Problem problem_;                               ///< The space.
@@ -193,9 +262,12 @@ class MarlSearcher final : public Searcher {
   int64_t reclustered_at_ = 0;                    ///< Samples when re-clustered (0 = not yet).
   int reclusterings_ = 0;                         ///< 1 if re-clustering changed the agents.
   Clustering clustering_;                         ///< Parameter -> agent assignment.
-  std::vector<std::unique_ptr<Learner>> agents_;  ///< One learner per cluster.
+  std::vector<std::unique_ptr<Learner>> agents_;  ///< One learner per cluster (sharing none).
+  std::unique_ptr<Learner> shared_;               ///< The one network (sharing all).
+  std::vector<int64_t> order_;                    ///< Parameter of each head of shared_.
   std::vector<uint64_t> torch_seeds_;             ///< Torch seed of each agent.
   AdditiveCritic critic_;                         ///< Factored critic (counterfactual credit).
+  std::unique_ptr<JointCritic> joint_critic_;     ///< Joint-action critic (critic "joint").
 };
 
 }  // namespace

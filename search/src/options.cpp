@@ -69,7 +69,7 @@ void read_learner(const YAML::Node& n, const std::string& where, const std::stri
   MapReader r(n, where, prefix,
               {"algorithm", "lr", "batch", "epochs", "clip", "entropy_coef", "value_coef",
                "max_grad_norm", "hidden", "layers", "ordinal_basis", "autoregressive", "advantage",
-               "invalid_penalty", "elite", "imitation_coef", "repeat_penalty"});
+               "invalid_penalty", "elite", "imitation_coef", "repeat_penalty", "value_norm"});
   r.get("algorithm", o.algorithm);
   r.get("lr", o.lr);
   r.get("batch", o.batch);
@@ -87,6 +87,7 @@ void read_learner(const YAML::Node& n, const std::string& where, const std::stri
   r.get("elite", o.elite);
   r.get("imitation_coef", o.imitation_coef);
   r.get("repeat_penalty", o.repeat_penalty);
+  r.get("value_norm", o.value_norm);
 }
 
 void read_clustering(const YAML::Node& n, const std::string& where, const std::string& prefix,
@@ -157,7 +158,7 @@ SearchOptions read_top(const YAML::Node& root, const std::string& where) {
   if (auto n = top.sub("marl")) {
     MapReader r(n, where, "marl",
                 {"initial_samples", "mode", "learner", "clustering", "credit", "critic_bins",
-                 "critic_window", "critic_ridge", "recluster_at"});
+                 "critic_window", "critic_ridge", "recluster_at", "agents", "sharing", "critic"});
     r.get("initial_samples", o.marl.initial_samples);
     r.get("mode", o.marl.mode);
     r.get("credit", o.marl.credit);
@@ -165,6 +166,9 @@ SearchOptions read_top(const YAML::Node& root, const std::string& where) {
     r.get("critic_bins", o.marl.critic_bins);
     r.get("critic_window", o.marl.critic_window);
     r.get("critic_ridge", o.marl.critic_ridge);
+    r.get("agents", o.marl.agents);
+    r.get("sharing", o.marl.sharing);
+    r.get("critic", o.marl.critic);
     if (auto l = r.sub("learner")) read_learner(l, where, "marl.learner", o.marl.learner);
     if (auto c = r.sub("clustering"))
       read_clustering(c, where, "marl.clustering", o.marl.clustering);
@@ -289,7 +293,16 @@ void validate_options(const SearchOptions& o, const std::string& where) {
   check_int(where, "marl.critic_window", o.marl.critic_window, 2, 10000000);
   check_nonneg(where, "marl.critic_ridge", o.marl.critic_ridge);
   check_enum(where, "marl.mode", o.marl.mode, {"correlation", "per-param", "random", "single"});
+  check_enum(where, "marl.agents", o.marl.agents, {"clustered", "per-buffer"});
+  if (o.marl.agents == "per-buffer" && o.marl.mode != "correlation")
+    fail(where, "marl.mode", o.marl.mode,
+         "expected correlation (the default) with marl.agents 'per-buffer', which replaces it");
+  if (o.marl.agents == "per-buffer" && o.marl.recluster_at > 0)
+    fail(where, "marl.recluster_at", text(o.marl.recluster_at),
+         "expected 0 with marl.agents 'per-buffer' (the groups do not depend on samples)");
   check_enum(where, "marl.credit", o.marl.credit, {"team", "counterfactual"});
+  check_enum(where, "marl.sharing", o.marl.sharing, {"none", "all"});
+  check_enum(where, "marl.critic", o.marl.critic, {"additive", "joint"});
   const auto& c = o.marl.clustering;
   check_int(where, "marl.clustering.agents", c.agents, 0, 1000000);
   check_enum(where, "marl.clustering.linkage", c.linkage, {"average", "single", "complete"});
@@ -346,7 +359,8 @@ nlohmann::json to_json(const LearnerOptions& o) {
           {"invalid_penalty", o.invalid_penalty},
           {"elite", o.elite},
           {"imitation_coef", o.imitation_coef},
-          {"repeat_penalty", o.repeat_penalty}};
+          {"repeat_penalty", o.repeat_penalty},
+          {"value_norm", o.value_norm}};
 }
 
 nlohmann::json to_json(const PpoBoxOptions& o) {
@@ -411,6 +425,9 @@ nlohmann::json to_json(const SearchOptions& o) {
             {"critic_bins", o.marl.critic_bins},
             {"critic_window", o.marl.critic_window},
             {"critic_ridge", o.marl.critic_ridge},
+            {"agents", o.marl.agents},
+            {"sharing", o.marl.sharing},
+            {"critic", o.marl.critic},
             {"learner", to_json(o.marl.learner)},
             {"clustering", to_json(o.marl.clustering)}}},
           {"bo", to_json(o.bo)}};

@@ -20,7 +20,14 @@ namespace mapwright::search::detail {
 struct HeadSpec {
   int64_t cardinality = 1;  ///< Number of values.
   bool ordinal = false;     ///< Adds the smooth basis when options.ordinal_basis > 0.
+  int64_t agent = 0;        ///< Agent that owns the head in a shared network (marl's parameter
+                            ///< sharing): heads of one agent are contiguous, agents numbered
+                            ///< 0, 1, ... in head order; with more than one agent the network
+                            ///< gets a one-hot agent-id input. 0 for a network of one agent.
 };
+
+/// Per-agent baselines of one batch: [agent][sample] (one row for a network of one agent).
+using AgentBaselines = std::vector<std::vector<double>>;
 
 /// The learner's operations, implemented on LibTorch in the torch module (torch_module.hpp).
 class LearnerBackend {
@@ -30,12 +37,14 @@ class LearnerBackend {
   virtual std::vector<std::vector<int64_t>> sample(int64_t n, std::mt19937_64& rng) = 0;
   /// See Learner::update.
   virtual void update(const std::vector<std::vector<int64_t>>& actions,
-                      const std::vector<double>& rewards, const std::vector<double>* baselines) = 0;
+                      const std::vector<double>& rewards, const AgentBaselines* baselines) = 0;
   /// See Learner::warm_start.
   virtual void warm_start(const std::vector<std::vector<int64_t>>& actions,
                           const std::vector<double>& rewards, int64_t recent, int64_t steps) = 0;
   /// See Learner::stats.
   virtual nlohmann::json stats() const = 0;
+  /// See Learner::parameter_count.
+  virtual int64_t parameter_count() const = 0;
 };
 
 /// Policy + optimizer + update rule. Actions are vectors of value indices, one per head.
@@ -54,11 +63,15 @@ class Learner {
 
   /// One policy update from actions sampled by the current policy and their team rewards
   /// (log-cost units). Batches smaller than 2 are ignored.
-  /// With `baselines` (one per action), the advantage of action s is rewards[s] -
-  /// baselines[s] (scaled by the batch standard deviation of those differences) instead of
-  /// the reward minus this learner's own baseline: marl's counterfactual credit.
+  /// With `baselines` ((*baselines)[a][s] for agent a and action s), agent a's advantage of
+  /// action s is rewards[s] - (*baselines)[a][s] (scaled by the batch standard deviation of
+  /// those differences) instead of the reward minus the learned value: marl's counterfactual
+  /// credit. Each agent of a shared network has its own PPO ratio over its own heads.
   void update(const std::vector<std::vector<int64_t>>& actions, const std::vector<double>& rewards,
-              const std::vector<double>* baselines = nullptr);
+              const AgentBaselines* baselines = nullptr);
+
+  /// Number of trainable scalars of the network (the shared network counts once).
+  int64_t parameter_count() const;
 
   /// Warm start of a new agent: every (action, reward) enters the self-imitation archive,
   /// then `steps` Adam steps of maximum likelihood on the last `recent` actions (behaviour

@@ -9,18 +9,20 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <vector>
 
 #include "mapwright/search/options.hpp"
 #include "mapwright/search/searcher.hpp"
+#include "joint_critic.hpp"
 #include "policy.hpp"
 
 namespace mapwright::search::detail {
 
 /// Bumped whenever TorchModuleApi or a type it passes changes: a module of another version is
 /// refused when it is loaded.
-inline constexpr int kTorchModuleAbi = 1;
+inline constexpr int kTorchModuleAbi = 2;
 
 /// Name of the C function the module exports; it answers the module's TorchModuleApi.
 inline constexpr const char* kTorchModuleEntry = "mapwright_torch_module";
@@ -38,6 +40,9 @@ struct TorchModuleApi {
   /// Builds a ppo-box searcher (what make_ppo_box forwards to).
   std::unique_ptr<Searcher> (*make_ppo_box)(const Problem& problem, const PpoBoxOptions& options,
                                             uint64_t seed) = nullptr;
+  /// Builds marl's joint-action critic (what JointCritic's constructor forwards to).
+  std::unique_ptr<JointCriticBackend> (*make_joint_critic)(const Problem& problem, int64_t bins,
+                                                           uint64_t torch_seed) = nullptr;
 };
 
 /// The loaded module's factories. Loads the module on the first call (thread-safe): from the
@@ -46,7 +51,10 @@ struct TorchModuleApi {
 /// failed when none loads.
 const TorchModuleApi& torch_module();
 
-// Defined in the module (policy.cpp, ppo_box.cpp):
+// Defined in the module (policy.cpp, ppo_box.cpp, joint_critic.cpp):
+
+/// Serializes torch::manual_seed + network construction (the torch generator is global).
+std::mutex& torch_seed_mutex();
 
 /// The LibTorch learner.
 std::unique_ptr<LearnerBackend> make_torch_learner(const std::vector<HeadSpec>& heads,
@@ -55,5 +63,8 @@ std::unique_ptr<LearnerBackend> make_torch_learner(const std::vector<HeadSpec>& 
 /// The LibTorch ppo-box searcher.
 std::unique_ptr<Searcher> make_torch_ppo_box(const Problem& problem, const PpoBoxOptions& options,
                                              uint64_t seed);
+/// The LibTorch joint-action critic.
+std::unique_ptr<JointCriticBackend> make_torch_joint_critic(const Problem& problem, int64_t bins,
+                                                            uint64_t torch_seed);
 
 }  // namespace mapwright::search::detail

@@ -7,6 +7,7 @@
 extern "C" __attribute__((visibility("default"))) const mapwright::search::detail::TorchModuleApi*
 mapwright_torch_module() {
   using namespace mapwright::search::detail;
-  static const TorchModuleApi api{kTorchModuleAbi, &make_torch_learner, &make_torch_ppo_box};
+  static const TorchModuleApi api{kTorchModuleAbi, &make_torch_learner, &make_torch_ppo_box,
+                                  &make_torch_joint_critic};
   return &api;
 }

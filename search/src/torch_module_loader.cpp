@@ -85,13 +85,17 @@ std::vector<std::vector<int64_t>> Learner::sample(int64_t n, std::mt19937_64& rn
 }
 
 void Learner::update(const std::vector<std::vector<int64_t>>& actions,
-                     const std::vector<double>& rewards, const std::vector<double>* baselines) {
+                     const std::vector<double>& rewards, const AgentBaselines* baselines) {
   impl_->update(actions, rewards, baselines);
 }
 
 void Learner::warm_start(const std::vector<std::vector<int64_t>>& actions,
                          const std::vector<double>& rewards, int64_t recent, int64_t steps) {
   impl_->warm_start(actions, rewards, recent, steps);
+}
+
+int64_t Learner::parameter_count() const {
+  return impl_->parameter_count();
 }
 
 nlohmann::json Learner::stats() const {

@@ -33,7 +33,7 @@ struct ClusteringOptions {
 
 /// A parameter-to-agent assignment and how it was found.
 struct Clustering {
-  std::string mode;                              ///< correlation, per-param, random or single.
+  std::string mode;  ///< correlation, per-param, random, single or per-buffer.
   std::vector<std::vector<int64_t>> clusters;    ///< Parameter indices per agent; each sorted,
                                                  ///< clusters ordered by their first index.
   std::vector<std::vector<double>> association;  ///< Symmetric p x p interaction strengths
@@ -75,5 +75,10 @@ Clustering cluster_parameters(const Problem& problem, const std::vector<Point>& 
                               const std::vector<Outcome>& outcomes,
                               const ClusteringOptions& options, const std::string& mode,
                               uint64_t seed);
+
+/// Domain-informed agents (mode "per-buffer", marl.agents: per-buffer): one agent per non-empty
+/// ParamSpec::group label, in order of first appearance (the caller's knowledge of which
+/// parameters share a buffer), and one per parameter without a label. No samples needed.
+Clustering buffer_clusters(const Problem& problem);
 
 }  // namespace mapwright::search

@@ -72,6 +72,10 @@ struct LearnerOptions {
                                      ///< (log-cost units, >= 0; 0 = repeats are rewarded as
                                      ///< their first evaluation was). Chosen among 0, 0.5 and 2
                                      ///< on ResNet-18 and BERT layers (docs/study.md).
+  bool value_norm = false;           ///< Value normalization (MAPPO's ValueNorm): the value
+                                     ///< head learns the reward standardized by the running
+                                     ///< mean and standard deviation of every reward seen, so
+                                     ///< its loss has the same scale on every layer.
 };
 
 /// Single-agent PPO over all parameters: one LearnerOptions.
@@ -148,6 +152,10 @@ struct MarlOptions {
   std::string mode = "correlation";       ///< Agent assignment: "correlation" (clustering),
                                           ///< "per-param", "random" (random clusters of the
                                           ///< correlation sizes) or "single" (ablations).
+  std::string agents = "clustered";       ///< "clustered": agents from `mode`; "per-buffer":
+                                          ///< domain-informed, one agent per ParamSpec::group
+                                          ///< (tiles sharing buffers; buffer_clusters), with
+                                          ///< `mode` left at "correlation".
   ClusteringOptions clustering;           ///< Association measure and cut rule.
   int64_t recluster_at = 0;               ///< "correlation" mode: cluster again once this many
                                           ///< samples are known, on all of them (0 = never).
@@ -155,9 +163,15 @@ struct MarlOptions {
                                           ///< reward minus its own baseline; "counterfactual": the
                                           ///< team reward minus a factored critic's estimate of the
                                           ///< other agents' contribution (search/README.md).
-  int64_t critic_bins = 16;      ///< Counterfactual critic: value bins per parameter (>= 1).
-  int64_t critic_window = 1024;  ///< Counterfactual critic: fitted on the last N samples.
-  double critic_ridge = 1.0;     ///< Counterfactual critic: ridge weight per bin (>= 0).
+  int64_t critic_bins = 16;         ///< Counterfactual critic: value bins per parameter (>= 1).
+  int64_t critic_window = 1024;     ///< Counterfactual critic: fitted on the last N samples.
+  double critic_ridge = 1.0;        ///< Counterfactual critic: ridge weight per bin (>= 0).
+  std::string sharing = "none";     ///< "none": one network per agent; "all": one network for
+                                    ///< every agent, with a one-hot agent-id input (parameter
+                                    ///< sharing, MAPPO), one optimizer and per-agent PPO ratios.
+  std::string critic = "additive";  ///< Counterfactual credit's centralized critic: "additive"
+                                    ///< (binned main effects) or "joint" (a network over the
+                                    ///< whole joint action, COMA-style marginal baseline).
 };
 
 /// Options of every searcher; make_searcher picks the struct of the requested kind.

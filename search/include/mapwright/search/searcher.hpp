@@ -24,6 +24,10 @@ struct ParamSpec {
   int64_t cardinality = 0;  ///< Number of values; a value is an index 0..cardinality-1.
   bool ordinal = false;     ///< True: neighbouring indices are similar (tile sizes). False:
                             ///< categorical (loop-order index, dataflow).
+  std::string group{};      ///< Domain knowledge from the caller (empty: none): parameters with
+                            ///< the same label are coupled by the domain, e.g. the tile sizes
+                            ///< whose values enter the same buffers' footprints. marl's
+                            ///< "per-buffer" mode makes one agent per label.
 };
 
 /// The whole search space: the product of the parameters' value ranges.
