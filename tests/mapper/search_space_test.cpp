@@ -11,7 +11,6 @@
 #include "test_layers.hpp"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
 #include <random>
 
@@ -219,28 +218,28 @@ TEST(SearchSpace, ExactOptimaOfZooLayersAreReachable) {
   }
 }
 
-TEST(SearchSpace, DecodeIsCheap) {
+// Random vectors over the whole parameter ranges decode to mappings that fit (decode repairs the
+// ones that overflow a buffer), the same mapping each time. Decode speed is measured by
+// bench/encoding_bench, not here.
+TEST(SearchSpace, DecodesEveryRandomVectorToAFittingMapping) {
   const Layer l = zoo_layer("vgg16", "conv3_2", "test");
   const Arch a = load_arch("small8");
-  const auto t0 = std::chrono::steady_clock::now();
   const SearchSpace space(l, a);
-  const auto t1 = std::chrono::steady_clock::now();
   std::mt19937_64 rng(1);
-  std::vector<ParamVector> vs(20000, ParamVector(space.params().size()));
-  for (auto& v : vs)
+  model::Surrogate sur;
+  long long repaired = 0;
+  const int n = 2000;
+  for (int i = 0; i < n; ++i) {
+    ParamVector v(space.params().size());
     for (size_t j = 0; j < v.size(); ++j)
       v[j] = std::uniform_int_distribution<long long>(0, space.params()[j].cardinality - 1)(rng);
-  long long repaired = 0, sum = 0;
-  const auto t2 = std::chrono::steady_clock::now();
-  for (const auto& v : vs) {
     bool rep = false;
-    sum += space.decode(v, &rep).tile[0];
+    const Mapping m = space.decode(v, &rep);
     repaired += rep;
+    const Metrics met = sur.evaluate(l, a, m);
+    ASSERT_TRUE(met.valid) << met.reason;
+    ASSERT_TRUE(space.decode(v) == m);
   }
-  const auto t3 = std::chrono::steady_clock::now();
-  const double us = std::chrono::duration<double, std::micro>(t3 - t2).count() / vs.size();
-  std::cout << "[ info ] construct " << std::chrono::duration<double, std::milli>(t1 - t0).count()
-            << " ms; decode " << us << " us per vector (" << repaired << "/" << vs.size()
-            << " repaired, checksum " << sum << ")\n";
-  EXPECT_LT(us, 50.0);  // loose: shared machine; typical is ~1 us
+  EXPECT_GT(repaired, 0);  // the full ranges overflow the 8x8 array's buffers
+  EXPECT_LT(repaired, n);
 }
