@@ -6,8 +6,12 @@ parameter's cardinality. The environment decodes it, scores it with the analytic
 and returns ``-objective`` as the reward (``reward="log"``: ``-log10(objective)``, the scale
 learners prefer). The observation is the last mapping's ``[log10(cycles), log10(energy_pj),
 utilization, valid]`` (zeros after ``reset``); an episode is ``max_steps`` evaluations
-(``truncated``), never ``terminated``. ``info`` holds the metrics with every access count
-(``Metrics.to_dict()``), the cost and the mapping's YAML.
+(``truncated``), never ``terminated``. ``info`` holds the surrogate's metrics with every access
+count (``Metrics.to_dict()``), the cost, the mapping's YAML, whether it is valid and why not,
+and where its score came from; an RTL-scored mapping adds the RTL's metrics (``rtl``), the
+failure kind ('none' when the run was clean) and the operand seed. Scores come from the
+engine's evaluators (``mapwright._mapwright.Reward``): the surrogate, or the RTL reward of
+``mapwright search --reward rtl``.
 
 Gymnasium is optional: where it is installed the environment is a ``gymnasium.Env`` and its
 spaces are ``gymnasium.spaces`` objects; without it, ``MultiDiscrete`` and ``Box`` below
@@ -90,28 +94,39 @@ _OBS_HIGH = [np.inf, np.inf, 1.0, 1.0]
 class MappingEnv(_gym.Env if _gym else object):
     """One layer's mapping problem (see the module's docstring).
 
-    layer, arch: as mapwright.Space takes them (a Layer or a --layer text; an Arch or a name).
+    layer, arch: as mapwright.Space takes them (a Layer or a --layer text; an Arch or a name;
+      the RTL reward takes the architecture's name or YAML file).
     objective: 'edp', 'latency', 'energy' or 'mix:latency=W,energy=W'.
     reward: 'cost' (-objective) or 'log' (-log10 objective).
-    invalid_reward: the reward of a mapping the surrogate finds invalid.
+    invalid_reward: the reward of an invalid mapping (the surrogate's checks, the raw
+      encoding's overflows, or a failed RTL run).
     max_steps: evaluations per episode.
     encoding: 'compact' or 'raw' (mapwright.Space).
+    reward_source: 'surrogate', or 'rtl' as `mapwright search --reward rtl` scores samples:
+      the first `surrogate_warmup` distinct mappings by the surrogate, every later one the
+      surrogate accepts on the RTL in a worker process (one pool for the environment's life,
+      stopped by close()); operand seeds derive from `rtl_seed` as from --seed.
+    max_seconds, watchdog_cycles: limits of one RTL run (0: the defaults).
     """
 
     metadata = {"render_modes": []}
 
     def __init__(self, layer, arch="default", objective="edp", reward="cost",
-                 invalid_reward=-1e30, max_steps=64, encoding="compact"):
+                 invalid_reward=-1e30, max_steps=64, encoding="compact",
+                 reward_source="surrogate", surrogate_warmup=0, rtl_seed=1, max_seconds=0.0,
+                 watchdog_cycles=0):
         if reward not in ("cost", "log"):
             raise _mapwright.Error(f"reward: key 'reward' = '{reward}': expected cost or log")
         if int(max_steps) < 1:
             raise _mapwright.Error(f"max_steps: key 'max_steps' = '{max_steps}': must be >= 1")
         self.space = _mapwright.Space(layer, arch, encoding)
-        self.objective = _mapwright.Objective(objective)
         self.reward_mode = reward
         self.invalid_reward = float(invalid_reward)
         self.max_steps = int(max_steps)
         self.render_mode = None
+        self._reward = _mapwright.Reward(self.space.layer, arch, objective, reward_source,
+                                         surrogate_warmup, rtl_seed, max_seconds, watchdog_cycles)
+        self.reward_source = reward_source
         if _gym:
             self.action_space = _gym.spaces.MultiDiscrete(self.space.cardinalities)
             self.observation_space = _gym.spaces.Box(
@@ -133,20 +148,30 @@ class MappingEnv(_gym.Env if _gym else object):
 
     def step(self, action):
         """Scores one encoded mapping: (obs, reward, terminated, truncated, info)."""
-        code = np.asarray(action)
-        mapping = self.space.decode(code)
-        metrics = _mapwright.evaluate(self.space.layer, mapping, self.space.arch)
         self._steps += 1
-        if metrics.valid:
-            cost = self.objective.cost(metrics)
+        obs, reward, info = self._score(self.space.decode(np.asarray(action)))
+        return obs, reward, False, self._steps >= self.max_steps, info
+
+    def _score(self, mapping):
+        """(obs, reward, info) of one mapping, as the C++ reward scored it."""
+        s = self._reward.score(mapping)
+        metrics = s["rtl"] or s["surrogate"]
+        if s["valid"]:
+            cost = s["cost"]
             reward = -cost if self.reward_mode == "cost" else -math.log10(cost)
             obs = np.array([math.log10(max(metrics.cycles, 1)), math.log10(metrics.energy_pj),
                             metrics.utilization, 1.0], np.float32)
         else:
             cost, reward = math.inf, self.invalid_reward
             obs = np.zeros(4, np.float32)
-        info = {"metrics": metrics.to_dict(), "cost": cost, "mapping": mapping.to_yaml()}
-        return obs, float(reward), False, self._steps >= self.max_steps, info
+        info = {"metrics": s["surrogate"].to_dict(), "cost": cost, "mapping": mapping.to_yaml(),
+                "valid": s["valid"], "reason": s["reason"], "source": s["source"],
+                "sample": s["sample"], "repeat": s["repeat"]}
+        if s["source"] == "rtl":
+            info.update(rtl=s["rtl"].to_dict() if s["rtl"] else None,
+                        failure_kind=s["failure_kind"], operand_seed=s["operand_seed"])
+        return obs, float(reward), info
 
     def close(self):
-        pass
+        """Stops the RTL reward's workers (the environment cannot step after it)."""
+        self._reward.close()
