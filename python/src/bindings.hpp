@@ -29,6 +29,8 @@ void bind_solve(pybind11::module_& m);
 void bind_verify(pybind11::module_& m);
 /// Registers the environment's reward (reward.cpp).
 void bind_reward(pybind11::module_& m);
+/// Registers run, sweep and codesign (apps.cpp).
+void bind_apps(pybind11::module_& m);
 
 /// The RTL worker executable: $MAPWRIGHT_RTL_WORKER, else the mapwright-rtl-worker of the build
 /// this module comes from (the pool's own default looks beside the running executable, python3).

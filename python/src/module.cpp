@@ -12,4 +12,5 @@ PYBIND11_MODULE(_mapwright, m) {
   mapwright::python::bind_solve(m);
   mapwright::python::bind_verify(m);
   mapwright::python::bind_reward(m);
+  mapwright::python::bind_apps(m);
 }

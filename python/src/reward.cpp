@@ -114,16 +114,16 @@ class Reward {
     return d;
   }
 
-  const Layer layer_;                     ///< The layer.
-  const Arch arch_;                       ///< Its architecture.
-  const Objective objective_;             ///< Cost of a mapping's metrics.
-  const search::SearchOptions options_{};  ///< Unused by the evaluators; the request needs one.
+  const Layer layer_;                        ///< The layer.
+  const Arch arch_;                          ///< Its architecture.
+  const Objective objective_;                ///< Cost of a mapping's metrics.
+  const search::SearchOptions options_{};    ///< Unused by the evaluators; the request needs one.
   const flows::LayerSearchRequest request_;  ///< What the evaluator serves.
   const bool rtl_;                           ///< The RTL reward.
-  std::unique_ptr<rtlpool::RtlWorkerPool> pool_;  ///< The RTL workers (RTL reward only).
+  std::unique_ptr<rtlpool::RtlWorkerPool> pool_;      ///< The RTL workers (RTL reward only).
   std::unique_ptr<flows::BatchEvaluator> evaluator_;  ///< The engine's evaluator.
   int64_t next_sample_ = 0;                           ///< Distinct mappings so far.
-  std::map<std::string, py::dict> seen_;  ///< RTL reward: scores by mapping YAML.
+  std::map<std::string, py::dict> seen_;              ///< RTL reward: scores by mapping YAML.
 };
 
 }  // namespace
@@ -132,33 +132,33 @@ void bind_reward(py::module_& m) {
   py::class_<Reward>(m, "Reward",
                      "The environment's reward: the engine's surrogate or RTL reward for one "
                      "mapping at a time (see mapwright.env.MappingEnv).")
-      .def(py::init([](const py::object& layer, const py::object& arch,
-                       const std::string& objective, const std::string& source,
-                       int64_t surrogate_warmup, uint64_t seed, double max_seconds,
-                       long long watchdog_cycles) {
-             if (source != "surrogate" && source != "rtl")
-               throw SpecError("reward_source", "reward_source", source,
-                               "expected surrogate or rtl");
-             if (source == "rtl" && !py::isinstance<py::str>(arch))
-               throw SpecError("arch", "arch", py::str(arch),
-                               "the RTL reward takes the architecture's name or YAML file");
-             if (surrogate_warmup < 0)
-               throw SpecError("surrogate_warmup", "surrogate_warmup",
-                               std::to_string(surrogate_warmup), "must be >= 0");
-             if (max_seconds < 0)
-               throw SpecError("max_seconds", "max_seconds", std::to_string(max_seconds),
-                               "must be >= 0");
-             const RewardSettings s{source == "rtl", surrogate_warmup, seed, max_seconds,
-                                    watchdog_cycles};
-             Arch a = arch_arg(arch);
-             const std::string name = py::isinstance<py::str>(arch) ? arch.cast<std::string>()
-                                                                     : a.name;
-             return std::make_unique<Reward>(layer_arg(layer), std::move(a), name,
-                                             parse_objective(objective, "objective"), s);
-           }),
-           py::arg("layer"), py::arg("arch") = "default", py::arg("objective") = "edp",
-           py::arg("source") = "surrogate", py::arg("surrogate_warmup") = 0, py::arg("seed") = 1,
-           py::arg("max_seconds") = 0.0, py::arg("watchdog_cycles") = 0)
+      .def(
+          py::init([](const py::object& layer, const py::object& arch, const std::string& objective,
+                      const std::string& source, int64_t surrogate_warmup, uint64_t seed,
+                      double max_seconds, long long watchdog_cycles) {
+            if (source != "surrogate" && source != "rtl")
+              throw SpecError("reward_source", "reward_source", source,
+                              "expected surrogate or rtl");
+            if (source == "rtl" && !py::isinstance<py::str>(arch))
+              throw SpecError("arch", "arch", py::str(arch),
+                              "the RTL reward takes the architecture's name or YAML file");
+            if (surrogate_warmup < 0)
+              throw SpecError("surrogate_warmup", "surrogate_warmup",
+                              std::to_string(surrogate_warmup), "must be >= 0");
+            if (max_seconds < 0)
+              throw SpecError("max_seconds", "max_seconds", std::to_string(max_seconds),
+                              "must be >= 0");
+            const RewardSettings s{source == "rtl", surrogate_warmup, seed, max_seconds,
+                                   watchdog_cycles};
+            Arch a = arch_arg(arch);
+            const std::string name =
+                py::isinstance<py::str>(arch) ? arch.cast<std::string>() : a.name;
+            return std::make_unique<Reward>(layer_arg(layer), std::move(a), name,
+                                            parse_objective(objective, "objective"), s);
+          }),
+          py::arg("layer"), py::arg("arch") = "default", py::arg("objective") = "edp",
+          py::arg("source") = "surrogate", py::arg("surrogate_warmup") = 0, py::arg("seed") = 1,
+          py::arg("max_seconds") = 0.0, py::arg("watchdog_cycles") = 0)
       .def("score", &Reward::score, py::arg("mapping"),
            "Scores one mapping (a dict: valid, cost, reason, failure_class, source, sample, "
            "repeat, surrogate, rtl, and for RTL-scored mappings operand_seed and failure_kind).")
