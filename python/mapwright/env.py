@@ -28,6 +28,10 @@ try:
     import gymnasium as _gym
 except ImportError:
     _gym = None
+try:
+    from pettingzoo import ParallelEnv as _ParallelEnv
+except ImportError:
+    _ParallelEnv = object
 
 
 class MultiDiscrete:
@@ -175,3 +179,87 @@ class MappingEnv(_gym.Env if _gym else object):
     def close(self):
         """Stops the RTL reward's workers (the environment cannot step after it)."""
         self._reward.close()
+
+
+class MultiAgentMappingEnv(_ParallelEnv):
+    """The mapping problem of MappingEnv split among agents, with the PettingZoo ParallelEnv
+    API (pettingzoo is not needed): each agent picks the values of its own parameters of the
+    encoding, the joint action is one mapping, and every agent gets the same (cooperative)
+    reward, observation, termination and truncation.
+
+    The agents group the parameters as the marl searcher groups them (computed in C++,
+    ``mapwright._mapwright.agent_groups``): ``agents="per-buffer"`` (``marl.agents:
+    per-buffer``): one agent per buffer group of tiles and double-buffer flags (named by the
+    group, e.g. 'input+weight'), one per other parameter; ``agents="clustered"``: marl's own
+    correlation clustering after its initial sample, as ``mapwright search --searcher marl
+    --seed SEED`` clusters the layer (agents agent_0, agent_1, ...; ``options``: a search
+    options file, its marl section used). Other keywords go to MappingEnv (arch, objective,
+    reward, invalid_reward, max_steps, encoding, reward_source, surrogate_warmup, ...).
+    Where pettingzoo is installed the class is a ``pettingzoo.ParallelEnv``.
+    """
+
+    metadata = {"render_modes": [], "name": "mapwright_multi_agent_v0", "is_parallelizable": True}
+
+    def __init__(self, layer, arch="default", agents="per-buffer", seed=1, options="",
+                 **env_options):
+        self.env = MappingEnv(layer, arch, **env_options)
+        objective = env_options.get("objective", "edp")
+        names, groups = _mapwright.agent_groups(self.env.space.layer, self.env.space.arch,
+                                                self.env.space.encoding, agents, objective,
+                                                seed, options)
+        self.possible_agents = list(names)
+        self.groups = {a: list(g) for a, g in zip(names, groups)}  # parameter indices per agent
+        self.agents = []
+        self.render_mode = None
+        nvec = np.asarray(self.env.space.cardinalities)
+        spaces = _gym.spaces if _gym else None
+        self.action_spaces = {
+            a: (spaces.MultiDiscrete(nvec[g]) if spaces else MultiDiscrete(nvec[g]))
+            for a, g in self.groups.items()}
+        self.observation_spaces = {a: self.env.observation_space for a in names}
+
+    @property
+    def num_agents(self):
+        return len(self.agents)
+
+    @property
+    def max_num_agents(self):
+        return len(self.possible_agents)
+
+    def action_space(self, agent):
+        """The agent's parameters: MultiDiscrete of their cardinalities."""
+        return self.action_spaces[agent]
+
+    def observation_space(self, agent):
+        """Every agent observes the joint mapping's figures (MappingEnv's observation)."""
+        return self.observation_spaces[agent]
+
+    def reset(self, seed=None, options=None):
+        """(observations, infos), one per agent."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        if seed is not None:
+            for i, a in enumerate(self.possible_agents):
+                self.action_spaces[a].seed(seed + i)
+        self.agents = list(self.possible_agents)
+        return {a: obs for a in self.agents}, {a: dict(info) for a in self.agents}
+
+    def step(self, actions):
+        """Joins the agents' actions into one mapping and scores it: (observations, rewards,
+        terminations, truncations, infos), dicts over the agents; after the last step of an
+        episode `agents` is empty."""
+        if set(actions) != set(self.agents):
+            raise _mapwright.Error(f"actions: key 'agents' = '{sorted(actions)}': expected one "
+                                   f"action for each of {self.agents}")
+        code = np.zeros(len(self.env.space), dtype=np.int64)
+        for a, g in self.groups.items():
+            code[g] = np.asarray(actions[a])
+        obs, reward, terminated, truncated, info = self.env.step(code)
+        agents = self.agents
+        if terminated or truncated:
+            self.agents = []
+        return ({a: obs for a in agents}, {a: reward for a in agents},
+                {a: terminated for a in agents}, {a: truncated for a in agents},
+                {a: info for a in agents})
+
+    def close(self):
+        self.env.close()
