@@ -19,6 +19,7 @@ describe them (bounds, shape, dtype, ``sample``, ``contains``).
 """
 
 import math
+import numbers
 
 import numpy as np
 
@@ -91,6 +92,30 @@ class Box:
         return f"Box({self.low.tolist()}, {self.high.tolist()}, {self.dtype})"
 
 
+def _error(key, value, why):
+    """mapwright.Error about keyword `key` of an environment, with its parts as attributes."""
+    e = _mapwright.Error(f"{key}: key '{key}' = '{value}': {why}")
+    e.where, e.key, e.value, e.why = key, key, str(value), why
+    return e
+
+
+def _number(key, value, kind, low):
+    """`value` as `kind` (int or float) and at least `low`, else mapwright.Error naming it."""
+    ok = (isinstance(value, numbers.Integral if kind is int else numbers.Real)
+          and not isinstance(value, bool))
+    if not ok or value < low:
+        raise _error(key, value, f"expected {'an integer' if kind is int else 'a number'} "
+                     f">= {low}")
+    return kind(value)
+
+
+def _no_unknown(unknown, what):
+    """Refuses a keyword no parameter of `what` took (the first one)."""
+    if unknown:
+        key = next(iter(unknown))
+        raise _error(key, unknown[key], f"unknown keyword of {what}")
+
+
 _OBS_LOW = [0.0, -np.inf, 0.0, 0.0]
 _OBS_HIGH = [np.inf, np.inf, 1.0, 1.0]
 
@@ -118,18 +143,21 @@ class MappingEnv(_gym.Env if _gym else object):
     def __init__(self, layer, arch="default", objective="edp", reward="cost",
                  invalid_reward=-1e30, max_steps=64, encoding="compact",
                  reward_source="surrogate", surrogate_warmup=0, rtl_seed=1, max_seconds=0.0,
-                 watchdog_cycles=0):
+                 watchdog_cycles=0, **unknown):
+        _no_unknown(unknown, "MappingEnv")
         if reward not in ("cost", "log"):
-            raise _mapwright.Error(f"reward: key 'reward' = '{reward}': expected cost or log")
-        if int(max_steps) < 1:
-            raise _mapwright.Error(f"max_steps: key 'max_steps' = '{max_steps}': must be >= 1")
+            raise _error("reward", reward, "expected cost or log")
+        self.invalid_reward = _number("invalid_reward", invalid_reward, float, -math.inf)
+        self.max_steps = _number("max_steps", max_steps, int, 1)
+        rtl_limits = (_number("surrogate_warmup", surrogate_warmup, int, 0),
+                      _number("rtl_seed", rtl_seed, int, 0),
+                      _number("max_seconds", max_seconds, float, 0),
+                      _number("watchdog_cycles", watchdog_cycles, int, 0))
         self.space = _mapwright.Space(layer, arch, encoding)
         self.reward_mode = reward
-        self.invalid_reward = float(invalid_reward)
-        self.max_steps = int(max_steps)
         self.render_mode = None
         self._reward = _mapwright.Reward(self.space.layer, arch, objective, reward_source,
-                                         surrogate_warmup, rtl_seed, max_seconds, watchdog_cycles)
+                                         *rtl_limits)
         self.reward_source = reward_source
         if _gym:
             self.action_space = _gym.spaces.MultiDiscrete(self.space.cardinalities)
@@ -202,6 +230,7 @@ class MultiAgentMappingEnv(_ParallelEnv):
 
     def __init__(self, layer, arch="default", agents="per-buffer", seed=1, options="",
                  **env_options):
+        seed = _number("seed", seed, int, 0)
         self.env = MappingEnv(layer, arch, **env_options)
         objective = env_options.get("objective", "edp")
         names, groups = _mapwright.agent_groups(self.env.space.layer, self.env.space.arch,
@@ -248,8 +277,8 @@ class MultiAgentMappingEnv(_ParallelEnv):
         terminations, truncations, infos), dicts over the agents; after the last step of an
         episode `agents` is empty."""
         if set(actions) != set(self.agents):
-            raise _mapwright.Error(f"actions: key 'agents' = '{sorted(actions)}': expected one "
-                                   f"action for each of {self.agents}")
+            raise _error("agents", sorted(actions),
+                         f"expected one action for each of {self.agents}")
         code = np.zeros(len(self.env.space), dtype=np.int64)
         for a, g in self.groups.items():
             code[g] = np.asarray(actions[a])

@@ -96,6 +96,7 @@ def test_to_pandas(tmp_path):
     got = mw.run(layer=LAYER, arch="small4", no_rtl=True, out=tmp_path / "run")
     df = got.to_pandas()
     assert len(df) == 1 and df["best.cycles"][0] == got.layers[0]["best"]["cycles"]
+    assert mw.to_pandas(got).equals(df)
 
 
 @pytest.mark.parametrize("call, key", [

@@ -50,6 +50,8 @@ def test_parallel_api_and_shared_reward():
         env.step({})
     with pytest.raises(mw.Error, match="agents"):
         MultiAgentMappingEnv(LAYER, agents="everyone")
+    with pytest.raises(mw.Error, match="max_step"):
+        MultiAgentMappingEnv(LAYER, max_step=3)
 
 
 def test_pettingzoo_parallel_api_test():

@@ -53,6 +53,17 @@ def test_a_failed_rtl_run_is_a_typed_invalid_result():
     env.close()
 
 
+@pytest.mark.parametrize("kwargs, key", [
+    ({"max_steps": "x"}, "max_steps"), ({"max_steps": 0}, "max_steps"),
+    ({"rtl_sed": 1}, "rtl_sed"), ({"max_seconds": -1.0}, "max_seconds"),
+    ({"watchdog_cycles": 1.5}, "watchdog_cycles"), ({"invalid_reward": "low"}, "invalid_reward"),
+])
+def test_bad_keywords_name_the_key(kwargs, key):
+    with pytest.raises(mw.Error) as e:
+        MappingEnv(LAYER, "small4", **kwargs)
+    assert e.value.key == key and key in str(e.value)
+
+
 def test_rtl_reward_refusals():
     with pytest.raises(mw.Error, match="reward_source"):
         MappingEnv(LAYER, "small4", reward_source="fpga")
