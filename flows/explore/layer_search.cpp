@@ -253,6 +253,10 @@ class BatchScorer {
 
 }  // namespace
 
+search::Problem search_problem(const Layer& layer, const Arch& arch, Encoding encoding) {
+  return LayerSpace(layer, arch, encoding).problem();
+}
+
 LayerSearch search_layer(const LayerSearchRequest& rq, BatchEvaluator& evaluator,
                          const SearchHooks& hooks) {
   if (rq.searcher == "exact") return exact_layer(rq, hooks.observe);

@@ -25,8 +25,12 @@ def to_pandas(obj):
     - the dict Space.evaluate_batch returns: one row per mapping (the access counts, when
       asked for, as one column each);
     - a SearchResult: its best-so-far curve, one row per sample;
-    - a Metrics, or a list of them: one row each, nested fields joined by '.'.
+    - a Metrics, or a list of them: one row each, nested fields joined by '.';
+    - a RunResult, SweepResult or CodesignResult: its own to_pandas() (one row per layer or
+      point).
     """
+    if hasattr(obj, "to_pandas"):
+        return obj.to_pandas()
     pd = _pandas()
     if isinstance(obj, dict) and "cost" in obj and "valid" in obj:
         cols = {k: v for k, v in obj.items() if k not in ("counts", "count_names")}

@@ -6,8 +6,12 @@ parameter's cardinality. The environment decodes it, scores it with the analytic
 and returns ``-objective`` as the reward (``reward="log"``: ``-log10(objective)``, the scale
 learners prefer). The observation is the last mapping's ``[log10(cycles), log10(energy_pj),
 utilization, valid]`` (zeros after ``reset``); an episode is ``max_steps`` evaluations
-(``truncated``), never ``terminated``. ``info`` holds the metrics with every access count
-(``Metrics.to_dict()``), the cost and the mapping's YAML.
+(``truncated``), never ``terminated``. ``info`` holds the surrogate's metrics with every access
+count (``Metrics.to_dict()``), the cost, the mapping's YAML, whether it is valid and why not,
+and where its score came from; an RTL-scored mapping adds the RTL's metrics (``rtl``), the
+failure kind ('none' when the run was clean) and the operand seed. Scores come from the
+engine's evaluators (``mapwright._mapwright.Reward``): the surrogate, or the RTL reward of
+``mapwright search --reward rtl``.
 
 Gymnasium is optional: where it is installed the environment is a ``gymnasium.Env`` and its
 spaces are ``gymnasium.spaces`` objects; without it, ``MultiDiscrete`` and ``Box`` below
@@ -15,6 +19,7 @@ describe them (bounds, shape, dtype, ``sample``, ``contains``).
 """
 
 import math
+import numbers
 
 import numpy as np
 
@@ -24,6 +29,10 @@ try:
     import gymnasium as _gym
 except ImportError:
     _gym = None
+try:
+    from pettingzoo import ParallelEnv as _ParallelEnv
+except ImportError:
+    _ParallelEnv = object
 
 
 class MultiDiscrete:
@@ -83,6 +92,30 @@ class Box:
         return f"Box({self.low.tolist()}, {self.high.tolist()}, {self.dtype})"
 
 
+def _error(key, value, why):
+    """mapwright.Error about keyword `key` of an environment, with its parts as attributes."""
+    e = _mapwright.Error(f"{key}: key '{key}' = '{value}': {why}")
+    e.where, e.key, e.value, e.why = key, key, str(value), why
+    return e
+
+
+def _number(key, value, kind, low):
+    """`value` as `kind` (int or float) and at least `low`, else mapwright.Error naming it."""
+    ok = (isinstance(value, numbers.Integral if kind is int else numbers.Real)
+          and not isinstance(value, bool))
+    if not ok or value < low:
+        raise _error(key, value, f"expected {'an integer' if kind is int else 'a number'} "
+                     f">= {low}")
+    return kind(value)
+
+
+def _no_unknown(unknown, what):
+    """Refuses a keyword no parameter of `what` took (the first one)."""
+    if unknown:
+        key = next(iter(unknown))
+        raise _error(key, unknown[key], f"unknown keyword of {what}")
+
+
 _OBS_LOW = [0.0, -np.inf, 0.0, 0.0]
 _OBS_HIGH = [np.inf, np.inf, 1.0, 1.0]
 
@@ -90,28 +123,42 @@ _OBS_HIGH = [np.inf, np.inf, 1.0, 1.0]
 class MappingEnv(_gym.Env if _gym else object):
     """One layer's mapping problem (see the module's docstring).
 
-    layer, arch: as mapwright.Space takes them (a Layer or a --layer text; an Arch or a name).
+    layer, arch: as mapwright.Space takes them (a Layer or a --layer text; an Arch or a name;
+      the RTL reward takes the architecture's name or YAML file).
     objective: 'edp', 'latency', 'energy' or 'mix:latency=W,energy=W'.
     reward: 'cost' (-objective) or 'log' (-log10 objective).
-    invalid_reward: the reward of a mapping the surrogate finds invalid.
+    invalid_reward: the reward of an invalid mapping (the surrogate's checks, the raw
+      encoding's overflows, or a failed RTL run).
     max_steps: evaluations per episode.
     encoding: 'compact' or 'raw' (mapwright.Space).
+    reward_source: 'surrogate', or 'rtl' as `mapwright search --reward rtl` scores samples:
+      the first `surrogate_warmup` distinct mappings by the surrogate, every later one the
+      surrogate accepts on the RTL in a worker process (one pool for the environment's life,
+      stopped by close()); operand seeds derive from `rtl_seed` as from --seed.
+    max_seconds, watchdog_cycles: limits of one RTL run (0: the defaults).
     """
 
     metadata = {"render_modes": []}
 
     def __init__(self, layer, arch="default", objective="edp", reward="cost",
-                 invalid_reward=-1e30, max_steps=64, encoding="compact"):
+                 invalid_reward=-1e30, max_steps=64, encoding="compact",
+                 reward_source="surrogate", surrogate_warmup=0, rtl_seed=1, max_seconds=0.0,
+                 watchdog_cycles=0, **unknown):
+        _no_unknown(unknown, "MappingEnv")
         if reward not in ("cost", "log"):
-            raise _mapwright.Error(f"reward: key 'reward' = '{reward}': expected cost or log")
-        if int(max_steps) < 1:
-            raise _mapwright.Error(f"max_steps: key 'max_steps' = '{max_steps}': must be >= 1")
+            raise _error("reward", reward, "expected cost or log")
+        self.invalid_reward = _number("invalid_reward", invalid_reward, float, -math.inf)
+        self.max_steps = _number("max_steps", max_steps, int, 1)
+        rtl_limits = (_number("surrogate_warmup", surrogate_warmup, int, 0),
+                      _number("rtl_seed", rtl_seed, int, 0),
+                      _number("max_seconds", max_seconds, float, 0),
+                      _number("watchdog_cycles", watchdog_cycles, int, 0))
         self.space = _mapwright.Space(layer, arch, encoding)
-        self.objective = _mapwright.Objective(objective)
         self.reward_mode = reward
-        self.invalid_reward = float(invalid_reward)
-        self.max_steps = int(max_steps)
         self.render_mode = None
+        self._reward = _mapwright.Reward(self.space.layer, arch, objective, reward_source,
+                                         *rtl_limits)
+        self.reward_source = reward_source
         if _gym:
             self.action_space = _gym.spaces.MultiDiscrete(self.space.cardinalities)
             self.observation_space = _gym.spaces.Box(
@@ -133,20 +180,115 @@ class MappingEnv(_gym.Env if _gym else object):
 
     def step(self, action):
         """Scores one encoded mapping: (obs, reward, terminated, truncated, info)."""
-        code = np.asarray(action)
-        mapping = self.space.decode(code)
-        metrics = _mapwright.evaluate(self.space.layer, mapping, self.space.arch)
         self._steps += 1
-        if metrics.valid:
-            cost = self.objective.cost(metrics)
+        obs, reward, info = self._score(self.space.decode(np.asarray(action)))
+        return obs, reward, False, self._steps >= self.max_steps, info
+
+    def _score(self, mapping):
+        """(obs, reward, info) of one mapping, as the C++ reward scored it."""
+        s = self._reward.score(mapping)
+        metrics = s["rtl"] or s["surrogate"]
+        if s["valid"]:
+            cost = s["cost"]
             reward = -cost if self.reward_mode == "cost" else -math.log10(cost)
             obs = np.array([math.log10(max(metrics.cycles, 1)), math.log10(metrics.energy_pj),
                             metrics.utilization, 1.0], np.float32)
         else:
             cost, reward = math.inf, self.invalid_reward
             obs = np.zeros(4, np.float32)
-        info = {"metrics": metrics.to_dict(), "cost": cost, "mapping": mapping.to_yaml()}
-        return obs, float(reward), False, self._steps >= self.max_steps, info
+        info = {"metrics": s["surrogate"].to_dict(), "cost": cost, "mapping": mapping.to_yaml(),
+                "valid": s["valid"], "reason": s["reason"], "source": s["source"],
+                "sample": s["sample"], "repeat": s["repeat"]}
+        if s["source"] == "rtl":
+            info.update(rtl=s["rtl"].to_dict() if s["rtl"] else None,
+                        failure_kind=s["failure_kind"], operand_seed=s["operand_seed"])
+        return obs, float(reward), info
 
     def close(self):
-        pass
+        """Stops the RTL reward's workers (the environment cannot step after it)."""
+        self._reward.close()
+
+
+class MultiAgentMappingEnv(_ParallelEnv):
+    """The mapping problem of MappingEnv split among agents, with the PettingZoo ParallelEnv
+    API (pettingzoo is not needed): each agent picks the values of its own parameters of the
+    encoding, the joint action is one mapping, and every agent gets the same (cooperative)
+    reward, observation, termination and truncation.
+
+    The agents group the parameters as the marl searcher groups them (computed in C++,
+    ``mapwright._mapwright.agent_groups``): ``agents="per-buffer"`` (``marl.agents:
+    per-buffer``): one agent per buffer group of tiles and double-buffer flags (named by the
+    group, e.g. 'input+weight'), one per other parameter; ``agents="clustered"``: marl's own
+    correlation clustering after its initial sample, as ``mapwright search --searcher marl
+    --seed SEED`` clusters the layer (agents agent_0, agent_1, ...; ``options``: a search
+    options file, its marl section used). Other keywords go to MappingEnv (arch, objective,
+    reward, invalid_reward, max_steps, encoding, reward_source, surrogate_warmup, ...).
+    Where pettingzoo is installed the class is a ``pettingzoo.ParallelEnv``.
+    """
+
+    metadata = {"render_modes": [], "name": "mapwright_multi_agent_v0", "is_parallelizable": True}
+
+    def __init__(self, layer, arch="default", agents="per-buffer", seed=1, options="",
+                 **env_options):
+        seed = _number("seed", seed, int, 0)
+        self.env = MappingEnv(layer, arch, **env_options)
+        objective = env_options.get("objective", "edp")
+        names, groups = _mapwright.agent_groups(self.env.space.layer, self.env.space.arch,
+                                                self.env.space.encoding, agents, objective,
+                                                seed, options)
+        self.possible_agents = list(names)
+        self.groups = {a: list(g) for a, g in zip(names, groups)}  # parameter indices per agent
+        self.agents = []
+        self.render_mode = None
+        nvec = np.asarray(self.env.space.cardinalities)
+        spaces = _gym.spaces if _gym else None
+        self.action_spaces = {
+            a: (spaces.MultiDiscrete(nvec[g]) if spaces else MultiDiscrete(nvec[g]))
+            for a, g in self.groups.items()}
+        self.observation_spaces = {a: self.env.observation_space for a in names}
+
+    @property
+    def num_agents(self):
+        return len(self.agents)
+
+    @property
+    def max_num_agents(self):
+        return len(self.possible_agents)
+
+    def action_space(self, agent):
+        """The agent's parameters: MultiDiscrete of their cardinalities."""
+        return self.action_spaces[agent]
+
+    def observation_space(self, agent):
+        """Every agent observes the joint mapping's figures (MappingEnv's observation)."""
+        return self.observation_spaces[agent]
+
+    def reset(self, seed=None, options=None):
+        """(observations, infos), one per agent."""
+        obs, info = self.env.reset(seed=seed, options=options)
+        if seed is not None:
+            for i, a in enumerate(self.possible_agents):
+                self.action_spaces[a].seed(seed + i)
+        self.agents = list(self.possible_agents)
+        return {a: obs for a in self.agents}, {a: dict(info) for a in self.agents}
+
+    def step(self, actions):
+        """Joins the agents' actions into one mapping and scores it: (observations, rewards,
+        terminations, truncations, infos), dicts over the agents; after the last step of an
+        episode `agents` is empty."""
+        if set(actions) != set(self.agents):
+            raise _error("agents", sorted(actions),
+                         f"expected one action for each of {self.agents}")
+        code = np.zeros(len(self.env.space), dtype=np.int64)
+        for a, g in self.groups.items():
+            code[g] = np.asarray(actions[a])
+        obs, reward, terminated, truncated, info = self.env.step(code)
+        agents = self.agents
+        if terminated or truncated:
+            self.agents = []
+        return ({a: obs for a in agents}, {a: reward for a in agents},
+                {a: terminated for a in agents}, {a: truncated for a in agents},
+                {a: info for a in agents})
+
+    def close(self):
+        self.env.close()

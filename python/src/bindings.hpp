@@ -27,6 +27,14 @@ void bind_evaluate(pybind11::module_& m);
 void bind_solve(pybind11::module_& m);
 /// Registers verify and its result type (verify.cpp).
 void bind_verify(pybind11::module_& m);
+/// Registers the environment's reward (reward.cpp).
+void bind_reward(pybind11::module_& m);
+/// Registers run, sweep and codesign (apps.cpp).
+void bind_apps(pybind11::module_& m);
+
+/// The RTL worker executable: $MAPWRIGHT_RTL_WORKER, else the mapwright-rtl-worker of the build
+/// this module comes from (the pool's own default looks beside the running executable, python3).
+std::string worker_exe();
 
 /// A JSON value as the equal Python object (dict, list, str, int, float, bool, None).
 pybind11::object to_python(const nlohmann::json& j);

@@ -10,6 +10,7 @@
 #include <limits>
 #include <memory>
 #include <string>
+#include <utility>
 #include <variant>
 #include <vector>
 
@@ -204,13 +205,12 @@ py::dict evaluate_batch(const Space& space, const py::array& codes, const std::s
     }
   }
   py::dict out;
-  out["valid"] = col.valid;
-  out["invalid"] = col.invalid;
-  out["cycles"] = col.cycles;
-  out["energy_pj"] = col.energy_pj;
-  out["edp"] = col.edp;
-  out["utilization"] = col.utilization;
-  out["cost"] = col.cost;
+  const std::pair<const char*, py::array> columns[] = {
+      {"valid", col.valid},   {"invalid", col.invalid},
+      {"cycles", col.cycles}, {"energy_pj", col.energy_pj},
+      {"edp", col.edp},       {"utilization", col.utilization},
+      {"cost", col.cost}};
+  for (const auto& [name, column] : columns) out[name] = column;
   if (with_counts) {
     out["counts"] = col.counts;
     out["count_names"] = count_names();

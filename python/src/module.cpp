@@ -11,4 +11,6 @@ PYBIND11_MODULE(_mapwright, m) {
   mapwright::python::bind_evaluate(m);
   mapwright::python::bind_solve(m);
   mapwright::python::bind_verify(m);
+  mapwright::python::bind_reward(m);
+  mapwright::python::bind_apps(m);
 }

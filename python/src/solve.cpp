@@ -16,6 +16,7 @@
 #include "mapwright/flows/layer_search.hpp"
 #include "mapwright/flows/objective.hpp"
 #include "mapwright/flows/seeds.hpp"
+#include "mapwright/search/clustering.hpp"
 #include "mapwright/support/error.hpp"
 
 namespace py = pybind11;
@@ -79,6 +80,47 @@ py::object record(const SearchOutcome& o) {
   if (o.ls.result.found)
     j["best"] = {{"mapping", mapping_to_yaml(o.ls.best)}, {"metrics", o.ls.metrics.to_json()}};
   return to_python(j);
+}
+
+/// The encoding argument: "compact" or "raw".
+flows::Encoding encoding_arg(const std::string& encoding) {
+  if (encoding != "compact" && encoding != "raw")
+    throw SpecError("encoding", "encoding", encoding, "expected compact or raw");
+  return encoding == "raw" ? flows::Encoding::Raw : flows::Encoding::Compact;
+}
+
+/// The agents of the multi-agent environment as marl forms them, (names, parameter indices):
+/// "per-buffer" (marl.agents: per-buffer): search::buffer_clusters of the engine's problem,
+/// each agent named by its buffer group (or its one parameter); "clustered": marl's own initial
+/// sample through the engine and its clustering (marl.mode of the options), as `mapwright
+/// search --searcher marl --seed S` clusters a single layer, agents named agent_0, agent_1, ...
+py::tuple agent_groups(const Layer& l, const Arch& a, flows::Encoding enc,
+                       const std::string& agents, const Objective& obj, uint64_t seed,
+                       const std::string& options_file) {
+  const search::Problem p = flows::search_problem(l, a, enc);
+  std::vector<std::string> names;
+  std::vector<std::vector<int64_t>> clusters;
+  if (agents == "per-buffer") {
+    clusters = search::buffer_clusters(p).clusters;
+    for (const auto& c : clusters) {
+      const search::ParamSpec& first = p.params[static_cast<size_t>(c.front())];
+      names.push_back(first.group.empty() ? first.name : first.group);
+    }
+  } else if (agents == "clustered") {
+    search::SearchOptions opts = flows::load_options_or_default(options_file);
+    opts.marl.agents = "clustered";
+    flows::LayerSearchRequest rq{
+        l, a, "marl", opts, flows::layer_seed(seed, 0), opts.marl.initial_samples, obj};
+    rq.encoding = enc;
+    const SearchOutcome o = run_search(rq);
+    clusters = o.ls.searcher.at("clustering")
+                   .at("cluster_indices")
+                   .get<std::vector<std::vector<int64_t>>>();
+    for (size_t i = 0; i < clusters.size(); ++i) names.push_back("agent_" + std::to_string(i));
+  } else {
+    throw SpecError("agents", "agents", agents, "expected per-buffer or clustered");
+  }
+  return py::make_tuple(names, clusters);
 }
 
 void bind_outcome(py::module_& m) {
@@ -153,11 +195,10 @@ void bind_solve(py::module_& m) {
           throw SpecError("searcher", "searcher", searcher, "use mapwright.exact()");
         if (budget < 1)
           throw SpecError("budget", "budget", std::to_string(budget), "must be at least 1");
-        if (encoding != "compact" && encoding != "raw")
-          throw SpecError("encoding", "encoding", encoding, "expected compact or raw");
+        const flows::Encoding enc = encoding_arg(encoding);
         const search::SearchOptions opts = flows::load_options_or_default(options_file);
         flows::LayerSearchRequest rq{l, a, searcher, opts, flows::layer_seed(seed, 0), budget, obj};
-        rq.encoding = encoding == "raw" ? flows::Encoding::Raw : flows::Encoding::Compact;
+        rq.encoding = enc;
         return run_search(rq);
       },
       py::arg("layer"), py::arg("arch") = "default", py::arg("searcher") = "marl",
@@ -165,6 +206,22 @@ void bind_solve(py::module_& m) {
       py::arg("options_file") = "", py::arg("encoding") = "compact",
       "A sampling searcher on the surrogate, as `mapwright search --layer L --searcher S "
       "--budget B --seed N` searches the layer (its searcher seed is the CLI's for layer 0).");
+  m.def(
+      "agent_groups",
+      [](const py::object& layer, const py::object& arch, const std::string& encoding,
+         const std::string& agents, const std::string& objective, uint64_t seed,
+         const std::string& options_file) {
+        const Layer l = layer_arg(layer);
+        const Arch a = arch_arg(arch);
+        const flows::Encoding enc = encoding_arg(encoding);
+        return agent_groups(l, a, enc, agents, parse_objective(objective, "objective"), seed,
+                            options_file);
+      },
+      py::arg("layer"), py::arg("arch") = "default", py::arg("encoding") = "compact",
+      py::arg("agents") = "per-buffer", py::arg("objective") = "edp", py::arg("seed") = 1,
+      py::arg("options_file") = "",
+      "The parameters of the encoding grouped into agents as the marl searcher groups them: "
+      "(agent names, parameter indices per agent).");
   m.def("searcher_kinds", &flows::all_searcher_kinds,
         "The searcher kinds: the sampling searchers and 'exact'.");
 }

@@ -28,13 +28,6 @@ struct Verification {
   Metrics surrogate;      ///< The surrogate's metrics of the same mapping.
 };
 
-/// The worker executable: $MAPWRIGHT_RTL_WORKER, else the mapwright-rtl-worker of the build this
-/// module comes from (the pool's own default looks beside the running executable, python3).
-std::string worker_exe() {
-  const char* env = std::getenv("MAPWRIGHT_RTL_WORKER");
-  return env && *env ? env : MAPWRIGHT_RTL_WORKER_EXE;
-}
-
 Verification verify(const Layer& layer, const Mapping& mapping, const std::string& arch,
                     uint64_t seed, double max_seconds) {
   Verification v;
@@ -55,6 +48,11 @@ Verification verify(const Layer& layer, const Mapping& mapping, const std::strin
 }
 
 }  // namespace
+
+std::string worker_exe() {
+  const char* env = std::getenv("MAPWRIGHT_RTL_WORKER");
+  return env && *env ? env : MAPWRIGHT_RTL_WORKER_EXE;
+}
 
 void bind_verify(py::module_& m) {
   py::class_<Verification>(m, "Verification",

@@ -151,6 +151,11 @@ LayerSearch search_layer(const LayerSearchRequest& request, BatchEvaluator& eval
 /// Searches one layer on the surrogate.
 LayerSearch search_layer(const LayerSearchRequest& request, const SearchHooks& hooks = {});
 
+/// The searchers' view of `layer`'s map space on `arch` in `encoding`, as search_layer hands it
+/// to a sampling searcher: the parameters, their domains and their buffer groups
+/// (search::ParamSpec::group, the labels of marl's per-buffer agents).
+search::Problem search_problem(const core::Layer& layer, const core::Arch& arch, Encoding encoding);
+
 /// Loads search options ("" = configs/search/default.yaml); a bad file throws
 /// search::load_search_options' std::invalid_argument, which names the file, key and value.
 search::SearchOptions load_options_or_default(const std::string& file);
