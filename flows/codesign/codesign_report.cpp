@@ -224,8 +224,8 @@ void search_section(std::ostream& h, const json& c) {
       << "</td><td class=\"l\">" << html_escape(rtl_text(p)) << "</td></tr>\n";
   h << "</tbody></table>\n<p class=\"note\">RTL: each unique layer's chosen mapping run on "
        "this design's RTL (bit-exact outputs and every access counter equal to the surrogate's); "
-       "`codesign --rtl front` verifies every design of the front, `--rtl chosen` the chosen "
-       "one.</p>\n<h2>Search</h2>\n<p>"
+       "<code>codesign --rtl front</code> verifies every design of the front, <code>--rtl "
+       "chosen</code> the chosen one.</p>\n<h2>Search</h2>\n<p>"
     << oc["points_evaluated"].dump() << " points evaluated in " << fmt_fixed(oc["seconds"], 2)
     << " s, " << oc["mapper_solves"].dump() << " mapper solves, " << oc["memo_hits"].dump()
     << " memo hits" << (oc["timed_out"].get<bool>() ? "; stopped by the time limit" : "")

@@ -27,11 +27,11 @@ std::vector<int> designs_to_check(const std::string& mode, const SearchOutcome& 
 
 /// How the designs run on the RTL.
 struct RtlCheckRequest {
-  int jobs = 0;                ///< RTL worker processes (0 = the number of cores).
-  uint64_t seed = 1;           ///< Operand seeds derive from it (flows/seeds.hpp rtl_seed).
-  std::string worker_exe;      ///< The worker binary ("" = rtlpool::worker_executable()).
-  rtlpool::SimLimits limits;   ///< Per-run limits (the pool's defaults).
-  std::ostream* log = nullptr; ///< Progress lines (model builds, designs); null = quiet.
+  int jobs = 0;                 ///< RTL worker processes (0 = the number of cores).
+  uint64_t seed = 1;            ///< Operand seeds derive from it (flows/seeds.hpp rtl_seed).
+  std::string worker_exe;       ///< The worker binary ("" = rtlpool::worker_executable()).
+  rtlpool::SimLimits limits;    ///< Per-run limits (the pool's defaults).
+  std::ostream* log = nullptr;  ///< Progress lines (model builds, designs); null = quiet.
 };
 
 /// The YAML of point `i`'s architecture: the base architecture's file with the point's values
