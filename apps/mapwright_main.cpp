@@ -363,6 +363,11 @@ CLI::App* add_codesign(CLI::App& app, flows::CodesignOptions& cd) {
   c->add_option("--options", cd.options_file,
                 "Sampling searchers' options YAML (default configs/search/default.yaml)");
   c->add_option("--out", cd.out_dir, "Output folder (default runs/codesign-<name>)");
+  c->add_option("--rtl", cd.rtl,
+                "Verify on the RTL: chosen (the chosen design), front (every Pareto-front "
+                "design) or none")
+      ->capture_default_str();
+  c->add_option("--jobs", cd.jobs, "RTL worker processes (0 = number of cores)");
   c->add_flag("--json", cd.json, "Print codesign.json instead of the summary");
   return c;
 }

@@ -25,7 +25,7 @@ import sys
 
 def run(mw, space, out, args):
     """One `mapwright codesign` run into `out`: (codesign.json, points.json)."""
-    subprocess.run([mw, "codesign", "--space", space, "--out", out, *args], check=True,
+    subprocess.run([mw, "codesign", "--space", space, "--rtl", "none", "--out", out, *args], check=True,
                    stdout=subprocess.DEVNULL)
     with open(os.path.join(out, "codesign.json")) as f:
         summary = json.load(f)

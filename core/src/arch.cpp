@@ -92,13 +92,18 @@ std::vector<std::string> arch_names() {
   return names;
 }
 
-Arch load_arch(const std::string& name_or_path) {
+std::string arch_file_path(const std::string& name_or_path) {
   // error_code forms: a name the OS refuses (too long, ...) is "no such file", not an
   // uncaught filesystem_error (found by fuzz/regress_suite_fuzz).
   std::error_code ec;
-  if (fs::is_regular_file(name_or_path, ec)) return load_arch_file(name_or_path);
+  if (fs::is_regular_file(name_or_path, ec)) return name_or_path;
   const fs::path named = fs::path(configs_dir()) / "arch" / (name_or_path + ".yaml");
-  if (fs::is_regular_file(named, ec)) return load_arch_file(named.string());
+  if (fs::is_regular_file(named, ec)) return named.string();
+  return "";
+}
+
+Arch load_arch(const std::string& name_or_path) {
+  if (const std::string f = arch_file_path(name_or_path); !f.empty()) return load_arch_file(f);
   std::string known;
   for (const auto& n : arch_names()) known += (known.empty() ? "" : ", ") + n;
   throw SpecError("--arch", "arch", name_or_path,

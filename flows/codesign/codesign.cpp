@@ -6,11 +6,13 @@
 #include <algorithm>
 #include <cmath>
 #include <filesystem>
+#include <iostream>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "codesign/codesign_search.hpp"
+#include "codesign/rtl_check.hpp"
 #include "common/files.hpp"
 #include "common/text.hpp"
 #include "mapwright/flows/codesign.hpp"
@@ -104,9 +106,22 @@ std::string points_csv(const CodesignSpace& s, const SearchOutcome& r) {
   return c.str();
 }
 
+/// codesign.json's "rtl": what --rtl asked for and how many of those designs passed, failed or
+/// had no model (before the RTL ran: "pending").
+json rtl_summary(const std::string& mode, const std::map<int, json>& rtl) {
+  json j = {{"mode", mode}, {"designs", rtl.size()}};
+  for (const char* k : {"passed", "failed", "no_model", "pending"}) j[k] = 0;
+  for (const auto& [p, d] : rtl) {
+    const std::string status = d["status"].get<std::string>();
+    j[status] = j[status].get<int>() + 1;
+  }
+  return j;
+}
+
 /// codesign.json: the settings, the outcome, the front and the chosen design.
 json summary_json(const CodesignSpace& s, const CodesignOptions& o, uint64_t seed,
-                  const SearchOutcome& r, const codesign::PointEvaluator& ev, double min_area) {
+                  const SearchOutcome& r, const codesign::PointEvaluator& ev, double min_area,
+                  const std::map<int, json>& rtl) {
   json j;
   j["format"] = 1;
   j["space"] = {{"file", s.path}, {"name", s.name}, {"points", s.size()}, {"base", s.base_name}};
@@ -147,14 +162,19 @@ json summary_json(const CodesignSpace& s, const CodesignOptions& o, uint64_t see
       oc["gap"] = best > 0 ? std::max(0.0, (best - r.lower_bound) / best) : 0.0;
     }
     j["chosen"] = point_json(s, r.points[r.best]);
+    if (const auto it = rtl.find(r.best); it != rtl.end()) j["chosen"]["rtl"] = it->second;
   } else {
     oc["smallest_area_mm2"] = min_area;
     if (r.timed_out && o.searcher == "exact") oc["lower_bound"] = r.lower_bound;
   }
   j["outcome"] = oc;
   json front = json::array();
-  for (int i : codesign::pareto_front(r.points)) front.push_back(point_json(s, r.points[i]));
+  for (int i : codesign::pareto_front(r.points)) {
+    front.push_back(point_json(s, r.points[i]));
+    if (const auto it = rtl.find(i); it != rtl.end()) front.back()["rtl"] = it->second;
+  }
   j["front"] = front;
+  j["rtl"] = rtl_summary(o.rtl, rtl);
   return j;
 }
 
@@ -184,6 +204,13 @@ void print_summary(const json& j, const fs::path& dir, std::ostream& out) {
     out << "  no feasible design; the smallest area the space reaches is "
         << fmt_fixed(oc["smallest_area_mm2"], 3) << " mm^2\n";
   }
+  const json& rtl = j["rtl"];
+  if (rtl["designs"].get<int>() > 0)
+    out << "  RTL (" << rtl["mode"].get<std::string>() << "): " << rtl["passed"] << " of "
+        << rtl["designs"] << " designs bit-exact with every counter equal"
+        << (rtl["failed"].get<int>() ? ", " + rtl["failed"].dump() + " failed" : "")
+        << (rtl["no_model"].get<int>() ? ", " + rtl["no_model"].dump() + " without a model" : "")
+        << "\n";
   out << "  Pareto front (area vs cost): " << j["front"].size() << " points; written to "
       << dir.string() << "\n";
 }
@@ -198,6 +225,10 @@ search::SearchOptions check_options(const CodesignOptions& o, const CodesignSpac
     for (const auto& k : kinds) known += ", " + k;
     throw SpecError("--searcher", "searcher", o.searcher, "must be one of " + known);
   }
+  if (o.rtl != "none" && o.rtl != "chosen" && o.rtl != "front")
+    throw SpecError("--rtl", "rtl", o.rtl, "must be none, chosen or front");
+  if (o.jobs < 0 || o.jobs > 256)
+    throw SpecError("--jobs", "jobs", std::to_string(o.jobs), "must be 0..256 (0 = cores)");
   if (!(o.time_limit_s >= 0) || !std::isfinite(o.time_limit_s))
     throw SpecError("--time-limit", "time-limit", std::to_string(o.time_limit_s),
                     "must be a number of seconds >= 0 (0 = none)");
@@ -266,6 +297,22 @@ json sensitivity(codesign::PointEvaluator& ev, const PointResult& p) {
   return rows;
 }
 
+/// codesign.json with the chosen design's layers, area and sensitivity, and the RTL verdicts
+/// `rtl` has so far.
+json full_summary(const CodesignSpace& s, const CodesignOptions& o, uint64_t seed,
+                  const SearchOutcome& r, codesign::PointEvaluator& ev,
+                  const std::map<int, json>& rtl) {
+  const double min_area = codesign::area_lower_bound(s, codesign::whole_space(s));
+  json summary = summary_json(s, o, seed, r, ev, min_area, rtl);
+  if (r.best >= 0) {
+    json& ch = summary["chosen"];
+    ch["layers"] = chosen_layers(ev, r.points[r.best]);
+    ch["area_breakdown"] = area_breakdown(s, r.points[r.best]);
+    summary["sensitivity"] = sensitivity(ev, r.points[r.best]);
+  }
+  return summary;
+}
+
 }  // namespace
 
 int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
@@ -286,19 +333,23 @@ int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
     r = codesign::search_random(ev, o.budget, seed, o.time_limit_s);
   else
     r = codesign::search_sampled(ev, {o.searcher, options, o.budget, seed, o.time_limit_s});
-  const double min_area = codesign::area_lower_bound(s, codesign::whole_space(s));
-  json summary = summary_json(s, o, seed, r, ev, min_area);
-  if (r.best >= 0) {
-    json& ch = summary["chosen"];
-    ch["layers"] = chosen_layers(ev, r.points[r.best]);
-    ch["area_breakdown"] = area_breakdown(s, r.points[r.best]);
-    summary["sensitivity"] = sensitivity(ev, r.points[r.best]);
-  }
   json pts = json::array();
   for (const PointResult& p : r.points) pts.push_back(point_json(s, p));
   write_atomic(dir / "points.json", pts.dump(1) + "\n");
   write_atomic(dir / "points.csv", points_csv(s, r));
+  // The search's answer is written before the RTL runs (minutes when models are built), so an
+  // interrupted or failed RTL step loses nothing of it; the verdicts are added after.
+  const std::vector<int> designs = codesign::designs_to_check(o.rtl, r);
+  std::map<int, json> rtl;
+  for (int p : designs) rtl[p] = {{"status", "pending"}};
+  json summary = full_summary(s, o, seed, r, ev, rtl);
   write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
+  if (!designs.empty()) {
+    rtl = codesign::check_on_rtl(ev, r.points, designs, dir,
+                                 {o.jobs, seed, o.worker_exe, {}, &std::cerr});
+    summary = full_summary(s, o, seed, r, ev, rtl);
+    write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
+  }
   const bool plotted = write_codesign_report(dir.string());
   if (o.json) {
     out << summary.dump(2) << "\n";
@@ -307,7 +358,8 @@ int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
     out << "  report: " << (dir / "report.html").string()
         << (plotted ? "" : " (gnuplot missing or failed: no plots)") << "\n";
   }
-  return r.best >= 0 ? 0 : 3;
+  if (r.best < 0) return 3;
+  return summary["rtl"]["passed"] == summary["rtl"]["designs"] ? 0 : 4;
 }
 
 }  // namespace mapwright::flows

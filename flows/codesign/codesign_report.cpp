@@ -123,6 +123,20 @@ bool scatter(std::ostream& h, const fs::path& dir, const json& c, const json& po
   return true;
 }
 
+/// A design's RTL status in a few words: "all 3 layers passed", "1 of 3 layers failed", "no
+/// model: why", or "not run" when --rtl did not name it.
+std::string rtl_text(const json& design) {
+  if (!design.contains("rtl")) return "not run";
+  const json& r = design["rtl"];
+  const std::string status = r["status"].get<std::string>();
+  if (status == "no_model") return "no model: " + r.value("reason", std::string());
+  if (status == "pending") return "not finished";
+  const size_t n = r["layers"].size();
+  const int passed = r["layers_passed"].get<int>();
+  if (status == "passed") return "all " + std::to_string(n) + " layers passed";
+  return std::to_string(n - passed) + " of " + std::to_string(n) + " layers failed";
+}
+
 /// The chosen design: parameters, area, per-network figures and per-layer figures.
 void chosen_section(std::ostream& h, const json& ch) {
   h << "<h2>Chosen design</h2>\n<table style=\"width:auto\"><tbody>\n";
@@ -131,6 +145,7 @@ void chosen_section(std::ostream& h, const json& ch) {
       << "</td></tr>\n";
   h << "<tr><th class=\"l\">area mm<sup>2</sup></th><td>" << fmt_fixed(ch["area_mm2"], 4)
     << "</td></tr>\n<tr><th class=\"l\">workload cost</th><td>" << fmt_g(ch["cost"], 6)
+    << "</td></tr>\n<tr><th class=\"l\">RTL</th><td>" << html_escape(rtl_text(ch))
     << "</td></tr>\n</tbody></table>\n";
   if (ch.contains("area_breakdown")) {
     const json& a = ch["area_breakdown"];
@@ -201,14 +216,20 @@ void sensitivity_section(std::ostream& h, const json& rows) {
 void search_section(std::ostream& h, const json& c) {
   const json& oc = c["outcome"];
   h << "<h2>Pareto front (area against workload cost)</h2>\n<table><thead><tr>"
-       "<th>area mm<sup>2</sup></th><th>cost</th><th class=\"l\">design</th></tr></thead><tbody>\n";
+       "<th>area mm<sup>2</sup></th><th>cost</th><th class=\"l\">design</th>"
+       "<th class=\"l\">RTL</th></tr></thead><tbody>\n";
   for (const auto& p : c["front"])
     h << "<tr><td>" << fmt_fixed(p["area_mm2"], 4) << "</td><td>" << fmt_g(p["cost"], 6)
-      << "</td><td class=\"l\">" << html_escape(params_text(p["parameters"])) << "</td></tr>\n";
-  h << "</tbody></table>\n<h2>Search</h2>\n<p>" << oc["points_evaluated"].dump()
-    << " points evaluated in " << fmt_fixed(oc["seconds"], 2) << " s, "
-    << oc["mapper_solves"].dump() << " mapper solves, " << oc["memo_hits"].dump() << " memo hits"
-    << (oc["timed_out"].get<bool>() ? "; stopped by the time limit" : "") << ".</p>\n";
+      << "</td><td class=\"l\">" << html_escape(params_text(p["parameters"]))
+      << "</td><td class=\"l\">" << html_escape(rtl_text(p)) << "</td></tr>\n";
+  h << "</tbody></table>\n<p class=\"note\">RTL: each unique layer's chosen mapping run on "
+       "this design's RTL (bit-exact outputs and every access counter equal to the surrogate's); "
+       "<code>codesign --rtl front</code> verifies every design of the front, <code>--rtl "
+       "chosen</code> the chosen one.</p>\n<h2>Search</h2>\n<p>"
+    << oc["points_evaluated"].dump() << " points evaluated in " << fmt_fixed(oc["seconds"], 2)
+    << " s, " << oc["mapper_solves"].dump() << " mapper solves, " << oc["memo_hits"].dump()
+    << " memo hits" << (oc["timed_out"].get<bool>() ? "; stopped by the time limit" : "")
+    << ".</p>\n";
   if (oc.contains("branch_and_bound")) {
     const json& b = oc["branch_and_bound"];
     h << "<p>Branch-and-bound: " << b["boxes"].dump() << " boxes bounded; cut by the cost bound "

@@ -52,6 +52,8 @@ core::RtlFailure legacy_failure_kind(const std::string& failure) {
   return core::RtlFailure::Internal;
 }
 
+}  // namespace
+
 json verification_to_json(const Verification& v) {
   json j;
   j["seed"] = v.seed;
@@ -85,6 +87,8 @@ json verification_to_json(const Verification& v) {
   j["kind"] = verification_kind_name(v.kind);
   return j;
 }
+
+namespace {
 
 Verification verification_from_json(const json& j, const std::string& file) {
   Verification v;

@@ -27,13 +27,6 @@ namespace mapwright::flows {
 
 namespace {
 
-/// The base architecture's YAML file (a named one under configs/arch, or the path given).
-fs::path base_arch_file(const std::string& base) {
-  std::error_code ec;
-  if (fs::is_regular_file(base, ec)) return base;
-  return fs::path(configs_dir()) / "arch" / (base + ".yaml");
-}
-
 /// The point's RTL model from the model cache (built first when absent), noted in `p`; the
 /// reason when there is none ("" when there is).
 std::string find_rtl_model(const Arch& arch, const SweepOptions& o, json& p) {
@@ -107,7 +100,7 @@ void record_figures(const RunRecord& rec, const Arch& arch, json& p) {
 }  // namespace
 
 std::string point_arch_yaml(const SweepFile& s, const SweepPoint& p) {
-  YAML::Node n = load_yaml_file(base_arch_file(s.base_arch).string());
+  YAML::Node n = load_yaml_file(arch_file_path(s.base_arch));
   n["name"] = p.name;
   n["array"]["rows"] = p.rows;
   n["array"]["cols"] = p.cols;

@@ -118,7 +118,7 @@ TEST(CodesignSamplerCli, RecordsSearcherSeedAndBudgetAndWritesTheReport) {
   const fs::path dir = test_files::fresh_path("codesign_sampler_cli");
   const fs::path out = dir / "sa";
   ASSERT_EQ(run_mapwright({"codesign", "--space", kSpace, "--searcher", "sa", "--budget", "40",
-                           "--seed", "7", "--out", out.string()}),
+                           "--seed", "7", "--rtl", "none", "--out", out.string()}),
             0);
   const auto j = nlohmann::json::parse(test_files::read_file(out / "codesign.json"));
   EXPECT_EQ(j["searcher"], "sa");
@@ -146,9 +146,11 @@ TEST(CodesignSamplerCli, RecordsSearcherSeedAndBudgetAndWritesTheReport) {
   fs::remove(out / "report.html");
   ASSERT_EQ(run_mapwright({"report", out.string()}), 0);
   EXPECT_EQ(test_files::read_file(out / "report.html"), html);
-  // Bad input: a budget out of range, an unknown searcher, a bad options file (exit 2).
+  // Bad input: a budget out of range, an unknown searcher, a bad options file, an unknown --rtl
+  // and a negative --jobs (exit 2).
   for (const std::vector<std::string>& bad :
        {std::vector<std::string>{"--searcher", "ga", "--budget", "0"},
+        std::vector<std::string>{"--rtl", "all"}, std::vector<std::string>{"--jobs", "-1"},
         std::vector<std::string>{"--searcher", "annealing"},
         std::vector<std::string>{"--searcher", "ga", "--options", kSpace}}) {
     std::vector<std::string> args = {"codesign", "--space", kSpace, "--out", (dir / "b").string()};

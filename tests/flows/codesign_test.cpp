@@ -4,9 +4,11 @@
 #include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
+#include <set>
 #include <random>
 
 #include "codesign/codesign_search.hpp"
+#include "codesign/rtl_check.hpp"
 #include "files.hpp"
 #include "run_cli.hpp"
 #include "mapwright/flows/codesign.hpp"
@@ -306,7 +308,9 @@ using test_files::run_mapwright;
 TEST(CodesignCli, WritesEveryPointTheFrontAndTheChoiceWithExitCodes) {
   const fs::path dir = test_files::fresh_path("codesign_cli");
   const std::string space = kData + "codesign_tiny.yaml";
-  ASSERT_EQ(run_mapwright({"codesign", "--space", space, "--out", (dir / "x").string()}), 0);
+  ASSERT_EQ(
+      run_mapwright({"codesign", "--space", space, "--rtl", "none", "--out", (dir / "x").string()}),
+      0);
   const auto j = nlohmann::json::parse(test_files::read_file(dir / "x" / "codesign.json"));
   EXPECT_EQ(j["outcome"]["status"], "proved_optimal");
   EXPECT_EQ(j["outcome"]["gap"], 0.0);
@@ -315,8 +319,8 @@ TEST(CodesignCli, WritesEveryPointTheFrontAndTheChoiceWithExitCodes) {
   EXPECT_TRUE(fs::exists(dir / "x" / "points.csv"));
   const auto pts = nlohmann::json::parse(test_files::read_file(dir / "x" / "points.json"));
   EXPECT_EQ(pts.size(), j["outcome"]["points_evaluated"].get<size_t>());
-  EXPECT_EQ(run_mapwright({"codesign", "--space", space, "--searcher", "random", "--samples", "20",
-                           "--seed", "5", "--out", (dir / "r").string()}),
+  EXPECT_EQ(run_mapwright({"codesign", "--space", space, "--rtl", "none", "--searcher", "random",
+                           "--samples", "20", "--seed", "5", "--out", (dir / "r").string()}),
             0);
   const auto r = nlohmann::json::parse(test_files::read_file(dir / "r" / "codesign.json"));
   EXPECT_EQ(r["seed"], 5);
@@ -342,5 +346,102 @@ TEST(CodesignCli, WritesEveryPointTheFrontAndTheChoiceWithExitCodes) {
   const auto t = nlohmann::json::parse(test_files::read_file(dir / "t" / "codesign.json"));
   EXPECT_EQ(t["outcome"]["status"], "no_feasible_design");
   EXPECT_GT(t["outcome"]["smallest_area_mm2"].get<double>(), 0.01);
+  fs::remove_all(dir);
+}
+
+TEST(CodesignCli, VerifiesTheFrontOnTheRtlAndTypesADesignWithoutAModel) {
+  const fs::path dir = test_files::fresh_path("codesign_rtl");
+  fs::create_directories(dir);
+  std::ofstream(dir / "not-a-folder") << "x";
+  // A model cache that cannot be created: a design without a compiled-in model cannot have one
+  // (found at once); the designs with small4's and small8's parameters run on those models.
+  setenv("MAPWRIGHT_MODEL_CACHE", (dir / "not-a-folder" / "cache").c_str(), 1);
+  const int rc =
+      run_mapwright({"codesign", "--space", kData + "codesign_rtl.yaml", "--searcher", "grid",
+                     "--rtl", "front", "--jobs", "2", "--out", (dir / "f").string()});
+  unsetenv("MAPWRIGHT_MODEL_CACHE");
+  const auto j = nlohmann::json::parse(test_files::read_file(dir / "f" / "codesign.json"));
+  EXPECT_EQ(j["rtl"]["mode"], "front");
+  EXPECT_EQ(j["rtl"]["designs"], j["front"].size());
+  std::set<std::string> passed;
+  for (const auto& d : j["front"]) {
+    const auto& rtl = d["rtl"];
+    EXPECT_TRUE(fs::exists(dir / "f" / rtl["arch_file"].get<std::string>()));
+    const auto& p = d["parameters"];
+    const std::string model = p["rows"] == 4 && p["cols"] == 4 && p["input_kib"] == 16 &&
+                                      p["weight_kib"] == 16 && p["accum_kib"] == 8
+                                  ? "small4"
+                              : p["rows"] == 8 && p["cols"] == 8 && p["input_kib"] == 32 &&
+                                      p["weight_kib"] == 32 && p["accum_kib"] == 16
+                                  ? "small8"
+                                  : "";
+    if (model.empty()) {
+      EXPECT_EQ(rtl["status"], "no_model") << p;
+      EXPECT_FALSE(rtl.value("reason", std::string()).empty());
+      continue;
+    }
+    EXPECT_EQ(rtl["status"], "passed") << p;
+    EXPECT_EQ(rtl["model"], "compiled-in " + model);
+    ASSERT_EQ(rtl["layers"].size(), 3u);
+    EXPECT_EQ(rtl["layers_passed"], 3);
+    for (const auto& l : rtl["layers"]) {
+      EXPECT_EQ(l["verification"]["kind"], "passed") << l["layer"];
+      EXPECT_GT(l["verification"]["cycles"].get<long long>(), 0);
+    }
+    passed.insert(model);
+  }
+  // The smallest design (small4's) is on every front; small8's is not (larger buffers buy these
+  // small layers nothing), the other front designs have no model here.
+  EXPECT_EQ(passed, (std::set<std::string>{"small4"}));
+  EXPECT_EQ(j["rtl"]["passed"], 1);
+  EXPECT_EQ(j["rtl"]["no_model"], j["front"].size() - 1);
+  EXPECT_EQ(rc, 4);  // designs of the front have no model
+  const std::string html = test_files::read_file(dir / "f" / "report.html");
+  EXPECT_NE(html.find("all 3 layers passed"), std::string::npos);
+  fs::remove_all(dir);
+}
+
+TEST(CodesignRtl, RunsSeveralDesignsWithModelsInOnePool) {
+  using core::Arch;
+  // Two designs with compiled-in models (small4's and small8's parameters), chosen directly: every
+  // model is looked up before the runs are queued, and each layer is judged on its own design.
+  const CodesignSpace s = load_codesign_space(kData + "codesign_rtl.yaml");
+  PointEvaluator ev(s);
+  const SearchOutcome grid = search_grid(ev, 0);
+  std::vector<int> designs;
+  for (size_t i = 0; i < grid.points.size(); ++i) {
+    const Arch a = point_arch(s, grid.points[i].index);
+    if ((a.rows == 4 && a.cols == 4 && a.input_buf_bytes == 16 * 1024 &&
+         a.weight_buf_bytes == 16 * 1024 && a.accum_buf_bytes == 8 * 1024) ||
+        (a.rows == 8 && a.cols == 8 && a.input_buf_bytes == 32 * 1024 &&
+         a.weight_buf_bytes == 32 * 1024 && a.accum_buf_bytes == 16 * 1024))
+      designs.push_back(static_cast<int>(i));
+  }
+  ASSERT_EQ(designs.size(), 2u);
+  const fs::path dir = test_files::fresh_path("codesign_rtl_api");
+  fs::create_directories(dir);
+  RtlCheckRequest rq;
+  rq.jobs = 2;
+  rq.seed = 3;
+  rq.worker_exe = MAPWRIGHT_WORKER_EXE;
+  const auto rtl = check_on_rtl(ev, grid.points, designs, dir, rq);
+  ASSERT_EQ(rtl.size(), 2u);
+  for (int d : designs) {
+    const auto& r = rtl.at(d);
+    EXPECT_EQ(r["status"], "passed") << r.dump();
+    EXPECT_EQ(r["layers_passed"], 3);
+    // The YAML the workers loaded is the point's architecture.
+    const Arch loaded = core::load_arch((dir / r["arch_file"].get<std::string>()).string());
+    const Arch a = point_arch(s, grid.points[d].index);
+    EXPECT_EQ(loaded.name, a.name);
+    EXPECT_EQ(loaded.rows, a.rows);
+    EXPECT_EQ(loaded.cols, a.cols);
+    EXPECT_EQ(loaded.input_buf_bytes, a.input_buf_bytes);
+    EXPECT_EQ(loaded.accum_buf_bytes, a.accum_buf_bytes);
+    EXPECT_EQ(loaded.energy.input_buf_pj, a.energy.input_buf_pj);
+    EXPECT_EQ(loaded.dataflows, a.dataflows);
+  }
+  EXPECT_EQ(rtl.at(designs[0])["model"], "compiled-in small4");
+  EXPECT_EQ(rtl.at(designs[1])["model"], "compiled-in small8");
   fs::remove_all(dir);
 }

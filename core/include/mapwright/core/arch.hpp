@@ -103,6 +103,9 @@ Arch load_arch_file(const std::string& path);
 /// Resolves `name_or_path`: an existing file path, or a name under the configs/arch folder
 /// (support/configs_dir.hpp says which folder that is).
 Arch load_arch(const std::string& name_or_path);
+/// The YAML file load_arch reads for `name_or_path` (the file itself, or the named
+/// architecture's file under configs/arch); "" when there is none.
+std::string arch_file_path(const std::string& name_or_path);
 /// Names of the architectures in configs/arch.
 std::vector<std::string> arch_names();
 

@@ -86,10 +86,18 @@ struct CodesignOptions {
   std::string options_file;        ///< --options: search options ("" = configs/search/default).
   std::string out_dir;             ///< --out ("" = runs/codesign-<name>).
   bool json = false;               ///< --json: print codesign.json.
+  /// --rtl: after the search, run each unique layer's chosen mapping on the RTL of "chosen" (the
+  /// chosen design), "front" (every Pareto-front design) or "none"; models come from the
+  /// build or the model cache (built on first use, for these designs only).
+  std::string rtl = "chosen";
+  int jobs = 0;            ///< --jobs: RTL worker processes (0 = the number of cores).
+  std::string worker_exe;  ///< RTL worker binary ("" = the default; tests).
 };
-/// Exit codes: 0 a design was chosen (proved optimal, or with the gap a time limit left);
-/// 2 bad input; 3 no design chosen: no point meets the constraints (the smallest area the space
-/// reaches is said), or the time limit came before the first design (its bound is said).
+/// Exit codes: 0 a design was chosen (proved optimal, or with the gap a time limit left) and
+/// every design --rtl names passed on the RTL; 2 bad input; 3 no design chosen: no point meets
+/// the constraints (the smallest area the space reaches is said), or the time limit came before
+/// the first design (its bound is said); 4 a design failed on the RTL or has no RTL model
+/// (codesign.json says which and why).
 int cmd_codesign(const CodesignOptions& o, std::ostream& out);
 
 /// Writes the codesign report to `out_html` ("" = <dir>/report.html; its plots go to <dir>/plots)

@@ -1,0 +1,159 @@
+// The co-design's designs on the RTL (`codesign --rtl chosen|front`): writes each design's
+// architecture YAML, gets its model from the worker pool (compiled in, or built in the model
+// cache on first use), submits every unique layer's proven-optimal mapping as one RTL job, and
+// judges each run with the verdict `run` uses (verification_of), so the report can say which
+// designs of the front are bit-exact with every counter equal on the RTL.
+#include "codesign/rtl_check.hpp"
+
+#include <algorithm>
+#include <memory>
+#include <utility>
+
+#include <yaml-cpp/yaml.h>
+
+#include "common/files.hpp"
+#include "common/text.hpp"
+#include "mapwright/core/concurrency.hpp"
+#include "mapwright/flows/run_record.hpp"
+#include "mapwright/flows/seeds.hpp"
+#include "mapwright/rtlpool/rtl_pool.hpp"
+#include "mapwright/support/error.hpp"
+#include "mapwright/support/yaml_util.hpp"
+#include "verify/crosscheck.hpp"
+
+namespace fs = std::filesystem;
+using json = nlohmann::json;
+using namespace mapwright::core;
+
+namespace mapwright::flows::codesign {
+
+namespace {
+
+/// Where each parameter but the dataflows lives in an architecture file.
+struct YamlKey {
+  HwParam param;        ///< The parameter.
+  const char* section;  ///< Its section.
+  const char* key;      ///< Its key there.
+};
+constexpr YamlKey kYamlKeys[] = {{HwParam::Rows, "array", "rows"},
+                                 {HwParam::Cols, "array", "cols"},
+                                 {HwParam::DramBw, "dram", "bytes_per_cycle"},
+                                 {HwParam::Banks, "buffers", "banks"},
+                                 {HwParam::AccumKib, "buffers", "accum_kib"},
+                                 {HwParam::WeightKib, "buffers", "weight_kib"},
+                                 {HwParam::InputKib, "buffers", "input_kib"}};
+
+/// One design on the RTL: its architecture file, model and per-layer verdicts.
+struct Design {
+  int point = 0;                                  ///< Index in the outcome's points.
+  Arch arch;                                      ///< Its architecture.
+  std::string file;                               ///< Its YAML, as the workers load it.
+  std::vector<LayerFigures> layers;               ///< Per unique layer, the chosen mapping.
+  std::vector<std::optional<Verification>> runs;  ///< Per unique layer, once back.
+  json rtl;                                       ///< The "rtl" object being built.
+};
+
+/// The "rtl" object of a design whose layers all came back.
+void finish(Design& d, const std::vector<Layer>& layers) {
+  json per = json::array();
+  int passed = 0;
+  for (size_t u = 0; u < d.runs.size(); ++u) {
+    if (!d.runs[u]) continue;  // no mapping fits: the design was not feasible
+    passed += d.runs[u]->passed ? 1 : 0;
+    per.push_back({{"layer", layers[u].name}, {"verification", verification_to_json(*d.runs[u])}});
+  }
+  d.rtl["status"] = passed == static_cast<int>(per.size()) ? "passed" : "failed";
+  d.rtl["layers_passed"] = passed;
+  d.rtl["layers"] = per;
+}
+
+}  // namespace
+
+std::vector<int> designs_to_check(const std::string& mode, const SearchOutcome& r) {
+  if (r.best < 0 || mode == "none") return {};
+  if (mode == "front") return pareto_front(r.points);
+  return {r.best};
+}
+
+std::string point_arch_yaml(const CodesignSpace& s, const HwIndex& i) {
+  YAML::Node n = load_yaml_file(arch_file_path(file_beside(s.path, s.base_name)));
+  const Arch a = point_arch(s, i);
+  n["name"] = a.name;
+  for (const YamlKey& k : kYamlKeys)
+    if (s.given[static_cast<int>(k.param)] || k.param != HwParam::Banks)
+      n[k.section][k.key] = value_of(s, i, k.param);
+  YAML::Node df(YAML::NodeType::Sequence);
+  for (Dataflow d : a.dataflows) df.push_back(dataflow_name(d));
+  n["dataflows"] = df;
+  n["energy"]["capacity_scaling"] = s.base.energy.capacity_scaling;
+  YAML::Emitter e;
+  e << n;
+  return "# codesign " + s.name + ": the architecture of design " + a.name + "\n" + e.c_str() +
+         "\n";
+}
+
+std::map<int, json> check_on_rtl(PointEvaluator& ev, const std::vector<PointResult>& points,
+                                 const std::vector<int>& designs, const fs::path& dir,
+                                 const RtlCheckRequest& rq) {
+  std::map<int, json> out;
+  if (designs.empty()) return out;
+  const CodesignSpace& s = ev.space();
+  rtlpool::RtlWorkerPool pool(rq.worker_exe.empty() ? rtlpool::worker_executable() : rq.worker_exe,
+                              rq.jobs > 0 ? rq.jobs : default_jobs());
+  rtlpool::ModelCacheOptions cache;
+  cache.progress = rq.log;
+  pool.enable_model_cache(cache);
+  make_dirs(dir / "archs");
+  std::vector<Design> ds;
+  std::map<size_t, std::pair<size_t, size_t>> job_of;  // job id -> (design, unique layer)
+  for (int p : designs) {
+    Design d;
+    d.point = p;
+    d.arch = point_arch(s, points[p].index);
+    d.file = (dir / "archs" / (safe_name(d.arch.name) + ".yaml")).string();
+    write_atomic(d.file, point_arch_yaml(s, points[p].index));
+    d.rtl["arch_file"] = fs::relative(d.file, dir).string();
+    if (rq.log) *rq.log << "codesign: design " << d.arch.name << " on the RTL\n";
+    if (const std::string why = pool.check_arch(d.file); !why.empty()) {
+      d.rtl["status"] = "no_model";
+      d.rtl["reason"] = why;
+      out[p] = d.rtl;
+      continue;
+    }
+    const rtlpool::ModelLookup m = pool.model_of(d.file);
+    d.rtl["model"] = m.prebuilt ? "compiled-in " + m.name : m.name;
+    std::vector<char> shortcut;
+    d.layers = ev.all_layers(d.arch, d.arch, 0, shortcut);
+    d.runs.resize(d.layers.size());
+    ds.push_back(std::move(d));
+  }
+  // Every model is looked up (check_arch runs a probe job alone) before any run is queued.
+  for (size_t di = 0; di < ds.size(); ++di)
+    for (size_t u = 0; u < ds[di].layers.size(); ++u) {
+      if (!ds[di].layers[u].found) continue;
+      rtlpool::RtlJob j;
+      j.arch = ds[di].file;
+      j.layer = ev.layers()[u];
+      j.mapping = ds[di].layers[u].mapping;
+      j.seed = rtl_seed(rq.seed, u, 0);
+      j.limits = rq.limits;
+      job_of[pool.submit(std::move(j))] = {di, u};
+    }
+  while (!job_of.empty() && pool.queued() + pool.running() > 0)
+    for (auto& [id, r] : pool.poll(-1)) {
+      const auto it = job_of.find(id);
+      if (it == job_of.end()) continue;
+      const auto [di, u] = it->second;
+      job_of.erase(it);
+      Design& d = ds[di];
+      d.runs[u] = verification_of(r, ev.layers()[u], d.arch, d.layers[u].mapping,
+                                  d.layers[u].metrics, rtl_seed(rq.seed, u, 0));
+    }
+  for (Design& d : ds) {
+    finish(d, ev.layers());
+    out[d.point] = d.rtl;
+  }
+  return out;
+}
+
+}  // namespace mapwright::flows::codesign

@@ -1,0 +1,53 @@
+#pragma once
+/// \file rtl_check.hpp
+/// The co-design's designs on the RTL: after the search, every unique layer of the chosen design
+/// (or of every point of the Pareto front) runs its proven-optimal mapping on the RTL of that
+/// design, in worker processes of the RTL pool, each design's model compiled in or taken from the
+/// model cache (built there on first use, only for these designs), and is judged by the one
+/// cross-check verdict `run` uses (flows/verify/crosscheck.hpp): bit-exact outputs and every
+/// access counter equal to the surrogate's.
+
+#include <cstdint>
+#include <filesystem>
+#include <map>
+#include <ostream>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "codesign/codesign_search.hpp"
+#include "mapwright/rtlpool/sim_limits.hpp"
+
+namespace mapwright::flows::codesign {
+
+/// The designs `--rtl` names (checked by the command): "none", "chosen" (the chosen design) or
+/// "front" (every point of the Pareto front, the chosen one among them); none without a design.
+std::vector<int> designs_to_check(const std::string& mode, const SearchOutcome& r);
+
+/// How the designs run on the RTL.
+struct RtlCheckRequest {
+  int jobs = 0;                 ///< RTL worker processes (0 = the number of cores).
+  uint64_t seed = 1;            ///< Operand seeds derive from it (flows/seeds.hpp rtl_seed).
+  std::string worker_exe;       ///< The worker binary ("" = rtlpool::worker_executable()).
+  rtlpool::SimLimits limits;    ///< Per-run limits (the pool's defaults).
+  std::ostream* log = nullptr;  ///< Progress lines (model builds, designs); null = quiet.
+};
+
+/// The YAML of point `i`'s architecture: the base architecture's file with the point's values
+/// (what the RTL workers load; loading it gives point_arch(s, i)).
+std::string point_arch_yaml(const CodesignSpace& s, const HwIndex& i);
+
+/// Runs the designs `designs` (indices into `points`) on the RTL; their architecture files go
+/// to <dir>/archs/. Returns, per design, its "rtl" object: "status" (passed: every layer
+/// passed; failed: a layer did not; no_model: the design's RTL model could not be had, with
+/// "reason"), "arch_file", "model", "layers_passed" and per unique layer its verification as
+/// results.json writes one. A design without a model is a typed failure of that design; the
+/// others still run.
+std::map<int, nlohmann::json> check_on_rtl(PointEvaluator& ev,
+                                           const std::vector<PointResult>& points,
+                                           const std::vector<int>& designs,
+                                           const std::filesystem::path& dir,
+                                           const RtlCheckRequest& rq);
+
+}  // namespace mapwright::flows::codesign
