@@ -153,9 +153,11 @@ py::tuple sweep(const py::dict& kw) {
 
 py::tuple codesign(const py::dict& kw) {
   flows::CodesignOptions o;
+  o.worker_exe = worker_exe();
   Kwargs k(kw, "codesign");
   k.get("space", o.space, "searcher", o.searcher, "time_limit", o.time_limit_s, "seed", o.seed);
-  k.get("budget", o.budget, "options", o.options_file, "out", o.out_dir);
+  k.get("budget", o.budget, "options", o.options_file, "out", o.out_dir, "rtl", o.rtl, "jobs",
+        o.jobs);
   k.done({"space", "out"});
   o.seed_given = kw.contains("seed");
   return call(o, flows::cmd_codesign);
