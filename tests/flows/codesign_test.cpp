@@ -11,6 +11,7 @@
 #include "codesign/rtl_check.hpp"
 #include "files.hpp"
 #include "run_cli.hpp"
+#include "test_arch.hpp"
 #include "mapwright/flows/codesign.hpp"
 #include "mapwright/model/area.hpp"
 #include "mapwright/support/error.hpp"
@@ -433,13 +434,7 @@ TEST(CodesignRtl, RunsSeveralDesignsWithModelsInOnePool) {
     // The YAML the workers loaded is the point's architecture.
     const Arch loaded = core::load_arch((dir / r["arch_file"].get<std::string>()).string());
     const Arch a = point_arch(s, grid.points[d].index);
-    EXPECT_EQ(loaded.name, a.name);
-    EXPECT_EQ(loaded.rows, a.rows);
-    EXPECT_EQ(loaded.cols, a.cols);
-    EXPECT_EQ(loaded.input_buf_bytes, a.input_buf_bytes);
-    EXPECT_EQ(loaded.accum_buf_bytes, a.accum_buf_bytes);
-    EXPECT_EQ(loaded.energy.input_buf_pj, a.energy.input_buf_pj);
-    EXPECT_EQ(loaded.dataflows, a.dataflows);
+    test_arch::expect_same_arch(loaded, a, a.name);
   }
   EXPECT_EQ(rtl.at(designs[0])["model"], "compiled-in small4");
   EXPECT_EQ(rtl.at(designs[1])["model"], "compiled-in small8");

@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mapwright/core/arch.hpp"
+#include "test_arch.hpp"
 #include "mapwright/support/error.hpp"
 #include "mapwright/flows/sweep.hpp"
 #include "sweep/sweep_point.hpp"
@@ -130,27 +131,7 @@ TEST(SweepFile, PointArchitectureInMemoryEqualsItsYaml) {
     std::ofstream(file) << flows::point_arch_yaml(s, p);
     const core::Arch want = core::load_arch_file(file.string());
     const core::Arch got = flows::point_arch(base, p);
-    EXPECT_EQ(got.name, want.name);
-    EXPECT_EQ(got.rows, want.rows);
-    EXPECT_EQ(got.cols, want.cols);
-    EXPECT_EQ(got.dataflows, want.dataflows) << p.name;
-    EXPECT_EQ(got.input_buf_bytes, want.input_buf_bytes);
-    EXPECT_EQ(got.weight_buf_bytes, want.weight_buf_bytes);
-    EXPECT_EQ(got.accum_buf_bytes, want.accum_buf_bytes);
-    EXPECT_EQ(got.buffer_banks, want.buffer_banks);
-    EXPECT_EQ(got.dram_bytes_per_cycle, want.dram_bytes_per_cycle);
-    EXPECT_EQ(got.dram_latency_cycles, want.dram_latency_cycles);
-    EXPECT_EQ(got.dram_port, want.dram_port);
-    EXPECT_EQ(got.clock_mhz, want.clock_mhz);
-    EXPECT_EQ(got.operand_bits, want.operand_bits);
-    EXPECT_EQ(got.acc_bits, want.acc_bits);
-    EXPECT_EQ(got.energy.mac_pj, want.energy.mac_pj);
-    EXPECT_EQ(got.energy.input_buf_pj, want.energy.input_buf_pj);
-    EXPECT_EQ(got.energy.weight_buf_pj, want.energy.weight_buf_pj);
-    EXPECT_EQ(got.energy.accum_buf_pj, want.energy.accum_buf_pj);
-    EXPECT_EQ(got.energy.dram_pj_per_byte, want.energy.dram_pj_per_byte);
-    EXPECT_EQ(got.energy.pe_static_pj, want.energy.pe_static_pj);
-    EXPECT_EQ(got.energy.source, want.energy.source);
+    mapwright::test_arch::expect_same_arch(got, want, p.name);
   }
 }
 
