@@ -42,6 +42,32 @@ void add_sim_limits(CLI::App* app, rtlpool::SimLimits& l, const std::string& pre
       ->capture_default_str();
 }
 
+/// --arch: a named architecture (configs/arch) or a YAML file, described by `help`.
+void add_arch(CLI::App* app, std::string& arch,
+              const std::string& help = "Named architecture or YAML file") {
+  app->add_option("--arch", arch, help)->capture_default_str();
+}
+
+/// --time-limit, --gap and --threads: the exact mapper's limits per layer.
+void add_exact_options(CLI::App* app, flows::ExactOptions& e) {
+  app->add_option("--time-limit", e.time_limit_s,
+                  "exact: wall-clock limit per layer in seconds (anytime: best found + proven gap)")
+      ->capture_default_str();
+  app->add_option("--gap", e.gap,
+                  "exact: stop once the proven relative gap is at most this (0.001 = 0.1 %)")
+      ->capture_default_str();
+  app->add_option("--threads", e.threads, "exact: threads (0 = number of cores)")
+      ->capture_default_str();
+}
+
+/// --objective and --options: what a layer search minimizes, and the searchers' options file.
+void add_objective_options(CLI::App* app, std::string& objective, std::string& options_file) {
+  app->add_option("--objective", objective, "edp | latency | energy | mix:latency=W,energy=W")
+      ->capture_default_str();
+  app->add_option("--options", options_file,
+                  "Search options YAML (default configs/search/default.yaml)");
+}
+
 /// Every subcommand's options: CLI11 writes the parsed flags into them.
 struct CliOptions {
   flows::EvalOptions eval;          ///< eval
@@ -85,8 +111,7 @@ struct Subcommands {
 
 CLI::App* add_eval(CLI::App& app, flows::EvalOptions& eval) {
   auto* e = app.add_subcommand("eval", "Score one mapping of one layer with the surrogate");
-  e->add_option("--arch", eval.arch, "Named architecture (configs/arch) or YAML file")
-      ->capture_default_str();
+  add_arch(e, eval.arch, "Named architecture (configs/arch) or YAML file");
   e->add_option("--layer", eval.layer,
                 "Layer: conv:K=64,C=64,H=56,W=56,R=3,S=3,stride=1,pad=1 | dwconv:... | "
                 "gconv:... | gemm:M=..,N=..,K=.. | fc:IN=..,OUT=.. | NET:LAYER | file.yaml")
@@ -99,7 +124,7 @@ CLI::App* add_eval(CLI::App& app, flows::EvalOptions& eval) {
 
 CLI::App* add_space(CLI::App& app, flows::SpaceOptions& space) {
   auto* s = app.add_subcommand("space", "Show the mapping space of a layer; sample valid mappings");
-  s->add_option("--arch", space.arch, "Named architecture or YAML file")->capture_default_str();
+  add_arch(s, space.arch);
   s->add_option("--layer", space.layer, "Layer (see eval --help)")->required();
   s->add_option("--sample", space.sample, "Sample N valid mappings uniformly")
       ->check(CLI::NonNegativeNumber);
@@ -129,30 +154,20 @@ CLI::App* add_networks(CLI::App& app, flows::NetworksOptions& nets) {
 CLI::App* add_search(CLI::App& app, flows::SearchCliOptions& search) {
   auto* se = app.add_subcommand(
       "search", "Search the mapping space of a layer or a network on the surrogate");
-  se->add_option("--arch", search.arch, "Named architecture or YAML file")->capture_default_str();
+  add_arch(se, search.arch);
   auto* sl = se->add_option("--layer", search.layer, "Layer (see eval --help)");
   auto* sn =
       se->add_option("--network", search.network, "Zoo network, network YAML file or ONNX file");
   sl->excludes(sn);
   add_import_options(se, search.input_shapes, search.strict);
-  se->add_option("--time-limit", search.exact.time_limit_s,
-                 "exact: wall-clock limit per layer in seconds (anytime: best found + proven gap)")
-      ->capture_default_str();
-  se->add_option("--gap", search.exact.gap,
-                 "exact: stop once the proven relative gap is at most this (0.001 = 0.1 %)")
-      ->capture_default_str();
-  se->add_option("--threads", search.exact.threads, "exact: threads (0 = number of cores)")
-      ->capture_default_str();
+  add_exact_options(se, search.exact);
   se->add_option("--searcher", search.searcher,
                  "exact | marl | ppo | ppo-box | ga | sa | random | bo")
       ->capture_default_str();
   se->add_option("--budget", search.budget, "Samples per layer (valid or not)")
       ->capture_default_str();
   se->add_option("--seed", search.seed, "Seed (recorded in the run)")->capture_default_str();
-  se->add_option("--objective", search.objective, "edp | latency | energy | mix:latency=W,energy=W")
-      ->capture_default_str();
-  se->add_option("--options", search.options_file,
-                 "Search options YAML (default configs/search/default.yaml)");
+  add_objective_options(se, search.objective, search.options_file);
   se->add_option("--out", search.out_dir, "Output folder (default runs/search-...)");
   se->add_flag("--json", search.json, "Print one JSON object");
   add_sim_limits(se, search.sim_limits, "With --reward rtl, per simulation: ");
@@ -207,8 +222,7 @@ void add_harness(CLI::App* sub, std::string& harness) {
 CLI::App* add_verify(CLI::App& app, flows::VerifyOptions& verify) {
   auto* ve =
       app.add_subcommand("verify", "Run one mapping on the RTL and the surrogate, side by side");
-  ve->add_option("--arch", verify.arch, "Named architecture with a compiled RTL model")
-      ->capture_default_str();
+  add_arch(ve, verify.arch, "Named architecture with a compiled RTL model");
   ve->add_option("--layer", verify.layer, "Layer (see eval --help)")->required();
   ve->add_option("--mapping", verify.mapping, "Mapping YAML file, or 'default'")
       ->capture_default_str();
@@ -223,8 +237,7 @@ CLI::App* add_verify(CLI::App& app, flows::VerifyOptions& verify) {
 CLI::App* add_fidelity(CLI::App& app, flows::FidelityOptions& fid) {
   auto* fi = app.add_subcommand(
       "fidelity", "Random valid mappings through RTL and surrogate: agreement statistics");
-  fi->add_option("--arch", fid.arch, "Named architecture with a compiled RTL model")
-      ->capture_default_str();
+  add_arch(fi, fid.arch, "Named architecture with a compiled RTL model");
   fi->add_option("--layer", fid.layers, "Layer (see eval --help); repeat for several layers")
       ->required();
   fi->add_option("--samples", fid.samples, "Random valid mappings per layer")
@@ -246,8 +259,7 @@ CLI::App* add_run(CLI::App& app, flows::RunOptions& run) {
                  ->capture_default_str();
   rl->excludes(rn);
   add_import_options(ru, run.settings.input_shapes, run.settings.strict);
-  ru->add_option("--arch", run.settings.arch, "Named architecture or YAML file")
-      ->capture_default_str();
+  add_arch(ru, run.settings.arch);
   ru->add_option(
         "--searcher", run.settings.searcher,
         "exact (branch-and-bound, proven gap) | marl | ppo | ppo-box | ga | sa | random | bo")
@@ -255,21 +267,10 @@ CLI::App* add_run(CLI::App& app, flows::RunOptions& run) {
   ru->add_option("--budget", run.settings.budget,
                  "Surrogate samples per layer (sampling searchers)")
       ->capture_default_str();
-  ru->add_option("--time-limit", run.settings.exact.time_limit_s,
-                 "exact: wall-clock limit per layer in seconds (anytime: best found + proven gap)")
-      ->capture_default_str();
-  ru->add_option("--gap", run.settings.exact.gap,
-                 "exact: stop once the proven relative gap is at most this (0.001 = 0.1 %)")
-      ->capture_default_str();
-  ru->add_option("--threads", run.settings.exact.threads, "exact: threads (0 = number of cores)")
-      ->capture_default_str();
+  add_exact_options(ru, run.settings.exact);
   ru->add_option("--seed", run.settings.seed, "Run seed (layer and RTL seeds derive from it)")
       ->capture_default_str();
-  ru->add_option("--objective", run.settings.objective,
-                 "edp | latency | energy | mix:latency=W,energy=W")
-      ->capture_default_str();
-  ru->add_option("--options", run.settings.options_file,
-                 "Search options YAML (default configs/search/default.yaml)");
+  add_objective_options(ru, run.settings.objective, run.settings.options_file);
   ru->add_option("--top-k", run.settings.top_k, "Distinct candidates per layer verified on RTL")
       ->capture_default_str();
   ru->add_option("--jobs", run.jobs, "RTL worker processes (0 = number of cores)")
@@ -398,7 +399,7 @@ CLI::App* add_synth(CLI::App& app, flows::SynthOptions& synth) {
       "synth",
       "Synthesize the accelerator's RTL with yosys (memories kept as macros): cells, "
       "flops, memory bits, transistors and logic depth per module");
-  s->add_option("--arch", synth.arch, "Named architecture or YAML file")->capture_default_str();
+  add_arch(s, synth.arch);
   s->add_option("--out", synth.out_dir,
                 "Output folder: the RTL copy, synth.ys, yosys' log and reports, synth.json "
                 "(default synth-<arch name>)");

@@ -103,13 +103,13 @@ Stalls count_stalls(const core::Layer& l, const core::Arch& arch, const core::Ma
     const core::TileBox& b = op.box;
     const model::TileShape sh = model::tile_shape(l, b);
     const long long tn = sh.n, tp = sh.p, tq = sh.q, tc = sh.c, tr = sh.r, ts = sh.s;
-    const long long tk = sh.k, tg = sh.g, hx = sh.hx, wx = sh.wx;
+    const long long tk = sh.k, tg = sh.g, hx = sh.rows.held, wx = sh.cols.held;
     const long long pitch = cand.odd_pitch ? ((tg * tc) | 1) : tg * tc;  // column: tg groups
     // Input address of pixel index x (n, p, q) and reduction index y (r, s, c); -1 = padding.
     auto in_addr = [&](long long x, long long y) {
       const Digits3 px = split3(x, tp, tq), rd = split3(y, ts, tc);
-      const long long hrow = px.b * sh.ah + rd.a - sh.clip_h;
-      const long long wcol = px.c * sh.aw + rd.b - sh.clip_w;
+      const long long hrow = px.b * sh.rows.a + rd.a - sh.rows.clip;
+      const long long wcol = px.c * sh.cols.a + rd.b - sh.cols.clip;
       if (hrow < 0 || hrow >= hx || wcol < 0 || wcol >= wx) return -1LL;
       return ((px.a * hx + hrow) * wx + wcol) * pitch + rd.c;
     };

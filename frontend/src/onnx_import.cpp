@@ -20,6 +20,7 @@
 #include <sstream>
 #include <variant>
 
+#include "mapwright/core/layer_shapes.hpp"
 #include "mapwright/support/error.hpp"
 #include "onnx_fold.hpp"
 #include "onnx_in_process.hpp"
@@ -355,12 +356,7 @@ class NodeConverter {
     if (k != kb)
       return Unsupported{"inner dimensions differ (" + std::to_string(k) + " and " +
                          std::to_string(kb) + ")"};
-    Layer raw;
-    raw.kind = LayerKind::Gemm;
-    raw.h = m;
-    raw.c = k;
-    raw.k = nc;
-    return finish(raw, name);
+    return finish(gemm_layer(name, m, k, nc), name);
   }
 
   /// MatMul with numpy semantics: 1-D operands are promoted; batch dimensions broadcast. A
@@ -389,14 +385,7 @@ class NodeConverter {
       else
         nb *= da;
     }
-    Layer raw;
-    raw.kind = groups > 1 ? LayerKind::Grouped : LayerKind::Gemm;
-    raw.n = nb;
-    raw.g = groups;
-    raw.h = m;
-    raw.c = k;
-    raw.k = nc;
-    return finish(raw, name);
+    return finish(gemm_layer(name, m, k, nc, groups, nb), name);
   }
 
   const Shapes& shapes_;           ///< Every tensor's shape.

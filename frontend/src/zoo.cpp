@@ -6,6 +6,7 @@
 #include <map>
 #include <sstream>
 
+#include "mapwright/core/layer_shapes.hpp"
 #include "mapwright/support/error.hpp"
 
 namespace mapwright::core {
@@ -34,15 +35,7 @@ class Builder {
 
   /// GEMM M x Kr . Kr x Nc, optionally G of them side by side (LayerKind::Grouped if G > 1).
   void gemm(const std::string& name, int64_t m, int64_t kr, int64_t nc, int64_t groups = 1) {
-    Layer raw;
-    raw.name = name;
-    raw.kind = groups > 1 ? LayerKind::Grouped : LayerKind::Gemm;
-    raw.g = groups;
-    raw.h = m;
-    raw.w = 1;
-    raw.c = kr;
-    raw.k = nc;
-    add(raw);
+    add(gemm_layer(name, m, kr, nc, groups));
   }
 
   Network take() { return std::move(net_); }
@@ -51,17 +44,7 @@ class Builder {
   /// A `kind` layer of `g` groups with a square kernel on a square input; its output size.
   int64_t square(const std::string& name, LayerKind kind, int64_t g, int64_t cin, int64_t cout,
                  int64_t hw, int64_t kernel, int64_t stride, int64_t pad) {
-    Layer raw;
-    raw.name = name;
-    raw.kind = kind;
-    raw.g = g;
-    raw.c = cin;
-    raw.k = cout;
-    raw.h = raw.w = hw;
-    raw.r = raw.s = kernel;
-    raw.stride = stride;
-    raw.pad = pad;
-    return add(raw).p;
+    return add(square_layer(name, kind, g, cin, cout, hw, kernel, stride, pad)).p;
   }
 
   const Layer& add(const Layer& raw) {

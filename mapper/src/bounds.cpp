@@ -89,43 +89,38 @@ ComputeSide compute_side(Dataflow df, const Layer& l, const std::array<long long
   const long long G = l.g, K = l.k, NPQ = l.n * l.p * l.q, CRS = l.c * l.r * l.s;
   const long long Tnpq = T[I(Dim::N)] * T[I(Dim::P)] * T[I(Dim::Q)];
   const long long Tcrs = T[I(Dim::C)] * T[I(Dim::R)] * T[I(Dim::S)];
+  const long long Tk = T[I(Dim::K)];
   const long long sumFk = sum_ceil1(c(Dim::K), pc);
+  // The fold sums the dataflow reads, and its compute cycles.
+  long long sumFred = 0, sumFm = 0;
   ComputeSide r;
   switch (df) {
-    case Dataflow::WS: {
-      const long long sumFred = sum_ceil3(c(Dim::C), c(Dim::R), c(Dim::S), pr);
-      r.ibr = static_cast<double>(G) * NPQ * CRS * sumFk;
+    case Dataflow::WS:
+      sumFred = sum_ceil3(c(Dim::C), c(Dim::R), c(Dim::S), pr);
       r.compute = static_cast<double>(G) *
                   (static_cast<double>(sumFred) * sumFk * NPQ + 2.0 * sumFk * CRS * Tnpq +
                    static_cast<double>(sumFred) * K * Tnpq);
-      r.wbr = static_cast<double>(G) * CRS * K * Tnpq;
-      r.caw = static_cast<double>(G) * NPQ * K * sumFred;
       break;
-    }
-    case Dataflow::OS: {
-      const long long sumFm = sum_ceil3(c(Dim::N), c(Dim::P), c(Dim::Q), pr);
-      r.ibr = static_cast<double>(G) * NPQ * CRS * sumFk;
+    case Dataflow::OS:
+      sumFm = sum_ceil3(c(Dim::N), c(Dim::P), c(Dim::Q), pr);
       r.compute = static_cast<double>(G) *
                   (static_cast<double>(sumFm) * sumFk * CRS +
                    static_cast<double>(sumFk) * NPQ * Tcrs + static_cast<double>(sumFm) * K * Tcrs);
-      r.wbr = static_cast<double>(G) * sumFm * CRS * K;
-      r.caw = static_cast<double>(G) * NPQ * K * Tcrs;
       break;
-    }
-    default: {  // IS: rows carry the reduction, columns the output pixels, K streams
-      const double Tk = static_cast<double>(T[I(Dim::K)]);
-      const long long sumFred = sum_ceil3(c(Dim::C), c(Dim::R), c(Dim::S), pr);
-      const long long sumFm = sum_ceil3(c(Dim::N), c(Dim::P), c(Dim::Q), pc);
-      r.ibr = static_cast<double>(G) * NPQ * CRS * Tk;
-      r.compute = static_cast<double>(G) *
-                  (static_cast<double>(sumFred) * sumFm * K + 2.0 * sumFm * CRS * Tk +
-                   static_cast<double>(sumFred) * NPQ * Tk);
-      r.wbr = static_cast<double>(G) * K * CRS * sumFm;
-      r.caw = static_cast<double>(G) * NPQ * K * sumFred;
+    default:  // IS: rows carry the reduction, columns the output pixels, K streams
+      sumFred = sum_ceil3(c(Dim::C), c(Dim::R), c(Dim::S), pr);
+      sumFm = sum_ceil3(c(Dim::N), c(Dim::P), c(Dim::Q), pc);
+      r.compute =
+          static_cast<double>(G) *
+          (static_cast<double>(sumFred) * sumFm * K + 2.0 * sumFm * CRS * static_cast<double>(Tk) +
+           static_cast<double>(sumFred) * NPQ * static_cast<double>(Tk));
       break;
-    }
   }
-
+  const model::ComputeAccesses<double> ca = model::compute_accesses(
+      df, static_cast<double>(G), K, NPQ, CRS, Tnpq, Tcrs, Tk, sumFk, sumFred, sumFm);
+  r.ibr = ca.input_reads;
+  r.wbr = ca.weight_reads;
+  r.caw = ca.accum_writes;
   return r;
 }
 

@@ -40,16 +40,8 @@ TileShape tile_shape(const core::Layer& l, const core::TileBox& b) {
   t.s = b.ext_of(Dim::S);
   t.k = b.ext_of(Dim::K);
   t.g = b.ext_of(Dim::G);
-  const core::RowShape rm =
-      core::input_row_shape(b.lo_of(Dim::P), t.p, b.lo_of(Dim::R), t.r, l.stride, l.pad, l.h);
-  const core::RowShape cm =
-      core::input_row_shape(b.lo_of(Dim::Q), t.q, b.lo_of(Dim::S), t.s, l.stride, l.pad, l.w);
-  t.hx = rm.held;
-  t.wx = cm.held;
-  t.ah = rm.a;
-  t.aw = cm.a;
-  t.clip_h = rm.clip;
-  t.clip_w = cm.clip;
+  t.rows = core::input_row_shape(b.lo_of(Dim::P), t.p, b.lo_of(Dim::R), t.r, l.stride, l.pad, l.h);
+  t.cols = core::input_row_shape(b.lo_of(Dim::Q), t.q, b.lo_of(Dim::S), t.s, l.stride, l.pad, l.w);
   return t;
 }
 
@@ -64,7 +56,7 @@ BankStalls fold_bank_stalls(const core::Layer& l, const core::Arch& arch, const 
     const core::TileBox& b = op.box;
     const TileShape sh = tile_shape(l, b);
     const long long tn = sh.n, tp = sh.p, tq = sh.q, tc = sh.c, tr = sh.r, ts = sh.s;
-    const long long tk = sh.k, tg = sh.g, hx = sh.hx, wx = sh.wx;
+    const long long tk = sh.k, tg = sh.g, hx = sh.rows.held, wx = sh.cols.held;
     const long long col = tg * tc;  // input buffer: one column holds the tile's groups
     const long long pixels = tn * tp * tq, red = tc * tr * ts;
     // Input offsets of a reduction index (r, s, c) and of an output pixel (n, p, q): the input
@@ -73,15 +65,15 @@ BankStalls fold_bank_stalls(const core::Layer& l, const core::Arch& arch, const 
       return (y / (ts * tc)) * wx * col + ((y / tc) % ts) * col + y % tc;
     };
     auto pix_off = [&](long long x) {
-      return (x / (tp * tq)) * hx * wx * col + ((x / tq) % tp) * sh.ah * wx * col +
-             (x % tq) * sh.aw * col;
+      return (x / (tp * tq)) * hx * wx * col + ((x / tq) % tp) * sh.rows.a * wx * col +
+             (x % tq) * sh.cols.a * col;
     };
     core::for_each_fold(
         m, b, [&](long long /*g*/, long long row0, long long ru, long long col0, long long cu) {
           const bool acc =
               m.dataflow == Dataflow::OS ? op.accumulate : (op.accumulate || row0 != 0);
-          const std::vector<long long> key{tn,    tp, tq, tc,   tr,   ts, tk, tg, sh.ah,
-                                           sh.aw, hx, wx, row0, col0, ru, cu, acc};
+          const std::vector<long long> key{tn,        tp, tq, tc,   tr,   ts, tk, tg, sh.rows.a,
+                                           sh.cols.a, hx, wx, row0, col0, ru, cu, acc};
           auto hit = memo.find(key);
           if (hit == memo.end()) {
             BankStalls f;
@@ -174,10 +166,10 @@ class BankTerms {
     long long input = 0, weight = 0, cycles = 0;
   };
 
-  /// Adds `count` ops of shape `sh` (clip_h and clip_w unused: they move the base only).
+  /// Adds `count` ops of shape `sh` (the clipped positions unused: they move the base only).
   void add(long long count, const TileShape& sh, Totals& out) {
     const long long tn = sh.n, tp = sh.p, tq = sh.q, tr = sh.r, ts = sh.s, tc = sh.c, tk = sh.k;
-    const long long tg = sh.g, hx = sh.hx, wx = sh.wx, ah = sh.ah, aw = sh.aw;
+    const long long tg = sh.g, hx = sh.rows.held, wx = sh.cols.held, ah = sh.rows.a, aw = sh.cols.a;
     const long long pr = m_.pe_rows, pc = m_.pe_cols;
     const long long col = tg * tc, pixels = tn * tp * tq, red = tc * tr * ts;
     // Input offsets of reduction index y = (r, s, c) and output pixel x = (n, p, q).
@@ -327,15 +319,18 @@ BankTerms::Totals closed_form_terms(const core::Layer& l, const core::Mapping& m
       axis_classes(l.q, m.tile_of(Dim::Q), l.s, m.tile_of(Dim::S), l.stride, l.pad, l.w);
   for (int in_ = 0; in_ < cn.n; ++in_)
     for (const AxisClass& hp : ph)
-      for (const AxisClass& wq : qw)
+      for (const AxisClass& wq : qw) {
+        // The clipped positions move a tile's base only: the terms do not read them.
+        const core::RowShape rows{hp.held, hp.a, 0}, cols{wq.held, wq.a, 0};
         for (int ic = 0; ic < cc.n; ++ic)
           for (int ik = 0; ik < ck.n; ++ik)
             for (int ig = 0; ig < cg.n; ++ig)
               terms.add(
                   cn.count[in_] * hp.count * wq.count * cc.count[ic] * ck.count[ik] * cg.count[ig],
                   TileShape{cn.size[in_], hp.t, wq.t, cc.size[ic], hp.ft, wq.ft, ck.size[ik],
-                            cg.size[ig], hp.held, wq.held, hp.a, wq.a, 0, 0},
+                            cg.size[ig], rows, cols},
                   t);
+      }
   return t;
 }
 

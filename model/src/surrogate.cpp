@@ -63,35 +63,30 @@ AccessCounts counts_from(const Layer& l, const Mapping& m, const Shared& sh) {
   AccessCounts a;
   a.macs = l.macs();
   a.steps = sh.steps;
-  a.input_buf_reads = G * NPQ * CRS * sumFk;
-  long long compute_acc_writes = 0;
+  const long long Tk = T[I(Dim::K)];
+  // The fold sums the dataflow reads, and its folds.
+  long long sumFred = 0, sumFm = 0;
   switch (m.dataflow) {
-    case Dataflow::WS: {
-      const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
+    case Dataflow::WS:
+      sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
       a.folds = G * sumFred * sumFk * Tnpq;
-      a.weight_buf_reads = G * CRS * K * Tnpq;
-      compute_acc_writes = G * NPQ * K * sumFred;
       break;
-    }
-    case Dataflow::OS: {
-      const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_rows);
+    case Dataflow::OS:
+      sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_rows);
       a.folds = G * sumFm * sumFk * Tcrs;
-      a.weight_buf_reads = G * sumFm * CRS * K;
-      compute_acc_writes = G * NPQ * K * Tcrs;
       break;
-    }
-    case Dataflow::IS: {
+    case Dataflow::IS:
       // Rows carry the reduction (pe_rows), columns the output pixels (pe_cols); K streams.
-      const long long Tk = T[I(Dim::K)];
-      const long long sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
-      const long long sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_cols);
+      sumFred = sum_ceil3(cl(Dim::C), cl(Dim::R), cl(Dim::S), m.pe_rows);
+      sumFm = sum_ceil3(cl(Dim::N), cl(Dim::P), cl(Dim::Q), m.pe_cols);
       a.folds = G * sumFred * sumFm * Tk;
-      a.input_buf_reads = G * CRS * NPQ * Tk;
-      a.weight_buf_reads = G * K * CRS * sumFm;
-      compute_acc_writes = G * NPQ * K * sumFred;
       break;
-    }
   }
+  const ComputeAccesses<long long> ca =
+      compute_accesses(m.dataflow, G, K, NPQ, CRS, Tnpq, Tcrs, Tk, sumFk, sumFred, sumFm);
+  a.input_buf_reads = ca.input_reads;
+  a.weight_buf_reads = ca.weight_reads;
+  const long long compute_acc_writes = ca.accum_writes;
 
   // DRAM traffic.
   const long long hs = sh.rows.total();

@@ -69,6 +69,44 @@ class RewardNormalizer {
   bool seen_valid_ = false;  ///< A valid reward has been seen.
 };
 
+/// The state and describe() of the single-policy RL searchers (ppo, ppo-box): the problem, the
+/// options, the run seed and the torch seed derived from it, the generator of the actions and
+/// the reward normalization. A subclass adds its learner and reports it in learner_json().
+template <class Options>
+class PolicySearcher : public Searcher {
+ public:
+  nlohmann::json describe() const override {
+    return {{"kind", name()},
+            {"seed", seed_},
+            {"torch_seed", torch_seed_},
+            {"options", to_json(options_)},
+            {"reference_cost", rewards_.has_reference() ? nlohmann::json(rewards_.reference())
+                                                        : nlohmann::json(nullptr)},
+            {"learner", learner_json()},
+            {"problem", problem_json(problem_)}};
+  }
+
+ protected:
+  PolicySearcher(const Problem& problem, const Options& options, uint64_t seed,
+                 RewardNormalizer rewards)
+      : problem_(problem),
+        options_(options),
+        seed_(seed),
+        torch_seed_(mix_seed(seed)),
+        rng_(seed),
+        rewards_(rewards) {}
+
+  /// The learner's state and statistics, describe()'s "learner".
+  virtual nlohmann::json learner_json() const = 0;
+
+  Problem problem_;           ///< The space.
+  Options options_;           ///< Hyper-parameters.
+  uint64_t seed_;             ///< Seed of the run.
+  uint64_t torch_seed_;       ///< Seed of the learner's torch state (derived from seed_).
+  std::mt19937_64 rng_;       ///< Action sampling (and ppo-box's minibatch shuffles).
+  RewardNormalizer rewards_;  ///< Cost -> reward.
+};
+
 /// Additive model of a reward over binned parameter values, r ~ bias + sum_k t_k[bin(a_k)]
 /// (parameter k's values split into min(card, bins) equal index ranges), fitted by ridge
 /// backfitting. marl's counterfactual credit uses it as a factored, centralized critic.

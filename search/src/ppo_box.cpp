@@ -114,16 +114,11 @@ torch::Tensor gaussian_log_prob(const torch::Tensor& u, const torch::Tensor& mu,
   return (-0.5 * z.pow(2) - torch::log(sd) - 0.5 * std::log(2.0 * kPi)).sum(1);
 }
 
-class PpoBoxSearcher final : public Searcher {
+class PpoBoxSearcher final : public PolicySearcher<PpoBoxOptions> {
  public:
   PpoBoxSearcher(const Problem& problem, const PpoBoxOptions& options, uint64_t seed)
-      : problem_(problem),
-        options_(options),
-        seed_(seed),
-        torch_seed_(mix_seed(seed)),
-        rng_(seed),
-        init_rng_(torch_seed_),
-        rewards_(options.invalid_penalty) {
+      : PolicySearcher(problem, options, seed, RewardNormalizer(options.invalid_penalty)),
+        init_rng_(torch_seed_) {
     torch::set_num_threads(1);
     net_ = BoxPolicy(static_cast<int64_t>(problem.params.size()), options, init_rng_);
     optim_ = std::make_unique<torch::optim::Adam>(
@@ -160,7 +155,8 @@ class PpoBoxSearcher final : public Searcher {
 
   std::string name() const override { return "ppo-box"; }
 
-  nlohmann::json describe() const override {
+ private:
+  nlohmann::json learner_json() const override {
     nlohmann::json mean_index = nlohmann::json::array(), std_pre_tanh = nlohmann::json::array();
     {
       torch::NoGradGuard no_grad;
@@ -170,23 +166,11 @@ class PpoBoxSearcher final : public Searcher {
         std_pre_tanh.push_back(s[static_cast<int64_t>(k)].item<double>());
       }
     }
-    return {{"kind", name()},
-            {"seed", seed_},
-            {"torch_seed", torch_seed_},
-            {"options", to_json(options_)},
-            {"reference_cost", rewards_.has_reference() ? nlohmann::json(rewards_.reference())
-                                                        : nlohmann::json(nullptr)},
-            {"learner",
-             {{"updates", updates_},
-              {"last_actor_loss", last_actor_loss_},
-              {"last_entropy", last_entropy_},
-              {"baseline_value", last_value_},
-              {"mean_index", mean_index},
-              {"std_pre_tanh", std_pre_tanh}}},
-            {"problem", problem_json(problem_)}};
+    return {{"updates", updates_},           {"last_actor_loss", last_actor_loss_},
+            {"last_entropy", last_entropy_}, {"baseline_value", last_value_},
+            {"mean_index", mean_index},      {"std_pre_tanh", std_pre_tanh}};
   }
 
- private:
   /// Value index of parameter k for a pre-tanh action u.
   int64_t decode(size_t k, float u) const {
     const int64_t card = problem_.params[k].cardinality;
@@ -269,13 +253,7 @@ class PpoBoxSearcher final : public Searcher {
     ++updates_;
   }
 
-  Problem problem_;                            ///< The space.
-  PpoBoxOptions options_;                      ///< Hyper-parameters.
-  uint64_t seed_;                              ///< Seed of the run.
-  uint64_t torch_seed_;                        ///< Seed of the weight initialization.
-  std::mt19937_64 rng_;                        ///< Action noise and minibatch shuffles.
-  std::mt19937_64 init_rng_;                   ///< Initial weights.
-  RewardNormalizer rewards_;                   ///< Cost -> reward (as ppo).
+  std::mt19937_64 init_rng_;                   ///< Initial weights (seeded by torch_seed_).
   mutable BoxPolicy net_{nullptr};             ///< Policy and value (forward is non-const).
   std::unique_ptr<torch::optim::Adam> optim_;  ///< Adam over all parameters.
   std::vector<float> raw_;                     ///< Pre-tanh actions of the last ask [b * n].

@@ -42,8 +42,8 @@ class CmdDriver {
   void edge(uint64_t cycle, const DutOut& o, DutIn& in) {
     switch (phase_) {
       case Phase::Words:
-        if (!o.cmd_ready) {                         // not taken: sleep until the queue has room
-          if (job_->unheld_command && !changed_) {  // test hook: break the handshake rule
+        if (!o.cmd_ready) {  // not taken: sleep until the queue has room
+          if (job_->options.unheld_command && !changed_) {  // test hook: break the handshake rule
             in.cmd_data ^= 1ull << 63;
             in.cmd_dirty = true;
             changed_ = true;

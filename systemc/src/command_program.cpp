@@ -65,11 +65,7 @@ class ProgramBuilder {
         acc_half_(static_cast<uint64_t>(arch.accum_buf_bytes) / 4 / 2) {
     p = CommandProgram{};
     p.shift = shift;
-    p.input_addr = at_.input;
-    p.weight_addr = at_.weight;
-    p.output_addr = at_.output;
-    p.psum_addr = at_.psum;
-    p.dram_bytes = at_.bytes;
+    p.dram = at_;
     p.bursts = arch.dram_port == core::DramPort::Bursts;
     // CONFIG: dataflow, fold order, PE use, stride, shift.
     const unsigned cfg_flags = (m.dataflow == core::Dataflow::OS ? 1u : 0u) |

@@ -82,7 +82,7 @@ class DramModel {
     reads_.clear();
     writes_.clear();
     acks_.clear();
-    rng_.seed(j.seed ^ 0x9e3779b97f4a7c15ull);
+    rng_.seed(j.options.seed ^ 0x9e3779b97f4a7c15ull);
     idle_outputs(in);
   }
   void stop(DutIn& in) {
@@ -199,8 +199,8 @@ class DramModel {
     wake = job_ ? Wake::ReqValid : Wake::Never;
   }
   bool stall() {
-    return job_->stall_prob > 0 &&
-           std::uniform_real_distribution<double>(0, 1)(rng_) < job_->stall_prob;
+    return job_->options.stall_prob > 0 &&
+           std::uniform_real_distribution<double>(0, 1)(rng_) < job_->options.stall_prob;
   }
 
   /// The request was in the cycle that just ended (t0); we drive cycle t0 + 1.
@@ -216,7 +216,7 @@ class DramModel {
       idle_outputs(in);
       return;
     }
-    if (j.drop) return;
+    if (j.options.drop_dram_responses) return;
     d_ = &p.dma[k];
     nbeats_ = (d_->bytes + static_cast<uint64_t>(bb_) - 1) / static_cast<uint64_t>(bb_);
     beat_ = 0;
@@ -294,7 +294,7 @@ class DramModel {
         }
       }
     }
-    if (o.req_valid && !j.drop) {
+    if (o.req_valid && !j.options.drop_dram_responses) {
       if (o.req_addr + o.req_bytes > j.dram->size()) {
         fail("dram: a burst of " + std::to_string(o.req_bytes) + " bytes at address " +
              std::to_string(o.req_addr) + " lies outside the " + std::to_string(j.dram->size()) +
@@ -323,8 +323,9 @@ class DramModel {
         r.off += n;
         rd = true;
         last = r.off == r.bytes;
-        if (j.misflag_burst_last && !last && r.off == n) {  // test hook: a wrong last flag, once
-          j.misflag_burst_last = false;
+        if (j.options.misflag_burst_last && !last &&
+            r.off == n) {  // test hook: a wrong last flag, once
+          j.options.misflag_burst_last = false;
           in.rd_last = true;
           in.rd_valid = true;
           in.rd_dirty = true;

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "mapwright/systemc/command_program.hpp"
+#include "mapwright/systemc/rtl_evaluator.hpp"
 
 namespace mapwright::systemc::detail {
 
@@ -72,13 +73,10 @@ struct TbJob {
   const CommandProgram* prog = nullptr;  ///< Commands and DMA segment lists.
   std::vector<uint8_t>* dram = nullptr;  ///< DRAM contents (tensors in DRAM layout).
   int latency = 1;                       ///< DRAM latency, cycles.
-  double stall_prob = 0;                 ///< Chance a beat is withheld in a cycle.
-  uint64_t seed = 1;                     ///< Stall seed.
-  bool drop = false;                     ///< Never answer DRAM requests (stuck-design test).
-  /// Change a command word the accelerator has not taken yet, once (handshake SVA test).
-  bool unheld_command = false;
-  /// Flag the first beat of the first multi-beat read burst as its last (burst SVA test).
-  bool misflag_burst_last = false;
+  /// The run's options: the DRAM's stall chance and seed, and the test hooks of the DRAM
+  /// (drop_dram_responses; misflag_burst_last, cleared once done) and of the command driver
+  /// (unheld_command).
+  RtlRunOptions options;
   bool done = false;    ///< The driver saw the accelerator idle after the last word.
   long long edges = 0;  ///< Rising edges from the job's start to its end.
   std::string failure;  ///< DRAM-side protocol failure ("" = none).

@@ -180,21 +180,17 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
         break;
       }
   // DRAM: random operands, a sentinel in the output and psum areas.
-  std::vector<uint8_t> dram(prog.dram_bytes, 0xa5);
+  std::vector<uint8_t> dram(prog.dram.bytes, 0xa5);
   const auto in = random_tensor(opt.seed * 2 + 1, static_cast<uint64_t>(layer.input_elems()));
   const auto wt = random_tensor(opt.seed * 2 + 2, static_cast<uint64_t>(layer.weight_elems()));
-  std::memcpy(dram.data() + prog.input_addr, in.data(), in.size());
-  std::memcpy(dram.data() + prog.weight_addr, wt.data(), wt.size());
+  std::memcpy(dram.data() + prog.dram.input, in.data(), in.size());
+  std::memcpy(dram.data() + prog.dram.weight, wt.data(), wt.size());
 
   TbJob job;
   job.prog = &prog;
   job.dram = &dram;
   job.latency = arch.dram_latency_cycles;
-  job.stall_prob = opt.stall_prob;
-  job.seed = opt.seed;
-  job.drop = opt.drop_dram_responses;
-  job.unheld_command = opt.unheld_command;
-  job.misflag_burst_last = opt.misflag_burst_last;
+  job.options = opt;
   long long limit = opt.watchdog_cycles;
   if (limit <= 0) {
     const double slow = 1.0 / std::max(0.05, 1.0 - opt.stall_prob);
@@ -225,7 +221,7 @@ RtlRunResult RtlEvaluator::run(const core::Layer& layer, const core::Arch& arch,
   // Functional check.
   const auto ref = reference_output(layer, in, wt, shift);
   for (size_t i = 0; i < ref.size(); ++i)
-    if (static_cast<int8_t>(dram[prog.output_addr + i]) != ref[i]) ++res.mismatches;
+    if (static_cast<int8_t>(dram[prog.dram.output + i]) != ref[i]) ++res.mismatches;
   res.functional_ok = res.mismatches == 0;
 
   m.valid = true;

@@ -6,36 +6,20 @@
 
 #include "mapwright/core/arch.hpp"
 #include "mapwright/core/layer.hpp"
+#include "mapwright/core/layer_shapes.hpp"
 
 namespace mapwright::test_layers {
 
 /// A square conv (depthwise when g > 1) of batch n, validated by make_layer.
 inline core::Layer conv(long long k, long long c, long long h, long long r, long long stride,
                         long long pad, long long g = 1, long long n = 1) {
-  core::Layer l;
-  l.name = "t";
-  l.kind = g > 1 ? core::LayerKind::Depthwise : core::LayerKind::Conv;
-  l.n = n;
-  l.g = g;
-  l.k = k;
-  l.c = c;
-  l.h = l.w = h;
-  l.r = l.s = r;
-  l.stride = stride;
-  l.pad = pad;
-  return core::make_layer(l, "test");
+  const core::LayerKind kind = g > 1 ? core::LayerKind::Depthwise : core::LayerKind::Conv;
+  return core::make_layer(core::square_layer("t", kind, g, c, k, h, r, stride, pad, n), "test");
 }
 
 /// An M x K by K x N matrix product.
 inline core::Layer gemm(long long m, long long kr, long long nc) {
-  core::Layer l;
-  l.name = "gemm";
-  l.kind = core::LayerKind::Gemm;
-  l.h = m;
-  l.w = 1;
-  l.c = kr;
-  l.k = nc;
-  return core::make_layer(l, "test");
+  return core::make_layer(core::gemm_layer("gemm", m, kr, nc), "test");
 }
 
 /// A rows x cols array with the given buffer bytes (4 DRAM bytes per cycle, 20 cycles latency).

@@ -26,9 +26,6 @@ using nlohmann::json;
 
 namespace {
 
-fs::path fresh_dir(const std::string& name) {
-  return mapwright::test_files::fresh_path("flows_" + name);
-}
 using mapwright::test_files::read_file;
 
 using mapwright::test_files::load;
@@ -59,12 +56,31 @@ void expect_refused(const flows::RunOptions& o, const std::vector<std::string>& 
   }
 }
 
+/// The run tests: each writes into fresh folders that are removed when it passes (kept for a
+/// look when it fails).
+class Run : public ::testing::Test {
+ protected:
+  /// A fresh, empty folder "flows_<name>" of this test.
+  fs::path folder(const std::string& name) {
+    folders_.push_back(mapwright::test_files::fresh_path("flows_" + name));
+    return folders_.back();
+  }
+
+  void TearDown() override {
+    if (HasFailure()) return;
+    for (const fs::path& f : folders_) fs::remove_all(f);
+  }
+
+ private:
+  std::vector<fs::path> folders_;  ///< The folders folder() made.
+};
+
 }  // namespace
 
 #ifdef MAPWRIGHT_HAVE_RTL
 
-TEST(Run, TinyNetworkOnSmall4VerifiedOnRtl) {
-  const fs::path dir = fresh_dir("e2e");
+TEST_F(Run, TinyNetworkOnSmall4VerifiedOnRtl) {
+  const fs::path dir = folder("e2e");
   std::ostringstream out;
   ASSERT_EQ(flows::cmd_run(tiny_run(dir), out), 0) << out.str();
   const json r = load(dir);
@@ -123,11 +139,10 @@ TEST(Run, TinyNetworkOnSmall4VerifiedOnRtl) {
   std::ostringstream rep;
   EXPECT_EQ(flows::cmd_report({dir.string(), ""}, rep), 0);
   EXPECT_EQ(read_file(dir / "report.html").size(), html.size());
-  fs::remove_all(dir);
 }
 
-TEST(Run, ResumeAfterInterruptionLosesNothing) {
-  const fs::path full = fresh_dir("full"), part = fresh_dir("part");
+TEST_F(Run, ResumeAfterInterruptionLosesNothing) {
+  const fs::path full = folder("full"), part = folder("part");
   std::ostringstream out;
   ASSERT_EQ(flows::cmd_run(tiny_run(full), out), 0) << out.str();
 
@@ -176,15 +191,13 @@ TEST(Run, ResumeAfterInterruptionLosesNothing) {
   bad.settings.seed = 4;
   bad.given = {"seed"};
   expect_refused(bad, {"--seed"});
-  fs::remove_all(full);
-  fs::remove_all(part);
 }
 
 // --reward rtl: after the warm-up the searcher's samples are scored by the RTL (the record
 // says how many and from which source); the candidates are still verified; a resume with the
 // other reward is refused, and the exact mapper refuses RTL reward.
-TEST(Run, RtlRewardScoresTheLastPhaseOnTheRtl) {
-  const fs::path dir = fresh_dir("rtl_reward");
+TEST_F(Run, RtlRewardScoresTheLastPhaseOnTheRtl) {
+  const fs::path dir = folder("rtl_reward");
   std::ostringstream out;
   flows::RunOptions o = tiny_run(dir);
   o.settings.budget = 24;
@@ -207,20 +220,18 @@ TEST(Run, RtlRewardScoresTheLastPhaseOnTheRtl) {
   again.resume = true;
   again.given = {"reward"};
   expect_refused(again, {"--reward"});  // a resume with --reward surrogate
-  const fs::path exact_dir = fresh_dir("rtl_reward_exact");
+  const fs::path exact_dir = folder("rtl_reward_exact");
   flows::RunOptions exact = tiny_run(exact_dir);
   exact.settings.searcher = "exact";
   exact.settings.reward = "rtl";
   EXPECT_THROW(flows::cmd_run(exact, out), core::SpecError);
   EXPECT_FALSE(fs::exists(exact_dir / "results.json"));
-  fs::remove_all(dir);
-  fs::remove_all(exact_dir);
 }
 
 // --resume on a folder that holds no run yet starts one (what scripts/run-defaults.sh does on
 // a fresh clone), without any option given explicitly.
-TEST(Run, ResumeOnANewFolderStartsTheRun) {
-  const fs::path dir = fresh_dir("resume_new");
+TEST_F(Run, ResumeOnANewFolderStartsTheRun) {
+  const fs::path dir = folder("resume_new");
   std::ostringstream out;
   flows::RunOptions o = tiny_run(dir);
   o.resume = true;
@@ -228,12 +239,11 @@ TEST(Run, ResumeOnANewFolderStartsTheRun) {
   ASSERT_TRUE(o.given.empty());
   ASSERT_EQ(flows::cmd_run(o, out), 0) << out.str();
   EXPECT_EQ(load(dir)["status"], "complete");
-  fs::remove_all(dir);
 }
 
-TEST(Run, ArchWithoutRtlModelNeedsNoRtl) {
+TEST_F(Run, ArchWithoutRtlModelNeedsNoRtl) {
   // 6 DRAM bytes per cycle: the RTL takes multiples of 4, so no model can be built for it.
-  const fs::path dir = fresh_dir("odd_beat");
+  const fs::path dir = folder("odd_beat");
   flows::RunOptions o = tiny_run(dir);
   o.settings.arch = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/odd_beat.yaml";
   o.settings.network = "";
@@ -246,11 +256,10 @@ TEST(Run, ArchWithoutRtlModelNeedsNoRtl) {
   EXPECT_FALSE(r["rtl"].get<bool>());
   EXPECT_EQ(r["totals"]["source"], "surrogate");
   EXPECT_NE(read_file(dir / "report.html").find("Surrogate only"), std::string::npos);
-  fs::remove_all(dir);
 }
 
-TEST(Run, FailedRtlVerificationIsReportedInRedAndExitsNonZero) {
-  const fs::path dir = fresh_dir("fail");
+TEST_F(Run, FailedRtlVerificationIsReportedInRedAndExitsNonZero) {
+  const fs::path dir = folder("fail");
   flows::RunOptions o = tiny_run(dir);
   o.settings.network = "";
   o.settings.layer = "conv:K=8,C=8,H=8,W=8,R=3,S=3,pad=1";
@@ -268,13 +277,12 @@ TEST(Run, FailedRtlVerificationIsReportedInRedAndExitsNonZero) {
   EXPECT_NE(html.find("banner bad"), std::string::npos);
   EXPECT_NE(html.find("class=\"fail\""), std::string::npos);
   EXPECT_NE(html.find("watchdog:"), std::string::npos);
-  fs::remove_all(dir);
 }
 
 #endif
 
-TEST(Run, BadOptionsAreRefusedBeforeAnyWork) {
-  const fs::path dir = fresh_dir("bad");
+TEST_F(Run, BadOptionsAreRefusedBeforeAnyWork) {
+  const fs::path dir = folder("bad");
   std::ostringstream out;
   flows::RunOptions o = tiny_run(dir);
   o.settings.no_rtl = true;
@@ -287,5 +295,4 @@ TEST(Run, BadOptionsAreRefusedBeforeAnyWork) {
   o.settings.objective = "speed";
   EXPECT_THROW(flows::cmd_run(o, out), core::SpecError);
   EXPECT_FALSE(fs::exists(dir / "results.json"));
-  fs::remove_all(dir);
 }

@@ -35,6 +35,25 @@ std::vector<Layer> zoo_layers() {
           zoo_layer("resnet50", "layer4.0.conv3", "test")};
 }
 
+/// Draws `n` vectors uniformly over the full parameter ranges of `space`, decodes each and calls
+/// `check(vector, mapping)`, stopping at a fatal failure; returns how many decodes repaired their
+/// vector.
+template <class Check>
+long long decode_random_vectors(const SearchSpace& space, std::mt19937_64& rng, int n,
+                                Check check) {
+  long long repaired = 0;
+  for (int i = 0; i < n && !::testing::Test::HasFatalFailure(); ++i) {
+    ParamVector v(space.params().size());
+    for (size_t j = 0; j < v.size(); ++j)
+      v[j] = std::uniform_int_distribution<long long>(0, space.params()[j].cardinality - 1)(rng);
+    bool rep = false;
+    const Mapping m = space.decode(v, &rep);
+    repaired += rep;
+    check(v, m);
+  }
+  return repaired;
+}
+
 bool same_metrics(const Metrics& a, const Metrics& b) {
   return a.valid == b.valid && a.cycles == b.cycles && a.energy_pj == b.energy_pj;
 }
@@ -75,28 +94,25 @@ TEST(SearchSpace, EveryDecodedRandomVectorFits) {
   cases.push_back({conv(6, 5, 7, 3, 1, 1), small(4, 4, 96, 64, 256)});
   cases.push_back({conv(1, 1, 8, 3, 1, 1, 6), small(4, 4, 100, 30, 200)});
   cases.push_back({gemm(12, 20, 9), small(4, 4, 128, 96, 256)});
-  for (const auto& [l, a] : cases) {
+  for (const auto& c : cases) {
+    const Layer& l = c.first;
+    const Arch& a = c.second;
     const SearchSpace space(l, a);
-    long long repaired = 0;
     const int n = 2000;
-    for (int i = 0; i < n; ++i) {
-      ParamVector v(space.params().size());
-      for (size_t j = 0; j < v.size(); ++j)
-        v[j] = std::uniform_int_distribution<long long>(0, space.params()[j].cardinality - 1)(rng);
-      bool rep = false;
-      const Mapping m = space.decode(v, &rep);
-      repaired += rep;
-      ASSERT_TRUE(space.check(m).ok()) << l.describe() << ": " << space.check(m).reason();
-      ASSERT_NO_THROW(check_mapping(m, l, a, "test"));
-      ASSERT_TRUE(sur.evaluate(l, a, m).valid);
-      bool rep2 = true;  // a decoded mapping is a fixed point: it encodes to a fitting vector
-      Mapping back = space.decode(space.encode(m), &rep2);
-      const auto T = trip_counts(l, m);
-      EXPECT_TRUE(order_reuse(T, back.order) == order_reuse(T, m.order));
-      back.order = m.order;  // the first representative of the same class
-      EXPECT_EQ(back, m) << l.describe();
-      EXPECT_FALSE(rep2);
-    }
+    const long long repaired =
+        decode_random_vectors(space, rng, n, [&](const ParamVector&, const Mapping& m) {
+          ASSERT_TRUE(space.check(m).ok()) << l.describe() << ": " << space.check(m).reason();
+          ASSERT_NO_THROW(check_mapping(m, l, a, "test"));
+          ASSERT_TRUE(sur.evaluate(l, a, m).valid);
+          bool rep2 = true;  // a decoded mapping is a fixed point: it encodes to a fitting vector
+          Mapping back = space.decode(space.encode(m), &rep2);
+          const auto T = trip_counts(l, m);
+          EXPECT_TRUE(order_reuse(T, back.order) == order_reuse(T, m.order));
+          back.order = m.order;  // the first representative of the same class
+          EXPECT_EQ(back, m) << l.describe();
+          EXPECT_FALSE(rep2);
+        });
+    if (HasFatalFailure()) return;
     std::cout << "[ info ] " << l.name << " on " << a.name << " " << a.input_buf_bytes << "/"
               << a.weight_buf_bytes << "/" << a.accum_buf_bytes << ": " << repaired << "/" << n
               << " repaired\n";
@@ -227,19 +243,14 @@ TEST(SearchSpace, DecodesEveryRandomVectorToAFittingMapping) {
   const SearchSpace space(l, a);
   std::mt19937_64 rng(1);
   model::Surrogate sur;
-  long long repaired = 0;
   const int n = 2000;
-  for (int i = 0; i < n; ++i) {
-    ParamVector v(space.params().size());
-    for (size_t j = 0; j < v.size(); ++j)
-      v[j] = std::uniform_int_distribution<long long>(0, space.params()[j].cardinality - 1)(rng);
-    bool rep = false;
-    const Mapping m = space.decode(v, &rep);
-    repaired += rep;
-    const Metrics met = sur.evaluate(l, a, m);
-    ASSERT_TRUE(met.valid) << met.reason;
-    ASSERT_TRUE(space.decode(v) == m);
-  }
+  const long long repaired =
+      decode_random_vectors(space, rng, n, [&](const ParamVector& v, const Mapping& m) {
+        const Metrics met = sur.evaluate(l, a, m);
+        ASSERT_TRUE(met.valid) << met.reason;
+        ASSERT_TRUE(space.decode(v) == m);
+      });
+  if (HasFatalFailure()) return;
   EXPECT_GT(repaired, 0);  // the full ranges overflow the 8x8 array's buffers
   EXPECT_LT(repaired, n);
 }

@@ -16,9 +16,12 @@
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <random>
 #include <type_traits>
+#include <typeindex>
+#include <typeinfo>
 #include <vector>
 
 #include "Vmw_bank_buf_b17x16.h"
@@ -92,29 +95,51 @@ int expectedCycles(const Row& r, unsigned banks, uint32_t split = 0) {
   return most;
 }
 
+/// A banked buffer's geometry, as its model was Verilated (the -G parameters of
+/// tests/rtl/CMakeLists.txt): words, bits per word, banks, read and write lanes, and the word
+/// where the second set of banks starts (0: one set; Sets = 2 otherwise).
+struct Geometry {
+  unsigned depth, width, banks, rd, wr;
+  uint32_t split;
+};
+
+/// The geometry of each model.
+Geometry geometryOf(const std::type_info& model) {
+  static const std::map<std::type_index, Geometry> geometries = {
+      {typeid(Vmw_bank_buf_b5x4), {64, 8, 5, 4, 4, 0}},
+      {typeid(Vmw_bank_buf_b17x16), {2048, 8, 17, 16, 16, 0}},
+      {typeid(Vmw_bank_buf_b17x8w32), {512, 32, 17, 8, 8, 0}},
+      {typeid(Vmw_bank_buf_b17x16lin), {2048, 8, 17, 16, 16, 0}},
+      {typeid(Vmw_bank_buf_b5x4w5lin), {64, 8, 5, 4, 5, 0}},
+      {typeid(Vmw_bank_buf_b5x6s2), {67, 32, 5, 6, 6, 33}},
+      {typeid(Vmw_bank_buf_b5x6s2d), {67, 32, 5, 6, 6, 33}}};
+  return geometries.at(model);
+}
+
+/// A fresh model M, out of reset, that streams rows and checks them against a C++ memory.
 template <class M>
 class Harness {
  public:
-  /// `split` > 0: the model has two sets of banks, split at that word (Sets = 2).
-  Harness(unsigned depth, unsigned width, unsigned banks, unsigned rd, unsigned wr,
-          uint32_t split = 0)
-      : depth_(depth),
-        width_(width),
-        banks_(banks),
-        split_(split),
-        rd_(rd),
-        wr_(wr),
-        aw_(clog2(depth)),
+  /// M with its own geometry (geometryOf).
+  Harness() : Harness(geometryOf(typeid(M))) {}
+  /// M, described by `g`.
+  explicit Harness(const Geometry& g)
+      : depth_(g.depth),
+        width_(g.width),
+        banks_(g.banks),
+        split_(g.split),
+        rd_(g.rd),
+        wr_(g.wr),
+        aw_(clog2(g.depth)),
         ctx_(std::make_unique<VerilatedContext>()),
         m_(std::make_unique<M>(ctx_.get())),
-        mem_(depth, 0),
-        written_(depth, false) {
+        mem_(g.depth, 0),
+        written_(g.depth, false) {
     ctx_->fatalOnError(true);
     m_->clk_i = 0;
     m_->rst_ni = 0;
-    m_->rd_req_i = 0;
-    m_->wr_req_i = 0;
-    m_->drd_req_i = 0;
+    present(nullptr, nullptr);
+    m_->drd_req_i = 0;  // nor on the direct lanes
     m_->dwr_en_i = 0;
     for (int i = 0; i < 3; ++i) tick();
     m_->rst_ni = 1;
@@ -138,12 +163,7 @@ class Harness {
     Row prev;  // the read row granted in the previous cycle
     for (int guard = 0; !reads.empty() || !writes.empty() || have_prev; ++guard) {
       ASSERT_LT(guard, 1000000) << "no progress";
-      m_->rd_req_i = reads.empty() ? 0 : 1;
-      if (!reads.empty())
-        present(reads.front(), m_->rd_en_i, m_->rd_addr_i, &m_->rd_addr_i, rd_, false);
-      m_->wr_req_i = writes.empty() ? 0 : 1;
-      if (!writes.empty())
-        present(writes.front(), m_->wr_en_i, m_->wr_addr_i, &m_->wr_data_i, wr_, true);
+      present(reads.empty() ? nullptr : &reads.front(), writes.empty() ? nullptr : &writes.front());
       m_->eval();
       // The previous cycle's granted read row is on rd_data_o now.
       ASSERT_EQ(m_->rd_valid_o, have_prev ? 1 : 0);
@@ -199,9 +219,24 @@ class Harness {
     m_->eval();
   }
 
+  /// Presents `read` on the read port and `write` on the write port (nullptr: no request).
+  void present(const Row* read, const Row* write) {
+    m_->rd_req_i = read ? 1 : 0;
+    if (read) presentLanes(*read, m_->rd_en_i, m_->rd_addr_i, &m_->rd_addr_i, rd_, false);
+    m_->wr_req_i = write ? 1 : 0;
+    if (write) presentLanes(*write, m_->wr_en_i, m_->wr_addr_i, &m_->wr_data_i, wr_, true);
+  }
+
+  /// One unchecked cycle with `read` and `write` presented (see present).
+  void cycle(const Row* read, const Row* write) {
+    present(read, write);
+    m_->eval();
+    tick();
+  }
+
  private:
   template <typename E, typename A, typename D>
-  void present(const Row& r, E& en, A& addr, D* data, unsigned lanes, bool with_data) {
+  void presentLanes(const Row& r, E& en, A& addr, D* data, unsigned lanes, bool with_data) {
     for (unsigned l = 0; l < lanes; ++l) {
       setField(en, l, 1, r.en[l] ? 1 : 0);
       setField(addr, l * aw_, aw_, r.addr[l]);
@@ -337,29 +372,38 @@ void linearRows(Harness<M>& h, uint64_t seed, int rows) {
   EXPECT_EQ(h.model().wr_stall_cnt_o, 0U);
 }
 
+/// randomRows on a fresh model M.
+template <class M>
+void randomRows(uint64_t seed, int rows) {
+  Harness<M> h;
+  randomRows(h, seed, rows);
+}
+
+/// linearRows on a fresh model M.
+template <class M>
+void linearRows(uint64_t seed, int rows) {
+  Harness<M> h;
+  linearRows(h, seed, rows);
+}
+
 TEST(MwBankBuf, LinearWriteRowsSeventeenBanksSixteenLanes) {
-  Harness<Vmw_bank_buf_b17x16lin> h(2048, 8, 17, 16, 16);
-  linearRows(h, 6, 400);
+  linearRows<Vmw_bank_buf_b17x16lin>(6, 400);
 }
 
 TEST(MwBankBuf, LinearWriteRowsAsManyLanesAsBanks) {
-  Harness<Vmw_bank_buf_b5x4w5lin> h(64, 8, 5, 4, 5);
-  linearRows(h, 7, 400);
+  linearRows<Vmw_bank_buf_b5x4w5lin>(7, 400);
 }
 
 TEST(MwBankBuf, FiveBanksFourLanesRandomRows) {
-  Harness<Vmw_bank_buf_b5x4> h(64, 8, 5, 4, 4);
-  randomRows(h, 1, 400);
+  randomRows<Vmw_bank_buf_b5x4>(1, 400);
 }
 
 TEST(MwBankBuf, SeventeenBanksSixteenByteLanesRandomRows) {
-  Harness<Vmw_bank_buf_b17x16> h(2048, 8, 17, 16, 16);
-  randomRows(h, 2, 400);
+  randomRows<Vmw_bank_buf_b17x16>(2, 400);
 }
 
 TEST(MwBankBuf, SeventeenBanksEightWordLanesRandomRows) {
-  Harness<Vmw_bank_buf_b17x8w32> h(512, 32, 17, 8, 8);
-  randomRows(h, 3, 400);
+  randomRows<Vmw_bank_buf_b17x8w32>(3, 400);
 }
 
 // Two sets of 5 banks split at word 33 of 67 (the banked accumulator's geometry: Depth / 2):
@@ -367,7 +411,7 @@ TEST(MwBankBuf, SeventeenBanksEightWordLanesRandomRows) {
 // grant cycle checked under the set-aware bank map; words 4 and 39 (one bank under a single
 // mod-5 map) are in different sets and read in one cycle.
 TEST(MwBankBuf, TwoSetsSplitAtTheMiddleRandomRows) {
-  Harness<Vmw_bank_buf_b5x6s2> h(67, 32, 5, 6, 6, 33);
+  Harness<Vmw_bank_buf_b5x6s2> h;
   randomRows(h, 71, 300);
   Row r;
   for (unsigned l = 0; l < 6; ++l) {
@@ -385,7 +429,7 @@ TEST(MwBankBuf, TwoSetsSplitAtTheMiddleRandomRows) {
 // arbitrated row that wants the same bank is granted a cycle later (one stall counted), and
 // both read the right words.
 TEST(MwBankBuf, DirectRowsGoFirstAndArbitratedRowsWaitForTheirBanks) {
-  Harness<Vmw_bank_buf_b5x6s2> h(67, 32, 5, 6, 6, 33);
+  Harness<Vmw_bank_buf_b5x6s2> h;
   auto& m = h.model();
   const uint32_t aw = clog2(67);
   // Direct write of words 40, 41 (set 1) and an arbitrated write of word 3 (set 0).
@@ -434,7 +478,7 @@ TEST(MwBankBuf, DirectRowsGoFirstAndArbitratedRowsWaitForTheirBanks) {
 // within one set) are granted in their cycle next to direct writes and arbitrated reads of the
 // other set, and every word reads back; the write stall counter stays zero.
 TEST(MwBankBuf, UnarbitratedWriteRowsLandInTheirCycle) {
-  Harness<Vmw_bank_buf_b5x6s2d> h(67, 32, 5, 6, 6, 33);
+  Harness<Vmw_bank_buf_b5x6s2d> h;
   std::mt19937_64 rng(72);
   auto stridedWrite = [&](uint32_t lo, uint32_t hi) {
     Row r;
@@ -476,13 +520,13 @@ TEST(MwBankBuf, UnarbitratedWriteRowsLandInTheirCycle) {
 }
 
 TEST(MwBankBuf, PrimeBanksSerializeOnlyStridesThatAreMultiples) {
-  Harness<Vmw_bank_buf_b17x16> h(2048, 8, 17, 16, 16);
+  Harness<Vmw_bank_buf_b17x16> h;
   stridedRows(h, 4);
 }
 
 TEST(MwBankBuf, ConflictFreeRowsStreamOnePerCycle) {
   // Sixteen consecutive words per row: one cycle per row, no stall.
-  Harness<Vmw_bank_buf_b17x16> h(2048, 8, 17, 16, 16);
+  Harness<Vmw_bank_buf_b17x16> h;
   std::deque<Row> writes, reads;
   for (uint32_t a = 0; a < 1024; a += 16) {
     Row w;
@@ -500,62 +544,53 @@ TEST(MwBankBuf, ConflictFreeRowsStreamOnePerCycle) {
   EXPECT_EQ(h.model().wr_stall_cnt_o, 0U);
 }
 
-TEST(MwBankBufDeathTest, ARowChangedBeforeItsGrantTripsTheHandshakeAssertion) {
+/// A row of `lanes` lanes whose first lanes access `addrs` (words 0), the others off.
+Row firstLanes(unsigned lanes, const std::vector<uint32_t>& addrs) {
+  Row r;
+  for (unsigned l = 0; l < lanes; ++l) {
+    r.en.push_back(l < addrs.size());
+    r.addr.push_back(l < addrs.size() ? addrs[l] : 0);
+    r.data.push_back(0);
+  }
+  return r;
+}
+
+/// Expects `drive(harness)` on a fresh model M, followed by one more clock edge, to trip the SVA
+/// `assertion`: Verilator stops the process (reporting on stdout, sent to stderr here).
+template <class M, class Drive>
+void expectTrips(const char* assertion, Drive drive) {
   ::testing::FLAGS_gtest_death_test_style = "threadsafe";
   EXPECT_DEATH(
       {
         dup2(2, 1);  // Verilator reports a failed assertion on stdout
-        Harness<Vmw_bank_buf_b5x4> h(64, 8, 5, 4, 4);
-        auto& m = h.model();
-        m.rd_req_i = 1;
-        m.rd_en_i = 0x3;
-        setField(m.rd_addr_i, 0, 6, 0);
-        setField(m.rd_addr_i, 6, 6, 5);  // same bank as lane 0: two cycles
-        m.eval();
-        h.tick();
-        setField(m.rd_addr_i, 6, 6, 6);  // changed while waiting
-        m.eval();
-        h.tick();
+        Harness<M> h;
+        drive(h);
         h.tick();
       },
-      "bank_rd_hold_a");
+      assertion);
+}
+
+TEST(MwBankBufDeathTest, ARowChangedBeforeItsGrantTripsTheHandshakeAssertion) {
+  expectTrips<Vmw_bank_buf_b5x4>("bank_rd_hold_a", [](auto& h) {
+    const Row row = firstLanes(4, {0, 5});      // same bank as lane 0: two cycles
+    const Row changed = firstLanes(4, {0, 6});  // changed while waiting
+    h.cycle(&row, nullptr);
+    h.cycle(&changed, nullptr);
+  });
 }
 
 TEST(MwBankBufDeathTest, AWriteRowThatIsNotLinearTripsItsAssertion) {
-  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
-  EXPECT_DEATH(
-      {
-        dup2(2, 1);  // Verilator reports a failed assertion on stdout
-        Harness<Vmw_bank_buf_b5x4w5lin> h(64, 8, 5, 4, 5);
-        auto& m = h.model();
-        m.wr_req_i = 1;
-        m.wr_en_i = 0x3;
-        setField(m.wr_addr_i, 0, 6, 10);
-        setField(m.wr_addr_i, 6, 6, 12);  // not 11
-        m.eval();
-        h.tick();
-        h.tick();
-      },
-      "bank_wr_linear_a");
+  expectTrips<Vmw_bank_buf_b5x4w5lin>("bank_wr_linear_a", [](auto& h) {
+    const Row row = firstLanes(5, {10, 12});  // not 11
+    h.cycle(nullptr, &row);
+  });
 }
 
 TEST(MwBankBufDeathTest, AnUnarbitratedWriteRowWithTwoLanesInOneBankTripsTheConflictAssertion) {
-  ::testing::FLAGS_gtest_death_test_style = "threadsafe";
-  EXPECT_DEATH(
-      {
-        dup2(2, 1);  // Verilator reports a failed assertion on stdout
-        Harness<Vmw_bank_buf_b5x6s2d> h(67, 32, 5, 6, 6, 33);
-        auto& m = h.model();
-        const unsigned aw = clog2(67);
-        m.wr_req_i = 1;
-        m.wr_en_i = 0x3;
-        setField(m.wr_addr_i, 0, aw, 2);
-        setField(m.wr_addr_i, aw, aw, 7);  // bank 2 as well
-        m.eval();
-        h.tick();
-        h.tick();
-      },
-      "bank_wr_conflict_a");
+  expectTrips<Vmw_bank_buf_b5x6s2d>("bank_wr_conflict_a", [](auto& h) {
+    const Row row = firstLanes(6, {2, 7});  // bank 2 as well
+    h.cycle(nullptr, &row);
+  });
 }
 
 }  // namespace

@@ -10,6 +10,7 @@
 #include <cmath>
 #include <cstdio>
 #include <random>
+#include <stdexcept>
 
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/mapspace/mapspace.hpp"
@@ -201,21 +202,56 @@ void expect_watchdog_then_clean_run(RtlHarness harness) {
   EXPECT_TRUE(ok.functional_ok);
 }
 
-void expect_assertion_then_clean_run(const Layer& l, bool RtlRunOptions::*hook, long long watchdog,
-                                     const std::string& assertion, DramPort port,
-                                     RtlHarness harness) {
+namespace {
+
+/// A fault an assertion test hook of RtlRunOptions injects on small4, and the SVA that catches
+/// it.
+struct HookedFault {
+  bool RtlRunOptions::*hook;  ///< The hook.
+  Layer layer;                ///< A layer the fault shows on.
+  long long watchdog;         ///< Watchdog cycles of the faulty run.
+  std::string assertion;      ///< The SVA, as "name failed (file.sv:".
+  DramPort port;              ///< The DRAM port the fault needs.
+};
+
+/// The fault of `hook`.
+const HookedFault& hooked_fault(bool RtlRunOptions::*hook) {
+  static const HookedFault faults[] = {
+      // A compute command with K extent 0.
+      {&RtlRunOptions::zero_compute_extent, conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1), 20000,
+       "cmd_cu_nonzero_a failed (mw_array.sv:", DramPort::Packed},
+      // A read burst's first beat flagged as its last.
+      {&RtlRunOptions::misflag_burst_last, conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1), 20000,
+       "dram_rd_burst_last_a failed (mw_dma.sv:", DramPort::Bursts},
+      // An accumulator base past the end of the buffer.
+      {&RtlRunOptions::acc_base_past_end, conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1), 20000,
+       "acc_wr_range_a failed (mw_compute.sv:", DramPort::Packed},
+      // A command word changed before it was taken: a layer with more commands than the
+      // queues hold.
+      {&RtlRunOptions::unheld_command, conv(1, 1, 64, 32, 12, 12, 3, 3, 1, 1), 200000,
+       "cmd_hold_a failed (mw_accel.sv:", DramPort::Packed}};
+  for (const HookedFault& f : faults)
+    if (f.hook == hook) return f;
+  throw std::logic_error("rtl_checks: no fault for this RtlRunOptions hook");
+}
+
+}  // namespace
+
+void expect_assertion_then_clean_run(bool RtlRunOptions::*hook, RtlHarness harness) {
+  const HookedFault& fault = hooked_fault(hook);
+  const Layer& l = fault.layer;
   Arch arch = arch_named("small4");
-  arch.dram_port = port;
+  arch.dram_port = fault.port;
   const Mapping m = default_mapping(l, arch);
   RtlEvaluator ev;
   RtlRunOptions o;
   o.harness = harness;
   o.*hook = true;
-  o.watchdog_cycles = watchdog;
+  o.watchdog_cycles = fault.watchdog;
   const RtlRunResult r = run_admitted(ev, l, arch, m, o);
   EXPECT_EQ(r.kind, mapwright::core::RtlFailure::Assertion) << r.failure;
   EXPECT_EQ(r.failure.rfind("assertion ", 0), 0u) << r.failure;
-  EXPECT_NE(r.failure.find("assertion " + assertion), std::string::npos) << r.failure;
+  EXPECT_NE(r.failure.find("assertion " + fault.assertion), std::string::npos) << r.failure;
   EXPECT_NE(r.failure.find(" at cycle "), std::string::npos) << r.failure;
   EXPECT_EQ(r.failure.find(" at cycle 0"), std::string::npos) << r.failure;  // the real cycle
   RtlRunOptions clean;

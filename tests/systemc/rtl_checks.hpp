@@ -36,13 +36,11 @@ systemc::RtlRunOptions decoupled();
 /// progress, not a hang; the next run in the same process resets the design and works.
 void expect_watchdog_then_clean_run(systemc::RtlHarness harness);
 
-/// Runs `l` on small4 with the test hook `hook` on (and a watchdog of `watchdog` cycles),
-/// expects the SVA `assertion` (as "name failed (file.sv:") to stop it at a real cycle, then runs
-/// it again without the hook and expects a clean, bit-exact run in the same process (the design
-/// is reset between runs).
-void expect_assertion_then_clean_run(const core::Layer& l, bool systemc::RtlRunOptions::*hook,
-                                     long long watchdog, const std::string& assertion,
-                                     core::DramPort port = core::DramPort::Packed,
+/// Runs a layer on small4 with the assertion test hook `hook` of RtlRunOptions on (the layer,
+/// watchdog and DRAM port that hook needs, from the table in rtl_checks.cpp), expects the SVA
+/// the hook trips to stop it at a real cycle, then runs it again without the hook and expects a
+/// clean, bit-exact run in the same process (the design is reset between runs).
+void expect_assertion_then_clean_run(bool systemc::RtlRunOptions::*hook,
                                      systemc::RtlHarness harness = systemc::RtlHarness::SystemC);
 
 }  // namespace mapwright::systemc_test

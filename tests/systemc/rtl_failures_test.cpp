@@ -45,34 +45,26 @@ TEST(RtlSmall4Bad, StuckDesignIsAWatchdogFailureNotAHang) {
 TEST(RtlSmall4Bad, AFailedAssertionIsATypedFailureNamingItAndTheCycle) {
   // The models are built with --assert; a malformed compute command (K extent 0, which the
   // driver never sends) trips an SVA. Verilator's default would abort the process.
-  expect_assertion_then_clean_run(conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1),
-                                  &RtlRunOptions::zero_compute_extent, 20000,
-                                  "cmd_cu_nonzero_a failed (mw_array.sv:");
+  expect_assertion_then_clean_run(&RtlRunOptions::zero_compute_extent);
 }
 
 TEST(RtlSmall4Bad, AWrongBurstLastFlagTripsItsAssertion) {
   // Bursts port: the DRAM flags a read burst's first beat as its last; the DMA, which knows
   // every burst's length from its descriptor, catches it.
-  expect_assertion_then_clean_run(conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1),
-                                  &RtlRunOptions::misflag_burst_last, 20000,
-                                  "dram_rd_burst_last_a failed (mw_dma.sv:", DramPort::Bursts);
+  expect_assertion_then_clean_run(&RtlRunOptions::misflag_burst_last);
 }
 
 TEST(RtlSmall4Bad, AnAddressPastTheBufferTripsItsAssertion) {
   // The compute controller's addresses are checked against the buffer before they are
   // truncated to the port width: an accumulator base past the end (which the driver never
   // sends) would otherwise wrap around silently.
-  expect_assertion_then_clean_run(conv(1, 1, 4, 4, 5, 5, 3, 3, 1, 1),
-                                  &RtlRunOptions::acc_base_past_end, 20000,
-                                  "acc_wr_range_a failed (mw_compute.sv:");
+  expect_assertion_then_clean_run(&RtlRunOptions::acc_base_past_end);
 }
 
 TEST(RtlSmall4Bad, ABrokenCommandHandshakeTripsItsAssertion) {
   // The host must hold a command word the accelerator has not taken; the hook changes one
   // while the queues are full (the layer has more commands than the queues hold).
-  expect_assertion_then_clean_run(conv(1, 1, 64, 32, 12, 12, 3, 3, 1, 1),
-                                  &RtlRunOptions::unheld_command, 200000,
-                                  "cmd_hold_a failed (mw_accel.sv:");
+  expect_assertion_then_clean_run(&RtlRunOptions::unheld_command);
 }
 
 TEST(RtlSmall4Bad, SecondArchitectureInOneProcessIsATypedFailure) {

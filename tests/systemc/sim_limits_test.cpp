@@ -43,7 +43,7 @@ double actual_bytes(const Layer& l, const CommandProgram& p) {
                                  p.dma.capacity() * sizeof(systemc::DmaJob));
   for (const auto& j : p.dma)
     b += static_cast<double>(j.segments.capacity() * sizeof(systemc::DramSegment));
-  b += static_cast<double>(p.dram_bytes);
+  b += static_cast<double>(p.dram.bytes);
   b += static_cast<double>(l.input_elems() + l.weight_elems() + l.output_elems());
   return b;
 }
@@ -105,7 +105,7 @@ TEST(SimLimits, MemoryEstimateBoundsTheActualAllocation) {
         EXPECT_LE(est, 4 * actual + 65536) << l.describe() << "\n" << mapping_to_yaml(m);
         EXPECT_EQ(systemc::estimate_run_memory(l, arch, m, model::closed_form_counts(l, arch, m))
                       .dram_bytes,
-                  static_cast<double>(p.dram_bytes));
+                  static_cast<double>(p.dram.bytes));
         lo = std::min(lo, est / actual);
         hi = std::max(hi, est / actual);
         ++checked;

@@ -80,12 +80,13 @@ class OpBankCycles {
   std::unique_ptr<detail::BankTerms> terms_;  // null when banks < 1 (unbanked: no cycles)
 };
 
-/// A compute op's tile as the banked layouts see it: its extents, the input rows and columns
-/// it holds (hx, wx; core::input_rows), the held row and column step per output row and column
-/// (ah, aw) and the positions clipped below row and column 0 (clip_h, clip_w).
+/// A compute op's tile as the banked layouts see it: its extents, and the shapes of the input
+/// rows and columns it holds (core::input_row_shape: the rows or columns held, the held step per
+/// output row or column, the positions clipped below row or column 0).
 struct TileShape {
-  long long n, p, q, c, r, s, k, g;
-  long long hx, wx, ah, aw, clip_h, clip_w;
+  long long n, p, q, c, r, s, k, g;  ///< Extents.
+  core::RowShape rows;               ///< Input rows (P with R).
+  core::RowShape cols;               ///< Input columns (Q with S).
 };
 TileShape tile_shape(const core::Layer& layer, const core::TileBox& box);
 

@@ -1,7 +1,8 @@
 #pragma once
 /// \file tile_classes.hpp
-/// The per-loop sums the surrogate's closed form is made of, shared with the exact mapper's
-/// lower bounds (mapper/src/bounds.cpp), which evaluate the same terms on relaxed tilings.
+/// The per-loop sums the surrogate's closed form is made of, and the compute side's buffer
+/// accesses built from them, shared with the exact mapper's lower bounds (mapper/src/bounds.cpp),
+/// which evaluate the same terms on relaxed tilings.
 /// Tiling a loop of `bound` iterations by `t` gives at most two tile sizes (full tiles and one
 /// remainder), so a sum over tiles is a sum over at most two size classes per loop.
 
@@ -59,6 +60,36 @@ inline long long sum_ceil1(const TileClasses& a, long long p) {
   long long s = 0;
   for (int i = 0; i < a.n; ++i) s += a.count[i] * core::cdiv(a.size[i], p);
   return s;
+}
+
+/// The input and weight buffer reads and the accumulator writes of the compute side of one layer
+/// (the fold engine's, docs/timing.md).
+template <class Num>
+struct ComputeAccesses {
+  Num input_reads;   ///< Input buffer reads.
+  Num weight_reads;  ///< Weight buffer reads.
+  Num accum_writes;  ///< Accumulator writes by the fold engine.
+};
+
+/// ComputeAccesses of dataflow `df` in closed form, for `groups` groups of a K x CRS by CRS x NPQ
+/// product over tnpq x tcrs x tk level-2 trips (of N P Q, of C R S, of K), given the fold sums
+/// `sum_k` (K over the array's columns), `sum_red` (C R S over its rows: WS and IS) and `sum_m`
+/// (N P Q: over its rows in OS, over its columns in IS; the other dataflow's sum is not read).
+/// Num is long long for the surrogate's exact counts and double for the exact mapper's bounds
+/// (`groups` is converted first, so every product is formed in Num, left to right).
+template <class Num>
+ComputeAccesses<Num> compute_accesses(core::Dataflow df, Num groups, long long K, long long NPQ,
+                                      long long CRS, long long tnpq, long long tcrs, long long tk,
+                                      long long sum_k, long long sum_red, long long sum_m) {
+  const Num G = groups;
+  switch (df) {
+    case core::Dataflow::WS:  // rows: the reduction; columns: K; the pixels stream
+      return {G * NPQ * CRS * sum_k, G * CRS * K * tnpq, G * NPQ * K * sum_red};
+    case core::Dataflow::OS:  // rows: the pixels; columns: K; the reduction streams
+      return {G * NPQ * CRS * sum_k, G * sum_m * CRS * K, G * NPQ * K * tcrs};
+    default:  // IS: rows: the reduction; columns: the pixels; K streams
+      return {G * NPQ * CRS * tk, G * K * CRS * sum_m, G * NPQ * K * sum_red};
+  }
 }
 
 /// The distinct in-bounds input extent (core::input_extent) over output tiles (rows: P by tp)

@@ -52,11 +52,7 @@ struct CommandProgram {
   long long dma_commands = 0;      ///< Number of DMA commands.
   long long compute_commands = 0;  ///< Number of compute commands (tile steps).
   int shift = 0;                   ///< Requantizing shift of the stores.
-  uint64_t input_addr = 0;         ///< DRAM base of the input tensor.
-  uint64_t weight_addr = 0;        ///< DRAM base of the weights.
-  uint64_t output_addr = 0;        ///< DRAM base of the int8 output.
-  uint64_t psum_addr = 0;          ///< DRAM base of the int32 partial-sum spill area.
-  uint64_t dram_bytes = 0;         ///< DRAM size needed.
+  core::DramLayout dram;           ///< The tensors' DRAM bases and the DRAM size needed.
   bool bursts = false;             ///< Bursts DRAM port: DMA commands carry burst descriptors.
 };
 

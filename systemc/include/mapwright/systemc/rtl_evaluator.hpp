@@ -31,7 +31,7 @@ namespace mapwright::systemc {
 /// random operands and the reference output, and the tile walk's bookkeeping per output tile.
 struct RunMemoryEstimate {
   double program_bytes = 0;  ///< Command words, last flags, DMA jobs and their segments.
-  double dram_bytes = 0;     ///< The DRAM image (what build_program sizes dram_bytes to).
+  double dram_bytes = 0;     ///< The DRAM image (what build_program sizes dram.bytes to).
   double tensor_bytes = 0;   ///< Random input and weights, the reference output.
   double walk_bytes = 0;     ///< walk_tile_program's reduction count per output tile.
   double total() const { return program_bytes + dram_bytes + tensor_bytes + walk_bytes; }
