@@ -172,7 +172,10 @@ module mw_accel #(
     .WtBufBytes  (WtBufBytes),
     .AccBufWords (AccBufWords),
     .BeatBytes   (BeatBytes),
-    .BufBanks    (BufBanks)
+    .BufBanks    (BufBanks),
+    .InAW        (InAW),
+    .WtAW        (WtAW),
+    .AccAW       (AccAW)
   ) u_bufs (
     .clk_i            (clk_i),
     .rst_ni           (rst_ni),
@@ -222,7 +225,7 @@ module mw_accel #(
   // Engines
   // -------------------------------------------------------------------------------------------
   logic [27:0]       dma_done, cmp_done;
-  logic              dma_done_now, cmp_done_now, dma_start, dma_busy, cmp_busy;
+  logic              dma_done_now, cmp_done_now, dma_busy, cmp_busy;
   logic              dma_err, cmp_err;
   logic [14*64-1:0]  dma_cnt;
   logic [8*64-1:0]   cmp_cnt;
@@ -245,7 +248,6 @@ module mw_accel #(
     .bursts_i         (cfg_bursts_q),
     .done_cnt_o       (dma_done),
     .done_now_o       (dma_done_now),
-    .start_o          (dma_start),
     .busy_o           (dma_busy),
     .dram_req_valid_o (dram_req_valid_o),
     .dram_req_write_o (dram_req_write_o),
@@ -340,7 +342,7 @@ module mw_accel #(
       started_q <= 1'b0;
     end else begin
       cyc_q <= cyc_q + 64'd1;
-      if (dma_start && !started_q) begin
+      if (dma_pop && !started_q) begin  // a DMA command starts as it leaves its queue
         started_q <= 1'b1;
         first_q   <= cyc_q;
       end

@@ -195,6 +195,7 @@ module mw_array #(
     .rst_ni (rst_ni),
     .en_i   (adv),
     .clr_i  (cmd_fire),
+    .used_i ('0),
     .data_i (a_in),
     .data_o (a_skewed)
   );
@@ -207,6 +208,7 @@ module mw_array #(
     .rst_ni (rst_ni),
     .en_i   (adv),
     .clr_i  (cmd_fire),
+    .used_i ('0),
     .data_i (b_in),
     .data_o (b_skewed)
   );
@@ -230,9 +232,10 @@ module mw_array #(
     .row_o     (mesh_row)
   );
 
-  mw_deskew #(
-    .Lanes (Cols),
-    .Width (AccW)
+  mw_skew #(
+    .Lanes  (Cols),
+    .Width  (AccW),
+    .Deskew (1'b1)
   ) u_deskew (
     .clk_i  (clk_i),
     .rst_ni (rst_ni),

@@ -140,33 +140,58 @@ module mw_bank_buf #(
     end
   endfunction
 
-  // Bank and row of every read lane's address.
+  // Bank and row of every lane's address, decoded in one vector: the read lanes, the direct
+  // read lanes and, unless the write row is linear (WrLinear: one decode of its first word),
+  // the write and direct write lanes.
+  localparam int unsigned NDec = RdPorts + DR + ((WrLinear != 0) ? 0 : WrPorts + DW);
+  logic [NDec*AW-1:0]          dec_addr;
+  logic [NDec*BW-1:0]          dec_bank;
+  logic [NDec*BAW-1:0]         dec_row;
+  if (WrLinear != 0) begin : gen_dec_rd
+    assign dec_addr = {drd_addr_i, rd_addr_i};
+  end else begin : gen_dec_all
+    assign dec_addr = {dwr_addr_i, wr_addr_i, drd_addr_i, rd_addr_i};
+  end
+  for (genvar l = 0; l < NDec; l++) begin : gen_dec
+    assign dec_bank[l*BW +: BW]  = bank_of(dec_addr[l*AW +: AW]);
+    assign dec_row[l*BAW +: BAW] = row_of(dec_addr[l*AW +: AW]);
+  end
   logic [RdPorts*BW-1:0]       rd_bank;
   logic [RdPorts*BAW-1:0]      rd_row;
-  always_comb begin
-    for (int unsigned l = 0; l < RdPorts; l++) begin
-      rd_bank[l*BW +: BW] = bank_of(rd_addr_i[l*AW +: AW]);
-      rd_row[l*BAW +: BAW]  = row_of(rd_addr_i[l*AW +: AW]);
-    end
-  end
+  assign rd_bank = dec_bank[0 +: RdPorts*BW];
+  assign rd_row  = dec_row[0 +: RdPorts*BAW];
 
-  // Read arbitration: a waiting lane is served when no lower waiting lane of its row is in its
-  // bank (a fixed-priority arbiter per bank: the banks the lower waiting lanes take, as a mask
-  // built lane by lane). Each bank's macro takes the lane served for it (at most one). The macro
-  // port arrays are unpacked: a simulator indexes them by bank directly.
+  // Arbitration of a row on the macros' ports of one direction (reads, and writes unless
+  // WrLinear or WrDirect): a waiting lane is served when its bank is not in `taken` (banks
+  // given to direct lanes) and no lower waiting lane of its row is in its bank (a
+  // fixed-priority arbiter per bank: the banks the lower waiting lanes take, as a mask built
+  // lane by lane). Lanes as wide as the wider row.
+  localparam int unsigned MaxL = (RdPorts > WrPorts) ? RdPorts : WrPorts;
+  function automatic logic [MaxL-1:0] served(input logic [MaxL-1:0] waits,
+                                             input logic [MaxL*BW-1:0] banks,
+                                             input logic [NB-1:0] taken);
+    logic [NB-1:0] t;  // banks taken so far
+    t = taken;
+    for (int unsigned l = 0; l < MaxL; l++) begin
+      served[l] = waits[l] && !t[banks[l*BW +: BW]];
+      if (waits[l]) begin
+        t[banks[l*BW +: BW]] = 1'b1;
+      end
+    end
+  endfunction
+
+  // Reads: the direct lanes take their banks first, then the row is arbitrated. Each bank's
+  // macro takes the lane served for it (at most one). The macro port arrays are unpacked: a
+  // simulator indexes them by bank directly.
   logic [RdPorts-1:0] rd_done_q, rd_wait, rd_srv;
   logic [NB-1:0]      rd_taken, b_rd_en;
   logic [BAW-1:0]     b_rd_addr [NB];
   logic [DR-1:0]      drd_on;
   logic [DR*BW-1:0]       drd_bank;
   logic [DR*BAW-1:0]      drd_row;
-  always_comb begin
-    for (int unsigned l = 0; l < DR; l++) begin
-      drd_on[l]   = (DRdPorts > 0) && drd_req_i && drd_en_i[l];
-      drd_bank[l*BW +: BW] = bank_of(drd_addr_i[l*AW +: AW]);
-      drd_row[l*BAW +: BAW]  = row_of(drd_addr_i[l*AW +: AW]);
-    end
-  end
+  assign drd_on   = (DRdPorts > 0 && drd_req_i) ? drd_en_i : '0;
+  assign drd_bank = dec_bank[RdPorts*BW +: DR*BW];
+  assign drd_row  = dec_row[RdPorts*BAW +: DR*BAW];
   always_comb begin
     rd_wait  = rd_req_i ? (rd_en_i & ~rd_done_q) : '0;
     rd_taken = '0;
@@ -181,11 +206,8 @@ module mw_bank_buf #(
         b_rd_addr[drd_bank[l*BW +: BW]] = drd_row[l*BAW +: BAW];
       end
     end
+    rd_srv = RdPorts'(served(MaxL'(rd_wait), (MaxL*BW)'(rd_bank), rd_taken));
     for (int unsigned l = 0; l < RdPorts; l++) begin
-      rd_srv[l] = rd_wait[l] && !rd_taken[rd_bank[l*BW +: BW]];
-      if (rd_wait[l]) begin
-        rd_taken[rd_bank[l*BW +: BW]] = 1'b1;
-      end
       if (rd_srv[l]) begin
         b_rd_en[rd_bank[l*BW +: BW]]   = 1'b1;
         b_rd_addr[rd_bank[l*BW +: BW]] = rd_row[l*BAW +: BAW];
@@ -240,28 +262,23 @@ module mw_bank_buf #(
     // Any addresses: arbitrated like the reads, or (WrDirect) every lane served at once.
     logic [WrPorts*BW-1:0]       wr_bank;
     logic [WrPorts*BAW-1:0]      wr_row;
-    always_comb begin
-      for (int unsigned l = 0; l < WrPorts; l++) begin
-        wr_bank[l*BW +: BW] = bank_of(wr_addr_i[l*AW +: AW]);
-        wr_row[l*BAW +: BAW]  = row_of(wr_addr_i[l*AW +: AW]);
-      end
-    end
-    logic [NB-1:0] wr_taken;
+    logic [DW*BW-1:0]            dwr_bank;
+    logic [DW*BAW-1:0]           dwr_row;
+    assign wr_bank  = dec_bank[(RdPorts+DR)*BW +: WrPorts*BW];
+    assign wr_row   = dec_row[(RdPorts+DR)*BAW +: WrPorts*BAW];
+    assign dwr_bank = dec_bank[(RdPorts+DR+WrPorts)*BW +: DW*BW];
+    assign dwr_row  = dec_row[(RdPorts+DR+WrPorts)*BAW +: DW*BAW];
     logic [DW-1:0] dwr_on;
     always_comb begin
-      logic [BW-1:0] db;  // a direct lane's bank, decoded once per lane
       wr_wait  = wr_req_i ? (wr_en_i & ~wr_done_q) : '0;
-      wr_taken = '0;
       b_wr_en  = '0;
       for (int unsigned b = 0; b < NB; b++) begin
         b_wr_addr[b] = '0;
         b_wr_data[b] = '0;
       end
+      wr_srv = (WrDirect != 0) ? wr_wait :
+                                 WrPorts'(served(MaxL'(wr_wait), (MaxL*BW)'(wr_bank), '0));
       for (int unsigned l = 0; l < WrPorts; l++) begin
-        wr_srv[l] = wr_wait[l] && (WrDirect != 0 || !wr_taken[wr_bank[l*BW +: BW]]);
-        if (WrDirect == 0 && wr_wait[l]) begin  // no taken-bank mask without arbitration
-          wr_taken[wr_bank[l*BW +: BW]] = 1'b1;
-        end
         if (wr_srv[l]) begin
           b_wr_en[wr_bank[l*BW +: BW]]   = 1'b1;
           b_wr_addr[wr_bank[l*BW +: BW]] = wr_row[l*BAW +: BAW];
@@ -271,12 +288,11 @@ module mw_bank_buf #(
       // Direct writes take their banks over (the arbitration above does not see them, so that
       // the arbitrated row's grant does not depend on them).
       for (int unsigned l = 0; l < DW; l++) begin
-        db = bank_of(dwr_addr_i[l*AW +: AW]);
         dwr_on[l] = (DWrPorts > 0) && dwr_en_i[l];
         if (dwr_on[l]) begin
-          b_wr_en[db]   = 1'b1;
-          b_wr_addr[db] = row_of(dwr_addr_i[l*AW +: AW]);
-          b_wr_data[db] = dwr_data_i[l*Width +: Width];
+          b_wr_en[dwr_bank[l*BW +: BW]]   = 1'b1;
+          b_wr_addr[dwr_bank[l*BW +: BW]] = dwr_row[l*BAW +: BAW];
+          b_wr_data[dwr_bank[l*BW +: BW]] = dwr_data_i[l*Width +: Width];
         end
       end
     end

@@ -11,9 +11,10 @@ module mw_buffers #(
   parameter int unsigned AccBufWords = 2048,   // accumulator int32 words
   parameter int unsigned BeatBytes   = 8,      // DRAM bytes per cycle
   parameter int unsigned BufBanks    = 0,      // 0: multi-ported; else banks
-  localparam int unsigned InAW      = $clog2(InBufBytes),
-  localparam int unsigned WtAW      = $clog2(WtBufBytes),
-  localparam int unsigned AccAW     = $clog2(AccBufWords),
+  // The buffers' address widths, $clog2 of their sizes, formed once in mw_accel.
+  parameter int unsigned InAW        = 14,
+  parameter int unsigned WtAW        = 14,
+  parameter int unsigned AccAW       = 11,
   localparam int unsigned BeatWords = BeatBytes / 4
 ) (
   input  logic                        clk_i,
@@ -220,7 +221,6 @@ module mw_buffers #(
     // different sets. Were an accumulate-in lane to meet a bank taken by a DMA read or by
     // another of its lanes, it would wait (counted in acc_bank_stall_o; the mesh waits for the
     // row); a result lane meeting a DMA write or another result lane trips bank_wr_conflict_a.
-    logic        acc_rgnt, acc_rvalid, acc_wgnt;
     logic [63:0] acc_rstall, acc_wstall;
     mw_bank_buf #(
       .Depth    (AccBufWords),
@@ -240,14 +240,14 @@ module mw_buffers #(
       .rd_req_i       (cmp_acc_rreq_i),
       .rd_en_i        (cmp_acc_ren_i),
       .rd_addr_i      (cmp_acc_raddr_i),
-      .rd_gnt_o       (acc_rgnt),
-      .rd_valid_o     (acc_rvalid),
+      .rd_gnt_o       (cmp_acc_rgnt_o),
+      .rd_valid_o     (cmp_acc_rvalid_o),
       .rd_data_o      (cmp_acc_rdata_o),
       .wr_req_i       (cmp_acc_wreq_i),
       .wr_en_i        (cmp_acc_we_i),
       .wr_addr_i      (cmp_acc_waddr_i),
       .wr_data_i      (cmp_acc_wdata_i),
-      .wr_gnt_o       (acc_wgnt),
+      .wr_gnt_o       (cmp_acc_wgnt_o),
       .drd_req_i      (dma_acc_rreq_i),
       .drd_en_i       (dma_acc_ren_i),
       .drd_addr_i     (dma_acc_raddr_i),
@@ -258,9 +258,6 @@ module mw_buffers #(
       .rd_stall_cnt_o (acc_rstall),
       .wr_stall_cnt_o (acc_wstall)
     );
-    assign cmp_acc_rgnt_o   = acc_rgnt;
-    assign cmp_acc_rvalid_o = acc_rvalid;
-    assign cmp_acc_wgnt_o   = acc_wgnt;
     assign acc_bank_stall_o = acc_rstall + acc_wstall;
   end
 

@@ -54,18 +54,18 @@ module mw_cmd #(
   // -------------------------------------------------------------------------------------------
   // Command decoder
   // -------------------------------------------------------------------------------------------
-  logic [2:0]       wcnt_d, wcnt_q;       // words of the current command received
-  logic [3:0]       op_d, op_q;           // its opcode
-  logic [6*64-1:0]  w_d, w_q;             // words 0..5 (the last word comes from the port)
+  logic [2:0]       wcnt_q;               // words of the current command received
+  logic [3:0]       op_q;                 // its opcode
+  logic [6*64-1:0]  w_q;                  // words 0..5 (the last word comes from the port)
   logic [2:0]       nwords;               // words of the current command
   logic [3:0]       cur_op;
   logic             is_last, fire;
   logic             dma_full, cmp_full, dma_push, cmp_push;
-  logic             dec_err_d, dec_err_q;
-  logic             cfg_os_d, cfg_os_q, cfg_co_d, cfg_co_q, cfg_is_d, cfg_is_q;
-  logic             cfg_bursts_d, cfg_bursts_q;  // DMA commands carry burst descriptors
-  logic [15:0]      cfg_pr_d, cfg_pr_q, cfg_pc_d, cfg_pc_q, cfg_stride_d, cfg_stride_q;
-  logic [4:0]       cfg_shift_d, cfg_shift_q;
+  logic             dec_err_q;
+  logic             cfg_os_q, cfg_co_q, cfg_is_q;
+  logic             cfg_bursts_q;         // DMA commands carry burst descriptors
+  logic [15:0]      cfg_pr_q, cfg_pc_q, cfg_stride_q;
+  logic [4:0]       cfg_shift_q;
 
   assign cur_op  = (wcnt_q == '0) ? cmd_data_i[3:0] : op_q;
   always_comb begin
@@ -84,58 +84,7 @@ module mw_cmd #(
   assign dma_push    = fire && is_last && (cur_op >= OpLoadIn) && (cur_op <= OpStore);
   assign cmp_push    = fire && is_last && (cur_op == OpCompute);
 
-  always_comb begin
-    wcnt_d       = wcnt_q;
-    op_d         = op_q;
-    w_d          = w_q;
-    dec_err_d    = dec_err_q;
-    cfg_os_d     = cfg_os_q;
-    cfg_is_d     = cfg_is_q;
-    cfg_co_d     = cfg_co_q;
-    cfg_bursts_d = cfg_bursts_q;
-    cfg_pr_d     = cfg_pr_q;
-    cfg_pc_d     = cfg_pc_q;
-    cfg_stride_d = cfg_stride_q;
-    cfg_shift_d  = cfg_shift_q;
-    if (fire) begin
-      if (wcnt_q == '0) begin
-        op_d = cmd_data_i[3:0];
-      end
-      if (wcnt_q < 3'd6) begin
-        w_d[wcnt_q*64 +: 64] = cmd_data_i;
-      end
-      if (cmd_last_i != is_last) begin
-        dec_err_d = 1'b1;  // the driver's framing disagrees with the opcode's length
-      end
-      if (is_last) begin
-        wcnt_d = '0;
-        if (nwords == 3'd1) begin
-          dec_err_d = 1'b1;  // unknown opcode
-        end
-        if (cur_op == OpConfig) begin
-          cfg_os_d     = w_q[4];
-          cfg_co_d     = w_q[5];
-          cfg_is_d     = w_q[6];
-          cfg_bursts_d = w_q[7];
-          if (w_q[4] && w_q[6]) begin
-            dec_err_d = 1'b1;  // OS and IS at once
-          end
-          cfg_pr_d     = cmd_data_i[15:0];
-          cfg_pc_d     = cmd_data_i[31:16];
-          cfg_stride_d = cmd_data_i[47:32];
-          cfg_shift_d  = cmd_data_i[52:48];
-          if (cmd_data_i[15:0] == '0 || 32'(cmd_data_i[15:0]) > Rows ||
-              cmd_data_i[31:16] == '0 || 32'(cmd_data_i[31:16]) > Cols ||
-              cmd_data_i[47:32] == '0) begin
-            dec_err_d = 1'b1;
-          end
-        end
-      end else begin
-        wcnt_d = wcnt_q + 3'd1;
-      end
-    end
-  end
-
+  // Next state written in the clocked block: every register moves only with a word taken.
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       wcnt_q       <= '0;
@@ -150,19 +99,40 @@ module mw_cmd #(
       cfg_pc_q     <= 16'(Cols);
       cfg_stride_q <= 16'd1;
       cfg_shift_q  <= '0;
-    end else begin
-      wcnt_q       <= wcnt_d;
-      op_q         <= op_d;
-      w_q          <= w_d;
-      dec_err_q    <= dec_err_d;
-      cfg_os_q     <= cfg_os_d;
-      cfg_is_q     <= cfg_is_d;
-      cfg_co_q     <= cfg_co_d;
-      cfg_bursts_q <= cfg_bursts_d;
-      cfg_pr_q     <= cfg_pr_d;
-      cfg_pc_q     <= cfg_pc_d;
-      cfg_stride_q <= cfg_stride_d;
-      cfg_shift_q  <= cfg_shift_d;
+    end else if (fire) begin
+      if (wcnt_q == '0) begin
+        op_q <= cmd_data_i[3:0];
+      end
+      if (wcnt_q < 3'd6) begin
+        w_q[wcnt_q*64 +: 64] <= cmd_data_i;
+      end
+      if (cmd_last_i != is_last) begin
+        dec_err_q <= 1'b1;  // the driver's framing disagrees with the opcode's length
+      end
+      if (is_last) begin
+        wcnt_q <= '0;
+        if (nwords == 3'd1) begin
+          dec_err_q <= 1'b1;  // unknown opcode
+        end
+        if (cur_op == OpConfig) begin
+          cfg_os_q     <= w_q[4];
+          cfg_co_q     <= w_q[5];
+          cfg_is_q     <= w_q[6];
+          cfg_bursts_q <= w_q[7];
+          cfg_pr_q     <= cmd_data_i[15:0];
+          cfg_pc_q     <= cmd_data_i[31:16];
+          cfg_stride_q <= cmd_data_i[47:32];
+          cfg_shift_q  <= cmd_data_i[52:48];
+          if ((w_q[4] && w_q[6]) ||  // OS and IS at once
+              cmd_data_i[15:0] == '0 || 32'(cmd_data_i[15:0]) > Rows ||
+              cmd_data_i[31:16] == '0 || 32'(cmd_data_i[31:16]) > Cols ||
+              cmd_data_i[47:32] == '0) begin
+            dec_err_q <= 1'b1;
+          end
+        end
+      end else begin
+        wcnt_q <= wcnt_q + 3'd1;
+      end
     end
   end
 

@@ -225,16 +225,16 @@ module mw_compute #(
   // part plus the streamed position's other part); IS lane j preloads input pixel j of the fold
   // at the reduction index of the current `w` row. A lane whose buffer row or column falls
   // outside [0, Hx) / [0, Wx) is padding: it streams zero, but the read is counted like every
-  // streamed activation.
+  // streamed activation. A lane in use is enabled (in_rd_en_o; banked, a padding lane takes
+  // its bank too).
   logic [NL-1:0] lane_ok;  // lane in use and not padding
-  logic [NL-1:0] lane_in;  // lane in use (banked: takes its bank, padding included)
   always_comb begin
     for (int unsigned i = 0; i < NL; i++) begin
       logic signed [31:0] hrow, wcol, virt, vb;
       hrow       = $signed(s_h + a_lh_q[i*32 +: 32]);
       wcol       = $signed(s_w + a_lw_q[i*32 +: 32]);
-      lane_in[i] = (i < (is_i ? a_cu_q : a_ru_q));
-      lane_ok[i] = lane_in[i] && (hrow >= 0) && (hrow < $signed(32'(a_hx_q))) && (wcol >= 0) &&
+      in_rd_en_o[i] = (i < (is_i ? a_cu_q : a_ru_q));
+      lane_ok[i] = in_rd_en_o[i] && (hrow >= 0) && (hrow < $signed(32'(a_hx_q))) && (wcol >= 0) &&
                    (wcol < $signed(32'(a_wx_q)));
       virt       = $signed(s_addr_q + a_lin_q[i*32 +: 32]);
       // Banked: a padding lane reads word 0 of the bank its virtual address falls into (floor
@@ -245,7 +245,7 @@ module mw_compute #(
       end
       if (lane_ok[i]) begin
         in_rd_addr_o[i*InAW +: InAW] = InAW'(virt);
-      end else if (Banked && lane_in[i]) begin
+      end else if (Banked && in_rd_en_o[i]) begin
         in_rd_addr_o[i*InAW +: InAW] = InAW'(vb);
       end else begin
         in_rd_addr_o[i*InAW +: InAW] = '0;
@@ -256,11 +256,11 @@ module mw_compute #(
   // Banked buffers: one row fetch per buffer (mw_row_fetch) requests the fold's rows one at a
   // time, holds a granted row until the mesh takes it and zeroes the input row's padding lanes
   // (the mask taken at the grant). The position registers advance at the grant. A fold's first
-  // row is requested in the cycle after its issue.
-  logic                in_v, wt_v, in_ask, wt_ask, acc_v, acc_ask;
+  // row is requested in the cycle after its issue. The requests are the *_rd_req_o ports, the
+  // accumulate-in row's lanes in use acc_rd_en_o and its offer c_valid.
+  logic                in_v, wt_v;
   logic [NL*8-1:0]     in_row, wt_row;          // the row offered to the mesh
   logic [Cols*32-1:0]    acc_row;               // the accumulate-in row offered to the mesh
-  logic [Cols-1:0]     acc_en;                  // its lanes in use
   if (Banked) begin : gen_fetch
     logic in_take, wt_take;  // the mesh takes the offered input / weight row
     assign in_take = is_i ? w_fire : a_fire;
@@ -281,7 +281,7 @@ module mw_compute #(
       .gnt_i      (in_rd_gnt_i),
       .rd_valid_i (in_rd_valid_i),
       .rd_data_i  (in_rd_data_i),
-      .ask_o      (in_ask),
+      .ask_o      (in_rd_req_o),
       .valid_o    (in_v),
       .row_o      (in_row)
     );
@@ -298,7 +298,7 @@ module mw_compute #(
       .gnt_i      (wt_rd_gnt_i),
       .rd_valid_i (wt_rd_valid_i),
       .rd_data_i  (wt_rd_data_i),
-      .ask_o      (wt_ask),
+      .ask_o      (wt_rd_req_o),
       .valid_o    (wt_v),
       .row_o      (wt_row)
     );
@@ -315,13 +315,13 @@ module mw_compute #(
       .act_i      (act_q),
       .issue_i    (issue),
       .rows_i     (f_acc ? (os_i ? f_ru : (is_i ? 32'(h_tk) : h_m)) : 32'd0),
-      .take_i     (c_ready && acc_v),
-      .mask_i     (acc_en),
+      .take_i     (c_ready && c_valid),
+      .mask_i     (acc_rd_en_o),
       .gnt_i      (acc_rd_gnt_i),
       .rd_valid_i (acc_rd_valid_i),
       .rd_data_i  (acc_rd_data_i),
-      .ask_o      (acc_ask),
-      .valid_o    (acc_v),
+      .ask_o      (acc_rd_req_o),
+      .valid_o    (c_valid),
       .row_o      (acc_row)
     );
     // A result row leaves in its cycle: the accumulator serves the compute's write row
@@ -337,28 +337,22 @@ module mw_compute #(
     // padding lanes are zeroed by this cycle's lane mask. No request, grant or read valid.
     logic unused_rd;
     assign unused_rd = ^{in_rd_valid_i, wt_rd_valid_i};
-    assign in_ask    = 1'b0;
-    assign wt_ask    = 1'b0;
+    assign in_rd_req_o = 1'b0;
+    assign wt_rd_req_o = 1'b0;
     assign in_v      = 1'b1;
     assign wt_v      = 1'b1;
     for (genvar i = 0; i < NL; i++) begin : gen_lane
       assign in_row[i*8 +: 8] = lane_ok[i] ? in_rd_data_i[i*8 +: 8] : 8'd0;
     end
     assign wt_row = wt_rd_data_i;
-    assign acc_ask   = 1'b0;
-    assign acc_v     = 1'b1;
+    assign acc_rd_req_o = 1'b0;
+    assign c_valid      = 1'b1;
     assign acc_row   = acc_rd_data_i;
     assign out_ready = 1'b1;
     logic unused_acc;
     assign unused_acc = ^{acc_rd_gnt_i, acc_rd_valid_i, acc_wr_gnt_i};
   end
-  assign in_rd_req_o  = in_ask;
-  assign wt_rd_req_o  = wt_ask;
-  assign acc_rd_req_o = acc_ask;
-  assign c_valid      = acc_v;
-  assign acc_rd_en_o  = acc_en;
   assign acc_wr_req_o = Banked && out_valid;
-  assign in_rd_en_o  = lane_in;
   assign a_valid     = is_i ? wt_v : in_v;
   assign w_valid     = is_i ? in_v : wt_v;
 
@@ -385,8 +379,9 @@ module mw_compute #(
       wt_rd_addr_o[j*WtAW +: WtAW] = wt_rd_en_o[j] ? WtAW'(w_addr_q + a_lk_q[j*32 +: 32]) : '0;
     end
     for (int unsigned j = 0; j < Cols; j++) begin
-      acc_en[j]          = (j < a_cu_q);
-      acc_rd_addr_o[j*AccAW +: AccAW]   = acc_en[j] ? AccAW'(c_addr_q + a_la_q[j*32 +: 32]) : '0;
+      acc_rd_en_o[j]     = (j < a_cu_q);
+      acc_rd_addr_o[j*AccAW +: AccAW]   =
+          acc_rd_en_o[j] ? AccAW'(c_addr_q + a_la_q[j*32 +: 32]) : '0;
       acc_wr_addr_o[j*AccAW +: AccAW]   = AccAW'(o_addr_q + a_la_q[j*32 +: 32]);
       c_data[j*32 +: 32] = acc_row[j*32 +: 32];
       acc_wr_data_o[j*32 +: 32]   = out_data[j*32 +: 32];
@@ -405,13 +400,13 @@ module mw_compute #(
   assign c_fire = c_ready && c_valid;
   // Banked: the accumulate-in address advances at the grant of its row's read, the result
   // address when the result row is written.
-  assign c_adv  = Banked ? (acc_ask && acc_rd_gnt_i) : c_fire;
+  assign c_adv  = Banked ? (acc_rd_req_o && acc_rd_gnt_i) : c_fire;
   assign o_fire = out_valid && out_ready;
   // The streamed input index advances when its row is taken (banked: granted).
-  assign s_fire = Banked ? (in_ask && in_rd_gnt_i) : (is_i ? w_fire : a_fire);
+  assign s_fire = Banked ? (in_rd_req_o && in_rd_gnt_i) : (is_i ? w_fire : a_fire);
   // The weight row advances with the `w` stream (WS) or the `a` stream (OS, IS); banked: at
   // the grant of its read.
-  assign w_adv  = Banked ? (wt_ask && wt_rd_gnt_i) : (os_i || is_i ? a_fire : w_fire);
+  assign w_adv  = Banked ? (wt_rd_req_o && wt_rd_gnt_i) : (os_i || is_i ? a_fire : w_fire);
 
   // Every buffer address a lane uses fits the buffer's address width before it is truncated to
   // the port (simulation only, kept with --assert): the driver checks the mapping's capacity,
@@ -421,13 +416,13 @@ module mw_compute #(
     in_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
         (act_q && s_fire && lane_ok[i]) |-> ((s_addr_q + a_lin_q[i*32 +: 32]) >> InAW) == '0);
     wt_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        (act_q && (Banked ? wt_ask : (is_i ? a_fire : w_fire)) &&
+        (act_q && (Banked ? wt_rd_req_o : (is_i ? a_fire : w_fire)) &&
          (32'(i) < (is_i ? a_ru_q : a_cu_q))) |->
         ((w_addr_q + a_lk_q[i*32 +: 32]) >> WtAW) == '0);
   end
   for (genvar j = 0; j < Cols; j++) begin : gen_acc_range
     acc_rd_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-        (act_q && (Banked ? acc_ask : c_fire) && (32'(j) < a_cu_q)) |->
+        (act_q && (Banked ? acc_rd_req_o : c_fire) && (32'(j) < a_cu_q)) |->
         ((c_addr_q + a_la_q[j*32 +: 32]) >> AccAW) == '0);
     acc_wr_range_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
         acc_wr_en_o[j] |-> ((o_addr_q + a_la_q[j*32 +: 32]) >> AccAW) == '0);

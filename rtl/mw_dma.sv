@@ -45,7 +45,7 @@ module mw_dma #(
   // DMA queue head.
   input  logic                             cmd_valid_i,
   input  logic [447:0]                     cmd_i,
-  output logic                             cmd_pop_o,
+  output logic                             cmd_pop_o,    // the head starts (and leaves the queue)
 
   // Fences and configuration.
   input  logic [27:0]                      cmp_done_i,   // completed compute commands
@@ -53,7 +53,6 @@ module mw_dma #(
   input  logic                             bursts_i,     // addressed-burst DRAM port
   output logic [27:0]                      done_cnt_o,   // completed DMA commands
   output logic                             done_now_o,   // a DMA command completes this cycle
-  output logic                             start_o,      // a DMA command starts this cycle
   output logic                             busy_o,       // a command is in flight
 
   // DRAM port.
@@ -539,8 +538,7 @@ module mw_dma #(
     end
   end
 
-  assign cmd_pop_o        = start;
-  assign start_o          = start;
+  assign cmd_pop_o        = start;  // a command starts as it leaves the queue
   assign busy_o           = (state_q != StIdle);
   assign done_cnt_o       = done_q;
   assign done_now_o       = done_now;

@@ -26,47 +26,37 @@ module mw_fifo #(
     $error("mw_fifo: Depth must be a power of two in 2..256, got %0d", Depth);
   end
 
+  // Read and write pointers with a wrap bit above the entry index (CntW = PtrW + 1 bits): the
+  // queue holds wptr - rptr entries (modulo 2 Depth). It is empty when the pointers are equal
+  // and full when only their wrap bits differ.
   logic [Width-1:0] mem_q [Depth];
-  logic [PtrW-1:0]  rptr_d, rptr_q, wptr_d, wptr_q;
-  logic [CntW-1:0]  cnt_d, cnt_q;
+  logic [CntW-1:0]  rptr_q, wptr_q;
+  logic             empty, full;
   logic             do_push, do_pop;
 
-  assign do_push = push_i && (cnt_q != CntW'(Depth));
-  assign do_pop  = pop_i && (cnt_q != '0);
-
-  always_comb begin
-    rptr_d = rptr_q;
-    wptr_d = wptr_q;
-    cnt_d  = cnt_q;
-    if (do_push) begin
-      wptr_d = wptr_q + PtrW'(1);
-    end
-    if (do_pop) begin
-      rptr_d = rptr_q + PtrW'(1);
-    end
-    if (do_push && !do_pop) begin
-      cnt_d = cnt_q + CntW'(1);
-    end else if (do_pop && !do_push) begin
-      cnt_d = cnt_q - CntW'(1);
-    end
-  end
+  assign empty   = (wptr_q == rptr_q);
+  assign full    = ((wptr_q ^ rptr_q) == CntW'(Depth));
+  assign do_push = push_i && !full;
+  assign do_pop  = pop_i && !empty;
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
       rptr_q <= '0;
       wptr_q <= '0;
-      cnt_q  <= '0;
     end else begin
-      rptr_q <= rptr_d;
-      wptr_q <= wptr_d;
-      cnt_q  <= cnt_d;
+      if (do_push) begin
+        wptr_q <= wptr_q + CntW'(1);
+      end
+      if (do_pop) begin
+        rptr_q <= rptr_q + CntW'(1);
+      end
     end
   end
 
   // Storage: no reset (entries are only read after being written).
   always_ff @(posedge clk_i) begin
     if (do_push) begin
-      mem_q[wptr_q] <= wdata_i;
+      mem_q[wptr_q[PtrW-1:0]] <= wdata_i;
     end
   end
 
@@ -74,14 +64,14 @@ module mw_fifo #(
   // would lose its entry, a pop of an empty one would desynchronize the consumer.
   `ifndef SYNTHESIS
   fifo_overflow_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      !(push_i && (cnt_q == CntW'(Depth))));
+      !(push_i && full));
   fifo_underflow_a: assert property (@(posedge clk_i) disable iff (!rst_ni)
-      !(pop_i && (cnt_q == '0)));
+      !(pop_i && empty));
   `endif
 
-  assign valid_o = (cnt_q != '0);
-  assign rdata_o = mem_q[rptr_q];
-  assign full_o  = (cnt_q == CntW'(Depth));
-  assign count_o = cnt_q;
+  assign valid_o = !empty;
+  assign rdata_o = mem_q[rptr_q[PtrW-1:0]];
+  assign full_o  = full;
+  assign count_o = wptr_q - rptr_q;
 
 endmodule

@@ -230,6 +230,11 @@ module mw_fold_seq #(
   logic [31:0] pr_k, pc_k;  // a row / column fold's step of it_row0k_q / it_c0k_q
   assign pr_k = pr * (os_i ? st_pix : 32'(h_tk));
   assign pc_k = pc * st_pix;
+  // The axes of the fold grid that move at an issue: the inner one (columns, or rows when
+  // cols_outer_i) always, the outer one when the inner one is at its last fold.
+  logic        col_move, row_move;
+  assign col_move = !cols_outer_i || last_row;
+  assign row_move = cols_outer_i || last_col;
 
   // WS: only the first reduction fold of a fresh tile overwrites; OS: the whole fresh step.
   logic f_acc;
@@ -252,6 +257,7 @@ module mw_fold_seq #(
   logic [31:0]       w_addr_q, w_step_q;    // weight lane-0 address and its step
   logic [31:0]       c_addr_q, o_addr_q;    // accumulate-in / result lane-0 addresses
   logic [31:0]       acc_step_q;            // their step per row
+  logic [15:0]       a_hx_q, a_wx_q;        // the head's Hx, Wx
 
   always_ff @(posedge clk_i or negedge rst_ni) begin
     if (!rst_ni) begin
@@ -275,6 +281,15 @@ module mw_fold_seq #(
       a_la_q     <= '0;
       s_walk_q   <= '0;
       acc_step_q <= '0;
+      s_pos_q    <= '0;
+      s_base_q   <= '0;
+      s_addr_q   <= '0;
+      a_hx_q     <= '0;
+      a_wx_q     <= '0;
+      w_addr_q   <= '0;
+      w_step_q   <= '0;
+      c_addr_q   <= '0;
+      o_addr_q   <= '0;
     end else if (issue_i) begin : set_up
       // Chains of positions: lane[i] = row0 + i (lane walk), clane[j] = (IS) pixel c0 + j.
       // They run to NL so every read lane has a position; lanes past the fold are unused.
@@ -283,6 +298,7 @@ module mw_fold_seq #(
       logic [31:0] lk, la;
       pos_t        lane_ru, clane_cu;  // the next row / column fold's first
       logic [PosD-1:0] li;             // lane i's position without its digits
+      logic [31:0] inb, wt0, acc0;     // the fold's input, weight and accumulator bases
       lane[0]  = it_pos_q;
       clane[0] = it_cpos_q;
       for (int unsigned i = 1; i <= NL; i++) begin
@@ -323,85 +339,9 @@ module mw_fold_seq #(
       s_walk_q   <= (os_i || is_i) ? red_walk : pix_walk;
       acc_step_q <= is_i ? 32'd1 : st_pix;
 
-      // Fold iterator (the offsets follow the indices: group, row0 * tk, c0 * tk).
-      if (last_fold) begin
-        it_g_q     <= '0;
-        it_row0_q  <= '0;
-        it_c0_q    <= '0;
-        it_pos_q   <= '0;
-        it_cpos_q  <= '0;
-        it_gin_q   <= '0;
-        it_gwt_q   <= '0;
-        it_gacc_q  <= '0;
-        it_row0k_q <= '0;
-        it_c0k_q   <= '0;
-      end else if (!cols_outer_i) begin
-        if (!last_col) begin
-          it_c0_q   <= it_c0_q + pc;
-          it_cpos_q <= clane_cu;
-          it_c0k_q  <= it_c0k_q + pc_k;
-        end else begin
-          it_c0_q   <= '0;
-          it_cpos_q <= '0;
-          it_c0k_q  <= '0;
-          if (!last_row) begin
-            it_row0_q  <= it_row0_q + pr;
-            it_pos_q   <= lane_ru;
-            it_row0k_q <= it_row0k_q + pr_k;
-          end else begin
-            it_row0_q  <= '0;
-            it_pos_q   <= '0;
-            it_row0k_q <= '0;
-            it_g_q     <= it_g_q + 16'd1;
-            it_gin_q   <= it_gin_q + st_grp;
-            it_gwt_q   <= it_gwt_q + st_gwt;
-            it_gacc_q  <= it_gacc_q + st_gacc;
-          end
-        end
-      end else begin
-        if (!last_row) begin
-          it_row0_q  <= it_row0_q + pr;
-          it_pos_q   <= lane_ru;
-          it_row0k_q <= it_row0k_q + pr_k;
-        end else begin
-          it_row0_q  <= '0;
-          it_pos_q   <= '0;
-          it_row0k_q <= '0;
-          if (!last_col) begin
-            it_c0_q   <= it_c0_q + pc;
-            it_cpos_q <= clane_cu;
-            it_c0k_q  <= it_c0k_q + pc_k;
-          end else begin
-            it_c0_q   <= '0;
-            it_cpos_q <= '0;
-            it_c0k_q  <= '0;
-            it_g_q    <= it_g_q + 16'd1;
-            it_gin_q  <= it_gin_q + st_grp;
-            it_gwt_q  <= it_gwt_q + st_gwt;
-            it_gacc_q <= it_gacc_q + st_gacc;
-          end
-        end
-      end
-    end
-  end
-
-  // The fold's stream addresses: set at issue from the head command's bases and the iterator's
-  // offsets, then advanced by the stream events (an issue takes precedence: the previous fold
-  // has ended by then).
-  logic [15:0] a_hx_q, a_wx_q;
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      s_pos_q  <= '0;
-      s_base_q <= '0;
-      s_addr_q <= '0;
-      a_hx_q   <= '0;
-      a_wx_q   <= '0;
-      w_addr_q <= '0;
-      w_step_q <= '0;
-      c_addr_q <= '0;
-      o_addr_q <= '0;
-    end else if (issue_i) begin : start
-      logic [31:0] inb, wt0, acc0;
+      // The fold's stream addresses, from the head command's bases and the iterator's offsets;
+      // the stream events advance them during the fold (an issue takes precedence: the
+      // previous fold has ended by then).
       inb      = 32'(cmd_i[211:192]) + it_gin_q - st_clip;
       a_hx_q   <= h_hx;
       a_wx_q   <= h_wx;
@@ -430,6 +370,26 @@ module mw_fold_seq #(
         w_step_q <= 32'(h_tk);
         c_addr_q <= acc0 + it_c0_q;
         o_addr_q <= acc0 + it_c0_q;
+      end
+
+      // Fold iterator (the offsets follow the indices: group, row0 * tk, c0 * tk): each axis
+      // that moves steps to its next fold or, past its last, restarts at zero; the group
+      // steps when both axes restart, and the command's last fold restarts everything.
+      if (col_move) begin
+        it_c0_q   <= last_col ? '0 : it_c0_q + pc;
+        it_cpos_q <= last_col ? '0 : clane_cu;
+        it_c0k_q  <= last_col ? '0 : it_c0k_q + pc_k;
+      end
+      if (row_move) begin
+        it_row0_q  <= last_row ? '0 : it_row0_q + pr;
+        it_pos_q   <= last_row ? '0 : lane_ru;
+        it_row0k_q <= last_row ? '0 : it_row0k_q + pr_k;
+      end
+      if (last_row && last_col) begin
+        it_g_q    <= last_fold ? '0 : it_g_q + 16'd1;
+        it_gin_q  <= last_fold ? '0 : it_gin_q + st_grp;
+        it_gwt_q  <= last_fold ? '0 : it_gwt_q + st_gwt;
+        it_gacc_q <= last_fold ? '0 : it_gacc_q + st_gacc;
       end
     end else begin
       if (s_adv_i) begin : step
