@@ -73,10 +73,10 @@ long long pe_flops(const core::Arch& arch) {
 
 long long edge_flops(const core::Arch& arch) {
   const long long r = arch.rows, k = arch.cols, op = arch.operand_bits, acc = arch.acc_bits;
-  return triangle_bits(r, op)                  // mw_skew u_skew_a: activations, one lane per row
-         + triangle_bits(k, op)                // mw_skew u_skew_b: OS weights, one lane per column
-         + triangle_bits(k, acc)               // mw_deskew: WS partial sums, one lane per column
-         + k * acc                             // mw_array out_data_q
+  return triangle_bits(r, op)     // mw_skew u_skew_a: activations, one lane per row
+         + triangle_bits(k, op)   // mw_skew u_skew_b: OS weights, one lane per column
+         + triangle_bits(k, acc)  // mw_skew (Deskew): WS partial sums, one lane per column
+         + k * acc                // mw_array out_data_q
          + std::max(r, k) * kLaneAddressBits;  // mw_compute per-lane address registers
 }
 

@@ -67,7 +67,7 @@ long long bank_flops(const core::Arch& arch);
 
 /// Register bits of one PE (rtl/mw_pe.sv: a_q, b_q of operand_bits, acc_q of acc_bits).
 long long pe_flops(const core::Arch& arch);
-/// Register bits along the array edges (rtl/mw_skew.sv, mw_deskew.sv, mw_array.sv output
+/// Register bits along the array edges (rtl/mw_skew.sv as skew and deskew, mw_array.sv output
 /// register, mw_compute.sv per-lane address registers); grows with Rows^2 and Cols^2.
 long long edge_flops(const core::Arch& arch);
 
