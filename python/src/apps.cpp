@@ -142,25 +142,36 @@ py::tuple run(const py::dict& kw) {
   return call(o, flows::cmd_run);
 }
 
-py::tuple sweep(const py::dict& kw) {
-  flows::SweepOptions o;
+/// A command whose options `read` takes from the keywords (after the worker binary is set),
+/// the `required` keywords checked and every other keyword refused.
+template <class Options, class Read>
+py::tuple keyword_command(const py::dict& kw, const char* name,
+                          std::initializer_list<const char*> required,
+                          int (*command)(const Options&, std::ostream&), Read read) {
+  Options o;
   o.worker_exe = worker_exe();
-  Kwargs k(kw, "sweep");
-  k.get("file", o.file, "out", o.out_dir, "resume", o.resume, "jobs", o.jobs);
-  k.done({"file", "out"});
-  return call(o, flows::cmd_sweep);
+  Kwargs k(kw, name);
+  read(k, o);
+  k.done(required);
+  return call(o, command);
+}
+
+py::tuple sweep(const py::dict& kw) {
+  return keyword_command(
+      kw, "sweep", {"file", "out"}, flows::cmd_sweep, [](Kwargs& k, flows::SweepOptions& o) {
+        k.get("file", o.file, "out", o.out_dir, "resume", o.resume, "jobs", o.jobs);
+      });
 }
 
 py::tuple codesign(const py::dict& kw) {
-  flows::CodesignOptions o;
-  o.worker_exe = worker_exe();
-  Kwargs k(kw, "codesign");
-  k.get("space", o.space, "searcher", o.searcher, "time_limit", o.time_limit_s, "seed", o.seed);
-  k.get("budget", o.budget, "options", o.options_file, "out", o.out_dir, "rtl", o.rtl, "jobs",
-        o.jobs);
-  k.done({"space", "out"});
-  o.seed_given = kw.contains("seed");
-  return call(o, flows::cmd_codesign);
+  return keyword_command(kw, "codesign", {"space", "out"}, flows::cmd_codesign,
+                         [&kw](Kwargs& k, flows::CodesignOptions& o) {
+                           k.get("space", o.space, "searcher", o.searcher, "time_limit",
+                                 o.time_limit_s, "seed", o.seed, "budget", o.budget, "options",
+                                 o.options_file);
+                           k.get("out", o.out_dir, "rtl", o.rtl, "jobs", o.jobs);
+                           o.seed_given = kw.contains("seed");
+                         });
 }
 
 }  // namespace
