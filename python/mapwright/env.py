@@ -197,8 +197,11 @@ class MappingEnv(_gym.Env if _gym else object):
             cost, reward = math.inf, self.invalid_reward
             obs = np.zeros(4, np.float32)
         info = {"metrics": s["surrogate"].to_dict(), "cost": cost, "mapping": mapping.to_yaml(),
-                "valid": s["valid"], "reason": s["reason"], "source": s["source"],
-                "sample": s["sample"], "repeat": s["repeat"]}
+                "valid": s["valid"], "reason": s["reason"], "source": s["source"]}
+        if self.reward_source == "rtl":
+            # The RTL reward's warm-up, cache and operand seeds count distinct mappings over the
+            # environment's life, as the engine's do over a search: not reset by reset().
+            info.update(sample=s["sample"], repeat=s["repeat"])
         if s["source"] == "rtl":
             info.update(rtl=s["rtl"].to_dict() if s["rtl"] else None,
                         failure_kind=s["failure_kind"], operand_seed=s["operand_seed"])
