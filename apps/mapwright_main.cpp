@@ -184,11 +184,22 @@ CLI::App* add_search(CLI::App& app, flows::SearchCliOptions& search) {
   return se;
 }
 
+/// A subcommand that reads one YAML file (`--<flag>`, required, usually
+/// configs/<folder>/<name>.yaml) and writes an output folder (--out, default
+/// runs/<command>-<name>): tune, study, sweep and codesign.
+CLI::App* add_file_command(CLI::App& app, const std::string& command, const std::string& about,
+                           const std::string& flag, const std::string& what,
+                           const std::string& folder, std::string& file, std::string& out) {
+  auto* c = app.add_subcommand(command, about);
+  c->add_option("--" + flag, file, what + " YAML (configs/" + folder + "/<name>.yaml)")->required();
+  c->add_option("--out", out, "Output folder (default runs/" + command + "-<name>)");
+  return c;
+}
+
 CLI::App* add_tune(CLI::App& app, flows::TuneOptions& tune) {
-  auto* tu = app.add_subcommand(
-      "tune", "Equal-effort tuning: the same number of configurations for every searcher");
-  tu->add_option("--plan", tune.plan, "Plan YAML (configs/tuning/<name>.yaml)")->required();
-  tu->add_option("--out", tune.out_dir, "Output folder (default runs/tune-<name>)");
+  auto* tu = add_file_command(
+      app, "tune", "Equal-effort tuning: the same number of configurations for every searcher",
+      "plan", "Plan", "tuning", tune.plan, tune.out_dir);
   tu->add_option("--jobs", tune.jobs, "Worker threads of each study (0 = number of cores)")
       ->capture_default_str();
   tu->add_flag("--resume", tune.resume,
@@ -197,10 +208,9 @@ CLI::App* add_tune(CLI::App& app, flows::TuneOptions& tune) {
 }
 
 CLI::App* add_study(CLI::App& app, flows::StudyOptions& study) {
-  auto* st = app.add_subcommand(
-      "study", "Searchers x seeds x layers: sample efficiency against a reference best");
-  st->add_option("--suite", study.suite, "Suite YAML (configs/studies/<name>.yaml)")->required();
-  st->add_option("--out", study.out_dir, "Output folder (default runs/study-<name>)");
+  auto* st = add_file_command(
+      app, "study", "Searchers x seeds x layers: sample efficiency against a reference best",
+      "suite", "Suite", "studies", study.suite, study.out_dir);
   st->add_option("--options", study.options_file,
                  "Search options YAML for every searcher (overrides the suite's 'options')");
   st->add_option("--jobs", study.jobs, "Worker threads (0 = number of cores)")
@@ -330,12 +340,11 @@ CLI::App* add_regress(CLI::App& app, flows::RegressOptions& regress) {
 }
 
 CLI::App* add_sweep(CLI::App& app, flows::SweepOptions& sweep) {
-  auto* sw = app.add_subcommand(
-      "sweep",
+  auto* sw = add_file_command(
+      app, "sweep",
       "Co-design: map a network onto every architecture of a sweep file (exact mapper, RTL "
-      "verification, area model), Pareto fronts and the winner under constraints");
-  sw->add_option("--file", sweep.file, "Sweep file (configs/sweeps/<name>.yaml)")->required();
-  sw->add_option("--out", sweep.out_dir, "Sweep folder (default runs/sweep-<name>)");
+      "verification, area model), Pareto fronts and the winner under constraints",
+      "file", "Sweep", "sweeps", sweep.file, sweep.out_dir);
   sw->add_flag("--resume", sweep.resume, "Continue the sweep in --out (finished points kept)");
   sw->add_option("--jobs", sweep.jobs, "RTL worker processes per point (0 = number of cores)")
       ->capture_default_str();
@@ -347,11 +356,11 @@ CLI::App* add_sweep(CLI::App& app, flows::SweepOptions& sweep) {
 }
 
 CLI::App* add_codesign(CLI::App& app, flows::CodesignOptions& cd) {
-  auto* c = app.add_subcommand(
-      "codesign",
+  auto* c = add_file_command(
+      app, "codesign",
       "Search the hardware of a space file: every point's workload at its layers' proven-optimal "
-      "mappings; exact (best design, proven bound, gap), grid, or a sampling searcher");
-  c->add_option("--space", cd.space, "Space file (configs/codesign/<name>.yaml)")->required();
+      "mappings; exact (best design, proven bound, gap), grid, or a sampling searcher",
+      "space", "Space", "codesign", cd.space, cd.out_dir);
   c->add_option("--searcher", cd.searcher,
                 "exact | grid | random | sa | ga | bo | ppo | ppo-box | marl")
       ->capture_default_str();
@@ -363,7 +372,6 @@ CLI::App* add_codesign(CLI::App& app, flows::CodesignOptions& cd) {
       ->capture_default_str();
   c->add_option("--options", cd.options_file,
                 "Sampling searchers' options YAML (default configs/search/default.yaml)");
-  c->add_option("--out", cd.out_dir, "Output folder (default runs/codesign-<name>)");
   c->add_option("--rtl", cd.rtl,
                 "Verify on the RTL: chosen (the chosen design), front (every Pareto-front "
                 "design) or none")
