@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs the Debian packages (idempotent), configures and builds mapwright (Release, Ninja).
+# Installs the Debian packages (idempotent), configures and builds mapwright (Release, Ninja);
+# the default preset also installs the Python module `mapwright` for Debian's python3
+# (cmake --install: /usr/local/lib/python3.11/dist-packages/mapwright, the only files it installs).
 # Usage: scripts/build.sh [preset]   (default preset: "default", build folder build/)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -8,3 +10,7 @@ preset="${1:-default}"
 cmake --preset "$preset" >/dev/null
 jobs="$(nproc 2>/dev/null || echo 2)"
 cmake --build --preset "$preset" -j "$jobs"
+if [ "$preset" = default ] && [ -f build/python/mapwright/__init__.py ]; then
+  cmake --install build >/dev/null
+  echo "build.sh: the Python module mapwright is installed for /usr/bin/python3"
+fi
