@@ -11,6 +11,9 @@ cmake --preset "$preset" >/dev/null
 jobs="$(nproc 2>/dev/null || echo 2)"
 cmake --build --preset "$preset" -j "$jobs"
 if [ "$preset" = default ] && [ -f build/python/mapwright/__init__.py ]; then
-  cmake --install build >/dev/null
-  echo "build.sh: the Python module mapwright is installed for /usr/bin/python3"
+  if cmake --install build >/dev/null; then
+    echo "build.sh: the Python module mapwright is installed for /usr/bin/python3"
+  else  # not root: the build tree's module still works with PYTHONPATH=build/python
+    echo "build.sh: could not install the Python module (not root?); use PYTHONPATH=build/python" >&2
+  fi
 fi
