@@ -106,22 +106,9 @@ std::string points_csv(const CodesignSpace& s, const SearchOutcome& r) {
   return c.str();
 }
 
-/// codesign.json's "rtl": what --rtl asked for and how many of those designs passed, failed or
-/// had no model (before the RTL ran: "pending").
-json rtl_summary(const std::string& mode, const std::map<int, json>& rtl) {
-  json j = {{"mode", mode}, {"designs", rtl.size()}};
-  for (const char* k : {"passed", "failed", "no_model", "pending"}) j[k] = 0;
-  for (const auto& [p, d] : rtl) {
-    const std::string status = d["status"].get<std::string>();
-    j[status] = j[status].get<int>() + 1;
-  }
-  return j;
-}
-
 /// codesign.json: the settings, the outcome, the front and the chosen design.
 json summary_json(const CodesignSpace& s, const CodesignOptions& o, uint64_t seed,
-                  const SearchOutcome& r, const codesign::PointEvaluator& ev, double min_area,
-                  const std::map<int, json>& rtl) {
+                  const SearchOutcome& r, const codesign::PointEvaluator& ev, double min_area) {
   json j;
   j["format"] = 1;
   j["space"] = {{"file", s.path}, {"name", s.name}, {"points", s.size()}, {"base", s.base_name}};
@@ -162,20 +149,34 @@ json summary_json(const CodesignSpace& s, const CodesignOptions& o, uint64_t see
       oc["gap"] = best > 0 ? std::max(0.0, (best - r.lower_bound) / best) : 0.0;
     }
     j["chosen"] = point_json(s, r.points[r.best]);
-    if (const auto it = rtl.find(r.best); it != rtl.end()) j["chosen"]["rtl"] = it->second;
   } else {
     oc["smallest_area_mm2"] = min_area;
     if (r.timed_out && o.searcher == "exact") oc["lower_bound"] = r.lower_bound;
   }
   j["outcome"] = oc;
   json front = json::array();
-  for (int i : codesign::pareto_front(r.points)) {
-    front.push_back(point_json(s, r.points[i]));
-    if (const auto it = rtl.find(i); it != rtl.end()) front.back()["rtl"] = it->second;
-  }
+  for (int i : codesign::pareto_front(r.points)) front.push_back(point_json(s, r.points[i]));
   j["front"] = front;
-  j["rtl"] = rtl_summary(o.rtl, rtl);
   return j;
+}
+
+/// Puts the RTL verdicts `rtl` (per point index; "pending" before the RTL ran) into `summary`:
+/// on the chosen design and the front's designs they name, and codesign.json's "rtl" (what --rtl
+/// asked for and how many of those designs passed, failed, had no model or are pending).
+void attach_rtl(json& summary, const SearchOutcome& r, const std::string& mode,
+                const std::map<int, json>& rtl) {
+  if (const auto it = rtl.find(r.best); it != rtl.end()) summary["chosen"]["rtl"] = it->second;
+  const std::vector<int> front = codesign::pareto_front(r.points);
+  for (size_t k = 0; k < front.size(); ++k)
+    if (const auto it = rtl.find(front[k]); it != rtl.end())
+      summary["front"][k]["rtl"] = it->second;
+  json& j = summary["rtl"];
+  j = {{"mode", mode}, {"designs", rtl.size()}};
+  for (const char* k : {"passed", "failed", "no_model", "pending"}) j[k] = 0;
+  for (const auto& [p, d] : rtl) {
+    const std::string status = d["status"].get<std::string>();
+    j[status] = j[status].get<int>() + 1;
+  }
 }
 
 /// The summary printed without --json.
@@ -297,13 +298,11 @@ json sensitivity(codesign::PointEvaluator& ev, const PointResult& p) {
   return rows;
 }
 
-/// codesign.json with the chosen design's layers, area and sensitivity, and the RTL verdicts
-/// `rtl` has so far.
+/// codesign.json with the chosen design's layers, area and sensitivity.
 json full_summary(const CodesignSpace& s, const CodesignOptions& o, uint64_t seed,
-                  const SearchOutcome& r, codesign::PointEvaluator& ev,
-                  const std::map<int, json>& rtl) {
+                  const SearchOutcome& r, codesign::PointEvaluator& ev) {
   const double min_area = codesign::area_lower_bound(s, codesign::whole_space(s));
-  json summary = summary_json(s, o, seed, r, ev, min_area, rtl);
+  json summary = summary_json(s, o, seed, r, ev, min_area);
   if (r.best >= 0) {
     json& ch = summary["chosen"];
     ch["layers"] = chosen_layers(ev, r.points[r.best]);
@@ -342,12 +341,13 @@ int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
   const std::vector<int> designs = codesign::designs_to_check(o.rtl, r);
   std::map<int, json> rtl;
   for (int p : designs) rtl[p] = {{"status", "pending"}};
-  json summary = full_summary(s, o, seed, r, ev, rtl);
+  json summary = full_summary(s, o, seed, r, ev);
+  attach_rtl(summary, r, o.rtl, rtl);
   write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
   if (!designs.empty()) {
     rtl = codesign::check_on_rtl(ev, r.points, designs, dir,
                                  {o.jobs, seed, o.worker_exe, {}, &std::cerr});
-    summary = full_summary(s, o, seed, r, ev, rtl);
+    attach_rtl(summary, r, o.rtl, rtl);
     write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
   }
   const bool plotted = write_codesign_report(dir.string());

@@ -120,28 +120,6 @@ py::tuple call(Options& o, int (*command)(const Options&, std::ostream&)) {
   return py::make_tuple(rc, to_python(nlohmann::json::parse(out.str())));
 }
 
-py::tuple run(const py::dict& kw) {
-  flows::RunOptions o;
-  flows::RunSettings& s = o.settings;
-  Kwargs k(kw, "run");
-  k.get("network", s.network, "layer", s.layer, "input_shape", s.input_shapes, "strict", s.strict,
-        "arch", s.arch, "objective", s.objective);
-  k.get("searcher", s.searcher, "budget", s.budget, "seed", s.seed, "options", s.options_file);
-  k.get("time_limit", s.exact.time_limit_s, "gap", s.exact.gap, "threads", s.exact.threads);
-  k.get("top_k", s.top_k, "no_rtl", s.no_rtl, "reward", s.reward, "surrogate_warmup",
-        s.surrogate_warmup, "jobs", o.jobs, "rtl_watchdog", o.rtl_watchdog_cycles);
-  k.get("sim_max_cycles", o.sim_limits.max_cycles, "sim_max_seconds", o.sim_limits.max_seconds,
-        "sim_max_memory_mb", o.sim_limits.max_memory_mb);
-  k.get("out", o.out_dir, "db", o.db, "resume", o.resume);
-  k.done({"out"});
-  if (kw.contains("layer") && kw.contains("network"))
-    throw SpecError("run", "layer", s.layer, "give either layer or network, not both");
-  o.given = k.flags();
-  o.progress = false;
-  o.worker_exe = worker_exe();
-  return call(o, flows::cmd_run);
-}
-
 /// A command whose options `read` takes from the keywords (after the worker binary is set),
 /// the `required` keywords checked and every other keyword refused.
 template <class Options, class Read>
@@ -154,6 +132,27 @@ py::tuple keyword_command(const py::dict& kw, const char* name,
   read(k, o);
   k.done(required);
   return call(o, command);
+}
+
+py::tuple run(const py::dict& kw) {
+  return keyword_command(
+      kw, "run", {"out"}, flows::cmd_run, [&kw](Kwargs& k, flows::RunOptions& o) {
+        flows::RunSettings& s = o.settings;
+        k.get("network", s.network, "layer", s.layer, "input_shape", s.input_shapes, "strict",
+              s.strict, "arch", s.arch, "objective", s.objective);
+        k.get("searcher", s.searcher, "budget", s.budget, "seed", s.seed, "options",
+              s.options_file);
+        k.get("time_limit", s.exact.time_limit_s, "gap", s.exact.gap, "threads", s.exact.threads);
+        k.get("top_k", s.top_k, "no_rtl", s.no_rtl, "reward", s.reward, "surrogate_warmup",
+              s.surrogate_warmup, "jobs", o.jobs, "rtl_watchdog", o.rtl_watchdog_cycles);
+        k.get("sim_max_cycles", o.sim_limits.max_cycles, "sim_max_seconds",
+              o.sim_limits.max_seconds, "sim_max_memory_mb", o.sim_limits.max_memory_mb);
+        k.get("out", o.out_dir, "db", o.db, "resume", o.resume);
+        if (kw.contains("layer") && kw.contains("network"))
+          throw SpecError("run", "layer", s.layer, "give either layer or network, not both");
+        o.given = k.flags();
+        o.progress = false;
+      });
 }
 
 py::tuple sweep(const py::dict& kw) {
