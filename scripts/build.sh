@@ -7,6 +7,10 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install-deps.sh
 preset="${1:-default}"
+# ccache sees paths relative to the source tree, so the sanitized build's model objects (compiled
+# as in the plain build: systemc/models/CMakeLists.txt) come from the plain build's cache entries.
+# A base directory set by the user wins.
+export CCACHE_BASEDIR="${CCACHE_BASEDIR:-$PWD}"
 cmake --preset "$preset" >/dev/null
 jobs="$(nproc 2>/dev/null || echo 2)"
 cmake --build --preset "$preset" -j "$jobs"

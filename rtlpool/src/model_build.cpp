@@ -74,6 +74,28 @@ class BuildLog {
   Clock::time_point next_report_ = Clock::now();  ///< No progress line before this.
 };
 
+/// Our environment for a model's build in `build` from the source tree `src`: with ccache's
+/// base directory (unless the user set one) at the two folders' deepest common ancestor, so that
+/// ccache sees the paths of every model's build (<cache>/<key>/build, all at one depth) alike and
+/// each build after the first compiles only what differs (the model, the model list, tracing):
+/// the support, core, model and pool objects come from the cache.
+std::vector<std::string> build_environment(const std::string& src, const fs::path& build) {
+  std::vector<std::string> env;
+  bool user_base = false;
+  for (char** e = environ; *e; ++e) {
+    env.emplace_back(*e);
+    user_base = user_base || env.back().rfind("CCACHE_BASEDIR=", 0) == 0;
+  }
+  std::error_code ec;
+  const fs::path a = fs::weakly_canonical(src, ec), b = fs::weakly_canonical(build, ec);
+  fs::path common;
+  for (auto i = a.begin(), j = b.begin(); i != a.end() && j != b.end() && *i == *j; ++i, ++j)
+    common /= *i;
+  // Not the root: ccache would then rewrite every path, the system's headers too.
+  if (!user_base && common.has_relative_path()) env.push_back("CCACHE_BASEDIR=" + common.string());
+  return env;
+}
+
 /// Configures the source tree `src` in `build` for the one model `p` (MAPWRIGHT_RTL_WORKER_ONLY)
 /// and builds its worker. Returns the exit status, -1 when a step could not run (`why`).
 int configure_and_build(const ModelParams& p, const std::string& src, const fs::path& build,
@@ -84,22 +106,24 @@ int configure_and_build(const ModelParams& p, const std::string& src, const fs::
       std::to_string(p.beat_bytes) + (p.banks ? ";" + std::to_string(p.banks) : std::string());
   const int jobs = o.jobs > 0 ? o.jobs : std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
   auto on_line = [&log](const std::string& line) { log.add(line); };
+  const std::vector<std::string> env = build_environment(src, build);
   int rc = run_captured(
       {"cmake", "-S", src, "-B", build.string(), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
        "-DMAPWRIGHT_RTL_WORKER_ONLY=ON", "-DMAPWRIGHT_RTL_MODEL=" + model,
        std::string("-DMAPWRIGHT_RTL_TRACE=") + (p.traced ? "ON" : "OFF")},
-      on_line, why);
+      on_line, why, &env);
   if (rc == 0)
     rc = run_captured({"cmake", "--build", build.string(), "--target", "mapwright-rtl-worker", "-j",
                        std::to_string(jobs)},
-                      on_line, why);
+                      on_line, why, &env);
   return rc;
 }
 
 }  // namespace
 
 int run_captured(const std::vector<std::string>& argv,
-                 const std::function<void(const std::string&)>& on_line, std::string& why) {
+                 const std::function<void(const std::string&)>& on_line, std::string& why,
+                 const std::vector<std::string>* env) {
   int fds[2];
   if (pipe2(fds, O_CLOEXEC) != 0) {
     why = std::string("pipe: ") + std::strerror(errno);
@@ -108,6 +132,7 @@ int run_captured(const std::vector<std::string>& argv,
   core::SpawnSpec spec;
   spec.argv = argv;
   spec.stdout_fd = spec.stderr_fd = fds[1];  // both into the pipe; standard input /dev/null
+  spec.env = env;
   int rc = 0;
   const pid_t pid = core::spawn_process(spec, rc);
   close(fds[1]);
