@@ -3,24 +3,28 @@
 
 #include <algorithm>
 #include <cmath>
+#include <iterator>
 
 namespace mapwright::core {
 
 namespace {
 constexpr Dim kTileDims[] = {Dim::G, Dim::N, Dim::K, Dim::C, Dim::P, Dim::Q, Dim::R, Dim::S};
 constexpr Dim kCanonical[] = {Dim::N, Dim::K, Dim::C, Dim::P, Dim::Q, Dim::R, Dim::S};
+// The parameter slots, in the order the constructor lists them: one tile slot per dimension.
 enum Idx : int {
-  kDataflow = 0,
-  kTile0 = 1,
-  kOrder = 9,
-  kFold = 10,
-  kPeRows = 11,
-  kPeCols = 12,
-  kDbIn = 13,
-  kDbWt = 14,
-  kDbAcc = 15,
-  kNumParams = 16
+  kDataflow,
+  kTile0,
+  kOrder = kTile0 + kNumDims,
+  kFold,
+  kPeRows,
+  kPeCols,
+  kDbIn,
+  kDbWt,
+  kDbAcc,
+  kNumParams
 };
+static_assert(std::size(kTileDims) == kNumDims && kNumParams == 16,
+              "a tile slot per dimension, 16 parameters (the raw encoding)");
 }  // namespace
 
 std::array<Dim, kNumOrderedDims> order_from_index(long long index) {
