@@ -186,38 +186,39 @@ CLI::App* add_search(CLI::App& app, flows::SearchCliOptions& search) {
 
 /// A subcommand that reads one YAML file (`--<flag>`, required, usually
 /// configs/<folder>/<name>.yaml) and writes an output folder (--out, default
-/// runs/<command>-<name>): tune, study, sweep and codesign.
+/// runs/<command>-<name>) that --resume continues (`kept`: what it keeps of the stopped run):
+/// tune, study, sweep and codesign.
 CLI::App* add_file_command(CLI::App& app, const std::string& command, const std::string& about,
                            const std::string& flag, const std::string& what,
-                           const std::string& folder, std::string& file, std::string& out) {
+                           const std::string& folder, const std::string& kept, std::string& file,
+                           std::string& out, bool& resume) {
   auto* c = app.add_subcommand(command, about);
   c->add_option("--" + flag, file, what + " YAML (configs/" + folder + "/<name>.yaml)")->required();
   c->add_option("--out", out, "Output folder (default runs/" + command + "-<name>)");
+  c->add_flag("--resume", resume, "Continue the " + command + " in --out: " + kept);
   return c;
 }
 
 CLI::App* add_tune(CLI::App& app, flows::TuneOptions& tune) {
   auto* tu = add_file_command(
       app, "tune", "Equal-effort tuning: the same number of configurations for every searcher",
-      "plan", "Plan", "tuning", tune.plan, tune.out_dir);
+      "plan", "Plan", "tuning", "finished runs of every study are kept", tune.plan, tune.out_dir,
+      tune.resume);
   tu->add_option("--jobs", tune.jobs, "Worker threads of each study (0 = number of cores)")
       ->capture_default_str();
-  tu->add_flag("--resume", tune.resume,
-               "Continue the tuning in --out: finished runs of every study are kept");
   return tu;
 }
 
 CLI::App* add_study(CLI::App& app, flows::StudyOptions& study) {
   auto* st = add_file_command(
       app, "study", "Searchers x seeds x layers: sample efficiency against a reference best",
-      "suite", "Suite", "studies", study.suite, study.out_dir);
+      "suite", "Suite", "studies", "finished runs are kept, the others are run", study.suite,
+      study.out_dir, study.resume);
   st->add_option("--options", study.options_file,
                  "Search options YAML for every searcher (overrides the suite's 'options')");
   st->add_option("--jobs", study.jobs, "Worker threads (0 = number of cores)")
       ->capture_default_str();
   st->add_flag("--json", study.json, "Print the summary JSON");
-  st->add_flag("--resume", study.resume,
-               "Continue the study in --out: finished runs are kept, the others are run");
   return st;
 }
 
@@ -344,8 +345,8 @@ CLI::App* add_sweep(CLI::App& app, flows::SweepOptions& sweep) {
       app, "sweep",
       "Co-design: map a network onto every architecture of a sweep file (exact mapper, RTL "
       "verification, area model), Pareto fronts and the winner under constraints",
-      "file", "Sweep", "sweeps", sweep.file, sweep.out_dir);
-  sw->add_flag("--resume", sweep.resume, "Continue the sweep in --out (finished points kept)");
+      "file", "Sweep", "sweeps", "finished points are kept", sweep.file, sweep.out_dir,
+      sweep.resume);
   sw->add_option("--jobs", sweep.jobs, "RTL worker processes per point (0 = number of cores)")
       ->capture_default_str();
   sw->add_flag("--json", sweep.json, "Print sweep.json instead of the summary");
@@ -360,7 +361,10 @@ CLI::App* add_codesign(CLI::App& app, flows::CodesignOptions& cd) {
       app, "codesign",
       "Search the hardware of a space file: every point's workload at its layers' proven-optimal "
       "mappings; exact (best design, proven bound, gap), grid, or a sampling searcher",
-      "space", "Space", "codesign", cd.space, cd.out_dir);
+      "space", "Space", "codesign",
+      "the search runs again from its start with every layer solve the stopped run finished "
+      "answered from its journal (solves.jsonl)",
+      cd.space, cd.out_dir, cd.resume);
   c->add_option("--searcher", cd.searcher,
                 "exact | grid | random | sa | ga | bo | ppo | ppo-box | marl")
       ->capture_default_str();
@@ -465,11 +469,11 @@ int run_rtl_worker() {
 
 /// Runs the chosen subcommand's flow; 1 when none was chosen.
 int run_chosen(const Subcommands& sc, CliOptions& o) {
-  if (flows::dist::size() > 1 && !*sc.sweep && !*sc.study && !*sc.run)
+  if (flows::dist::size() > 1 && !*sc.sweep && !*sc.study && !*sc.run && !*sc.codesign)
     throw core::SpecError("mpirun", "ranks", std::to_string(flows::dist::size()),
-                          "only `mapwright sweep`, `mapwright study` and `mapwright run` share "
-                          "their work across MPI ranks; run this subcommand without mpirun (or "
-                          "with -np 1)");
+                          "only `mapwright sweep`, `study`, `run` and `codesign` share their "
+                          "work across MPI ranks; run this subcommand without mpirun (or with "
+                          "-np 1)");
   if (*sc.eval) return flows::cmd_eval(o.eval, std::cout);
   if (*sc.space) return flows::cmd_space(o.space, std::cout);
   if (*sc.networks) return flows::cmd_networks(o.nets, std::cout);

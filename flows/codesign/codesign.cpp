@@ -7,15 +7,18 @@
 #include <cmath>
 #include <filesystem>
 #include <iostream>
+#include <optional>
 #include <sstream>
 
 #include <nlohmann/json.hpp>
 
 #include "codesign/codesign_search.hpp"
 #include "codesign/rtl_check.hpp"
+#include "codesign/solve_farm.hpp"
 #include "common/files.hpp"
 #include "common/text.hpp"
 #include "mapwright/flows/codesign.hpp"
+#include "mapwright/flows/dist.hpp"
 #include "mapwright/flows/layer_search.hpp"
 #include "mapwright/model/area.hpp"
 #include "mapwright/search/searcher.hpp"
@@ -134,7 +137,8 @@ json summary_json(const CodesignSpace& s, const CodesignOptions& o, uint64_t see
              {"seconds", r.seconds},
              {"timed_out", r.timed_out},
              {"mapper_solves", ev.solves()},
-             {"memo_hits", ev.memo_hits()}};
+             {"memo_hits", ev.memo_hits()},
+             {"solves_resumed", ev.journal_loaded()}};
   if (o.searcher == "exact")
     oc["branch_and_bound"] = {{"boxes", r.nodes},
                               {"pruned_bound", r.pruned_bound},
@@ -187,7 +191,11 @@ void print_summary(const json& j, const fs::path& dir, std::ostream& out) {
       << j["searcher"].get<std::string>() << ", objective " << j["objective"].get<std::string>()
       << "\n";
   out << "  evaluated " << oc["points_evaluated"] << " points in " << fmt_fixed(oc["seconds"], 2)
-      << " s (" << oc["mapper_solves"] << " mapper solves)\n";
+      << " s (" << oc["mapper_solves"] << " mapper solves"
+      << (oc["solves_resumed"].get<long long>() > 0
+              ? ", " + oc["solves_resumed"].dump() + " solves from the stopped run's journal"
+              : std::string())
+      << ")\n";
   out << "  status: " << oc["status"].get<std::string>() << "\n";
   if (j.contains("chosen")) {
     out << "  chosen: " << j["chosen"]["parameters"].dump() << "\n";
@@ -317,12 +325,26 @@ json full_summary(const CodesignSpace& s, const CodesignOptions& o, uint64_t see
 int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
   const CodesignSpace s = load_codesign_space(o.space);
   const search::SearchOptions options = check_options(o, s);
+  // Under mpirun every rank has read and checked the same inputs; the others solve layers for
+  // rank 0 (solve_farm.hpp), which does everything else. The farm stops them when rank 0 ends,
+  // also on an error.
+  if (dist::size() > 1 && dist::rank() != 0) return codesign::serve_solves(s);
+  std::optional<codesign::SolveFarm> farm;
+  if (dist::size() > 1) farm.emplace();
   const fs::path dir = o.out_dir.empty() ? fs::path("runs") / ("codesign-" + safe_name(s.name))
                                          : fs::path(o.out_dir);
   make_output_dir(dir);
   const FolderLock lock(dir, "--out");
   const uint64_t seed = o.seed_given ? o.seed : s.seed;
   codesign::PointEvaluator ev(s);
+  if (farm) ev.use_farm(&*farm);
+  const fs::path journal = dir / "solves.jsonl";
+  std::error_code ec;
+  if (!o.resume && fs::exists(journal, ec))
+    throw SpecError("--out", "out", dir.string(),
+                    "already holds a co-design (solves.jsonl); add --resume to continue it, or "
+                    "choose another --out");
+  ev.open_journal(journal, o.resume);
   SearchOutcome r;
   if (o.searcher == "exact")
     r = codesign::search_exact(ev, o.time_limit_s);
@@ -349,6 +371,15 @@ int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
                                  {o.jobs, seed, o.worker_exe, {}, &std::cerr});
     attach_rtl(summary, r, o.rtl, rtl);
     write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
+  }
+  if (farm) {
+    farm->close();
+    if (!o.json)
+      for (int rank = 1; rank < dist::size(); ++rank) {
+        const auto it = farm->solved_by().find(rank);
+        out << "rank " << rank << ": " << (it == farm->solved_by().end() ? 0 : it->second)
+            << " layer solves\n";
+      }
   }
   const bool plotted = write_codesign_report(dir.string());
   if (o.json) {

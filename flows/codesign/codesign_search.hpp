@@ -13,6 +13,8 @@
 /// cost is the weighted sum of its networks' costs.
 
 #include <array>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -109,6 +111,21 @@ struct PointResult {
   bool on_front_axis() const { return unbuildable.empty() && found && infeasible.empty(); }
 };
 
+/// The mapper's solve of `layer` on `a` for `objective` within `time_limit_s` (one thread), as
+/// the evaluator keeps it.
+LayerFigures solve_layer(const core::Layer& layer, const core::Arch& a,
+                         const core::Objective& objective, double time_limit_s);
+/// The memo and journal key of a solve: the layer's shape and every architecture field a solve
+/// depends on that a space can change.
+std::string solve_key(const core::Layer& layer, const core::Arch& a);
+/// `a` with the space's largest buffers.
+core::Arch largest_buffers(const CodesignSpace& s, const core::Arch& a);
+/// A solve's figures as JSON (the journal's lines and the MPI ranks' answers), and back.
+nlohmann::json figures_to_json(const LayerFigures& f);
+LayerFigures figures_from_json(const nlohmann::json& j, const std::string& where);
+
+class SolveFarm;
+
 /// Scores hardware points: each unique layer of the workload on the point's architecture,
 /// solved by the exact mapper, memoized per (layer shape, architecture). A layer is first
 /// solved with the buffers at the space's largest values; if that optimum fits the point's
@@ -125,6 +142,9 @@ class PointEvaluator {
   /// Layer `u` on point architecture `a` through the largest-buffer solve when it fits; `ok`
   /// is false (and nothing is solved) when it does not.
   LayerFigures from_largest_buffers(size_t u, const core::Arch& a, bool& ok, double deadline_s);
+  /// Under mpirun: the solves this evaluator has not made yet go to the other ranks through
+  /// `farm` (rank 0's, solve_farm.cpp), a point's at once; the answers are the same.
+  void use_farm(SolveFarm* farm) { farm_ = farm; }
   /// Every unique layer, on as many threads as the machine has (each solve on one): through the
   /// largest-buffer solve when its optimum fits `fits` (shortcut[u] then true), else solved on
   /// `fallback`. The answer does not depend on the thread count (the mapper's does not).
@@ -136,6 +156,15 @@ class PointEvaluator {
   const std::vector<std::vector<std::pair<size_t, int>>>& uses() const { return uses_; }
   /// The point's cost from per-layer figures.
   void compose(PointResult& r, const std::vector<LayerFigures>& f) const;
+  /// Keeps the reproducible solves (an optimum the mapper proved, or no mapping at all) in the
+  /// journal `path`, one JSON line each, appended and flushed as each is solved, so that a
+  /// co-design stopped at any moment (Ctrl-C, a kill, a power cut) loses none of them; with
+  /// `load`, first reads the solves an earlier run left there into the memo (a torn last line,
+  /// the write a kill interrupted, is dropped). A journal of another objective, or a line that
+  /// does not parse, is refused naming the file, the line and the key. Returns the solves loaded.
+  long long open_journal(const std::filesystem::path& path, bool load);
+  /// Solves read from the journal (open_journal).
+  long long journal_loaded() const { return loaded_; }
   /// Seconds since construction.
   double elapsed() const;
   long long solves() const { return solves_; }       ///< Mapper solves run.
@@ -143,13 +172,32 @@ class PointEvaluator {
   const CodesignSpace& space() const { return s_; }  ///< The space.
 
  private:
+  /// Appends solve `key` to the journal when it is open and the solve is reproducible (under
+  /// memo_mu_).
+  void remember(const std::string& key, const LayerFigures& f);
+  /// The mapper's time limit of a solve under the search's deadline.
+  double solve_limit(double deadline_s) const;
+  /// The largest-buffer solve `big` of layer `u` seen on point architecture `a`: its figures
+  /// there and `ok` when its optimum fits `a` (then optimal there too).
+  LayerFigures fits_point(size_t u, const core::Arch& a, LayerFigures big, bool& ok) const;
+  /// With a farm: solves on the other ranks what all_layers(fits, fallback) will ask for and the
+  /// memo does not hold yet (the largest-buffer solves, then the fallbacks they leave).
+  void prefetch(const core::Arch& fits, const core::Arch& fallback, double deadline_s);
+  /// The memo's or the fetched solve `key`, if either holds it (nullptr otherwise; under lock).
+  const LayerFigures* peek(const std::string& key);
+
   const CodesignSpace& s_;                                 ///< The space.
   std::vector<core::Layer> layers_;                        ///< Unique layers.
   std::vector<std::vector<std::pair<size_t, int>>> uses_;  ///< Per network, ids and counts.
   std::map<std::string, LayerFigures> memo_;               ///< (layer, arch) -> solve.
-  std::mutex memo_mu_;                                     ///< Guards memo_ and the counters.
+  std::mutex memo_mu_;                                     ///< Guards memo_, the journal and the
+                                                           ///< counters.
+  std::ofstream journal_;                                  ///< open_journal's file (or closed).
+  SolveFarm* farm_ = nullptr;                              ///< The other ranks (mpirun).
+  std::map<std::string, LayerFigures> fetched_;            ///< Solved by them, not asked yet.
   long long solves_ = 0;                                   ///< Mapper solves.
   long long hits_ = 0;                                     ///< Memo hits.
+  long long loaded_ = 0;                                   ///< Solves loaded from the journal.
   double t0_ = 0;                                          ///< Start, steady-clock seconds.
 };
 

@@ -55,23 +55,14 @@ double PointEvaluator::elapsed() const {
   return now_s() - t0_;
 }
 
-LayerFigures PointEvaluator::solve(size_t u, const Arch& a, double deadline_s) {
-  const std::string key = std::to_string(u) + "@" + arch_key(a);
-  {
-    std::lock_guard<std::mutex> lock(memo_mu_);
-    if (auto it = memo_.find(key); it != memo_.end()) {
-      ++hits_;
-      return it->second;
-    }
-  }
+LayerFigures solve_layer(const Layer& layer, const Arch& a, const Objective& objective,
+                         double time_limit_s) {
   mapper::Options o;
-  o.objective = s_.objective;
+  o.objective = objective;
   o.target_gap = 0;
   o.threads = 1;  // the layers of a point are solved in parallel instead (all_layers)
-  o.time_limit_s = s_.mapper_time_limit_s;
-  if (deadline_s > 0)
-    o.time_limit_s = std::max(1e-3, std::min(o.time_limit_s, deadline_s - elapsed()));
-  const mapper::Result r = mapper::solve(layers_[u], a, o);
+  o.time_limit_s = time_limit_s;
+  const mapper::Result r = mapper::solve(layer, a, o);
   LayerFigures f;
   f.found = r.found;
   f.optimal = r.found && (r.optimal || r.stop == mapper::StopReason::ProvedOptimal);
@@ -80,22 +71,54 @@ LayerFigures PointEvaluator::solve(size_t u, const Arch& a, double deadline_s) {
   f.cost = r.best_cost;
   f.lower_bound = f.optimal ? r.best_cost : std::min(r.best_cost, r.lower_bound);
   if (!r.found) f.lower_bound = r.stop == mapper::StopReason::Infeasible ? INFINITY : r.lower_bound;
-  std::lock_guard<std::mutex> lock(memo_mu_);
-  ++solves_;
-  memo_.emplace(key, f);
   return f;
 }
 
-LayerFigures PointEvaluator::from_largest_buffers(size_t u, const Arch& a, bool& ok,
-                                                  double deadline_s) {
+std::string solve_key(const Layer& layer, const Arch& a) {
+  // By the layer's shape, not its id in a workload: the journal (solve_journal.cpp) keeps the
+  // keys across runs.
+  return layer.shape_key() + "@" + arch_key(a);
+}
+
+Arch largest_buffers(const CodesignSpace& s, const Arch& a) {
   Arch big = a;
-  big.accum_buf_bytes = s_.values[static_cast<int>(HwParam::AccumKib)].back() * 1024;
-  big.weight_buf_bytes = s_.values[static_cast<int>(HwParam::WeightKib)].back() * 1024;
-  big.input_buf_bytes = s_.values[static_cast<int>(HwParam::InputKib)].back() * 1024;
+  big.accum_buf_bytes = s.values[static_cast<int>(HwParam::AccumKib)].back() * 1024;
+  big.weight_buf_bytes = s.values[static_cast<int>(HwParam::WeightKib)].back() * 1024;
+  big.input_buf_bytes = s.values[static_cast<int>(HwParam::InputKib)].back() * 1024;
+  return big;
+}
+
+double PointEvaluator::solve_limit(double deadline_s) const {
+  if (deadline_s <= 0) return s_.mapper_time_limit_s;
+  return std::max(1e-3, std::min(s_.mapper_time_limit_s, deadline_s - elapsed()));
+}
+
+LayerFigures PointEvaluator::solve(size_t u, const Arch& a, double deadline_s) {
+  const std::string key = solve_key(layers_[u], a);
+  {
+    std::lock_guard<std::mutex> lock(memo_mu_);
+    if (auto it = memo_.find(key); it != memo_.end()) {
+      ++hits_;
+      return it->second;
+    }
+    // Solved on another rank (prefetch): counted as this process's solve, as if made here.
+    if (auto it = fetched_.find(key); it != fetched_.end()) {
+      const LayerFigures f = it->second;
+      fetched_.erase(it);
+      ++solves_;
+      if (memo_.emplace(key, f).second) remember(key, f);
+      return f;
+    }
+  }
+  const LayerFigures f = solve_layer(layers_[u], a, s_.objective, solve_limit(deadline_s));
+  std::lock_guard<std::mutex> lock(memo_mu_);
+  ++solves_;
+  if (memo_.emplace(key, f).second) remember(key, f);
+  return f;
+}
+
+LayerFigures PointEvaluator::fits_point(size_t u, const Arch& a, LayerFigures f, bool& ok) const {
   ok = false;
-  // With capacity-scaled buffer energies a point's costs differ from the largest buffers'.
-  if (s_.base.energy.capacity_scaling) return LayerFigures{};
-  LayerFigures f = solve(u, big, deadline_s);
   if (!f.found || !f.optimal) return f;
   // Buffer sizes decide only which mappings fit: an optimum over the larger buffers that fits
   // this point's is optimal here, with the same figures.
@@ -107,9 +130,18 @@ LayerFigures PointEvaluator::from_largest_buffers(size_t u, const Arch& a, bool&
   return f;
 }
 
+LayerFigures PointEvaluator::from_largest_buffers(size_t u, const Arch& a, bool& ok,
+                                                  double deadline_s) {
+  ok = false;
+  // With capacity-scaled buffer energies a point's costs differ from the largest buffers'.
+  if (s_.base.energy.capacity_scaling) return LayerFigures{};
+  return fits_point(u, a, solve(u, largest_buffers(s_, a), deadline_s), ok);
+}
+
 std::vector<LayerFigures> PointEvaluator::all_layers(const Arch& fits, const Arch& fallback,
                                                      double deadline_s,
                                                      std::vector<char>& shortcut) {
+  if (farm_) prefetch(fits, fallback, deadline_s);
   std::vector<LayerFigures> f(layers_.size());
   shortcut.assign(layers_.size(), 0);
   std::atomic<size_t> next{0};

@@ -115,6 +115,5 @@ def sweep(file=None, out=None, **options):
 
 def codesign(space=None, out=None, **options):
     """`mapwright codesign --space FILE` (searcher=, budget=, seed=, time_limit=, options=,
-    rtl="chosen"|"front"|"none", jobs=)
-    into the folder `out`."""
+    rtl="chosen"|"front"|"none", jobs=, resume=) into the folder `out`."""
     return CodesignResult(*_mapwright._codesign(_options(options, space=space, out=out)), out)

@@ -163,14 +163,14 @@ py::tuple sweep(const py::dict& kw) {
 }
 
 py::tuple codesign(const py::dict& kw) {
-  return keyword_command(kw, "codesign", {"space", "out"}, flows::cmd_codesign,
-                         [&kw](Kwargs& k, flows::CodesignOptions& o) {
-                           k.get("space", o.space, "searcher", o.searcher, "time_limit",
-                                 o.time_limit_s, "seed", o.seed, "budget", o.budget, "options",
-                                 o.options_file);
-                           k.get("out", o.out_dir, "rtl", o.rtl, "jobs", o.jobs);
-                           o.seed_given = kw.contains("seed");
-                         });
+  return keyword_command(
+      kw, "codesign", {"space", "out"}, flows::cmd_codesign,
+      [&kw](Kwargs& k, flows::CodesignOptions& o) {
+        k.get("space", o.space, "searcher", o.searcher, "time_limit", o.time_limit_s, "seed",
+              o.seed, "budget", o.budget, "options", o.options_file);
+        k.get("out", o.out_dir, "rtl", o.rtl, "jobs", o.jobs, "resume", o.resume);
+        o.seed_given = kw.contains("seed");
+      });
 }
 
 }  // namespace

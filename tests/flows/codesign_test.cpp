@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 #include <filesystem>
 #include <fstream>
+#include <functional>
+#include <signal.h>
 #include <set>
 #include <random>
 
@@ -347,6 +349,124 @@ TEST(CodesignCli, WritesEveryPointTheFrontAndTheChoiceWithExitCodes) {
   const auto t = nlohmann::json::parse(test_files::read_file(dir / "t" / "codesign.json"));
   EXPECT_EQ(t["outcome"]["status"], "no_feasible_design");
   EXPECT_GT(t["outcome"]["smallest_area_mm2"].get<double>(), 0.01);
+  fs::remove_all(dir);
+}
+
+namespace {
+
+/// codesign.json and points.json of `dir` without what depends on time or on how many solves
+/// this process made (seconds, the mapper-solve and memo counters, the solves resumed).
+nlohmann::json stable_codesign(const fs::path& dir) {
+  std::function<void(nlohmann::json&)> strip = [&](nlohmann::json& j) {
+    if (j.is_object()) {
+      for (const char* k : {"seconds", "mapper_solves", "memo_hits", "solves_resumed"}) j.erase(k);
+      for (auto& [k, v] : j.items()) strip(v);
+    } else if (j.is_array()) {
+      for (auto& v : j) strip(v);
+    }
+  };
+  nlohmann::json j = {
+      {"codesign", nlohmann::json::parse(test_files::read_file(dir / "codesign.json"))},
+      {"points", nlohmann::json::parse(test_files::read_file(dir / "points.json"))}};
+  j["codesign"].erase("space");  // names the same file; kept out to compare folders
+  strip(j);
+  return j;
+}
+
+/// Complete lines of a file.
+long lines_of(const fs::path& f) {
+  const std::string t = test_files::read_file(f);
+  return static_cast<long>(std::count(t.begin(), t.end(), '\n'));
+}
+
+}  // namespace
+
+TEST(CodesignCli, KilledInAJournalWriteResumesToTheUninterruptedAnswer) {
+  const fs::path dir = test_files::fresh_path("codesign_resume");
+  const std::string space = kData + "codesign_tiny.yaml";
+  auto args = [&](const fs::path& out, const std::string& searcher) {
+    return std::vector<std::string>{"codesign",   "--space", space,       "--rtl", "none",
+                                    "--searcher", searcher,  "--samples", "30",    "--seed",
+                                    "3",          "--out",   out.string()};
+  };
+  for (const std::string searcher : {"exact", "sa"}) {
+    const fs::path ref = dir / (searcher + "_ref");
+    ASSERT_EQ(run_mapwright(args(ref, searcher)), 0) << searcher;
+    const nlohmann::json want = stable_codesign(ref);
+    const long lines = lines_of(ref / "solves.jsonl");  // the header and one line per solve
+    ASSERT_GE(lines, 10) << searcher;
+    for (const long n : {1L, lines / 3, 2 * lines / 3}) {
+      // Killed (SIGKILL) in the middle of writing its n-th solve: half of that line on disk.
+      const std::string what = searcher + ", killed in solve " + std::to_string(n);
+      const fs::path cut = dir / (searcher + "_" + std::to_string(n));
+      EXPECT_EQ(
+          run_mapwright(args(cut, searcher), {"MAPWRIGHT_TEST_KILL_AT=solve:" + std::to_string(n)}),
+          128 + SIGKILL)
+          << what;
+      EXPECT_FALSE(fs::exists(cut / "codesign.json")) << what;
+      EXPECT_EQ(run_mapwright(args(cut, searcher)), 2) << what;  // a journal there: --resume
+      std::vector<std::string> resume = args(cut, searcher);
+      resume.push_back("--resume");
+      ASSERT_EQ(run_mapwright(resume), 0) << what;
+      EXPECT_EQ(stable_codesign(cut), want) << what;
+      const auto j = nlohmann::json::parse(test_files::read_file(cut / "codesign.json"));
+      EXPECT_EQ(j["outcome"]["solves_resumed"], n - 1) << what;  // the torn line is dropped
+      EXPECT_EQ(lines_of(cut / "solves.jsonl"), lines) << what;  // every solve kept once
+    }
+  }
+  fs::remove_all(dir);
+}
+
+TEST(CodesignJournal, RefusesAnotherObjectiveOrABrokenLineAndDropsATornLastOne) {
+  const fs::path dir = test_files::fresh_path("codesign_journal");
+  fs::create_directories(dir);
+  const fs::path path = dir / "solves.jsonl";
+  const CodesignSpace s = load_codesign_space(kData + "codesign_tiny.yaml");
+  {
+    PointEvaluator ev(s);
+    EXPECT_EQ(ev.open_journal(path, true), 0);  // no journal yet: a new one
+    ev.evaluate(HwIndex{});
+    ev.evaluate(HwIndex{2, 2, 2, 2, 0, 3, 2, 2});
+  }
+  const std::string text = test_files::read_file(path);
+  const long lines = lines_of(path);
+  ASSERT_GE(lines, 4);
+  {
+    PointEvaluator ev(s);
+    EXPECT_EQ(ev.open_journal(path, true), lines - 1);
+    ev.evaluate(HwIndex{});
+    EXPECT_EQ(ev.solves(), 0);  // every solve answered by the journal
+  }
+  EXPECT_EQ(test_files::read_file(path), text);
+  // Another objective: refused naming the header line and the key.
+  CodesignSpace lat = s;
+  lat.objective = core::parse_objective("latency");
+  try {
+    PointEvaluator ev(lat);
+    ev.open_journal(path, true);
+    ADD_FAILURE() << "a journal of another objective was read";
+  } catch (const core::SpecError& e) {
+    EXPECT_EQ(e.where(), path.string() + ":1");
+    EXPECT_EQ(e.key(), "objective");
+    EXPECT_EQ(e.value(), "edp");
+  }
+  // A broken line in the middle: refused naming its line.
+  const size_t third = text.find('\n', text.find('\n', text.find('\n') + 1) + 1);
+  std::ofstream(path) << text.substr(0, third + 1) << "{\"key\": 1,\n" << text.substr(third + 1);
+  try {
+    PointEvaluator ev(s);
+    ev.open_journal(path, true);
+    ADD_FAILURE() << "a broken journal line was read";
+  } catch (const core::SpecError& e) {
+    EXPECT_EQ(e.where(), path.string() + ":4");
+  }
+  // A torn last line (a write a kill cut short) is dropped and cut from the file.
+  std::ofstream(path) << text << text.substr(text.find('\n') + 1, 40);
+  {
+    PointEvaluator ev(s);
+    EXPECT_EQ(ev.open_journal(path, true), lines - 1);
+  }
+  EXPECT_EQ(test_files::read_file(path), text);
   fs::remove_all(dir);
 }
 

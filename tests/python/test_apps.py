@@ -88,6 +88,18 @@ def test_codesign_equals_cli(cli, tmp_path, source_dir):
     expected = cli.json("codesign", "--space", f, "--searcher", "grid", "--out", tmp_path / "cli")
     assert got.exit_code == 0 and got.chosen is not None and len(got.points) == 4
     assert stable(got.to_dict()) == stable(expected)
+    # The folder holds a journal now: a second call needs resume=True, and answers every solve
+    # from it.
+    with pytest.raises(mw.Error) as e:
+        mw.codesign(space=f, searcher="grid", out=tmp_path / "py")
+    assert e.value.key == "out", str(e.value)
+    again = mw.codesign(space=f, searcher="grid", out=tmp_path / "py", resume=True).to_dict()
+    first = got.to_dict()
+    assert again["outcome"]["solves_resumed"] > 0 and again["outcome"]["mapper_solves"] == 0
+    for d in (again, first):
+        for k in ("mapper_solves", "memo_hits", "solves_resumed"):
+            d["outcome"].pop(k)
+    assert stable(again) == stable(first)
 
 
 def test_to_pandas(tmp_path):

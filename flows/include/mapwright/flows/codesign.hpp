@@ -86,6 +86,11 @@ struct CodesignOptions {
   std::string options_file;        ///< --options: search options ("" = configs/search/default).
   std::string out_dir;             ///< --out ("" = runs/codesign-<name>).
   bool json = false;               ///< --json: print codesign.json.
+  /// --resume: continue the co-design in --out. The search runs again from its start (same
+  /// searcher and seed) with every layer solve the stopped run had finished answered from its
+  /// journal (solves.jsonl), so it ends where an uninterrupted run ends; --time-limit counts
+  /// this run's time. Without it, a folder that holds a journal is refused.
+  bool resume = false;
   /// --rtl: after the search, run each unique layer's chosen mapping on the RTL of "chosen" (the
   /// chosen design), "front" (every Pareto-front design) or "none"; models come from the
   /// build or the model cache (built on first use, for these designs only).

@@ -8,8 +8,9 @@
 /// process. Messages are JSON texts.
 ///
 /// `sweep` distributes its points and `run` its layers (each with the layer's RTL
-/// verifications) through farm(), `study` its searcher runs; every other subcommand under
-/// mpirun with more than one rank is refused.
+/// verifications) through farm(), `study` its searcher runs, `codesign` its layer solves
+/// (serve_farm() on the ranks, flows/codesign/solve_farm.cpp on rank 0); every other subcommand
+/// under mpirun with more than one rank is refused.
 
 #include <cstddef>
 #include <deque>

@@ -8,7 +8,9 @@
 ///   sqlite  inside a SQLite transaction, after its first statement
 ///   trial   inside the append of a study trial record, with half of the line written
 ///   sweep_point  when an MPI rank of `mapwright sweep` is handed a point, before it runs it
-/// Tests use it to check that an interrupted run or study resumes to the same result.
+///   solve   inside the append of a co-design solve to its journal, with half of the line written
+/// Tests use it to check that an interrupted run, study, sweep or co-design resumes to the same
+/// result.
 
 #include <signal.h>
 #include <unistd.h>
