@@ -12,8 +12,11 @@
 # Python module's pytest files: an ASan-instrumented extension cannot load into the plain
 # interpreter, so the sanitized build does not build the module; the plain suite runs them) and
 # yosys_only (the synthesis and FPGA smokes: yosys' and nextpnr's runs, with our CLI around them
-# covered by the other synth tests); tests/rtl is not built at all (tests/CMakeLists.txt says why). The CLI tests find the RTL
-# models the plain suite built in build/model-cache (plain builds in both presets).
+# covered by the other synth tests); tests/rtl is not built at all (tests/CMakeLists.txt says
+# why). The CLI tests find the RTL models the plain suite built in build/model-cache (plain builds
+# in both presets). Code that runs once per input compiles at -O0 here (mapwright_sanitize_cold in
+# CMakeLists.txt), and tests that repeat one check over many cases run a third of them
+# (tests/common/sanitized.hpp); the plain suite runs them all.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/build.sh sanitize
