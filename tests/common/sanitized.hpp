@@ -15,10 +15,14 @@ inline constexpr bool kSanitized = false;
 #endif
 
 /// How many of `n` random cases to run: all of them, or a third (at least one) when sanitized.
-constexpr int cases(int n) { return kSanitized ? (n + 2) / 3 : n; }
+constexpr int cases(int n) {
+  return kSanitized ? (n + 2) / 3 : n;
+}
 
 /// Whether to run the `i`-th of a list of cases: each of them, or every third (the first, the
 /// fourth, ...) when sanitized.
-constexpr bool runs(int i) { return !kSanitized || i % 3 == 0; }
+constexpr bool runs(int i) {
+  return !kSanitized || i % 3 == 0;
+}
 
 }  // namespace mapwright::test_cases
