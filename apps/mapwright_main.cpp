@@ -347,12 +347,9 @@ CLI::App* add_sweep(CLI::App& app, flows::SweepOptions& sweep) {
       "verification, area model), Pareto fronts and the winner under constraints",
       "file", "Sweep", "sweeps", "finished points are kept", sweep.file, sweep.out_dir,
       sweep.resume);
-  sw->add_option("--jobs", sweep.jobs, "RTL worker processes per point (0 = number of cores)")
+  sw->add_option("--jobs", sweep.jobs, "RTL worker processes (0 = number of cores)")
       ->capture_default_str();
   sw->add_flag("--json", sweep.json, "Print sweep.json instead of the summary");
-  sw->add_option("--stop-after-points", sweep.stop_after_points,
-                 "Testing: stop as on Ctrl-C after N points")
-      ->group("");
   return sw;
 }
 

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Speed of `mapwright sweep` over MPI ranks: the same sweep in one process and under
-# `mpirun -np K+1` (rank 0 coordinates, K ranks compute), each in a fresh folder, with the RTL
+# `mpirun -np K+1` (rank 0 scores the points and runs the RTL step, K ranks solve layers for
+# it), each in a fresh folder, with the RTL
 # models already in the cache (built by a first run, or `mapwright archs --build`), so the
 # times are mapping and RTL verification, not model builds. Prints one line per rank count
 # with the wall time, the speedup over one process, and whether every point's figures equal

@@ -338,13 +338,7 @@ int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
   const uint64_t seed = o.seed_given ? o.seed : s.seed;
   codesign::PointEvaluator ev(s);
   if (farm) ev.use_farm(&*farm);
-  const fs::path journal = dir / "solves.jsonl";
-  std::error_code ec;
-  if (!o.resume && fs::exists(journal, ec))
-    throw SpecError("--out", "out", dir.string(),
-                    "already holds a co-design (solves.jsonl); add --resume to continue it, or "
-                    "choose another --out");
-  ev.open_journal(journal, o.resume);
+  ev.open_folder_journal(dir, o.resume, "co-design");
   SearchOutcome r;
   if (o.searcher == "exact")
     r = codesign::search_exact(ev, o.time_limit_s);
@@ -367,19 +361,16 @@ int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
   attach_rtl(summary, r, o.rtl, rtl);
   write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
   if (!designs.empty()) {
-    rtl = codesign::check_on_rtl(ev, r.points, designs, dir,
-                                 {o.jobs, seed, o.worker_exe, {}, &std::cerr});
+    rtl = codesign::check_on_rtl(
+        ev, r.points, designs, dir,
+        {o.jobs, seed, o.worker_exe, {}, &std::cerr, dir / "rtl.jsonl", o.resume});
     attach_rtl(summary, r, o.rtl, rtl);
     write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
   }
   if (farm) {
-    farm->close();
-    if (!o.json)
-      for (int rank = 1; rank < dist::size(); ++rank) {
-        const auto it = farm->solved_by().find(rank);
-        out << "rank " << rank << ": " << (it == farm->solved_by().end() ? 0 : it->second)
-            << " layer solves\n";
-      }
+    std::ostringstream ranks;
+    farm->close_and_report(ranks);
+    if (!o.json) out << ranks.str();
   }
   const bool plotted = write_codesign_report(dir.string());
   if (o.json) {

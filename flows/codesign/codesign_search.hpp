@@ -163,6 +163,10 @@ class PointEvaluator {
   /// the write a kill interrupted, is dropped). A journal of another objective, or a line that
   /// does not parse, is refused naming the file, the line and the key. Returns the solves loaded.
   long long open_journal(const std::filesystem::path& path, bool load);
+  /// The solve journal of a command's folder `dir` (solves.jsonl): refused when the folder holds
+  /// one and `resume` is false (naming --out and `command`), read back when it is true.
+  void open_folder_journal(const std::filesystem::path& dir, bool resume,
+                           const std::string& command);
   /// Solves read from the journal (open_journal).
   long long journal_loaded() const { return loaded_; }
   /// Seconds since construction.
@@ -220,7 +224,12 @@ struct SearchOutcome {
 /// Branch-and-bound over the hardware: boxes split in halves (dataflows, array, bandwidth and
 /// banks first, then the buffers), best-first by lower bound; anytime under `time_limit_s`.
 SearchOutcome search_exact(PointEvaluator& ev, double time_limit_s);
-/// Every point of the space, in index order.
+/// The grid searcher over a list: the points of `points`, in order (the best of them is
+/// "proved" among them when the time limit did not cut the list). `mapwright sweep` is this
+/// over the points its file lists.
+SearchOutcome search_points(PointEvaluator& ev, const std::vector<HwIndex>& points,
+                            double time_limit_s);
+/// Every point of the space, in index order (search_points over the whole space).
 SearchOutcome search_grid(PointEvaluator& ev, double time_limit_s);
 /// `samples` distinct points drawn uniformly with `seed`.
 SearchOutcome search_random(PointEvaluator& ev, long long samples, uint64_t seed,

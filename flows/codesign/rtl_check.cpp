@@ -6,6 +6,7 @@
 #include "codesign/rtl_check.hpp"
 
 #include <algorithm>
+#include <fstream>
 #include <memory>
 #include <utility>
 
@@ -42,6 +43,56 @@ constexpr YamlKey kYamlKeys[] = {{HwParam::Rows, "array", "rows"},
                                  {HwParam::AccumKib, "buffers", "accum_kib"},
                                  {HwParam::WeightKib, "buffers", "weight_kib"},
                                  {HwParam::InputKib, "buffers", "input_kib"}};
+
+/// The journal key of a layer run: the design, the layer's shape, the mapping and the seed.
+std::string run_key(const Arch& a, const Layer& l, const Mapping& m, uint64_t seed) {
+  return a.name + "|" + l.shape_key() + "|" + mapping_to_yaml(m) + "|" + std::to_string(seed);
+}
+
+/// The RTL step's journal (rtl.jsonl): the verdicts of finished layer runs by run_key.
+class RtlJournal {
+ public:
+  /// Opens `path` ("" = no journal); with `resume`, reads its verdicts first (a torn last line,
+  /// the write a kill interrupted, is dropped; a line that does not parse is refused).
+  RtlJournal(const fs::path& path, bool resume) {
+    if (path.empty()) return;
+    std::error_code ec;
+    if (resume && fs::exists(path, ec)) {
+      const std::string text = read_text(path);
+      size_t pos = 0, line_no = 0;
+      for (size_t nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1) {
+        const std::string line = text.substr(pos, nl - pos);
+        const std::string at = path.string() + ":" + std::to_string(++line_no);
+        try {
+          const json j = json::parse(line);
+          done_[j.at("key").get<std::string>()] = verification_from_json(j.at("verification"), at);
+        } catch (const json::exception& e) {
+          throw SpecError(at, "(json)", line, e.what());
+        }
+      }
+      if (pos < text.size()) fs::resize_file(path, pos, ec);
+    }
+    out_.open(path, resume ? std::ios::app : std::ios::trunc);
+    if (!out_) throw SpecError(path.string(), "(file)", path.string(), "cannot write the journal");
+  }
+  /// The verdict of run `key` from an earlier run, if the journal holds it.
+  const Verification* find(const std::string& key) const {
+    const auto it = done_.find(key);
+    return it == done_.end() ? nullptr : &it->second;
+  }
+  /// Keeps a finished run's verdict (not a worker crash or a limit: those run again).
+  void keep(const std::string& key, const Verification& v) {
+    if (!out_.is_open() ||
+        (v.kind != VerificationKind::Passed && v.kind != VerificationKind::Design))
+      return;
+    out_ << json({{"key", key}, {"verification", verification_to_json(v)}}).dump() << "\n"
+         << std::flush;
+  }
+
+ private:
+  std::map<std::string, Verification> done_;  ///< Read back with resume.
+  std::ofstream out_;                         ///< Appended as runs end.
+};
 
 /// One design on the RTL: its architecture file, model and per-layer verdicts.
 struct Design {
@@ -104,6 +155,7 @@ std::map<int, json> check_on_rtl(PointEvaluator& ev, const std::vector<PointResu
   cache.progress = rq.log;
   pool.enable_model_cache(cache);
   make_dirs(dir / "archs");
+  RtlJournal journal(rq.journal, rq.resume);
   std::vector<Design> ds;
   std::map<size_t, std::pair<size_t, size_t>> job_of;  // job id -> (design, unique layer)
   for (int p : designs) {
@@ -113,7 +165,7 @@ std::map<int, json> check_on_rtl(PointEvaluator& ev, const std::vector<PointResu
     d.file = (dir / "archs" / (safe_name(d.arch.name) + ".yaml")).string();
     write_atomic(d.file, point_arch_yaml(s, points[p].index));
     d.rtl["arch_file"] = fs::relative(d.file, dir).string();
-    if (rq.log) *rq.log << "codesign: design " << d.arch.name << " on the RTL\n";
+    if (rq.log) *rq.log << rq.command << ": design " << d.arch.name << " on the RTL\n";
     if (const std::string why = pool.check_arch(d.file); !why.empty()) {
       d.rtl["status"] = "no_model";
       d.rtl["reason"] = why;
@@ -128,9 +180,17 @@ std::map<int, json> check_on_rtl(PointEvaluator& ev, const std::vector<PointResu
     ds.push_back(std::move(d));
   }
   // Every model is looked up (check_arch runs a probe job alone) before any run is queued.
-  for (size_t di = 0; di < ds.size(); ++di)
+  for (size_t di = 0; di < ds.size(); ++di) {
+    int resumed = 0;
     for (size_t u = 0; u < ds[di].layers.size(); ++u) {
       if (!ds[di].layers[u].found) continue;
+      const std::string key =
+          run_key(ds[di].arch, ev.layers()[u], ds[di].layers[u].mapping, rtl_seed(rq.seed, u, 0));
+      if (const Verification* v = journal.find(key)) {
+        ds[di].runs[u] = *v;
+        ++resumed;
+        continue;
+      }
       rtlpool::RtlJob j;
       j.arch = ds[di].file;
       j.layer = ev.layers()[u];
@@ -139,6 +199,11 @@ std::map<int, json> check_on_rtl(PointEvaluator& ev, const std::vector<PointResu
       j.limits = rq.limits;
       job_of[pool.submit(std::move(j))] = {di, u};
     }
+    ds[di].rtl["layers_from_journal"] = resumed;
+    if (rq.log && resumed > 0)
+      *rq.log << rq.command << ": design " << ds[di].arch.name << ": " << resumed
+              << " layer runs from the stopped run's journal\n";
+  }
   while (!job_of.empty() && pool.queued() + pool.running() > 0)
     for (auto& [id, r] : pool.poll(-1)) {
       const auto it = job_of.find(id);
@@ -148,6 +213,8 @@ std::map<int, json> check_on_rtl(PointEvaluator& ev, const std::vector<PointResu
       Design& d = ds[di];
       d.runs[u] = verification_of(r, ev.layers()[u], d.arch, d.layers[u].mapping,
                                   d.layers[u].metrics, rtl_seed(rq.seed, u, 0));
+      journal.keep(run_key(d.arch, ev.layers()[u], d.layers[u].mapping, rtl_seed(rq.seed, u, 0)),
+                   *d.runs[u]);
     }
   for (Design& d : ds) {
     finish(d, ev.layers());

@@ -32,6 +32,13 @@ struct RtlCheckRequest {
   std::string worker_exe;       ///< The worker binary ("" = rtlpool::worker_executable()).
   rtlpool::SimLimits limits;    ///< Per-run limits (the pool's defaults).
   std::ostream* log = nullptr;  ///< Progress lines (model builds, designs); null = quiet.
+  /// rtl.jsonl: every layer run that finished with a verdict (passed, or a design failure; not
+  /// a worker crash or a limit), one JSON line each, appended as it ends ("" = none).
+  std::filesystem::path journal;
+  /// Read the journal first: a layer whose design, shape, mapping and seed it holds is answered
+  /// from it and not run again (`codesign --resume`); a torn last line is dropped.
+  bool resume = false;
+  std::string command = "codesign";  ///< The command the progress lines name.
 };
 
 /// The YAML of point `i`'s architecture: the base architecture's file with the point's values
@@ -42,8 +49,8 @@ std::string point_arch_yaml(const CodesignSpace& s, const HwIndex& i);
 /// to <dir>/archs/. Returns, per design, its "rtl" object: "status" (passed: every layer
 /// passed; failed: a layer did not; no_model: the design's RTL model could not be had, with
 /// "reason"), "arch_file", "model", "layers_passed" and per unique layer its verification as
-/// results.json writes one. A design without a model is a typed failure of that design; the
-/// others still run.
+/// results.json writes one, and "layers_from_journal" (rq.resume). A design without a model is a
+/// typed failure of that design; the others still run.
 std::map<int, nlohmann::json> check_on_rtl(PointEvaluator& ev,
                                            const std::vector<PointResult>& points,
                                            const std::vector<int>& designs,

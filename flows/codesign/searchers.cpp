@@ -233,31 +233,44 @@ SearchOutcome search_exact(PointEvaluator& ev, double time_limit_s) {
 
 namespace {
 
-/// Evaluates the points of linear indices `ks` in order until the time limit.
-SearchOutcome evaluate_all(PointEvaluator& ev, const std::vector<long long>& ks,
+/// Evaluates the points of `is` in order until the time limit.
+SearchOutcome evaluate_all(PointEvaluator& ev, const std::vector<HwIndex>& is,
                            double time_limit_s) {
   SearchOutcome out;
   const double t0 = ev.elapsed();
   const double deadline = time_limit_s > 0 ? t0 + time_limit_s : 0;
-  for (const long long k : ks) {
+  for (const HwIndex& i : is) {
     if (deadline > 0 && ev.elapsed() >= deadline) {
       out.timed_out = true;
       break;
     }
-    out.points.push_back(ev.evaluate(index_of(ev.space(), k), deadline));
+    out.points.push_back(ev.evaluate(i, deadline));
   }
   out.seconds = ev.elapsed() - t0;
   return out;
 }
 
+/// The points of linear indices `ks`.
+std::vector<HwIndex> indices(const CodesignSpace& s, const std::vector<long long>& ks) {
+  std::vector<HwIndex> is;
+  is.reserve(ks.size());
+  for (const long long k : ks) is.push_back(index_of(s, k));
+  return is;
+}
+
 }  // namespace
+
+SearchOutcome search_points(PointEvaluator& ev, const std::vector<HwIndex>& points,
+                            double time_limit_s) {
+  SearchOutcome out = evaluate_all(ev, points, time_limit_s);
+  settle(out, !out.timed_out);
+  return out;
+}
 
 SearchOutcome search_grid(PointEvaluator& ev, double time_limit_s) {
   std::vector<long long> ks(static_cast<size_t>(ev.space().size()));
   for (size_t k = 0; k < ks.size(); ++k) ks[k] = static_cast<long long>(k);
-  SearchOutcome out = evaluate_all(ev, ks, time_limit_s);
-  settle(out, !out.timed_out);
-  return out;
+  return search_points(ev, indices(ev.space(), ks), time_limit_s);
 }
 
 SearchOutcome search_random(PointEvaluator& ev, long long samples, uint64_t seed,
@@ -273,7 +286,7 @@ SearchOutcome search_random(PointEvaluator& ev, long long samples, uint64_t seed
     while (static_cast<long long>(ks.size()) < samples)
       if (const long long k = pick(rng); seen.insert(k).second) ks.push_back(k);
   }
-  SearchOutcome out = evaluate_all(ev, ks, time_limit_s);
+  SearchOutcome out = evaluate_all(ev, indices(ev.space(), ks), time_limit_s);
   settle(out, false);
   return out;
 }

@@ -196,4 +196,13 @@ const LayerFigures* PointEvaluator::peek(const std::string& key) {
   return nullptr;
 }
 
+void SolveFarm::close_and_report(std::ostream& out) {
+  close();
+  for (int rank = 1; rank < dist::size(); ++rank) {
+    const auto it = solved_by_.find(rank);
+    out << "rank " << rank << ": " << (it == solved_by_.end() ? 0 : it->second)
+        << " layer solves\n";
+  }
+}
+
 }  // namespace mapwright::flows::codesign

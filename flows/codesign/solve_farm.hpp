@@ -6,6 +6,7 @@
 /// the one a single process gives (tests/apps/mpi_codesign.cmake compares the files).
 
 #include <map>
+#include <ostream>
 #include <vector>
 
 #include <nlohmann/json.hpp>
@@ -29,6 +30,8 @@ class SolveFarm {
   void close();
   /// Solves each rank made (rank -> count).
   const std::map<int, long long>& solved_by() const { return solved_by_; }
+  /// Closes the farm and writes "rank R: N layer solves" for every other rank to `out`.
+  void close_and_report(std::ostream& out);
 
  private:
   std::vector<int> idle_;               ///< Ranks waiting for work.

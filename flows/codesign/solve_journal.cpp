@@ -144,4 +144,15 @@ long long PointEvaluator::open_journal(const fs::path& path, bool load) {
   return loaded_;
 }
 
+void PointEvaluator::open_folder_journal(const fs::path& dir, bool resume,
+                                         const std::string& command) {
+  const fs::path journal = dir / "solves.jsonl";
+  std::error_code ec;
+  if (!resume && fs::exists(journal, ec))
+    throw SpecError("--out", "out", dir.string(),
+                    "already holds a " + command +
+                        " (solves.jsonl); add --resume to continue it, or choose another --out");
+  open_journal(journal, resume);
+}
+
 }  // namespace mapwright::flows::codesign

@@ -173,28 +173,13 @@ long long base_value(const Arch& a, HwParam p) {
   return 0;
 }
 
-/// One network of the workload, loaded; a network that does not load is refused naming `key`.
-WorkloadNetwork load_network(const std::string& where, const std::string& key,
-                             const std::string& network, double weight) {
-  WorkloadNetwork w;
-  w.name = network;
-  w.weight = weight;
-  try {
-    const Network net = parse_network_arg(file_beside(where, network), where + ": " + key);
-    w.layers = net.unique_layers();
-  } catch (const SpecError& e) {
-    throw SpecError(where, key, network, e.what());
-  }
-  if (w.layers.empty()) throw SpecError(where, key, network, "has no layers to map");
-  return w;
-}
-
 /// workload: a network (text), or a list of {network, weight}.
 void read_workload(const YAML::Node& root, const std::string& where, CodesignSpace& s) {
   const YAML::Node w = root["workload"];
   if (!w) throw SpecError(where, "workload", "", "required key is missing");
   if (!w.IsSequence()) {
-    s.workload.push_back(load_network(where, "workload", scalar_of(w, where, "workload"), 1));
+    s.workload.push_back(
+        load_workload_network(where, "workload", scalar_of(w, where, "workload"), 1));
     return;
   }
   if (w.size() == 0) throw SpecError(where, "workload", "[]", "an empty workload");
@@ -206,7 +191,7 @@ void read_workload(const YAML::Node& root, const std::string& where, CodesignSpa
     const double weight = get_double_in(w[i], "weight", where, at, 1, 0, 1e6);
     if (!(weight > 0))
       throw SpecError(where, at + ".weight", node_text(w[i]["weight"]), "must be > 0");
-    s.workload.push_back(load_network(where, at + ".network", net, weight));
+    s.workload.push_back(load_workload_network(where, at + ".network", net, weight));
   }
 }
 
@@ -239,6 +224,21 @@ void read_parameters(const YAML::Node& root, const std::string& where, CodesignS
 }
 
 }  // namespace
+
+WorkloadNetwork load_workload_network(const std::string& where, const std::string& key,
+                                      const std::string& network, double weight) {
+  WorkloadNetwork w;
+  w.name = network;
+  w.weight = weight;
+  try {
+    const Network net = parse_network_arg(file_beside(where, network), where + ": " + key);
+    w.layers = net.unique_layers();
+  } catch (const SpecError& e) {
+    throw SpecError(where, key, network, e.what());
+  }
+  if (w.layers.empty()) throw SpecError(where, key, network, "has no layers to map");
+  return w;
+}
 
 CodesignSpace parse_codesign_space(const std::string& text, const std::string& where) {
   const YAML::Node root = load_yaml_text(text, where);

@@ -298,24 +298,6 @@ void ResultsDb::put_verification(const std::string& run_id, int layer_index, con
   s.run(path_);
 }
 
-void ResultsDb::merge_from(const std::string& other) {
-  // One transaction: the rows of every table of a run's own store, replacing rows with the
-  // same keys (a resumed point brings its whole run again).
-  Stmt attach(db_, "ATTACH DATABASE ? AS src", path_);
-  attach.bind(other).run(path_);
-  try {
-    exec("BEGIN");
-    for (const char* t : {"runs", "layers", "evaluations", "verifications", "exact_searches"})
-      exec(std::string("INSERT OR REPLACE INTO main.") + t + " SELECT * FROM src." + t);
-    exec("COMMIT");
-  } catch (...) {
-    sqlite3_exec(db_, "ROLLBACK", nullptr, nullptr, nullptr);
-    sqlite3_exec(db_, "DETACH DATABASE src", nullptr, nullptr, nullptr);
-    throw;
-  }
-  exec("DETACH DATABASE src");
-}
-
 void ResultsDb::put_sweep_point(const std::string& sweep_id, int index, const nlohmann::json& p) {
   Stmt s(db_,
          "INSERT OR REPLACE INTO sweep_points VALUES "

@@ -48,9 +48,6 @@ class ResultsDb {
                        const std::vector<EvaluationRow>& rows);
   /// Inserts or replaces one candidate's verification (the candidate must have one).
   void put_verification(const std::string& run_id, int layer_index, const Candidate& cand);
-  /// Copies every row of another results store (one run's, e.g. a sweep point's) into this
-  /// one, replacing rows with the same keys; throws core::SpecError naming the files.
-  void merge_from(const std::string& other_path);
   /// Inserts or replaces one point of a sweep (`mapwright sweep`): the keys of the
   /// sweep_points table read from `point` (absent keys are NULL).
   void put_sweep_point(const std::string& sweep_id, int index, const nlohmann::json& point);

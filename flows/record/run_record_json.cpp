@@ -90,39 +90,6 @@ json verification_to_json(const Verification& v) {
 
 namespace {
 
-Verification verification_from_json(const json& j, const std::string& file) {
-  Verification v;
-  v.seed = j.value("seed", uint64_t{0});
-  v.failure = j.value("failure", std::string());
-  v.failure_kind = j.contains("failure_kind")
-                       ? core::rtl_failure_from_name(j["failure_kind"].get<std::string>())
-                       : legacy_failure_kind(v.failure);
-  v.retries = j.value("retries", 0);
-  v.functional_ok = j.value("functional_ok", false);
-  v.mismatches = j.value("mismatches", 0LL);
-  v.sim_seconds = j.value("sim_seconds", 0.0);
-  v.harness = j.value("harness", std::string());
-  if (j.contains("metrics")) {
-    v.rtl = core::metrics_from_json(j["metrics"]);
-    v.cycle_error_pct = j.value("cycle_error_pct", 0.0);
-    if (j.contains("count_diffs"))
-      for (const auto& [name, d] : j["count_diffs"].items())
-        v.count_diffs.push_back({name, d.value("rtl", 0LL), d.value("surrogate", 0LL)});
-  }
-  v.counts_equal = j.value("counts_equal", false);
-  v.passed = j.value("passed", false);
-  v.predicted_cycles = j.value("predicted_cycles", 0LL);
-  v.estimated_memory_mb = j.value("estimated_memory_mb", 0.0);
-  if (j.contains("kind"))
-    v.kind = enum_from_name(j["kind"].get<std::string>(), kVerificationKinds,
-                            verification_kind_name, file, "verification.kind");
-  else  // written before "kind" existed
-    v.kind = v.passed                                     ? VerificationKind::Passed
-             : v.failure_kind == core::RtlFailure::Worker ? VerificationKind::Infrastructure
-                                                          : VerificationKind::Design;
-  return v;
-}
-
 json candidate_to_json(const Candidate& c) {
   json j{{"rank", c.rank},
          {"sample", c.sample},
@@ -176,6 +143,39 @@ Choice choice_from_json(const json& j, const std::string& file) {
 }
 
 }  // namespace
+
+Verification verification_from_json(const json& j, const std::string& file) {
+  Verification v;
+  v.seed = j.value("seed", uint64_t{0});
+  v.failure = j.value("failure", std::string());
+  v.failure_kind = j.contains("failure_kind")
+                       ? core::rtl_failure_from_name(j["failure_kind"].get<std::string>())
+                       : legacy_failure_kind(v.failure);
+  v.retries = j.value("retries", 0);
+  v.functional_ok = j.value("functional_ok", false);
+  v.mismatches = j.value("mismatches", 0LL);
+  v.sim_seconds = j.value("sim_seconds", 0.0);
+  v.harness = j.value("harness", std::string());
+  if (j.contains("metrics")) {
+    v.rtl = core::metrics_from_json(j["metrics"]);
+    v.cycle_error_pct = j.value("cycle_error_pct", 0.0);
+    if (j.contains("count_diffs"))
+      for (const auto& [name, d] : j["count_diffs"].items())
+        v.count_diffs.push_back({name, d.value("rtl", 0LL), d.value("surrogate", 0LL)});
+  }
+  v.counts_equal = j.value("counts_equal", false);
+  v.passed = j.value("passed", false);
+  v.predicted_cycles = j.value("predicted_cycles", 0LL);
+  v.estimated_memory_mb = j.value("estimated_memory_mb", 0.0);
+  if (j.contains("kind"))
+    v.kind = enum_from_name(j["kind"].get<std::string>(), kVerificationKinds,
+                            verification_kind_name, file, "verification.kind");
+  else  // written before "kind" existed
+    v.kind = v.passed                                     ? VerificationKind::Passed
+             : v.failure_kind == core::RtlFailure::Worker ? VerificationKind::Infrastructure
+                                                          : VerificationKind::Design;
+  return v;
+}
 
 json layer_record_to_json(const LayerRecord& L, bool rtl) {
   json j = {{"index", L.index},

@@ -1,17 +1,19 @@
-// `mapwright sweep`: every point of a sweep file becomes an architecture and a run of the
-// sweep's network with the exact mapper, in this process (sweep_point.cpp: one run folder per
-// point, one SQLite file for all), verified on the point's RTL model from the model cache; the
-// sweep adds the area model, the Pareto fronts, the winner under the constraints, the
-// sweep_points table, sweep.json (written after every point, so Ctrl-C keeps what finished and
-// --resume continues) and sweep.html (sweep_report.cpp). Under mpirun, rank 0 hands the points
-// to the other ranks (dist::farm).
+// `mapwright sweep`: the grid searcher of the co-design machinery (flows/codesign/) over the
+// points a sweep file lists. The file's points become a co-design space (per parameter the
+// values its points use) and a list of points in that space; search_points scores each with
+// the co-design's point evaluator (every unique layer at its proven-optimal mapping, memoized,
+// solves kept in the folder's journal), check_on_rtl runs the chosen mappings of the points
+// `verify` names on their RTL models (from the build or the model cache, built on first use;
+// each finished layer run kept in rtl.jsonl), and the sweep adds the area model's parts, the
+// three Pareto fronts, the winner under the constraints, sweep.json, the sweep_points table of
+// results.sqlite and sweep.html (sweep_report.cpp). Under mpirun the other ranks solve layers
+// for rank 0 (codesign/solve_farm.hpp), as for `codesign`; a stopped sweep continues with
+// --resume from its journals.
 #include "mapwright/flows/sweep.hpp"
 
 #include <algorithm>
 #include <cmath>
-#include <deque>
 #include <filesystem>
-#include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <limits>
@@ -22,19 +24,25 @@
 
 #include <nlohmann/json.hpp>
 
+#include "codesign/codesign_search.hpp"
+#include "codesign/rtl_check.hpp"
+#include "codesign/solve_farm.hpp"
 #include "common/files.hpp"
-#include "common/signals.hpp"
 #include "common/text.hpp"
-#include "mapwright/support/error.hpp"
-#include "mapwright/support/test_hooks.hpp"
+#include "mapwright/flows/codesign.hpp"
 #include "mapwright/flows/dist.hpp"
+#include "mapwright/frontend/layer_spec.hpp"
+#include "mapwright/frontend/onnx_import.hpp"
+#include "mapwright/model/area.hpp"
+#include "mapwright/support/error.hpp"
 #include "record/results_db.hpp"
-#include "sweep/sweep_point.hpp"
 #include "sweep/sweep_report.hpp"
+#include "sweep/sweep_space.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright::core;
 using nlohmann::json;
+namespace cd = mapwright::flows::codesign;
 
 namespace mapwright::flows {
 
@@ -58,6 +66,36 @@ json area_constants_json(const model::AreaConstants& c) {
           {"source", c.source}};
 }
 
+/// The dataflow set of a point as the co-design's mask (bit 0 ws, bit 1 os, bit 2 is).
+long long dataflow_mask(const std::vector<std::string>& names) {
+  long long m = 0;
+  for (const std::string& n : names) m |= n == "ws" ? 1 : n == "os" ? 2 : 4;
+  return m;
+}
+
+/// The point's value of parameter `p`.
+long long sweep_value(const SweepPoint& pt, HwParam p, const Arch& base) {
+  switch (p) {
+    case HwParam::Dataflows:
+      return dataflow_mask(pt.dataflows);
+    case HwParam::Rows:
+      return pt.rows;
+    case HwParam::Cols:
+      return pt.cols;
+    case HwParam::DramBw:
+      return pt.dram_bytes_per_cycle;
+    case HwParam::Banks:
+      return base.buffer_banks;
+    case HwParam::AccumKib:
+      return pt.accum_kib;
+    case HwParam::WeightKib:
+      return pt.weight_kib;
+    case HwParam::InputKib:
+      return pt.input_kib;
+  }
+  return 0;
+}
+
 /// The indices of the points whose chosen mappings are verified on the RTL.
 std::vector<bool> verified_points(const SweepFile& s) {
   std::vector<bool> v(s.points.size(), s.verify == "all");
@@ -70,7 +108,7 @@ std::vector<bool> verified_points(const SweepFile& s) {
   return v;
 }
 
-/// The point's row before it runs.
+/// The point's row before it is scored.
 json point_json(const SweepPoint& p, size_t index, bool rtl) {
   return {{"index", index},
           {"name", p.name},
@@ -84,6 +122,63 @@ json point_json(const SweepPoint& p, size_t index, bool rtl) {
           {"rtl", rtl},
           {"status", "pending"},
           {"failure", ""}};
+}
+
+/// A new sweep's record: the file, its settings and every point pending.
+json new_sweep_record(const SweepFile& s, const SweepSpace& w, const SweepOptions& o,
+                      const std::string& file_text) {
+  const std::vector<bool> rtl = verified_points(s);
+  json rec = {{"command", "sweep"},
+              {"mapwright", "0.1.0"},
+              {"sweep_id", safe_name(s.name) + "-" + now_iso()},
+              {"created", now_iso()},
+              {"name", s.name},
+              {"description", s.description},
+              {"file", o.file},
+              {"file_text", file_text},
+              {"network", s.network},
+              {"network_name", w.network_name},
+              {"base_arch", s.base_arch},
+              {"objective", s.objective},
+              {"seed", s.seed},
+              {"verify", s.verify},
+              {"verify_sample", s.verify_sample},
+              {"mapper", {{"time_limit_s", s.exact.time_limit_s}, {"gap", s.exact.gap}}},
+              {"constraints",
+               {{"max_area_mm2", s.max_area_mm2},
+                {"max_latency_ms", s.max_latency_ms},
+                {"max_energy_uj", s.max_energy_uj}}},
+              {"area_constants", area_constants_json(s.area)},
+              {"points", json::array()}};
+  for (size_t i = 0; i < s.points.size(); ++i)
+    rec["points"].push_back(point_json(s.points[i], i, rtl[i]));
+  return rec;
+}
+
+/// The record of the sweep in `dir`: a new one, or with --resume the stored one after checking
+/// that it is a sweep of the same file.
+json open_sweep_record(const SweepFile& s, const SweepSpace& w, const SweepOptions& o,
+                       const fs::path& record_file, const std::string& file_text) {
+  std::error_code ec;
+  if (!fs::exists(record_file, ec)) return new_sweep_record(s, w, o, file_text);
+  if (!o.resume)
+    throw SpecError("--out", "out", record_file.parent_path().string(),
+                    "already holds a sweep (sweep.json); add --resume to continue it, or "
+                    "choose another --out");
+  json rec;
+  try {
+    rec = json::parse(read_text(record_file));
+  } catch (const json::exception& e) {
+    throw SpecError(record_file.string(), "(json)", "", e.what());
+  }
+  if (!rec.is_object() || rec.value("command", "") != "sweep" || !rec.contains("points") ||
+      !rec["points"].is_array() || rec["points"].size() != s.points.size())
+    throw SpecError(record_file.string(), "command", "", "not a `mapwright sweep` folder");
+  if (rec.value("file_text", "") != file_text)
+    throw SpecError(o.file, "(file)", o.file,
+                    "differs from the sweep file of the sweep being resumed (" +
+                        record_file.string() + "); resume with the same file");
+  return rec;
 }
 
 /// Minimizing both: marks the points of `pts` (x, y, index) on the Pareto front.
@@ -127,9 +222,7 @@ void decide(const SweepFile& s, json& rec) {
   for (size_t i = 0; i < points.size(); ++i) {
     const json& p = points[i];
     if (p["status"] != "done" || !p["meets_constraints"].get<bool>()) continue;
-    // The objective on the network totals: cycles^latency * energy^energy.
-    const double cost = std::pow(p["cycles"].get<double>(), obj.latency) *
-                        std::pow(p["energy_pj"].get<double>(), obj.energy);
+    const double cost = obj.cost(p["cycles"].get<double>(), p["energy_pj"].get<double>());
     if (cost < best) {
       best = cost;
       winner = i;
@@ -139,7 +232,74 @@ void decide(const SweepFile& s, json& rec) {
   if (!winner.is_null()) points[winner.get<size_t>()]["winner"] = true;
 }
 
-/// One line per finished point.
+/// The scored point `r` into its row `p` (area and its parts, the network's figures).
+void put_figures(const CodesignSpace& s, const cd::PointResult& r, json& p) {
+  const Arch a = cd::point_arch(s, r.index);
+  const model::AreaBreakdown area = model::estimate_area(a, s.area);
+  p["area_mm2"] = area.total_mm2;
+  p["area"] = {{"pe_array_mm2", area.pe_array_mm2},
+               {"input_buf_mm2", area.input_buf_mm2},
+               {"weight_buf_mm2", area.weight_buf_mm2},
+               {"accum_buf_mm2", area.accum_buf_mm2},
+               {"control_mm2", area.control_mm2}};
+  p["seconds"] = r.seconds;
+  if (!r.found) {
+    p["status"] = "failed";
+    p["failure"] = "a layer has no valid mapping";
+    return;
+  }
+  p["cycles"] = r.cycles[0];
+  p["latency_ms"] = r.cycles[0] / (s.base.clock_mhz * 1e3);
+  p["energy_pj"] = r.energy_pj[0];
+  p["energy_uj"] = r.energy_pj[0] * 1e-6;
+  p["edp"] = r.cycles[0] * r.energy_pj[0];
+  p["source"] = "surrogate";
+  p["layers_proved"] = r.exact;
+  p["status"] = p["rtl"].get<bool>() ? "pending" : "done";
+}
+
+/// The RTL verdict `v` of the point in row `p` (check_on_rtl's object): its status, model,
+/// checks and the network's cycles on the RTL (each unique layer's RTL cycles times its count).
+void put_rtl(const cd::PointEvaluator& ev, const json& v, json& p) {
+  p["rtl_check"] = v;
+  p["rtl_model"] = v.value("model", std::string());
+  const std::string status = v["status"].get<std::string>();
+  if (status == "no_model") {
+    p["status"] = "failed";
+    p["failure"] = "rtl: " + v.value("reason", std::string());
+    return;
+  }
+  int checks = 0, failures = 0;
+  double rtl_cycles = 0;
+  bool all_timed = true;
+  for (const json& l : v["layers"]) {
+    ++checks;
+    const json& ver = l["verification"];
+    if (!ver.value("passed", false)) ++failures;
+    int count = 0;
+    for (size_t u = 0; u < ev.layers().size(); ++u)
+      if (ev.layers()[u].name == l["layer"].get<std::string>())
+        for (const auto& [id, n] : ev.uses()[0])
+          if (id == u) count = n;
+    if (ver.contains("cycles"))
+      rtl_cycles += count * ver["cycles"].get<double>();
+    else
+      all_timed = false;
+  }
+  p["verifications"] = checks;
+  p["verification_failures"] = failures;
+  if (all_timed && checks > 0) {
+    p["rtl_cycles"] = rtl_cycles;
+    p["rtl_cycle_error_pct"] = 100 * (p["cycles"].get<double>() - rtl_cycles) / rtl_cycles;
+  }
+  p["status"] = failures == 0 ? "done" : "failed";
+  p["failure"] = failures == 0
+                     ? ""
+                     : "rtl: " + std::to_string(failures) + " of " + std::to_string(checks) +
+                           " layers failed their RTL check (sweep.json rtl_check)";
+}
+
+/// One line per point.
 void print_point(std::ostream& out, const json& p, size_t n) {
   out << "[" << p["index"].get<size_t>() + 1 << "/" << n << "] " << p["name"].get<std::string>()
       << ": ";
@@ -148,263 +308,129 @@ void print_point(std::ostream& out, const json& p, size_t n) {
         << " mm2, latency " << std::defaultfloat << std::setprecision(4)
         << p["latency_ms"].get<double>() << " ms, energy " << p["energy_uj"].get<double>()
         << " uJ, EDP " << std::scientific << std::setprecision(4) << p["edp"].get<double>()
-        << std::defaultfloat << " (" << p["source"].get<std::string>();
+        << std::defaultfloat;
     if (p.value("verifications", 0) > 0)
-      out << ", " << p["verifications"].get<int>() - p["verification_failures"].get<int>() << "/"
-          << p["verifications"].get<int>() << " RTL checks passed";
-    out << ")";
+      out << " (" << p["verifications"].get<int>() - p["verification_failures"].get<int>() << "/"
+          << p["verifications"].get<int>() << " RTL checks passed)";
   }
   if (p["status"] != "done")
     out << (p.contains("cycles") ? "; " : "") << "FAILED: " << p["failure"].get<std::string>();
-  out << "\n" << std::flush;
+  out << "\n";
 }
 
-/// A rank other than 0 under mpirun: asks rank 0 for a point, runs it, sends its record back,
-/// until told to stop. It writes only the point's own folders (archs/<point>.yaml and
-/// points/<point>/); rank 0 writes everything else.
-int sweep_worker(const SweepOptions& o) {
-  std::optional<SweepContext> c;  // read on the first point (rank 0 has checked the file)
-  return dist::serve_farm(
-      [&](const json& m) -> json {
-        // Test hook (core/test_hooks.hpp): a rank that dies in the middle of a sweep.
-        if (core::kill_point_reached("sweep_point")) core::kill_self();
-        const size_t i = m["index"].get<size_t>();
-        json p = m["point"];
-        std::ostringstream text;
-        int prc = 4;
-        try {
-          if (!c) c = load_sweep_context(load_sweep_file(o.file), nullptr);
-          prc = run_point(*c, o, m["dir"].get<std::string>(), c->file.points.at(i), p, text);
-        } catch (const std::exception& e) {
-          p["status"] = "failed";
-          p["failure"] = "rank " + std::to_string(dist::rank()) + ": " + e.what();
-        }
-        return {{"index", i}, {"point", p}, {"rc", prc}, {"log", text.str()}};
-      },
-      {});
+/// sweep.json and the sweep_points rows, with the fronts and the winner decided again.
+void save(const SweepFile& f, const fs::path& dir, ResultsDb& db, json& rec) {
+  rec["updated"] = now_iso();
+  decide(f, rec);
+  write_atomic(dir / "sweep.json", rec.dump(2) + "\n");
+  for (size_t i = 0; i < rec["points"].size(); ++i)
+    db.put_sweep_point(rec["sweep_id"].get<std::string>(), static_cast<int>(i), rec["points"][i]);
 }
-
-/// A new sweep's record: the file, its settings and every point pending.
-json new_sweep_record(const SweepContext& c, const SweepOptions& o, const std::string& file_text) {
-  const SweepFile& s = c.file;
-  const std::vector<bool> rtl = verified_points(s);
-  json rec = {{"command", "sweep"},
-              {"mapwright", "0.1.0"},
-              {"sweep_id", safe_name(s.name) + "-" + now_iso()},
-              {"created", now_iso()},
-              {"name", s.name},
-              {"description", s.description},
-              {"file", o.file},
-              {"file_text", file_text},
-              {"network", s.network},
-              {"network_name", c.inputs.target},
-              {"base_arch", s.base_arch},
-              {"objective", s.objective},
-              {"seed", s.seed},
-              {"verify", s.verify},
-              {"verify_sample", s.verify_sample},
-              {"top_k", s.top_k},
-              {"mapper", {{"time_limit_s", s.exact.time_limit_s}, {"gap", s.exact.gap}}},
-              {"constraints",
-               {{"max_area_mm2", s.max_area_mm2},
-                {"max_latency_ms", s.max_latency_ms},
-                {"max_energy_uj", s.max_energy_uj}}},
-              {"area_constants", area_constants_json(s.area)},
-              {"points", json::array()}};
-  for (size_t i = 0; i < s.points.size(); ++i)
-    rec["points"].push_back(point_json(s.points[i], i, rtl[i]));
-  return rec;
-}
-
-/// The record of the sweep in `dir`: a new one, or with --resume the stored one, after checking
-/// that it is a sweep of the same file (a point that was running when the sweep stopped is
-/// named: it runs again).
-json open_sweep_record(const SweepContext& c, const SweepOptions& o, const fs::path& record_file,
-                       const std::string& file_text) {
-  std::error_code ec;
-  if (!fs::exists(record_file, ec)) return new_sweep_record(c, o, file_text);
-  if (!o.resume)
-    throw SpecError("--out", "out", record_file.parent_path().string(),
-                    "already holds a sweep (sweep.json); add --resume to continue it, or "
-                    "choose another --out");
-  json rec;
-  try {
-    rec = json::parse(read_text(record_file));
-  } catch (const json::exception& e) {
-    throw SpecError(record_file.string(), "(json)", "", e.what());
-  }
-  if (!rec.is_object() || rec.value("command", "") != "sweep" || !rec.contains("points") ||
-      !rec["points"].is_array() || rec["points"].size() != c.file.points.size())
-    throw SpecError(record_file.string(), "command", "", "not a `mapwright sweep` folder");
-  // A sweep stopped by a crash (a rank killed, a power cut) names what was running.
-  if (rec.contains("in_flight") && rec["in_flight"].is_object())
-    for (const auto& [r, name] : rec["in_flight"].items())
-      std::cerr << "note: the sweep stopped while rank " << r << " ran " << name.get<std::string>()
-                << "; that point runs again\n";
-  if (rec.value("file_text", "") != file_text)
-    throw SpecError(o.file, "(file)", o.file,
-                    "differs from the sweep file of the sweep being resumed (" +
-                        record_file.string() + "); resume with the same file");
-  return rec;
-}
-
-/// A sweep on its folder: the record (sweep.json, the sweep_points table, written after every
-/// point), the points run here or on the other ranks, and the end.
-class SweepSession {
- public:
-  SweepSession(const SweepContext& c, const SweepOptions& o, fs::path dir, json rec,
-               std::ostream& out)
-      : c_(c),
-        o_(o),
-        dir_(std::move(dir)),
-        rec_(std::move(rec)),
-        out_(out),
-        db_((dir_ / "results.sqlite").string()),
-        sweep_id_(rec_["sweep_id"].get<std::string>()),
-        log_(dir_ / "runs.log", std::ios::app) {
-    rec_["status"] = "running";
-    save();
-  }
-
-  /// The points not done yet, in order (at most --stop-after-points of them).
-  std::deque<size_t> todo() {
-    std::deque<size_t> todo;
-    for (size_t i = 0; i < c_.file.points.size(); ++i)
-      if (rec_["points"][i]["status"] != "done") todo.push_back(i);
-    if (o_.stop_after_points >= 0 && todo.size() > static_cast<size_t>(o_.stop_after_points)) {
-      todo.resize(static_cast<size_t>(o_.stop_after_points));
-      interrupted_ = true;
-    }
-    return todo;
-  }
-
-  /// Runs the points of `todo` one after the other in this process.
-  void run_here(const std::deque<size_t>& todo) {
-    for (const size_t i : todo) {
-      json p = rec_["points"][i];
-      rec_["in_flight"] = {{"0", c_.file.points[i].name}};
-      save();
-      std::ostringstream text;
-      const int prc = run_point(c_, o_, dir_, c_.file.points[i], p, text);
-      rec_["in_flight"] = json::object();
-      absorb(i, p, prc, text.str());
-      if (prc == 130) break;
-    }
-  }
-
-  /// Rank 0 under mpirun: hands the points of `todo` to the other ranks, largest arrays first,
-  /// records which rank runs which point (sweep.json "in_flight", and a line on the output) and
-  /// takes the results in as they come; Ctrl-C stops handing out. A failure here stops every
-  /// rank (MPI_Abort) after saying why: the ranks would otherwise wait for it forever.
-  void coordinate(std::deque<size_t> todo) {
-    // Largest arrays first: their model builds and simulations take longest (a 32x32 point
-    // takes minutes where an 8x8 one takes seconds), so starting them first keeps the last
-    // rank from finishing long after the others. Points are independent: figures do not change.
-    const auto& pts = c_.file.points;
-    std::stable_sort(todo.begin(), todo.end(), [&](size_t a, size_t b) {
-      return pts[a].rows * pts[a].cols > pts[b].rows * pts[b].cols;
-    });
-    auto work = [&](int rank, size_t i) -> json {
-      rec_["in_flight"][std::to_string(rank)] = pts[i].name;
-      save();
-      if (!o_.json) out_ << "rank " << rank << ": " << pts[i].name << "\n" << std::flush;
-      return {{"index", i}, {"point", rec_["points"][i]}, {"dir", dir_.string()}};
-    };
-    auto on_result = [&](int rank, const json& m) {
-      rec_["in_flight"].erase(std::to_string(rank));
-      absorb(m["index"].get<size_t>(), m["point"], m["rc"].get<int>(), m["log"].get<std::string>());
-    };
-    try {
-      const InterruptSignals signals(true);
-      dist::farm(std::move(todo), work, on_result, [&] {
-        if (InterruptSignals::count() > 0) interrupted_ = true;
-        return interrupted_;
-      });
-    } catch (const std::exception& e) {
-      std::cerr << "mapwright: error on rank 0, stopping every rank: " << e.what() << "\n"
-                << "continue with `mapwright sweep --resume`\n";
-      dist::abort(2);
-    }
-  }
-
-  /// The last save, the report and the output; returns the exit code.
-  int finish() {
-    rec_["in_flight"] = json::object();
-    if (interrupted_) rc_ = 130;
-    rec_["status"] = rc_ == 130 ? "interrupted" : "complete";
-    save();
-    write_sweep_report(dir_, rec_);
-    if (o_.json) {
-      json shown = rec_;
-      shown.erase("file_text");
-      out_ << shown.dump(2) << "\n";
-    } else if (rc_ == 130) {
-      out_ << "interrupted: continue with `mapwright sweep --file " << o_.file << " --resume --out "
-           << dir_.string() << "`\n";
-    } else {
-      print_sweep_summary(out_, rec_, dir_);
-    }
-    return rc_;
-  }
-
- private:
-  /// sweep.json and the sweep_points rows, with the fronts and the winner decided again.
-  void save() {
-    rec_["updated"] = now_iso();
-    decide(c_.file, rec_);
-    write_atomic(dir_ / "sweep.json", rec_.dump(2) + "\n");
-    for (size_t i = 0; i < rec_["points"].size(); ++i)
-      db_.put_sweep_point(sweep_id_, static_cast<int>(i), rec_["points"][i]);
-  }
-
-  /// A finished point: its record, its run's rows into the sweep's store, its line.
-  void absorb(size_t i, const json& point, int prc, const std::string& text) {
-    rec_["points"][i] = point;
-    log_ << text << std::flush;
-    std::error_code ec;
-    const fs::path run_db = dir_ / "points" / c_.file.points[i].name / "results.sqlite";
-    if (fs::exists(run_db, ec)) db_.merge_from(run_db.string());
-    save();
-    if (prc == 130) {
-      interrupted_ = true;
-      return;
-    }
-    if (!o_.json) print_point(out_, rec_["points"][i], c_.file.points.size());
-    if (prc != 0) rc_ = 4;
-  }
-
-  const SweepContext& c_;       ///< The sweep file, base architecture, network.
-  const SweepOptions& o_;       ///< The options.
-  const fs::path dir_;          ///< The sweep folder.
-  json rec_;                    ///< sweep.json.
-  std::ostream& out_;           ///< Lines of finished points, the summary.
-  ResultsDb db_;                ///< The sweep's store (every point's run merged in).
-  const std::string sweep_id_;  ///< rec_["sweep_id"].
-  std::ofstream log_;           ///< runs.log: every point's run summary.
-  int rc_ = 0;                  ///< Exit code so far.
-  bool interrupted_ = false;    ///< Ctrl-C, or --stop-after-points.
-};
 
 }  // namespace
 
+SweepSpace sweep_space(const SweepFile& f, std::ostream* notes) {
+  SweepSpace w;
+  CodesignSpace& s = w.space;
+  s.path = f.path;
+  s.name = f.name;
+  s.base_name = f.base_arch;
+  s.base = load_arch(f.base_arch);
+  s.objective = parse_objective(f.objective, f.path);
+  s.max_area_mm2 = f.max_area_mm2;
+  s.max_latency_ms = f.max_latency_ms;
+  s.max_energy_uj = f.max_energy_uj;
+  s.mapper_time_limit_s = f.exact.time_limit_s;
+  s.area = f.area;
+  s.seed = f.seed;
+  // Read once here, so a bad network is refused before any point runs.
+  const Network net = parse_network_arg(f.network, f.path + ": network");
+  if (notes) *notes << import_note(net);
+  WorkloadNetwork wn;
+  wn.name = f.network;
+  wn.layers = net.unique_layers();
+  if (wn.layers.empty()) throw SpecError(f.path, "network", f.network, "has no layers to map");
+  s.workload.push_back(std::move(wn));
+  w.network_name = net.name;
+  for (int p = 0; p < kNumHwParams; ++p) {
+    std::vector<long long>& v = s.values[p];
+    for (const SweepPoint& pt : f.points)
+      v.push_back(sweep_value(pt, static_cast<HwParam>(p), s.base));
+    std::sort(v.begin(), v.end());
+    v.erase(std::unique(v.begin(), v.end()), v.end());
+    s.given[p] = static_cast<HwParam>(p) != HwParam::Banks;
+  }
+  for (const SweepPoint& pt : f.points) {
+    cd::HwIndex i{};
+    for (int p = 0; p < kNumHwParams; ++p) {
+      const auto& v = s.values[p];
+      i[p] = static_cast<int>(
+          std::lower_bound(v.begin(), v.end(), sweep_value(pt, static_cast<HwParam>(p), s.base)) -
+          v.begin());
+    }
+    w.points.push_back(i);
+  }
+  return w;
+}
+
 int cmd_sweep(const SweepOptions& o, std::ostream& out) {
-  if (dist::size() > 1 && dist::rank() != 0) return sweep_worker(o);
   if (o.file.empty()) throw SpecError("--file", "file", "", "a sweep needs a sweep file");
   if (o.jobs < 0)
     throw SpecError("--jobs", "jobs", std::to_string(o.jobs), "must be >= 0 (0 = every core)");
-  // The network is read once here, so a bad one is refused before any point runs.
-  const SweepContext c = load_sweep_context(load_sweep_file(o.file), &std::cerr);
+  const SweepFile f = load_sweep_file(o.file);
+  const bool rank0 = dist::size() == 1 || dist::rank() == 0;
+  const SweepSpace w = sweep_space(f, rank0 ? &std::cerr : nullptr);
+  // Under mpirun the other ranks solve layers for rank 0, which does everything else.
+  if (!rank0) return cd::serve_solves(w.space);
+  std::optional<cd::SolveFarm> farm;
+  if (dist::size() > 1) farm.emplace();
   const std::string file_text = read_text(o.file);
-  const fs::path dir = o.out_dir.empty() ? fs::path("runs") / ("sweep-" + safe_name(c.file.name))
-                                         : fs::path(o.out_dir);
+  const fs::path dir =
+      o.out_dir.empty() ? fs::path("runs") / ("sweep-" + safe_name(f.name)) : fs::path(o.out_dir);
   make_output_dir(dir);
   const FolderLock lock(dir, "--out");
-  SweepSession sweep(c, o, dir, open_sweep_record(c, o, dir / "sweep.json", file_text), out);
-  if (dist::size() > 1)
-    sweep.coordinate(sweep.todo());
-  else
-    sweep.run_here(sweep.todo());
-  return sweep.finish();
+  json rec = open_sweep_record(f, w, o, dir / "sweep.json", file_text);
+  cd::PointEvaluator ev(w.space);
+  if (farm) ev.use_farm(&*farm);
+  ev.open_folder_journal(dir, o.resume, "sweep");
+  ResultsDb db((dir / "results.sqlite").string());
+  rec["status"] = "running";
+  save(f, dir, db, rec);
+  // Score every point (the grid searcher over the file's points), then verify on the RTL.
+  const cd::SearchOutcome r = cd::search_points(ev, w.points, 0);
+  std::vector<int> designs;
+  for (size_t i = 0; i < r.points.size(); ++i) {
+    json& p = rec["points"][i];
+    put_figures(w.space, r.points[i], p);
+    if (p["status"] == "pending") designs.push_back(static_cast<int>(i));
+  }
+  save(f, dir, db, rec);
+  if (!designs.empty()) {
+    const auto rtl = cd::check_on_rtl(
+        ev, r.points, designs, dir,
+        {o.jobs, f.seed, o.worker_exe, {}, &std::cerr, dir / "rtl.jsonl", o.resume, "sweep"});
+    for (const auto& [i, v] : rtl) put_rtl(ev, v, rec["points"][static_cast<size_t>(i)]);
+  }
+  std::ostringstream ranks;
+  if (farm) farm->close_and_report(ranks);
+  rec["status"] = "complete";
+  rec["mapper_solves"] = ev.solves();
+  rec["solves_resumed"] = ev.journal_loaded();
+  save(f, dir, db, rec);
+  write_sweep_report(dir, rec);
+  int rc = 0;
+  for (const json& p : rec["points"])
+    if (p["status"] != "done") rc = 4;
+  if (o.json) {
+    json shown = rec;
+    shown.erase("file_text");
+    out << shown.dump(2) << "\n";
+    return rc;
+  }
+  out << ranks.str();
+  for (const json& p : rec["points"]) print_point(out, p, rec["points"].size());
+  print_sweep_summary(out, rec, dir);
+  return rc;
 }
 
 }  // namespace mapwright::flows

@@ -156,7 +156,12 @@ void read_checks(const YAML::Node& root, const std::string& path, SweepFile& s) 
     require_map(m, path, "mapper");
     check_keys(m, path, "mapper", {"time_limit_s", "gap"});
     s.exact.time_limit_s = get_double_in(m, "time_limit_s", path, "mapper", 60, 0.001, 1e6);
+    // Every layer of every point is proved optimal (the co-design's point evaluator): a gap
+    // other than 0 is refused, not quietly ignored.
     s.exact.gap = get_double_in(m, "gap", path, "mapper", 0, 0, 0.5);
+    if (s.exact.gap != 0)
+      throw SpecError(path, "mapper.gap", node_text(m["gap"]),
+                      "a sweep proves every layer optimal (gap 0); give 0 or leave it out");
   }
   read_design_constraints(root, path, s.max_area_mm2, s.max_latency_ms, s.max_energy_uj);
   if (const YAML::Node a = root["area"]) s.area = model::area_constants_from_yaml(a, path);
@@ -304,7 +309,12 @@ SweepFile load_sweep_file(const std::string& path) {
   parse_objective(s.objective, path);
   s.seed = static_cast<uint64_t>(
       get_int_in(root, "seed", path, "", 1, 0, static_cast<int64_t>(kMaxSeed)));
+  // The RTL runs each layer's proven-optimal mapping; several candidates per layer are `run`'s.
   s.top_k = static_cast<int>(get_int_in(root, "top_k", path, "", 1, 1, 16));
+  if (s.top_k != 1)
+    throw SpecError(path, "top_k", std::to_string(s.top_k),
+                    "a sweep verifies each layer's proven-optimal mapping (top_k 1); more "
+                    "candidates per layer are `mapwright run --top-k`'s");
   read_checks(root, path, s);
 
   const Params b = base_params(s, path);

@@ -129,22 +129,21 @@ void write_sweep_report(const fs::path& dir, const json& sweep) {
   }
   h << "</div>\n<p>Area is the analytical model's (model/area.hpp; constants in sweep.json "
        "<code>area_constants</code>), not a synthesis result. Latency and energy are the "
-       "network totals of each point's run: from the RTL where verified, else the "
-       "surrogate (column <i>source</i>).</p>\n";
+       "network totals of each point's proven-optimal mappings on the surrogate (the figures "
+       "the mapper optimized; its access counts are the RTL's). Where a point was verified, "
+       "<i>surrogate vs RTL cycles</i> gives the surrogate's error against the RTL's network "
+       "cycles.</p>\n";
   h << "<h2>Points</h2>\n<table><thead><tr><th>#</th><th>point</th><th>array</th>"
        "<th>input / weight / accum KiB</th><th>DRAM B/cycle</th><th>dataflows</th>"
        "<th>area mm<sup>2</sup></th><th>latency ms</th><th>energy uJ</th><th>EDP</th>"
-       "<th>source</th><th>RTL checks</th><th>RTL model</th><th>fronts</th><th>status</th>"
+       "<th>surrogate vs RTL cycles</th><th>RTL checks</th><th>RTL "
+       "model</th><th>fronts</th><th>status</th>"
        "</tr></thead><tbody>\n";
   for (const auto& p : sweep["points"]) {
     const bool has = p.contains("cycles");
     h << "<tr" << (p.value("winner", false) ? " class=\"win\"" : "") << "><td>"
       << p["index"].get<int>() << "</td><td>";
-    if (p.contains("run_dir"))
-      h << "<a href=\"" << html_escape(p["run_dir"].get<std::string>() + "/report.html") << "\">"
-        << html_escape(p["name"].get<std::string>()) << "</a>";
-    else
-      h << html_escape(p["name"].get<std::string>());
+    h << html_escape(p["name"].get<std::string>());
     h << "</td><td>" << p["rows"].get<int>() << "x" << p["cols"].get<int>() << "</td><td>"
       << p["input_kib"].get<long long>() << " / " << p["weight_kib"].get<long long>() << " / "
       << p["accum_kib"].get<long long>() << "</td><td>" << p["dram_bytes_per_cycle"].get<int>()
@@ -153,14 +152,14 @@ void write_sweep_report(const fs::path& dir, const json& sweep) {
       << (has ? fmt_g(p["latency_ms"].get<double>(), 4) : "") << "</td><td>"
       << (has ? fmt_g(p["energy_uj"].get<double>(), 4) : "") << "</td><td>"
       << (has ? fmt_sci(p["edp"].get<double>(), 4) : "") << "</td><td>"
-      << (has ? html_escape(p["source"].get<std::string>()) : "") << "</td><td>";
+      << (p.contains("rtl_cycle_error_pct")
+              ? fmt_fixed(p["rtl_cycle_error_pct"].get<double>(), 2) + " %"
+              : std::string())
+      << "</td><td>";
     if (has && p.value("verifications", 0) > 0)
       h << p["verifications"].get<int>() - p["verification_failures"].get<int>() << "/"
         << p["verifications"].get<int>();
     h << "</td><td>" << html_escape(p.value("rtl_model", std::string()))
-      << (p.value("model_built", false)
-              ? " (built, " + fmt_fixed(p["model_build_seconds"].get<double>(), 0) + " s)"
-              : std::string())
       << "</td><td class=\"mark\">" << (p.value("pareto_latency", false) ? "L " : "")
       << (p.value("pareto_energy", false) ? "E " : "") << (p.value("pareto_edp", false) ? "D" : "")
       << "</td><td" << (p["status"] == "failed" ? " class=\"bad\"" : "") << ">"
@@ -171,8 +170,9 @@ void write_sweep_report(const fs::path& dir, const json& sweep) {
       << "</td></tr>\n";
   }
   h << "</tbody></table>\n<p>Fronts: L = area vs latency, E = area vs energy, D = area vs EDP. "
-       "Results: sweep.json, and the sweep_points table of results.sqlite (with every point's "
-       "run, layers and verifications).</p>\n</main></body></html>\n";
+       "Results: sweep.json (with each verified point's per-layer RTL verdicts, "
+       "<code>rtl_check</code>), and the sweep_points table of "
+       "results.sqlite.</p>\n</main></body></html>\n";
   write_atomic(dir / "sweep.html", h.str());
 }
 

@@ -1,8 +1,8 @@
 #pragma once
 /// \file sweep_report.hpp
 /// The outputs of `mapwright sweep` read from its sweep.json record: sweep.html (the Pareto
-/// fronts as gnuplot SVGs, the winner under the constraints, the table of points with links to
-/// each point's run report) and the summary table on the terminal.
+/// fronts as gnuplot SVGs, the winner under the constraints, the table of points with their RTL
+/// verdicts) and the summary table on the terminal.
 
 #include <filesystem>
 #include <ostream>

@@ -72,7 +72,7 @@ class RunResult(_Record):
 class SweepResult(_Record):
     """A `mapwright sweep`: every point's figures, the Pareto fronts and the winner."""
 
-    points = _part("points", "Every point: architecture, run, area, figures, fronts.")
+    points = _part("points", "Every point: architecture, area, figures, RTL verdict, fronts.")
     winner = _part("winner", "The winning point's index (None: no point meets the constraints).")
 
     def to_pandas(self):

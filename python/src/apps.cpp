@@ -1,5 +1,6 @@
 // run, sweep and codesign from Python: the CLI's commands in this process (flows::cmd_run, which
-// builds the RunApp; cmd_sweep, one RunApp per point; cmd_codesign), writing the same folder and
+// builds the RunApp; cmd_sweep, the co-design grid searcher over the file's points;
+// cmd_codesign), writing the same folder and
 // answering the JSON their --json prints (results.json, sweep.json, codesign.json) as Python
 // values, with the command's exit code. Keyword options are the commands' flags with '-' as
 // '_' (`top_k=3` for --top-k 3); an unknown one or a value of the wrong type is a

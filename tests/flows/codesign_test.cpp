@@ -522,6 +522,23 @@ TEST(CodesignCli, VerifiesTheFrontOnTheRtlAndTypesADesignWithoutAModel) {
   fs::remove_all(dir);
 }
 
+namespace {
+
+/// The point of `grid` (codesign_rtl.yaml's) with an n x n array, input and weight buffers of
+/// `kib` KiB and an accumulator of kib / 2 (small4's parameters for 4 and 16, small8's for 8
+/// and 32); -1 when there is none.
+int small_design(const CodesignSpace& s, const SearchOutcome& grid, int n, long long kib) {
+  for (size_t i = 0; i < grid.points.size(); ++i) {
+    const core::Arch a = point_arch(s, grid.points[i].index);
+    if (a.rows == n && a.cols == n && a.input_buf_bytes == kib * 1024 &&
+        a.weight_buf_bytes == kib * 1024 && a.accum_buf_bytes == kib / 2 * 1024)
+      return static_cast<int>(i);
+  }
+  return -1;
+}
+
+}  // namespace
+
 TEST(CodesignRtl, RunsSeveralDesignsWithModelsInOnePool) {
   using core::Arch;
   // Two designs with compiled-in models (small4's and small8's parameters), chosen directly: every
@@ -529,16 +546,9 @@ TEST(CodesignRtl, RunsSeveralDesignsWithModelsInOnePool) {
   const CodesignSpace s = load_codesign_space(kData + "codesign_rtl.yaml");
   PointEvaluator ev(s);
   const SearchOutcome grid = search_grid(ev, 0);
-  std::vector<int> designs;
-  for (size_t i = 0; i < grid.points.size(); ++i) {
-    const Arch a = point_arch(s, grid.points[i].index);
-    if ((a.rows == 4 && a.cols == 4 && a.input_buf_bytes == 16 * 1024 &&
-         a.weight_buf_bytes == 16 * 1024 && a.accum_buf_bytes == 8 * 1024) ||
-        (a.rows == 8 && a.cols == 8 && a.input_buf_bytes == 32 * 1024 &&
-         a.weight_buf_bytes == 32 * 1024 && a.accum_buf_bytes == 16 * 1024))
-      designs.push_back(static_cast<int>(i));
-  }
-  ASSERT_EQ(designs.size(), 2u);
+  const std::vector<int> designs = {small_design(s, grid, 4, 16), small_design(s, grid, 8, 32)};
+  ASSERT_GE(designs[0], 0);
+  ASSERT_GE(designs[1], 0);
   const fs::path dir = test_files::fresh_path("codesign_rtl_api");
   fs::create_directories(dir);
   RtlCheckRequest rq;
@@ -558,5 +568,53 @@ TEST(CodesignRtl, RunsSeveralDesignsWithModelsInOnePool) {
   }
   EXPECT_EQ(rtl.at(designs[0])["model"], "compiled-in small4");
   EXPECT_EQ(rtl.at(designs[1])["model"], "compiled-in small8");
+  fs::remove_all(dir);
+}
+
+TEST(CodesignRtl, AResumedCheckTakesTheFinishedLayerRunsFromItsJournal) {
+  // small4's design of codesign_rtl.yaml (a compiled-in model) checked with a journal, then
+  // checked again as `codesign --resume` does after a kill: the journal's verdicts are used (one
+  // of them edited here, so its figure shows where the verdict came from) and a torn last line
+  // is dropped and run again.
+  const CodesignSpace s = load_codesign_space(kData + "codesign_rtl.yaml");
+  PointEvaluator ev(s);
+  const SearchOutcome grid = search_grid(ev, 0);
+  const int design = small_design(s, grid, 4, 16);
+  ASSERT_GE(design, 0);
+  const fs::path dir = test_files::fresh_path("codesign_rtl_journal");
+  fs::create_directories(dir);
+  RtlCheckRequest rq;
+  rq.jobs = 2;
+  rq.seed = 3;
+  rq.worker_exe = MAPWRIGHT_WORKER_EXE;
+  rq.journal = dir / "rtl.jsonl";
+  const auto first = check_on_rtl(ev, grid.points, {design}, dir, rq).at(design);
+  ASSERT_EQ(first["status"], "passed") << first.dump();
+  EXPECT_EQ(first["layers_from_journal"], 0);
+  ASSERT_EQ(lines_of(rq.journal), 3);
+  // The first line's cycles edited, the last line torn in half.
+  std::istringstream in(test_files::read_file(rq.journal));
+  std::vector<std::string> lines(3);
+  for (std::string& l : lines) std::getline(in, l);
+  nlohmann::json edited = nlohmann::json::parse(lines[0]);
+  edited["verification"]["metrics"]["cycles"] = 123456789;
+  std::ofstream(rq.journal, std::ios::trunc) << edited.dump() << "\n"
+                                             << lines[1] << "\n"
+                                             << lines[2].substr(0, lines[2].size() / 2);
+  rq.resume = true;
+  const auto again = check_on_rtl(ev, grid.points, {design}, dir, rq).at(design);
+  EXPECT_EQ(again["status"], "passed") << again.dump();
+  EXPECT_EQ(again["layers_from_journal"], 2);
+  EXPECT_EQ(lines_of(rq.journal), 3);  // the torn line cut, its layer run again and kept
+  int edited_seen = 0;
+  for (const auto& l : again["layers"]) edited_seen += l["verification"]["cycles"] == 123456789;
+  EXPECT_EQ(edited_seen, 1);
+  // Without resume the journal starts over and every layer runs.
+  rq.resume = false;
+  const auto fresh = check_on_rtl(ev, grid.points, {design}, dir, rq).at(design);
+  EXPECT_EQ(fresh["layers_from_journal"], 0);
+  for (size_t u = 0; u < fresh["layers"].size(); ++u)
+    EXPECT_EQ(fresh["layers"][u]["verification"]["cycles"],
+              first["layers"][u]["verification"]["cycles"]);
   fs::remove_all(dir);
 }

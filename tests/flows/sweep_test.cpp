@@ -1,9 +1,10 @@
-// `mapwright sweep`: the sweep file's grid and points, its refusals, the Pareto fronts and the
-// winner against a brute-force check, the SQLite rows, resume after an interruption (equal to
-// an uninterrupted sweep), and a point whose RTL model cannot be built (a typed failure of that
-// point while the rest goes on).
+// `mapwright sweep`: the sweep file's grid and points, its refusals, its points as a co-design
+// space, the Pareto fronts and the winner against a brute-force check, the SQLite rows, resume
+// after a kill (equal to an uninterrupted sweep), and a point whose RTL model cannot be built (a
+// typed failure of that point while the rest goes on).
 #include <gtest/gtest.h>
 #include <sqlite3.h>
+#include <csignal>
 #include <unistd.h>
 
 #include <cmath>
@@ -18,7 +19,9 @@
 #include "test_arch.hpp"
 #include "mapwright/support/error.hpp"
 #include "mapwright/flows/sweep.hpp"
-#include "sweep/sweep_point.hpp"
+#include "codesign/rtl_check.hpp"
+#include "run_cli.hpp"
+#include "sweep/sweep_space.hpp"
 
 namespace fs = std::filesystem;
 using namespace mapwright;
@@ -117,21 +120,41 @@ TEST(SweepFile, GridThenPointsInOrderNamedByTheirParameters) {
   EXPECT_EQ(flows::load_sweep_file(kData + "/smoke_sweep.yaml").network, kData + "/tiny_net.yaml");
 }
 
-// A point's architecture is built in memory for its run; the YAML written for the RTL workers
-// (archs/<point>.yaml) loads to the same architecture, every parameter and energy included.
-TEST(SweepFile, PointArchitectureInMemoryEqualsItsYaml) {
+// A sweep's points are points of a co-design space (the grid searcher scores them): each point's
+// architecture there has the point's parameters and the base's other fields, and the YAML the RTL
+// workers load (archs/<design>.yaml) loads to that architecture, every energy included.
+TEST(SweepFile, PointsAreCodesignPointsWithTheirParameters) {
   const fs::path dir = fresh("point_arch");
   const flows::SweepFile s = flows::load_sweep_file(
       sweep_file(dir,
                  "points:\n  - {array: 2x2, dataflows: [os, ws]}\n  - {rows: 4, cols: 2, "
-                 "buffer_scale: 0.5, dram_bytes_per_cycle: 4}\n"));
+                 "buffer_scale: 0.5, dram_bytes_per_cycle: 4}\n  - {array: 8x8}\n"));
+  const flows::SweepSpace w = flows::sweep_space(s, nullptr);
+  ASSERT_EQ(w.points.size(), 3u);
+  EXPECT_EQ(w.space.workload.size(), 1u);
+  EXPECT_EQ(w.network_name, "tiny");
   const core::Arch base = core::load_arch(s.base_arch);
-  for (const flows::SweepPoint& p : s.points) {
+  for (size_t k = 0; k < s.points.size(); ++k) {
+    const flows::SweepPoint& p = s.points[k];
+    const core::Arch a = flows::codesign::point_arch(w.space, w.points[k]);
+    EXPECT_EQ(a.rows, p.rows) << p.name;
+    EXPECT_EQ(a.cols, p.cols) << p.name;
+    EXPECT_EQ(a.input_buf_bytes, p.input_kib * 1024) << p.name;
+    EXPECT_EQ(a.weight_buf_bytes, p.weight_kib * 1024) << p.name;
+    EXPECT_EQ(a.accum_buf_bytes, p.accum_kib * 1024) << p.name;
+    EXPECT_EQ(a.dram_bytes_per_cycle, p.dram_bytes_per_cycle) << p.name;
+    EXPECT_EQ(a.dataflows.size(), p.dataflows.size()) << p.name;
+    for (const std::string& d : p.dataflows) {
+      core::Dataflow df;
+      ASSERT_TRUE(core::parse_dataflow(d, df));
+      EXPECT_TRUE(a.supports(df)) << p.name << " " << d;
+    }
+    EXPECT_EQ(a.clock_mhz, base.clock_mhz);
+    EXPECT_EQ(a.dram_latency_cycles, base.dram_latency_cycles);
+    EXPECT_EQ(a.buffer_banks, base.buffer_banks);
     const fs::path file = dir / (p.name + ".yaml");
-    std::ofstream(file) << flows::point_arch_yaml(s, p);
-    const core::Arch want = core::load_arch_file(file.string());
-    const core::Arch got = flows::point_arch(base, p);
-    mapwright::test_arch::expect_same_arch(got, want, p.name);
+    std::ofstream(file) << flows::codesign::point_arch_yaml(w.space, w.points[k]);
+    mapwright::test_arch::expect_same_arch(core::load_arch_file(file.string()), a, p.name);
   }
 }
 
@@ -233,7 +256,6 @@ TEST(Sweep, FrontsAndWinnerAgreeWithABruteForceCheck) {
   EXPECT_EQ(count_rows(dir / "out" / "results.sqlite",
                        "SELECT COUNT(*) FROM sweep_points WHERE winner = 1"),
             1);
-  EXPECT_EQ(count_rows(dir / "out" / "results.sqlite", "SELECT COUNT(*) FROM runs"), 6);
   std::ifstream html(dir / "out" / "sweep.html");
   const std::string page((std::istreambuf_iterator<char>(html)), std::istreambuf_iterator<char>());
   EXPECT_NE(page.find("fronts&lt;b&gt;&amp;"), std::string::npos);
@@ -242,32 +264,38 @@ TEST(Sweep, FrontsAndWinnerAgreeWithABruteForceCheck) {
   fs::remove_all(dir);
 }
 
-TEST(Sweep, ResumeAfterAnInterruptionEqualsAnUninterruptedSweep) {
+TEST(Sweep, ResumeAfterAKillEqualsAnUninterruptedSweep) {
   const fs::path dir = fresh("resume");
   const std::string file = sweep_file(dir, kSurrogateSweep);
   std::ostringstream out;
   ASSERT_EQ(flows::cmd_sweep(options(file, dir / "whole"), out), 0) << out.str();
-  flows::SweepOptions o = options(file, dir / "cut");
-  o.stop_after_points = 2;
-  EXPECT_EQ(flows::cmd_sweep(o, out), 130);
+  auto args = [&](bool resume) {
+    std::vector<std::string> a = {"sweep", "--file", file, "--out", (dir / "cut").string()};
+    if (resume) a.push_back("--resume");
+    return a;
+  };
+  // Killed (SIGKILL) while writing its 5th layer solve to the journal.
+  using test_files::run_mapwright;
+  EXPECT_EQ(run_mapwright(args(false), {"MAPWRIGHT_TEST_KILL_AT=solve:5"}), 128 + SIGKILL);
   json cut = load(dir / "cut");
-  EXPECT_EQ(cut["status"], "interrupted");
-  EXPECT_EQ(cut["points"][1]["status"], "done");
-  EXPECT_EQ(cut["points"][2]["status"], "pending");
+  EXPECT_EQ(cut["status"], "running");
+  EXPECT_EQ(cut["points"][0]["status"], "pending");
   // Without --resume the folder is refused; with it the sweep continues.
-  o.stop_after_points = -1;
-  EXPECT_THROW(flows::cmd_sweep(o, out), core::SpecError);
-  o.resume = true;
-  ASSERT_EQ(flows::cmd_sweep(o, out), 0) << out.str();
+  EXPECT_EQ(run_mapwright(args(false)), 2);
+  ASSERT_EQ(run_mapwright(args(true)), 0);
   const json whole = load(dir / "whole");
   cut = load(dir / "cut");
+  EXPECT_EQ(cut["solves_resumed"], 4);  // the torn fifth line was dropped
   for (size_t i = 0; i < whole["points"].size(); ++i) {
+    EXPECT_EQ(cut["points"][i]["status"], "done") << i;
     EXPECT_EQ(cut["points"][i]["cycles"], whole["points"][i]["cycles"]) << i;
     EXPECT_EQ(cut["points"][i]["energy_pj"], whole["points"][i]["energy_pj"]) << i;
   }
   EXPECT_EQ(cut["winner"], whole["winner"]);
   // A changed sweep file is refused on resume.
   std::ofstream(file, std::ios::app) << "description: changed\n";
+  flows::SweepOptions o = options(file, dir / "cut");
+  o.resume = true;
   try {
     flows::cmd_sweep(o, out);
     FAIL() << "a changed file was accepted";
@@ -293,8 +321,11 @@ TEST(Sweep, APointWithoutAnRtlModelFailsAloneAndKeepsItsSurrogateFigures) {
   const json& p0 = r["points"][0];
   const json& p1 = r["points"][1];
   EXPECT_EQ(p0["status"], "done") << p0.dump();
-  EXPECT_EQ(p0["source"], "rtl");
-  EXPECT_EQ(p0["rtl_model"], "small4");
+  EXPECT_EQ(p0["source"], "surrogate");
+  EXPECT_EQ(p0["rtl_model"], "compiled-in small4");
+  EXPECT_EQ(p0["rtl_check"]["status"], "passed");
+  // The surrogate's network cycles against the RTL's: within the surrogate's stated error.
+  EXPECT_LT(std::abs(p0["rtl_cycle_error_pct"].get<double>()), 5) << p0.dump();
   EXPECT_GT(p0["verifications"].get<int>(), 0);
   EXPECT_EQ(p0["verification_failures"].get<int>(), 0);
   EXPECT_EQ(p1["status"], "failed");

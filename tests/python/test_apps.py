@@ -96,9 +96,14 @@ def test_codesign_equals_cli(cli, tmp_path, source_dir):
     again = mw.codesign(space=f, searcher="grid", out=tmp_path / "py", resume=True).to_dict()
     first = got.to_dict()
     assert again["outcome"]["solves_resumed"] > 0 and again["outcome"]["mapper_solves"] == 0
+    # ... and every RTL run of the chosen design from the first call's RTL journal.
+    rtl = again["chosen"]["rtl"]
+    assert rtl["layers_from_journal"] == len(rtl["layers"]) > 0, rtl
     for d in (again, first):
         for k in ("mapper_solves", "memo_hits", "solves_resumed"):
             d["outcome"].pop(k)
+        for r in [d["chosen"]["rtl"]] + [p["rtl"] for p in d["front"] if "rtl" in p]:
+            r.pop("layers_from_journal")
     assert stable(again) == stable(first)
 
 

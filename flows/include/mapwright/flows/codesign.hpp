@@ -67,6 +67,11 @@ struct CodesignSpace {
   double size() const;
 };
 
+/// Network `network` (zoo name, YAML or ONNX file; relative: beside `where`) as a workload
+/// network of weight `weight`; a network that does not load, or has no layers, is a
+/// core::SpecError naming `where` and `key`.
+WorkloadNetwork load_workload_network(const std::string& where, const std::string& key,
+                                      const std::string& network, double weight);
 /// Reads and checks a space file; every refusal is a core::SpecError naming the file, the key
 /// and the value (unknown keys, empty or reversed ranges, steps that do not divide, values the
 /// RTL does not support, a network that does not load, a bad objective).

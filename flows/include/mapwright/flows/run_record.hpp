@@ -179,6 +179,8 @@ RunRecord run_record_from_json(const nlohmann::json& j, const std::string& file)
 
 /// One RTL verification as results.json holds it (a candidate's "verification").
 nlohmann::json verification_to_json(const Verification& v);
+/// Reads one verification written by verification_to_json; `file` names its source in errors.
+Verification verification_from_json(const nlohmann::json& j, const std::string& file);
 /// One layer as results.json's "layers" holds it (`rtl`: the run verifies on the RTL, so a
 /// layer chosen by the surrogate carries its note); what an MPI rank sends for a layer.
 nlohmann::json layer_record_to_json(const LayerRecord& layer, bool rtl);

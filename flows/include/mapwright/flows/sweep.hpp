@@ -1,16 +1,16 @@
 #pragma once
 /// \file sweep.hpp
-/// `mapwright sweep`: architecture co-design. A sweep file (configs/sweeps/) lists or grids
-/// architecture parameters around a base architecture; every point becomes an architecture
-/// YAML and a `mapwright run` of the sweep's network with the exact mapper (one run folder per
-/// point, all in one SQLite file), its chosen mappings verified on the point's RTL model (from
-/// the model cache, built on first use), its area from the analytical area model
-/// (model/area.hpp). The sweep folder gets sweep.json (every point's figures), the
-/// `sweep_points` table in results.sqlite, and sweep.html with the Pareto fronts (area vs
-/// latency, area vs energy, area vs EDP) and the winner under the file's constraints. A point
-/// whose RTL model cannot be built is a typed failure of that point (it keeps its surrogate
-/// figures) while the sweep goes on; Ctrl-C keeps every finished point and `--resume`
-/// continues.
+/// `mapwright sweep`: the grid searcher of the co-design machinery (codesign.hpp) over the
+/// points a sweep file (configs/sweeps/) lists or grids around a base architecture. Every point
+/// is scored as `codesign` scores one: each unique layer of the network at its proven-optimal
+/// mapping (the exact mapper, memoized; every solve kept in the folder's journal), its area from
+/// the analytical area model (model/area.hpp); the chosen mappings of the points `verify` names
+/// then run on the point's RTL model (compiled in, or built in the model cache on first use).
+/// The sweep folder gets sweep.json (every point's figures and RTL verdict), the `sweep_points`
+/// table in results.sqlite, and sweep.html with the Pareto fronts (area vs latency, area vs
+/// energy, area vs EDP) and the winner under the file's constraints. A point whose RTL model
+/// cannot be built is a typed failure of that point (it keeps its figures) while the sweep goes
+/// on; a stopped sweep (Ctrl-C, a kill) continues with `--resume` from its journals.
 
 #include <cstdint>
 #include <ostream>
@@ -64,17 +64,16 @@ void read_design_constraints(const YAML::Node& root, const std::string& where, d
 SweepFile load_sweep_file(const std::string& path);
 
 struct SweepOptions {
-  std::string file;            ///< The sweep file.
-  std::string out_dir;         ///< Sweep folder ("" = runs/sweep-<name>).
-  bool resume = false;         ///< Continue the sweep in out_dir.
-  int jobs = 0;                ///< RTL worker processes per point (0 = cores).
-  bool json = false;           ///< Print sweep.json instead of the table.
-  std::string worker_exe;      ///< RTL worker binary ("" = the default).
-  int stop_after_points = -1;  ///< Testing: behave as if Ctrl-C came after N points.
+  std::string file;        ///< The sweep file.
+  std::string out_dir;     ///< Sweep folder ("" = runs/sweep-<name>).
+  bool resume = false;     ///< Continue the sweep in out_dir.
+  int jobs = 0;            ///< RTL worker processes (0 = cores).
+  bool json = false;       ///< Print sweep.json instead of the table.
+  std::string worker_exe;  ///< RTL worker binary ("" = the default).
 };
 /// Exit codes: 0 every point done (and verified where asked); 2 bad input; 4 a point failed
 /// (its RTL model could not be built, a verification failed, or a layer has no mapping):
-/// reported, the rest done; 130 interrupted (finished points kept).
+/// reported, the rest done.
 int cmd_sweep(const SweepOptions& o, std::ostream& out);
 
 }  // namespace mapwright::flows

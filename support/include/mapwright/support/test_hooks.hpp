@@ -7,7 +7,6 @@
 ///   write   inside an atomic file write, with half of the temporary file written
 ///   sqlite  inside a SQLite transaction, after its first statement
 ///   trial   inside the append of a study trial record, with half of the line written
-///   sweep_point  when an MPI rank of `mapwright sweep` is handed a point, before it runs it
 ///   solve   inside the append of a co-design solve to its journal, with half of the line written
 /// Tests use it to check that an interrupted run, study, sweep or co-design resumes to the same
 /// result.
