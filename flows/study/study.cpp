@@ -7,6 +7,7 @@
 // (the statistics), study_output and study_summary (files, summary, table) do the work.
 #include "mapwright/flows/study.hpp"
 
+#include "codesign/codesign_study.hpp"
 #include "common/files.hpp"
 #include "mapwright/flows/dist.hpp"
 #include "study/study_exec.hpp"
@@ -78,6 +79,8 @@ int StudyApp::serve() {
 // load_study_suite lives in study_suite.cpp (a small unit the fuzz target compiles).
 
 int cmd_study(const StudyOptions& o, std::ostream& out) {
+  // A suite with `kind: codesign` measures the searchers over hardware spaces (codesign/).
+  if (codesign::is_codesign_study(o.suite)) return codesign::cmd_codesign_study(o, out);
   StudyApp app(o, load_study_suite(o.suite));
   // Under mpirun, ranks other than 0 compute searcher runs for rank 0 (dist.hpp).
   if (dist::size() > 1 && dist::rank() != 0) return app.serve();

@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
-#include <type_traits>
 
 #include "mapwright/support/error.hpp"
 #include "mapwright/frontend/layer_spec.hpp"
@@ -17,47 +16,35 @@ using namespace mapwright::core;
 
 namespace mapwright::flows {
 
-namespace {
-
-/// A non-empty list of strings, integers in [lo, hi] or finite numbers in [lo, hi].
-template <typename T>
-std::vector<T> get_list(const YAML::Node& root, const std::string& key, const std::string& where,
-                        bool required, double lo = 0, double hi = 9.2e18) {
-  std::vector<T> out;
-  const YAML::Node n = root[key];
-  if (!n) {
-    if (required) throw SpecError(where, key, "", "required key is missing");
-    return out;
-  }
-  if (!n.IsSequence() || n.size() == 0)
-    throw SpecError(where, key, n.IsNull() ? "null" : node_text(n), "expected a non-empty list");
-  for (size_t i = 0; i < n.size(); ++i) {
-    const std::string item = key + "[" + std::to_string(i) + "]";
-    if constexpr (std::is_same_v<T, std::string>)
-      out.push_back(scalar_of(n[i], where, item));
-    else if constexpr (std::is_floating_point_v<T>)
-      out.push_back(double_of(n[i], where, item, lo, hi));
-    else
-      out.push_back(static_cast<T>(
-          int_of(n[i], where, item, static_cast<int64_t>(lo), static_cast<int64_t>(hi))));
-  }
-  return out;
+void read_bootstrap_settings(const YAML::Node& root, const std::string& path, int& resamples,
+                             double& confidence, uint64_t& seed) {
+  const YAML::Node bs = root["bootstrap"];
+  if (!bs) return;
+  constexpr double kMaxSeed = 4.6e18;  // < 2^62, exact in int64.
+  check_keys(bs, path, "bootstrap", {"resamples", "confidence", "seed"});
+  resamples =
+      static_cast<int>(get_int_in(bs, "resamples", path, "bootstrap", resamples, 100, 1000000));
+  confidence = get_double_in(bs, "confidence", path, "bootstrap", confidence, 0.5, 0.999);
+  seed = static_cast<uint64_t>(get_int_in(bs, "seed", path, "bootstrap", static_cast<int64_t>(seed),
+                                          0, static_cast<int64_t>(kMaxSeed)));
 }
-
-}  // namespace
 
 StudySuite load_study_suite(const std::string& path) {
   const YAML::Node root = load_yaml_file(path);
-  check_keys(
-      root, path, "",
-      {"name", "description", "arch", "objective", "options", "searchers", "seeds", "budget",
-       "iso_budgets", "targets_pct", "reference", "bootstrap", "budget_caps", "reward", "layers"});
+  check_keys(root, path, "",
+             {"kind", "name", "description", "arch", "objective", "options", "searchers", "seeds",
+              "budget", "iso_budgets", "targets_pct", "reference", "bootstrap", "budget_caps",
+              "reward", "layers"});
   // Ranges: seeds and reference.seed 0 .. 2^62, budget 1 .. 1e8 samples, iso_budgets
   // 1 .. budget, targets_pct (0, 1000), reference.budget_multiplier 0 .. 1000 (0: no sampled
   // reference runs), reference.time_limit_s 0.001 .. 1e6, reference.gap 0 .. 0.5,
   // bootstrap.resamples 100 .. 1e6, bootstrap.confidence 0.5 .. 0.999, bootstrap.seed 0 .. 2^62.
   constexpr double kMaxSeed = 4.6e18;  // < 2^62, exact in int64.
   StudySuite s;
+  // kind: codesign suites are read by codesign_study.cpp (cmd_study sends them there).
+  if (const std::string kind = get_string(root, "kind", path, "", "mapping"); kind != "mapping")
+    throw SpecError(path, "kind", kind,
+                    "must be mapping here (a codesign study runs through `mapwright study`)");
   s.name = get_string(root, "name", path, "", fs::path(path).stem().string());
   get_string(root, "description", path, "", "");  // Free text, but it must be text.
   s.arch = get_string(root, "arch", path, "", s.arch);
@@ -102,16 +89,8 @@ StudySuite load_study_suite(const std::string& path) {
                       "must be >= 0");
   }
   if (s.reference_searchers.empty()) s.reference_searchers = s.searchers;
-  if (const YAML::Node bs = root["bootstrap"]) {
-    check_keys(bs, path, "bootstrap", {"resamples", "confidence", "seed"});
-    s.bootstrap_resamples = static_cast<int>(
-        get_int_in(bs, "resamples", path, "bootstrap", s.bootstrap_resamples, 100, 1000000));
-    s.bootstrap_confidence =
-        get_double_in(bs, "confidence", path, "bootstrap", s.bootstrap_confidence, 0.5, 0.999);
-    s.bootstrap_seed = static_cast<uint64_t>(get_int_in(bs, "seed", path, "bootstrap",
-                                                        static_cast<int64_t>(s.bootstrap_seed), 0,
-                                                        static_cast<int64_t>(kMaxSeed)));
-  }
+  read_bootstrap_settings(root, path, s.bootstrap_resamples, s.bootstrap_confidence,
+                          s.bootstrap_seed);
   if (const YAML::Node caps = root["budget_caps"]) {
     if (!caps.IsMap())
       throw SpecError(path, "budget_caps", "", "must be a map of searcher: samples");

@@ -25,6 +25,10 @@
 #include "mapwright/support/stats.hpp"
 #include "mapwright/search/options.hpp"
 
+namespace YAML {
+class Node;
+}
+
 namespace mapwright::flows {
 
 /// A parsed and validated suite.
@@ -67,6 +71,11 @@ struct StudySuite {
 };
 /// Loads a suite; errors name the file, key and value.
 StudySuite load_study_suite(const std::string& path);
+/// The `bootstrap:` map of suite `root` read from `path`, if any, into the three settings
+/// (resamples 100..1e6, confidence 0.5..0.999, seed 0..2^62; unknown keys refused): the same for
+/// mapping and co-design studies.
+void read_bootstrap_settings(const YAML::Node& root, const std::string& path, int& resamples,
+                             double& confidence, uint64_t& seed);
 
 struct StudyOptions {
   std::string suite;         ///< Suite YAML path.

@@ -12,7 +12,10 @@
 #include <cstdint>
 #include <initializer_list>
 #include <string>
+#include <type_traits>
 #include <vector>
+
+#include "mapwright/support/error.hpp"
 
 namespace mapwright::core {
 
@@ -60,5 +63,32 @@ std::string join_key(const std::string& path, const std::string& key);
 /// Text of a scalar (or a short flow rendering of a map or list, bounded in depth and length)
 /// for error messages; "" for null.
 std::string node_text(const YAML::Node& node);
+
+/// The non-empty list at `key` of `root`: strings, integers in [lo, hi] or finite numbers in
+/// [lo, hi] (by T); an empty list, a scalar where the list belongs, or an item out of range is a
+/// SpecError naming `where` and the item ("key[i]"). Missing: empty, or a SpecError if `required`.
+template <typename T>
+std::vector<T> get_list(const YAML::Node& root, const std::string& key, const std::string& where,
+                        bool required, double lo = 0, double hi = 9.2e18) {
+  std::vector<T> out;
+  const YAML::Node n = root[key];
+  if (!n) {
+    if (required) throw SpecError(where, key, "", "required key is missing");
+    return out;
+  }
+  if (!n.IsSequence() || n.size() == 0)
+    throw SpecError(where, key, n.IsNull() ? "null" : node_text(n), "expected a non-empty list");
+  for (size_t i = 0; i < n.size(); ++i) {
+    const std::string item = key + "[" + std::to_string(i) + "]";
+    if constexpr (std::is_same_v<T, std::string>)
+      out.push_back(scalar_of(n[i], where, item));
+    else if constexpr (std::is_floating_point_v<T>)
+      out.push_back(double_of(n[i], where, item, lo, hi));
+    else
+      out.push_back(static_cast<T>(
+          int_of(n[i], where, item, static_cast<int64_t>(lo), static_cast<int64_t>(hi))));
+  }
+  return out;
+}
 
 }  // namespace mapwright::core
