@@ -109,6 +109,12 @@ struct Subcommands {
   CLI::App* codesign = nullptr;    ///< codesign
 };
 
+/// `--jobs N` on `c`: `what` (0 = `zero`), its default shown.
+void add_jobs(CLI::App* c, int& jobs, const std::string& what,
+              const std::string& zero = "number of cores") {
+  c->add_option("--jobs", jobs, what + " (0 = " + zero + ")")->capture_default_str();
+}
+
 CLI::App* add_eval(CLI::App& app, flows::EvalOptions& eval) {
   auto* e = app.add_subcommand("eval", "Score one mapping of one layer with the surrogate");
   add_arch(e, eval.arch, "Named architecture (configs/arch) or YAML file");
@@ -179,8 +185,7 @@ CLI::App* add_search(CLI::App& app, flows::SearchCliOptions& search) {
         "--surrogate-warmup", search.surrogate_warmup,
         "rtl reward: first N distinct samples scored by the surrogate (count toward the budget)")
       ->capture_default_str();
-  se->add_option("--jobs", search.jobs, "rtl reward: RTL worker processes (0 = number of cores)")
-      ->capture_default_str();
+  add_jobs(se, search.jobs, "rtl reward: RTL worker processes");
   return se;
 }
 
@@ -204,8 +209,7 @@ CLI::App* add_tune(CLI::App& app, flows::TuneOptions& tune) {
       app, "tune", "Equal-effort tuning: the same number of configurations for every searcher",
       "plan", "Plan", "tuning", "finished runs of every study are kept", tune.plan, tune.out_dir,
       tune.resume);
-  tu->add_option("--jobs", tune.jobs, "Worker threads of each study (0 = number of cores)")
-      ->capture_default_str();
+  add_jobs(tu, tune.jobs, "Worker threads of each study");
   return tu;
 }
 
@@ -216,8 +220,7 @@ CLI::App* add_study(CLI::App& app, flows::StudyOptions& study) {
       study.out_dir, study.resume);
   st->add_option("--options", study.options_file,
                  "Search options YAML for every searcher (overrides the suite's 'options')");
-  st->add_option("--jobs", study.jobs, "Worker threads (0 = number of cores)")
-      ->capture_default_str();
+  add_jobs(st, study.jobs, "Worker threads");
   st->add_flag("--json", study.json, "Print the summary JSON");
   return st;
 }
@@ -284,8 +287,7 @@ CLI::App* add_run(CLI::App& app, flows::RunOptions& run) {
   add_objective_options(ru, run.settings.objective, run.settings.options_file);
   ru->add_option("--top-k", run.settings.top_k, "Distinct candidates per layer verified on RTL")
       ->capture_default_str();
-  ru->add_option("--jobs", run.jobs, "RTL worker processes (0 = number of cores)")
-      ->capture_default_str();
+  add_jobs(ru, run.jobs, "RTL worker processes");
   add_sim_limits(ru, run.sim_limits, "Per RTL verification: ");
   ru->add_option("--out", run.out_dir,
                  "Run folder (default runs/run-<target>-<arch>-<searcher>-s<seed>)");
@@ -333,8 +335,7 @@ CLI::App* add_regress(CLI::App& app, flows::RegressOptions& regress) {
   rg->add_option("--suite", regress.suite, "Suite YAML (configs/regress/<name>.yaml)")->required();
   rg->add_option("--junit", regress.junit, "Write JUnit XML here");
   rg->add_flag("--update", regress.update, "Rewrite the goldens from this run");
-  rg->add_option("--jobs", regress.jobs, "Worker processes (0 = number of cores)")
-      ->capture_default_str();
+  add_jobs(rg, regress.jobs, "Worker processes");
   rg->add_option("--filter", regress.filter, "Only cases whose name contains this text");
   add_sim_limits(rg, regress.limits, "Per case: ");
   return rg;
@@ -343,13 +344,14 @@ CLI::App* add_regress(CLI::App& app, flows::RegressOptions& regress) {
 CLI::App* add_sweep(CLI::App& app, flows::SweepOptions& sweep) {
   auto* sw = add_file_command(
       app, "sweep",
-      "Co-design: map a network onto every architecture of a sweep file (exact mapper, RTL "
-      "verification, area model), Pareto fronts and the winner under constraints",
-      "file", "Sweep", "sweeps", "finished points are kept", sweep.file, sweep.out_dir,
-      sweep.resume);
-  sw->add_option("--jobs", sweep.jobs, "RTL worker processes (0 = number of cores)")
-      ->capture_default_str();
+      "Co-design over a sweep file's architectures (codesign's grid searcher: every layer "
+      "proved optimal, RTL verification, area model), Pareto fronts and the winner",
+      "file", "Sweep", "sweeps",
+      "the points are scored again with every layer solve and RTL run the stopped sweep "
+      "finished answered from its journals",
+      sweep.file, sweep.out_dir, sweep.resume);
   sw->add_flag("--json", sweep.json, "Print sweep.json instead of the summary");
+  add_jobs(sw, sweep.jobs, "RTL worker processes");
   return sw;
 }
 
@@ -377,7 +379,7 @@ CLI::App* add_codesign(CLI::App& app, flows::CodesignOptions& cd) {
                 "Verify on the RTL: chosen (the chosen design), front (every Pareto-front "
                 "design) or none")
       ->capture_default_str();
-  c->add_option("--jobs", cd.jobs, "RTL worker processes (0 = number of cores)");
+  add_jobs(c, cd.jobs, "RTL worker processes");
   c->add_flag("--json", cd.json, "Print codesign.json instead of the summary");
   return c;
 }
@@ -395,8 +397,7 @@ CLI::App* add_archs(CLI::App& app, flows::ArchsOptions& archs) {
   a->add_option("--build", archs.build,
                 "Build the RTL model of this architecture (name or YAML file) into the model "
                 "cache, if it has none (repeatable)");
-  a->add_option("--jobs", archs.jobs, "Parallel compile jobs of a build (0 = every core)")
-      ->capture_default_str();
+  add_jobs(a, archs.jobs, "Parallel compile jobs of a build", "every core");
   a->add_flag("--traced", archs.traced,
               "With --build: build the models with FST tracing compiled in, as `verify --trace` "
               "uses them (the compiled-in models are untraced)");

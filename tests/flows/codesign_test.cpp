@@ -3,6 +3,7 @@
 // space file's refusals (one test per rule) and the command line (exit codes, output files).
 #include <gtest/gtest.h>
 #include <filesystem>
+#include <optional>
 #include <fstream>
 #include <functional>
 #include <signal.h>
@@ -439,27 +440,29 @@ TEST(CodesignJournal, RefusesAnotherObjectiveOrABrokenLineAndDropsATornLastOne) 
   }
   EXPECT_EQ(test_files::read_file(path), text);
   // Another objective: refused naming the header line and the key.
+  // The refusal of reading the journal for space `sp` (none: it was read).
+  auto refusal = [&](const CodesignSpace& sp) -> std::optional<core::SpecError> {
+    try {
+      PointEvaluator ev(sp);
+      ev.open_journal(path, true);
+    } catch (const core::SpecError& e) {
+      return e;
+    }
+    return std::nullopt;
+  };
   CodesignSpace lat = s;
   lat.objective = core::parse_objective("latency");
-  try {
-    PointEvaluator ev(lat);
-    ev.open_journal(path, true);
-    ADD_FAILURE() << "a journal of another objective was read";
-  } catch (const core::SpecError& e) {
-    EXPECT_EQ(e.where(), path.string() + ":1");
-    EXPECT_EQ(e.key(), "objective");
-    EXPECT_EQ(e.value(), "edp");
-  }
+  const std::optional<core::SpecError> other = refusal(lat);
+  ASSERT_TRUE(other) << "a journal of another objective was read";
+  EXPECT_EQ(other->where(), path.string() + ":1");
+  EXPECT_EQ(other->key(), "objective");
+  EXPECT_EQ(other->value(), "edp");
   // A broken line in the middle: refused naming its line.
   const size_t third = text.find('\n', text.find('\n', text.find('\n') + 1) + 1);
   std::ofstream(path) << text.substr(0, third + 1) << "{\"key\": 1,\n" << text.substr(third + 1);
-  try {
-    PointEvaluator ev(s);
-    ev.open_journal(path, true);
-    ADD_FAILURE() << "a broken journal line was read";
-  } catch (const core::SpecError& e) {
-    EXPECT_EQ(e.where(), path.string() + ":4");
-  }
+  const std::optional<core::SpecError> broken = refusal(s);
+  ASSERT_TRUE(broken) << "a broken journal line was read";
+  EXPECT_EQ(broken->where(), path.string() + ":4");
   // A torn last line (a write a kill cut short) is dropped and cut from the file.
   std::ofstream(path) << text << text.substr(text.find('\n') + 1, 40);
   {
@@ -537,6 +540,15 @@ int small_design(const CodesignSpace& s, const SearchOutcome& grid, int n, long 
   return -1;
 }
 
+/// An RTL check on two worker processes of this build with operand seed 3.
+RtlCheckRequest two_workers() {
+  RtlCheckRequest rq;
+  rq.jobs = 2;
+  rq.seed = 3;
+  rq.worker_exe = MAPWRIGHT_WORKER_EXE;
+  return rq;
+}
+
 }  // namespace
 
 TEST(CodesignRtl, RunsSeveralDesignsWithModelsInOnePool) {
@@ -551,10 +563,7 @@ TEST(CodesignRtl, RunsSeveralDesignsWithModelsInOnePool) {
   ASSERT_GE(designs[1], 0);
   const fs::path dir = test_files::fresh_path("codesign_rtl_api");
   fs::create_directories(dir);
-  RtlCheckRequest rq;
-  rq.jobs = 2;
-  rq.seed = 3;
-  rq.worker_exe = MAPWRIGHT_WORKER_EXE;
+  RtlCheckRequest rq = two_workers();
   const auto rtl = check_on_rtl(ev, grid.points, designs, dir, rq);
   ASSERT_EQ(rtl.size(), 2u);
   for (int d : designs) {
@@ -583,10 +592,7 @@ TEST(CodesignRtl, AResumedCheckTakesTheFinishedLayerRunsFromItsJournal) {
   ASSERT_GE(design, 0);
   const fs::path dir = test_files::fresh_path("codesign_rtl_journal");
   fs::create_directories(dir);
-  RtlCheckRequest rq;
-  rq.jobs = 2;
-  rq.seed = 3;
-  rq.worker_exe = MAPWRIGHT_WORKER_EXE;
+  RtlCheckRequest rq = two_workers();
   rq.journal = dir / "rtl.jsonl";
   const auto first = check_on_rtl(ev, grid.points, {design}, dir, rq).at(design);
   ASSERT_EQ(first["status"], "passed") << first.dump();
