@@ -305,6 +305,79 @@ class CodesignStudy {
     return v;
   }
 
+  /// Searcher `k` on case `c`: runs that reached each target and the KM medians, the median
+  /// best / optimum at the iso budgets; its runs' rows go to `runs_csv`, its targets' to `csv`,
+  /// and runs below the case's optimum are counted in `beat`.
+  json cell_json(size_t c, const std::string& k, std::ostream& csv, std::ostream& runs_csv,
+                 int& beat) const {
+    const CaseOptimum& opt = optima_[c];
+    const std::string name = csv_field(s_.cases[c].name);
+    const auto runs = runs_of(k, c);
+    json cell = {{"seeds", runs.size()}, {"targets", json::array()}, {"iso", json::array()}};
+    for (const StudyRun* r : runs) {
+      if (best_within(*r, r->costs.size()) < opt.cost * (1 - 1e-12)) ++beat;
+      runs_csv << name << "," << k << "," << r->seed << "," << r->costs.size() << "," << r->seconds
+               << "," << r->exhausted;
+      for (int64_t b : s_.iso_budgets)
+        runs_csv << "," << csv_num(best_within(*r, static_cast<size_t>(b)) / opt.cost);
+      runs_csv << "\n";
+    }
+    for (double t : s_.targets_pct) {
+      std::vector<TimeToEvent> tte;
+      int reached = 0;
+      for (const StudyRun* r : runs) {
+        tte.push_back(points_to(*r, opt.cost, t));
+        reached += tte.back().observed;
+      }
+      const BootstrapCI ci =
+          km_median_ci(tte, boot_, "cd|" + std::to_string(c) + "|" + k + "|" + fmt_g(t, 6));
+      cell["targets"].push_back(
+          {{"target_pct", t}, {"reached", reached}, {"km_median_points", ci_json(ci)}});
+      csv << name << "," << k << "," << runs.size() << "," << t << "," << reached << ","
+          << csv_num(ci.estimate) << "," << csv_num(ci.lo) << "," << csv_num(ci.hi) << "\n";
+    }
+    for (int64_t b : s_.iso_budgets) {
+      std::vector<double> ratio;
+      for (const StudyRun* r : runs)
+        ratio.push_back(best_within(*r, static_cast<size_t>(b)) / opt.cost);
+      cell["iso"].push_back(
+          {{"points", b}, {"median_best_over_optimum", geomean_of_medians({ratio})}});
+    }
+    return cell;
+  }
+
+  /// Searcher `k` over the cases: the median of the per-case KM medians per target, the
+  /// geometric mean of the median best / optimum per iso budget; seeds resampled within each
+  /// case.
+  json searcher_json(const std::string& k) const {
+    json js = {{"targets", json::array()}, {"iso", json::array()}};
+    for (double t : s_.targets_pct) {
+      std::vector<std::vector<TimeToEvent>> per_case;
+      for (size_t c = 0; c < s_.cases.size(); ++c) {
+        per_case.emplace_back();
+        for (const StudyRun* r : runs_of(k, c))
+          per_case.back().push_back(points_to(*r, optima_[c].cost, t));
+      }
+      js["targets"].push_back(
+          {{"target_pct", t},
+           {"median_case_km_points",
+            ci_json(median_layer_km_ci(per_case, boot_, "cdall|" + k + "|" + fmt_g(t, 6)))}});
+    }
+    for (int64_t b : s_.iso_budgets) {
+      std::vector<std::vector<double>> per_case;
+      for (size_t c = 0; c < s_.cases.size(); ++c) {
+        per_case.emplace_back();
+        for (const StudyRun* r : runs_of(k, c))
+          per_case.back().push_back(best_within(*r, static_cast<size_t>(b)) / optima_[c].cost);
+      }
+      const BootstrapCI g =
+          geomean_of_medians_ci(per_case, boot_, "cdgap|" + k + "|" + std::to_string(b));
+      js["iso"].push_back({{"points", b}, {"geomean_best_over_optimum", ci_json(g)}});
+    }
+    return js;
+  }
+
+  /// codesign-study.json, summary.csv, runs.csv, study.md and the tables on the output.
   void write_outputs() {
     json cases = json::array(), searchers = json::object();
     std::ostringstream csv, runs_csv;
@@ -325,72 +398,11 @@ class CodesignStudy {
                  {"exact_points", opt.points},
                  {"exact_seconds", opt.seconds},
                  {"searchers", json::object()}};
-      for (const std::string& k : s_.searchers) {
-        const auto runs = runs_of(k, c);
-        json cell = {{"seeds", runs.size()}, {"targets", json::array()}, {"iso", json::array()}};
-        for (const StudyRun* r : runs) {
-          if (best_within(*r, r->costs.size()) < opt.cost * (1 - 1e-12)) ++beat;
-          runs_csv << csv_field(s_.cases[c].name) << "," << k << "," << r->seed << ","
-                   << r->costs.size() << "," << r->seconds << "," << r->exhausted;
-          for (int64_t b : s_.iso_budgets)
-            runs_csv << "," << csv_num(best_within(*r, static_cast<size_t>(b)) / opt.cost);
-          runs_csv << "\n";
-        }
-        for (double t : s_.targets_pct) {
-          std::vector<TimeToEvent> tte;
-          int reached = 0;
-          for (const StudyRun* r : runs) {
-            tte.push_back(points_to(*r, opt.cost, t));
-            reached += tte.back().observed;
-          }
-          const BootstrapCI ci =
-              km_median_ci(tte, boot_, "cd|" + std::to_string(c) + "|" + k + "|" + fmt_g(t, 6));
-          cell["targets"].push_back(
-              {{"target_pct", t}, {"reached", reached}, {"km_median_points", ci_json(ci)}});
-          csv << csv_field(s_.cases[c].name) << "," << k << "," << runs.size() << "," << t << ","
-              << reached << "," << csv_num(ci.estimate) << "," << csv_num(ci.lo) << ","
-              << csv_num(ci.hi) << "\n";
-        }
-        for (int64_t b : s_.iso_budgets) {
-          std::vector<double> ratio;
-          for (const StudyRun* r : runs)
-            ratio.push_back(best_within(*r, static_cast<size_t>(b)) / opt.cost);
-          cell["iso"].push_back(
-              {{"points", b}, {"median_best_over_optimum", geomean_of_medians({ratio})}});
-        }
-        jc["searchers"][k] = cell;
-      }
+      for (const std::string& k : s_.searchers)
+        jc["searchers"][k] = cell_json(c, k, csv, runs_csv, beat);
       cases.push_back(jc);
     }
-    // Over the cases: the median of the per-case KM medians, the geometric mean of the median
-    // best / optimum; seeds resampled within each case.
-    for (const std::string& k : s_.searchers) {
-      json js = {{"targets", json::array()}, {"iso", json::array()}};
-      for (double t : s_.targets_pct) {
-        std::vector<std::vector<TimeToEvent>> per_case;
-        for (size_t c = 0; c < s_.cases.size(); ++c) {
-          per_case.emplace_back();
-          for (const StudyRun* r : runs_of(k, c))
-            per_case.back().push_back(points_to(*r, optima_[c].cost, t));
-        }
-        js["targets"].push_back(
-            {{"target_pct", t},
-             {"median_case_km_points",
-              ci_json(median_layer_km_ci(per_case, boot_, "cdall|" + k + "|" + fmt_g(t, 6)))}});
-      }
-      for (int64_t b : s_.iso_budgets) {
-        std::vector<std::vector<double>> per_case;
-        for (size_t c = 0; c < s_.cases.size(); ++c) {
-          per_case.emplace_back();
-          for (const StudyRun* r : runs_of(k, c))
-            per_case.back().push_back(best_within(*r, static_cast<size_t>(b)) / optima_[c].cost);
-        }
-        const BootstrapCI g =
-            geomean_of_medians_ci(per_case, boot_, "cdgap|" + k + "|" + std::to_string(b));
-        js["iso"].push_back({{"points", b}, {"geomean_best_over_optimum", ci_json(g)}});
-      }
-      searchers[k] = js;
-    }
+    for (const std::string& k : s_.searchers) searchers[k] = searcher_json(k);
     const json study = {
         {"study", "mapwright codesign study"},
         {"suite", s_.path},
