@@ -361,9 +361,10 @@ int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
   attach_rtl(summary, r, o.rtl, rtl);
   write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
   if (!designs.empty()) {
-    rtl = codesign::check_on_rtl(
-        ev, r.points, designs, dir,
-        {o.jobs, seed, o.worker_exe, {}, &std::cerr, dir / "rtl.jsonl", o.resume});
+    const codesign::RtlCheckRequest rq{
+        o.jobs, seed, o.worker_exe, {}, &std::cerr, dir / "rtl.jsonl", o.resume};
+    rtl = farm ? codesign::check_on_rtl_ranks(*farm, ev, r.points, designs, dir, rq)
+               : codesign::check_on_rtl(ev, r.points, designs, dir, rq);
     attach_rtl(summary, r, o.rtl, rtl);
     write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
   }

@@ -7,11 +7,13 @@
 
 #include <algorithm>
 #include <fstream>
+#include <iostream>
 #include <memory>
 #include <utility>
 
 #include <yaml-cpp/yaml.h>
 
+#include "codesign/solve_farm.hpp"
 #include "common/files.hpp"
 #include "common/text.hpp"
 #include "mapwright/core/concurrency.hpp"
@@ -80,18 +82,21 @@ class RtlJournal {
     const auto it = done_.find(key);
     return it == done_.end() ? nullptr : &it->second;
   }
-  /// Keeps a finished run's verdict (not a worker crash or a limit: those run again).
+  /// Keeps a finished run's verdict (not a worker crash or a limit: those run again): appended
+  /// to the file (when there is one) and to kept().
   void keep(const std::string& key, const Verification& v) {
-    if (!out_.is_open() ||
-        (v.kind != VerificationKind::Passed && v.kind != VerificationKind::Design))
-      return;
-    out_ << json({{"key", key}, {"verification", verification_to_json(v)}}).dump() << "\n"
-         << std::flush;
+    if (v.kind != VerificationKind::Passed && v.kind != VerificationKind::Design) return;
+    const json line = {{"key", key}, {"verification", verification_to_json(v)}};
+    kept_.push_back(line);
+    if (out_.is_open()) out_ << line.dump() << "\n" << std::flush;
   }
+  /// The lines keep() took, in order (what an MPI rank sends rank 0 to journal).
+  const json& kept() const { return kept_; }
 
  private:
   std::map<std::string, Verification> done_;  ///< Read back with resume.
   std::ofstream out_;                         ///< Appended as runs end.
+  json kept_ = json::array();                 ///< keep()'s lines.
 };
 
 /// One design on the RTL: its architecture file, model and per-layer verdicts.
@@ -143,9 +148,12 @@ std::string point_arch_yaml(const CodesignSpace& s, const HwIndex& i) {
          "\n";
 }
 
-std::map<int, json> check_on_rtl(PointEvaluator& ev, const std::vector<PointResult>& points,
-                                 const std::vector<int>& designs, const fs::path& dir,
-                                 const RtlCheckRequest& rq) {
+namespace {
+
+/// check_on_rtl with an open journal.
+std::map<int, json> check_designs(PointEvaluator& ev, const std::vector<PointResult>& points,
+                                  const std::vector<int>& designs, const fs::path& dir,
+                                  const RtlCheckRequest& rq, RtlJournal& journal) {
   std::map<int, json> out;
   if (designs.empty()) return out;
   const CodesignSpace& s = ev.space();
@@ -155,7 +163,6 @@ std::map<int, json> check_on_rtl(PointEvaluator& ev, const std::vector<PointResu
   cache.progress = rq.log;
   pool.enable_model_cache(cache);
   make_dirs(dir / "archs");
-  RtlJournal journal(rq.journal, rq.resume);
   std::vector<Design> ds;
   std::map<size_t, std::pair<size_t, size_t>> job_of;  // job id -> (design, unique layer)
   for (int p : designs) {
@@ -219,6 +226,74 @@ std::map<int, json> check_on_rtl(PointEvaluator& ev, const std::vector<PointResu
   for (Design& d : ds) {
     finish(d, ev.layers());
     out[d.point] = d.rtl;
+  }
+  return out;
+}
+
+/// True when `journal` holds a verdict for every layer with a mapping of design `p`.
+bool journal_answers(PointEvaluator& ev, const std::vector<PointResult>& points, int p,
+                     const RtlCheckRequest& rq, const RtlJournal& journal) {
+  const Arch a = point_arch(ev.space(), points[p].index);
+  std::vector<char> shortcut;
+  const std::vector<LayerFigures> f = ev.all_layers(a, a, 0, shortcut);
+  for (size_t u = 0; u < f.size(); ++u)
+    if (f[u].found &&
+        !journal.find(run_key(a, ev.layers()[u], f[u].mapping, rtl_seed(rq.seed, u, 0))))
+      return false;
+  return true;
+}
+
+}  // namespace
+
+std::map<int, json> check_on_rtl(PointEvaluator& ev, const std::vector<PointResult>& points,
+                                 const std::vector<int>& designs, const fs::path& dir,
+                                 const RtlCheckRequest& rq) {
+  RtlJournal journal(rq.journal, rq.resume);
+  return check_designs(ev, points, designs, dir, rq, journal);
+}
+
+json design_check_request(const PointResult& p, const fs::path& dir, const RtlCheckRequest& rq) {
+  return {{"design", std::vector<int>(p.index.begin(), p.index.end())},
+          {"dir", dir.string()},
+          {"jobs", rq.jobs},
+          {"seed", rq.seed},
+          {"worker_exe", rq.worker_exe},
+          {"command", rq.command}};
+}
+
+json serve_design_check(PointEvaluator& ev, const json& m) {
+  PointResult p;
+  const std::vector<int> idx = m.at("design").get<std::vector<int>>();
+  if (idx.size() != p.index.size()) throw std::runtime_error("a design of the wrong rank");
+  std::copy(idx.begin(), idx.end(), p.index.begin());
+  RtlCheckRequest rq;
+  rq.jobs = m.at("jobs").get<int>();
+  rq.seed = m.at("seed").get<uint64_t>();
+  rq.worker_exe = m.at("worker_exe").get<std::string>();
+  rq.command = m.at("command").get<std::string>();
+  rq.log = &std::cerr;
+  RtlJournal kept({}, false);  // no file: rank 0 journals what comes back
+  const auto out = check_designs(ev, {p}, {0}, m.at("dir").get<std::string>(), rq, kept);
+  return {{"rtl", out.at(0)}, {"kept", kept.kept()}};
+}
+
+std::map<int, json> check_on_rtl_ranks(SolveFarm& farm, PointEvaluator& ev,
+                                       const std::vector<PointResult>& points,
+                                       const std::vector<int>& designs, const fs::path& dir,
+                                       const RtlCheckRequest& rq) {
+  RtlJournal journal(rq.journal, rq.resume);
+  std::vector<int> here, there;
+  for (int p : designs)
+    (rq.resume && journal_answers(ev, points, p, rq, journal) ? here : there).push_back(p);
+  std::map<int, json> out = check_designs(ev, points, here, dir, rq, journal);
+  std::vector<json> requests;
+  for (int p : there) requests.push_back(design_check_request(points[p], dir, rq));
+  const std::vector<json> answers = farm.run(requests);
+  for (size_t k = 0; k < there.size(); ++k) {
+    out[there[k]] = answers[k].at("rtl");
+    for (const json& line : answers[k].at("kept"))
+      journal.keep(line.at("key").get<std::string>(),
+                   verification_from_json(line.at("verification"), "an MPI rank's answer"));
   }
   return out;
 }

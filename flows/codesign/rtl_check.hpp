@@ -57,4 +57,23 @@ std::map<int, nlohmann::json> check_on_rtl(PointEvaluator& ev,
                                            const std::filesystem::path& dir,
                                            const RtlCheckRequest& rq);
 
+class SolveFarm;
+
+/// check_on_rtl under mpirun (rank 0): each design goes to one of the other ranks through
+/// `farm` (whichever is free), which checks it with its own RTL worker pool and model cache and
+/// sends back its "rtl" object and its finished layer runs; rank 0 keeps those in the journal.
+/// With rq.resume, a design whose every layer the journal holds is answered here. The verdicts
+/// are those of check_on_rtl (the runs are the same, on other processes).
+std::map<int, nlohmann::json> check_on_rtl_ranks(SolveFarm& farm, PointEvaluator& ev,
+                                                 const std::vector<PointResult>& points,
+                                                 const std::vector<int>& designs,
+                                                 const std::filesystem::path& dir,
+                                                 const RtlCheckRequest& rq);
+/// The message asking a rank to check design `p` on the RTL (check_on_rtl_ranks).
+nlohmann::json design_check_request(const PointResult& p, const std::filesystem::path& dir,
+                                    const RtlCheckRequest& rq);
+/// A rank's answer to a design_check_request: the design checked on `ev`'s space with this
+/// process's RTL worker pool; {"rtl": its "rtl" object, "kept": its journal lines}.
+nlohmann::json serve_design_check(PointEvaluator& ev, const nlohmann::json& request);
+
 }  // namespace mapwright::flows::codesign

@@ -2,12 +2,15 @@
 // (solve_farm.hpp). A request carries the layer's unique id and shape, and the architecture
 // fields a solve depends on that a space changes (solve_key's); the worker rebuilds the
 // architecture from the space's base with them and checks that its key is the one asked for.
+// After the search, the same ranks check designs on the RTL (rtl_check.hpp: one design per
+// request, each rank with its own RTL worker pool and model cache).
 #include "codesign/solve_farm.hpp"
 
 #include <deque>
 #include <iostream>
 #include <stdexcept>
 
+#include "codesign/rtl_check.hpp"
 #include "mapwright/flows/dist.hpp"
 #include "mapwright/support/error.hpp"
 
@@ -77,10 +80,11 @@ json solve_request(size_t u, const Layer& layer, const Arch& a, double time_limi
 }
 
 int serve_solves(const CodesignSpace& s) {
-  const PointEvaluator ev(s);  // the unique layers, as rank 0 numbers them
+  PointEvaluator ev(s);  // the unique layers, as rank 0 numbers them
   return dist::serve_farm(
       [&](const json& m) -> json {
         try {
+          if (m.contains("design")) return serve_design_check(ev, m);
           const size_t u = m.at("u").get<size_t>();
           if (u >= ev.layers().size()) throw std::runtime_error("no unique layer " + m["u"].dump());
           const Arch a = arch_of(s, m.at("arch"));
@@ -96,9 +100,9 @@ int serve_solves(const CodesignSpace& s) {
       {});
 }
 
-std::vector<LayerFigures> SolveFarm::solve(const std::vector<json>& requests) {
-  if (closed_) throw std::logic_error("SolveFarm::solve after close");
-  std::vector<LayerFigures> out(requests.size());
+std::vector<json> SolveFarm::run(const std::vector<json>& requests) {
+  if (closed_) throw std::logic_error("SolveFarm::run after close");
+  std::vector<json> out(requests.size());
   std::deque<size_t> todo;
   for (size_t i = 0; i < requests.size(); ++i) todo.push_back(i);
   std::map<int, size_t> busy;  // rank -> request
@@ -112,7 +116,7 @@ std::vector<LayerFigures> SolveFarm::solve(const std::vector<json>& requests) {
     }
     int from = 0;
     dist::Tag tag{};
-    const json m = dist::receive(from, tag);
+    json m = dist::receive(from, tag);
     if (tag == dist::Tag::Ready) {
       ++ready_;
       idle_.push_back(from);
@@ -124,11 +128,19 @@ std::vector<LayerFigures> SolveFarm::solve(const std::vector<json>& requests) {
     if (m.contains("error"))
       throw std::runtime_error("rank " + std::to_string(from) + ": " +
                                m["error"].get<std::string>());
-    out[it->second] = figures_from_json(m, "rank " + std::to_string(from));
+    ++(requests[it->second].contains("design") ? checked_by_ : solved_by_)[from];
+    out[it->second] = std::move(m);
     busy.erase(it);
-    ++solved_by_[from];
     idle_.push_back(from);
   }
+  return out;
+}
+
+std::vector<LayerFigures> SolveFarm::solve(const std::vector<json>& requests) {
+  const std::vector<json> answers = run(requests);
+  std::vector<LayerFigures> out;
+  for (size_t i = 0; i < answers.size(); ++i)
+    out.push_back(figures_from_json(answers[i], "an MPI rank's solve"));
   return out;
 }
 
@@ -200,8 +212,9 @@ void SolveFarm::close_and_report(std::ostream& out) {
   close();
   for (int rank = 1; rank < dist::size(); ++rank) {
     const auto it = solved_by_.find(rank);
-    out << "rank " << rank << ": " << (it == solved_by_.end() ? 0 : it->second)
-        << " layer solves\n";
+    const auto ck = checked_by_.find(rank);
+    out << "rank " << rank << ": " << (it == solved_by_.end() ? 0 : it->second) << " layer solves, "
+        << (ck == checked_by_.end() ? 0 : ck->second) << " designs on the RTL\n";
   }
 }
 

@@ -406,9 +406,10 @@ int cmd_sweep(const SweepOptions& o, std::ostream& out) {
   }
   save(f, dir, db, rec);
   if (!designs.empty()) {
-    const auto rtl = cd::check_on_rtl(
-        ev, r.points, designs, dir,
-        {o.jobs, f.seed, o.worker_exe, {}, &std::cerr, dir / "rtl.jsonl", o.resume, "sweep"});
+    const cd::RtlCheckRequest rq{o.jobs,   f.seed, o.worker_exe, {}, &std::cerr, dir / "rtl.jsonl",
+                                 o.resume, "sweep"};
+    const auto rtl = farm ? cd::check_on_rtl_ranks(*farm, ev, r.points, designs, dir, rq)
+                          : cd::check_on_rtl(ev, r.points, designs, dir, rq);
     for (const auto& [i, v] : rtl) put_rtl(ev, v, rec["points"][static_cast<size_t>(i)]);
   }
   std::ostringstream ranks;

@@ -1,13 +1,17 @@
 # `mpirun -np 3 mapwright sweep` against the same sweep in one process: every point's figures,
-# RTL checks, fronts and the winner must be equal, and both worker ranks must have solved
-# layers (the ranks share the layer solves of the co-design machinery, codesign/solve_farm.hpp).
-# Then rank 0's refusal of the folder (it holds a sweep; no --resume) must end every rank with
-# exit code 2, and --resume under mpirun must give the same figures again.
+# RTL checks, fronts and the winner must be equal, both worker ranks must have solved layers
+# (the ranks share the layer solves of the co-design machinery, codesign/solve_farm.hpp) and
+# the designs must have been checked on the RTL by the worker ranks. Then rank 0's refusal of the
+# folder (it holds a sweep; no --resume) must end every rank with exit code 2, and --resume
+# under mpirun must give the same figures again with every RTL verdict from the journal.
 # Usage: cmake -DMW=<mapwright> -DFILE=<sweep file> -DOUT=<folder> -P mpi_sweep.cmake
 file(REMOVE_RECURSE ${OUT})
 include(${CMAKE_CURRENT_LIST_DIR}/mpi_common.cmake)
 
 run_on_three_ranks(mpi sweep "[0-9]+ layer solves" ${MW} sweep --file ${FILE} --out ${OUT}/mpi)
+if(NOT mpi_out MATCHES "rank [12]: [0-9]+ layer solves, [1-9][0-9]* designs on the RTL")
+  message(FATAL_ERROR "no worker rank checked a design on the RTL")
+endif()
 run_it(one ${MW} sweep --file ${FILE} --out ${OUT}/single)
 if(NOT one_rc EQUAL 0)
   message(FATAL_ERROR "the single-process sweep exited with ${one_rc}:\n${one_out}")
@@ -41,6 +45,6 @@ run_it(again mpirun --oversubscribe -np 3 ${MW} sweep --file ${FILE} --out ${OUT
 if(NOT again_rc EQUAL 2 OR NOT again_out MATCHES "add --resume")
   message(FATAL_ERROR "a folder with a sweep under mpirun: exit ${again_rc}\n${again_out}")
 endif()
-run_on_three_ranks(r "sweep --resume" "0 layer solves"
+run_on_three_ranks(r "sweep --resume" "0 layer solves, 0 designs on the RTL"
                    ${MW} sweep --file ${FILE} --out ${OUT}/mpi --resume)
 same_figures(${OUT}/mpi ${OUT}/single)

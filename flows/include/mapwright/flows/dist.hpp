@@ -7,8 +7,8 @@
 /// the other ranks compute. Started without mpirun, mapwright never touches MPI and runs as one
 /// process. Messages are JSON texts.
 ///
-/// `sweep` distributes its points and `run` its layers (each with the layer's RTL
-/// verifications) through farm(), `study` its searcher runs, `codesign` its layer solves
+/// `run` distributes its layers (each with the layer's RTL verifications) through farm(),
+/// `study` its searcher runs, `codesign` and `sweep` their layer solves and RTL designs
 /// (serve_farm() on the ranks, flows/codesign/solve_farm.cpp on rank 0); every other subcommand
 /// under mpirun with more than one rank is refused.
 
