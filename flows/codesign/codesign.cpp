@@ -363,8 +363,7 @@ int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
   if (!designs.empty()) {
     const codesign::RtlCheckRequest rq{
         o.jobs, seed, o.worker_exe, {}, &std::cerr, dir / "rtl.jsonl", o.resume};
-    rtl = farm ? codesign::check_on_rtl_ranks(*farm, ev, r.points, designs, dir, rq)
-               : codesign::check_on_rtl(ev, r.points, designs, dir, rq);
+    rtl = codesign::check_on_rtl(ev, r.points, designs, dir, rq, farm ? &*farm : nullptr);
     attach_rtl(summary, r, o.rtl, rtl);
     write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
   }

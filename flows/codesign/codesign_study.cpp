@@ -18,6 +18,7 @@
 #include <mutex>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include <nlohmann/json.hpp>
 
@@ -189,31 +190,20 @@ class CodesignStudy {
         throw SpecError("--out", "out", dir_.string(),
                         "already holds a co-design study (runs.jsonl); add --resume to continue "
                         "it, or choose another --out");
-      std::string line;
-      size_t n = 0, kept = 0;
-      const std::string all = read_text(log);
-      for (size_t pos = 0; pos < all.size();) {
-        const size_t nl = all.find('\n', pos);
-        if (nl == std::string::npos) break;  // torn last line
-        line = all.substr(pos, nl - pos);
-        const std::string at = log.string() + ":" + std::to_string(++n);
+      bool header = true;
+      read_journal(log, [&](const std::string& line, const std::string& at) {
         try {
           const json j = json::parse(line);
-          if (n == 1) {
-            if (j.value("suite_text", "") != text)
-              throw SpecError(s_.path, "(file)", s_.path,
-                              "differs from the suite of the study being resumed (" + log.string() +
-                                  "); resume with the same suite");
-          } else {
+          if (!std::exchange(header, false))
             runs_.push_back(run_of(j));
-          }
+          else if (j.value("suite_text", "") != text)
+            throw SpecError(s_.path, "(file)", s_.path,
+                            "differs from the suite of the study being resumed (" + log.string() +
+                                "); resume with the same suite");
         } catch (const json::exception& e) {
           throw SpecError(at, "(json)", line, e.what());
         }
-        pos = nl + 1;
-        kept = pos;
-      }
-      if (kept < all.size()) fs::resize_file(log, kept, ec);
+      });
       for (const StudyRun& r : runs_) done_.insert({r.case_index, r.searcher, r.seed});
       log_.open(log, std::ios::app);
     } else {

@@ -58,22 +58,15 @@ class RtlJournal {
   /// the write a kill interrupted, is dropped; a line that does not parse is refused).
   RtlJournal(const fs::path& path, bool resume) {
     if (path.empty()) return;
-    std::error_code ec;
-    if (resume && fs::exists(path, ec)) {
-      const std::string text = read_text(path);
-      size_t pos = 0, line_no = 0;
-      for (size_t nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1) {
-        const std::string line = text.substr(pos, nl - pos);
-        const std::string at = path.string() + ":" + std::to_string(++line_no);
+    if (resume)
+      read_journal(path, [&](const std::string& line, const std::string& at) {
         try {
           const json j = json::parse(line);
           done_[j.at("key").get<std::string>()] = verification_from_json(j.at("verification"), at);
         } catch (const json::exception& e) {
           throw SpecError(at, "(json)", line, e.what());
         }
-      }
-      if (pos < text.size()) fs::resize_file(path, pos, ec);
-    }
+      });
     out_.open(path, resume ? std::ios::app : std::ios::trunc);
     if (!out_) throw SpecError(path.string(), "(file)", path.string(), "cannot write the journal");
   }
@@ -245,13 +238,6 @@ bool journal_answers(PointEvaluator& ev, const std::vector<PointResult>& points,
 
 }  // namespace
 
-std::map<int, json> check_on_rtl(PointEvaluator& ev, const std::vector<PointResult>& points,
-                                 const std::vector<int>& designs, const fs::path& dir,
-                                 const RtlCheckRequest& rq) {
-  RtlJournal journal(rq.journal, rq.resume);
-  return check_designs(ev, points, designs, dir, rq, journal);
-}
-
 json design_check_request(const PointResult& p, const fs::path& dir, const RtlCheckRequest& rq) {
   return {{"design", std::vector<int>(p.index.begin(), p.index.end())},
           {"dir", dir.string()},
@@ -277,18 +263,18 @@ json serve_design_check(PointEvaluator& ev, const json& m) {
   return {{"rtl", out.at(0)}, {"kept", kept.kept()}};
 }
 
-std::map<int, json> check_on_rtl_ranks(SolveFarm& farm, PointEvaluator& ev,
-                                       const std::vector<PointResult>& points,
-                                       const std::vector<int>& designs, const fs::path& dir,
-                                       const RtlCheckRequest& rq) {
+std::map<int, json> check_on_rtl(PointEvaluator& ev, const std::vector<PointResult>& points,
+                                 const std::vector<int>& designs, const fs::path& dir,
+                                 const RtlCheckRequest& rq, SolveFarm* farm) {
   RtlJournal journal(rq.journal, rq.resume);
+  if (!farm) return check_designs(ev, points, designs, dir, rq, journal);
   std::vector<int> here, there;
   for (int p : designs)
     (rq.resume && journal_answers(ev, points, p, rq, journal) ? here : there).push_back(p);
   std::map<int, json> out = check_designs(ev, points, here, dir, rq, journal);
   std::vector<json> requests;
   for (int p : there) requests.push_back(design_check_request(points[p], dir, rq));
-  const std::vector<json> answers = farm.run(requests);
+  const std::vector<json> answers = farm->run(requests);
   for (size_t k = 0; k < there.size(); ++k) {
     out[there[k]] = answers[k].at("rtl");
     for (const json& line : answers[k].at("kept"))

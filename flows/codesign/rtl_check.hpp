@@ -21,6 +21,8 @@
 
 namespace mapwright::flows::codesign {
 
+class SolveFarm;
+
 /// The designs `--rtl` names (checked by the command): "none", "chosen" (the chosen design) or
 /// "front" (every point of the Pareto front, the chosen one among them); none without a design.
 std::vector<int> designs_to_check(const std::string& mode, const SearchOutcome& r);
@@ -50,25 +52,17 @@ std::string point_arch_yaml(const CodesignSpace& s, const HwIndex& i);
 /// passed; failed: a layer did not; no_model: the design's RTL model could not be had, with
 /// "reason"), "arch_file", "model", "layers_passed" and per unique layer its verification as
 /// results.json writes one, and "layers_from_journal" (rq.resume). A design without a model is a
-/// typed failure of that design; the others still run.
+/// typed failure of that design; the others still run. Under mpirun (`farm`, rank 0's), each
+/// design goes to one of the other ranks (whichever is free), which checks it with its own RTL
+/// worker pool and model cache and sends back its "rtl" object and finished layer runs, kept in
+/// rank 0's journal; with rq.resume a design whose every layer the journal holds is answered on
+/// rank 0. The verdicts do not depend on where the runs ran.
 std::map<int, nlohmann::json> check_on_rtl(PointEvaluator& ev,
                                            const std::vector<PointResult>& points,
                                            const std::vector<int>& designs,
                                            const std::filesystem::path& dir,
-                                           const RtlCheckRequest& rq);
+                                           const RtlCheckRequest& rq, SolveFarm* farm = nullptr);
 
-class SolveFarm;
-
-/// check_on_rtl under mpirun (rank 0): each design goes to one of the other ranks through
-/// `farm` (whichever is free), which checks it with its own RTL worker pool and model cache and
-/// sends back its "rtl" object and its finished layer runs; rank 0 keeps those in the journal.
-/// With rq.resume, a design whose every layer the journal holds is answered here. The verdicts
-/// are those of check_on_rtl (the runs are the same, on other processes).
-std::map<int, nlohmann::json> check_on_rtl_ranks(SolveFarm& farm, PointEvaluator& ev,
-                                                 const std::vector<PointResult>& points,
-                                                 const std::vector<int>& designs,
-                                                 const std::filesystem::path& dir,
-                                                 const RtlCheckRequest& rq);
 /// The message asking a rank to check design `p` on the RTL (check_on_rtl_ranks).
 nlohmann::json design_check_request(const PointResult& p, const std::filesystem::path& dir,
                                     const RtlCheckRequest& rq);

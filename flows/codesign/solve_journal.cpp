@@ -9,6 +9,7 @@
 // at all on that architecture. A solve cut short by a time limit is solved again.
 #include <cmath>
 #include <sstream>
+#include <utility>
 
 #include "codesign/codesign_search.hpp"
 #include "common/files.hpp"
@@ -86,16 +87,9 @@ void PointEvaluator::remember(const std::string& key, const LayerFigures& f) {
 long long PointEvaluator::open_journal(const fs::path& path, bool load) {
   std::lock_guard<std::mutex> lock(memo_mu_);
   const std::string where = path.string();
-  std::error_code ec;
-  if (load && fs::exists(path, ec)) {
-    const std::string text = read_text(path);
-    size_t pos = 0, line_no = 0, kept_bytes = 0;
-    while (pos < text.size()) {
-      const size_t nl = text.find('\n', pos);
-      if (nl == std::string::npos) break;  // a torn last line: the write a kill interrupted
-      ++line_no;
-      const std::string at = where + ":" + std::to_string(line_no);
-      const std::string line = text.substr(pos, nl - pos);
+  if (load) {
+    bool header = true;
+    const size_t lines = read_journal(path, [&](const std::string& line, const std::string& at) {
       json j;
       try {
         j = json::parse(line);
@@ -103,7 +97,7 @@ long long PointEvaluator::open_journal(const fs::path& path, bool load) {
         throw SpecError(at, "(json)", line, e.what());
       }
       try {
-        if (line_no == 1) {
+        if (std::exchange(header, false)) {
           if (j.value("journal", "") != kJournalKind)
             throw SpecError(
                 at, "journal", j.value("journal", ""),
@@ -122,11 +116,8 @@ long long PointEvaluator::open_journal(const fs::path& path, bool load) {
       } catch (const json::exception& e) {
         throw SpecError(at, "(solve)", line, e.what());
       }
-      pos = nl + 1;
-      kept_bytes = pos;
-    }
-    if (kept_bytes < text.size()) fs::resize_file(path, kept_bytes, ec);
-    if (line_no > 0) {
+    });
+    if (lines > 0) {
       journal_.open(path, std::ios::app);
       if (!journal_) throw SpecError(where, "(file)", where, "cannot append to the solve journal");
       return loaded_;

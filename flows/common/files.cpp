@@ -137,4 +137,16 @@ std::string read_text(const fs::path& path) {
   return s.str();
 }
 
+size_t read_journal(const fs::path& path,
+                    const std::function<void(const std::string&, const std::string&)>& line) {
+  std::error_code ec;
+  if (!fs::exists(path, ec)) return 0;
+  const std::string text = read_text(path);
+  size_t pos = 0, n = 0;
+  for (size_t nl; (nl = text.find('\n', pos)) != std::string::npos; pos = nl + 1)
+    line(text.substr(pos, nl - pos), path.string() + ":" + std::to_string(++n));
+  if (pos < text.size()) fs::resize_file(path, pos, ec);  // a torn last line
+  return n;
+}
+
 }  // namespace mapwright::flows

@@ -3,6 +3,7 @@
 /// Output folders and files of the flows: folder creation, the folder lock, atomic writes, reads.
 
 #include <filesystem>
+#include <functional>
 #include <string>
 
 namespace mapwright::flows {
@@ -38,6 +39,13 @@ class FolderLock {
 void write_atomic(const std::filesystem::path& path, const std::string& text);
 /// Reads a whole file; throws core::SpecError naming it when missing.
 std::string read_text(const std::filesystem::path& path);
+/// Reads the journal `path` (one JSON text per line, appended and flushed as work finishes):
+/// calls `line(text, at)` for every complete line in order (`at`: "<path>:<line number>", for
+/// errors), then cuts a torn last line (the write a kill interrupted) from the file. Returns
+/// the number of complete lines (0 when the file does not exist).
+size_t read_journal(
+    const std::filesystem::path& path,
+    const std::function<void(const std::string& text, const std::string& at)>& line);
 /// The relative file `name` beside the file `path` (a sweep or space file) when it is there,
 /// else `name` as given (found from the working folder; names without an extension, such as
 /// zoo networks and named architectures, are taken as they are).

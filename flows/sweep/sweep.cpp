@@ -17,6 +17,7 @@
 #include <iomanip>
 #include <iostream>
 #include <limits>
+#include <map>
 #include <numeric>
 #include <optional>
 #include <random>
@@ -269,6 +270,8 @@ void put_rtl(const cd::PointEvaluator& ev, const json& v, json& p) {
     p["failure"] = "rtl: " + v.value("reason", std::string());
     return;
   }
+  std::map<std::string, int> count;  // the network's unique layers (one network) by name
+  for (const auto& [u, n] : ev.uses()[0]) count[ev.layers()[u].name] = n;
   int checks = 0, failures = 0;
   double rtl_cycles = 0;
   bool all_timed = true;
@@ -276,13 +279,8 @@ void put_rtl(const cd::PointEvaluator& ev, const json& v, json& p) {
     ++checks;
     const json& ver = l["verification"];
     if (!ver.value("passed", false)) ++failures;
-    int count = 0;
-    for (size_t u = 0; u < ev.layers().size(); ++u)
-      if (ev.layers()[u].name == l["layer"].get<std::string>())
-        for (const auto& [id, n] : ev.uses()[0])
-          if (id == u) count = n;
     if (ver.contains("cycles"))
-      rtl_cycles += count * ver["cycles"].get<double>();
+      rtl_cycles += count.at(l["layer"].get<std::string>()) * ver["cycles"].get<double>();
     else
       all_timed = false;
   }
@@ -408,8 +406,7 @@ int cmd_sweep(const SweepOptions& o, std::ostream& out) {
   if (!designs.empty()) {
     const cd::RtlCheckRequest rq{o.jobs,   f.seed, o.worker_exe, {}, &std::cerr, dir / "rtl.jsonl",
                                  o.resume, "sweep"};
-    const auto rtl = farm ? cd::check_on_rtl_ranks(*farm, ev, r.points, designs, dir, rq)
-                          : cd::check_on_rtl(ev, r.points, designs, dir, rq);
+    const auto rtl = cd::check_on_rtl(ev, r.points, designs, dir, rq, farm ? &*farm : nullptr);
     for (const auto& [i, v] : rtl) put_rtl(ev, v, rec["points"][static_cast<size_t>(i)]);
   }
   std::ostringstream ranks;
