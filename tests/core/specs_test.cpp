@@ -81,7 +81,7 @@ TEST(LayerBad, RejectsZeroAndNegativeSizes) {
 }
 
 TEST(Arch, ShippedConfigsLoad) {
-  for (const char* name : {"default", "small4", "small8", "large32"}) {
+  for (const char* name : {"default", "default-ideal", "small4", "small8", "large32"}) {
     const Arch a = load_arch(name);
     EXPECT_EQ(a.name, name);
     EXPECT_TRUE(a.supports(Dataflow::WS));
@@ -89,6 +89,13 @@ TEST(Arch, ShippedConfigsLoad) {
     EXPECT_FALSE(a.energy.source.empty());
   }
   EXPECT_EQ(load_arch("default").rows, 16);
+  // The default is the realistic array: banked buffers and the addressed-burst DRAM port;
+  // default-ideal is the same array idealized.
+  EXPECT_EQ(load_arch("default").buffer_banks, 17);
+  EXPECT_EQ(load_arch("default").dram_port, DramPort::Bursts);
+  EXPECT_EQ(load_arch("default-ideal").buffer_banks, 0);
+  EXPECT_EQ(load_arch("default-ideal").dram_port, DramPort::Packed);
+  EXPECT_EQ(load_arch("default-ideal").input_buf_bytes, load_arch("default").input_buf_bytes);
   EXPECT_EQ(load_arch("large32").cols, 32);
   EXPECT_EQ(load_arch("small4").rows, 4);
 }

@@ -95,7 +95,7 @@ TEST(Bounds, NeverExceedTheSurrogate) {
 TEST(Bounds, NeverExceedTheSurrogateOnZooLayers) {
   std::mt19937_64 rng(77);
   model::Surrogate sur;
-  const Arch a = load_arch("default");
+  const Arch a = load_arch("default-ideal");
   int checked = 0;
   for (const char* net : {"resnet50", "mobilenet_v2", "bert_base_s128", "vgg16"}) {
     for (const auto& [l, count] : zoo_network(net).unique_layers()) {

@@ -103,7 +103,7 @@ TEST(Mapper, BurstPortEqualsBruteForceAndBeatsThePackedSpace) {
 }
 
 TEST(Mapper, DeterministicAcrossRunsAndThreads) {
-  const Arch small8 = load_arch("small8"), def = load_arch("default");
+  const Arch small8 = load_arch("small8"), def = load_arch("default-ideal");
   for (const auto& [l, a] :
        {std::pair<Layer, Arch>{zoo_layer("resnet18", "layer4.0.conv2", "test"), small8},
         {zoo_layer("bert_base_s512", "ffn2", "test"), def}}) {
@@ -176,7 +176,7 @@ TEST(Mapper, GapTargetGivesAProvenBracket) {
 TEST(Mapper, TimeLimitedRunIsValidWithBound) {
   // The raw space of this layer takes tens of seconds: a 0.3 s limit stops it early.
   const Layer l = zoo_layer("bert_base_s512", "ffn2", "test");
-  const Arch a = load_arch("default");
+  const Arch a = load_arch("default-ideal");
   mapper::Options o;
   o.time_limit_s = 0.3;
   o.target_gap = 0;
@@ -203,7 +203,7 @@ TEST(Mapper, TimeLimitedRunIsValidWithBound) {
 }
 
 TEST(Mapper, NoRandomMappingBeatsItOnZooLayers) {
-  const Arch a = load_arch("default");
+  const Arch a = load_arch("default-ideal");
   std::mt19937_64 rng(99);
   model::Surrogate sur;
   for (const auto& [net, name] : {std::pair<std::string, std::string>{"resnet18", "layer2.0.conv2"},
@@ -236,7 +236,7 @@ TEST(Mapper, NoRandomMappingBeatsItOnZooLayers) {
 TEST(Mapper, NoSingleParameterChangeImprovesTheOptimumOnZooLayers) {
   // Every raw mapping one parameter away from the optimum (any tile size of one loop, any of
   // the 5040 orders, any PE use, dataflow or double-buffer choice) is no better.
-  const Arch a = load_arch("default");
+  const Arch a = load_arch("default-ideal");
   model::Surrogate sur;
   const std::vector<std::pair<std::string, std::string>> layers = {
       {"resnet18", "layer2.0.conv2"}, {"resnet18", "conv1"},
@@ -293,7 +293,7 @@ TEST(Mapper, NoSingleParameterChangeImprovesTheOptimumOnZooLayers) {
 TEST(Mapper, CompactEqualsRawSpaceSearchOnZooLayers) {
   // The same branch-and-bound over every tile size, PE use and double-buffer choice (the raw
   // space; orders by reuse class) finds the same optimum as over the compact space.
-  const Arch a = load_arch("default");
+  const Arch a = load_arch("default-ideal");
   int k = 0;  // the case's index (test_cases::runs)
   for (const auto& [net, name] : {std::pair<std::string, std::string>{"resnet18", "conv1"},
                                   {"resnet18", "layer4.0.conv2"},

@@ -212,7 +212,7 @@ TEST(SearchSpace, ExactOptimaOfZooLayersAreReachable) {
   layers.push_back(zoo_layer("resnet18", "conv1", "test"));  // P = Q = 112, R = S = 7
   layers.push_back(zoo_layer("mobilenet_v2", "features.1.dw", "test"));
   int k = 0;  // the case's index (test_cases::runs)
-  for (const Arch& a : {load_arch("default"), load_arch("small8")}) {
+  for (const Arch& a : {load_arch("default-ideal"), load_arch("small8")}) {
     for (const Layer& l : layers) {
       const SearchSpace space(l, a);
       const MapSpace raw(l, a);

@@ -30,7 +30,7 @@ TEST(MapSpace, OrderIndexIsABijection) {
 
 TEST(MapSpace, ParametersSizeAndSampling) {
   const Layer l = test_layers::conv(64, 32, 28, 3, 1, 1);
-  const Arch a = load_arch("default");
+  const Arch a = load_arch("default-ideal");
   const MapSpace space(l, a);
   ASSERT_EQ(space.params().size(), 16u);
   EXPECT_EQ(space.params()[0].name, "dataflow");

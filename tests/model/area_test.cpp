@@ -53,7 +53,7 @@ void expect_bad(const std::string& text, std::initializer_list<std::string> frag
 }  // namespace
 
 TEST(Area, DefaultArchIsTheHandComputedSumOfItsParts) {
-  const Arch a = load_arch("default");
+  const Arch a = load_arch("default-ideal");
   ASSERT_EQ(a.rows, 16);
   ASSERT_EQ(a.cols, 16);
   ASSERT_EQ(a.input_buf_bytes, 128 * 1024);
@@ -182,7 +182,7 @@ TEST(Area, BankMacrosHoldEveryWordOnceAtItsBankAndRow) {
 }
 
 TEST(Area, BankedArchIsPricedMacroByMacro) {
-  const Arch m = load_arch("default");
+  const Arch m = load_arch("default-ideal");
   const Arch a = load_arch("default-banked");
   ASSERT_EQ(a.buffer_banks, 17);
   EXPECT_EQ(bank_flops(m), 0);

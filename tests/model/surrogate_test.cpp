@@ -45,7 +45,7 @@ Layer random_layer(std::mt19937_64& rng) {
 /// each and returns how many. `port`: the architecture's DRAM port.
 template <class F>
 int for_each_real_layer_mapping(F f, DramPort port = DramPort::Packed) {
-  Arch arch = load_arch("default");
+  Arch arch = load_arch("default-ideal");
   arch.dram_port = port;
   std::vector<Layer> layers;
   for (const char* net : {"resnet18", "mobilenet_v2"})

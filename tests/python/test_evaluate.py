@@ -19,8 +19,8 @@ def random_codes(space, n, seed):
 
 # Six raw points on small8 hold valid and invalid (overflowing) mappings; each CLI call costs
 # about a second of CPU (the binary loads LibTorch), hence few points.
-@pytest.mark.parametrize("arch,encoding,n", [("default", "compact", 3), ("small8", "raw", 6),
-                                             ("default-banked-bursts", "compact", 2)])
+@pytest.mark.parametrize("arch,encoding,n", [("default-ideal", "compact", 3), ("small8", "raw", 6),
+                                             ("default", "compact", 2)])
 def test_evaluate_equals_cli_eval(cli, tmp_path, arch, encoding, n):
     space = mw.Space(LAYER, arch, encoding)
     for i, code in enumerate(random_codes(space, n, seed=11)):

@@ -134,19 +134,19 @@ TEST(RtlDefaultBanked, RandomLayersAndMappingsAreExact) {
   random_sweep("default-banked", 54, 30, 14);
 }
 
-// default-banked-bursts (configs/arch): both realistic options at 16x16 on default-banked's model.
-TEST(RtlDefaultBankedBursts, RandomLayersAndMappingsAreExact) {
-  ASSERT_EQ(arch_named("default-banked-bursts").dram_port, DramPort::Bursts);
-  ASSERT_EQ(arch_named("default-banked-bursts").buffer_banks, 17);
-  random_sweep("default-banked-bursts", 59, 30, 14, 0, DramPort::Bursts);
+// default (configs/arch): both realistic options at 16x16 on default-banked's model.
+TEST(RtlDefault, RandomLayersAndMappingsAreExact) {
+  ASSERT_EQ(arch_named("default").dram_port, DramPort::Bursts);
+  ASSERT_EQ(arch_named("default").buffer_banks, 17);
+  random_sweep("default", 59, 30, 14, 0, DramPort::Bursts);
 }
 
 TEST(RtlSmall8, RandomLayersAndMappingsAreExact) {
   random_sweep("small8", 21, 150, 12);
 }
 
-TEST(RtlDefault, RandomLayersAndMappingsAreExact) {
-  random_sweep("default", 31, 30, 14);
+TEST(RtlDefaultIdeal, RandomLayersAndMappingsAreExact) {
+  random_sweep("default-ideal", 31, 30, 14);
 }
 
 namespace {
