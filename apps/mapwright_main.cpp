@@ -380,6 +380,9 @@ CLI::App* add_codesign(CLI::App& app, flows::CodesignOptions& cd) {
                 "design) or none")
       ->capture_default_str();
   add_jobs(c, cd.jobs, "RTL worker processes");
+  c->add_flag("--synth", cd.synth,
+              "Synthesize the chosen design with yosys (as `mapwright synth`, into <out>/synth) "
+              "and report its cell area by part next to the model's");
   c->add_flag("--json", cd.json, "Print codesign.json instead of the summary");
   return c;
 }

@@ -18,6 +18,7 @@
 #include "common/files.hpp"
 #include "common/text.hpp"
 #include "mapwright/flows/codesign.hpp"
+#include "mapwright/flows/synth.hpp"
 #include "mapwright/flows/dist.hpp"
 #include "mapwright/flows/layer_search.hpp"
 #include "mapwright/model/area.hpp"
@@ -220,6 +221,19 @@ void print_summary(const json& j, const fs::path& dir, std::ostream& out) {
         << (rtl["failed"].get<int>() ? ", " + rtl["failed"].dump() + " failed" : "")
         << (rtl["no_model"].get<int>() ? ", " + rtl["no_model"].dump() + " without a model" : "")
         << "\n";
+  if (j.contains("chosen") && j["chosen"].contains("synthesis")) {
+    const json& sy = j["chosen"]["synthesis"];
+    if (sy["status"] == "done") {
+      const json& a = j["chosen"]["area_breakdown"];
+      out << "  synthesis (yosys, cells at NanGate45 X1 areas): logic "
+          << fmt_fixed(sy["cell_area_mm2"], 3) << " mm^2 against the model's "
+          << fmt_fixed(a["pe_array_mm2"].get<double>() + a["control_mm2"].get<double>(), 3) << ", "
+          << sy["cells"] << " cells, depth " << sy["depth"] << "; "
+          << sy["out_dir"].get<std::string>() << "\n";
+    } else {
+      out << "  synthesis failed: " << sy["failure"].get<std::string>() << "\n";
+    }
+  }
   out << "  Pareto front (area vs cost): " << j["front"].size() << " points; written to "
       << dir.string() << "\n";
 }
@@ -280,10 +294,7 @@ json chosen_layers(codesign::PointEvaluator& ev, const PointResult& p) {
 
 /// The chosen design's area by part (model::estimate_area with the space's constants).
 json area_breakdown(const CodesignSpace& s, const PointResult& p) {
-  const model::AreaBreakdown a = model::estimate_area(codesign::point_arch(s, p.index), s.area);
-  return {{"pe_array_mm2", a.pe_array_mm2},     {"input_buf_mm2", a.input_buf_mm2},
-          {"weight_buf_mm2", a.weight_buf_mm2}, {"accum_buf_mm2", a.accum_buf_mm2},
-          {"control_mm2", a.control_mm2},       {"total_mm2", a.total_mm2}};
+  return codesign::area_json(model::estimate_area(codesign::point_arch(s, p.index), s.area), true);
 }
 
 /// One step from the chosen design in each parameter, down and up where the space has a value
@@ -366,6 +377,15 @@ int cmd_codesign(const CodesignOptions& o, std::ostream& out) {
     rtl = codesign::check_on_rtl(ev, r.points, designs, dir, rq, farm ? &*farm : nullptr);
     attach_rtl(summary, r, o.rtl, rtl);
     write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
+  }
+  if (o.synth && r.best >= 0) {
+    const SynthOutcome so =
+        synthesize(codesign::point_arch(s, r.points[r.best].index), "", (dir / "synth").string());
+    summary["chosen"]["synthesis"] = synth_record(so);
+    write_atomic(dir / "codesign.json", summary.dump(2) + "\n");
+    if (so.failure != SynthFailureKind::None)
+      std::cerr << "codesign: synthesis of the chosen design failed: " << so.message
+                << (so.log.empty() ? "" : " (log: " + so.log + ")") << "\n";
   }
   if (farm) {
     std::ostringstream ranks;

@@ -214,4 +214,34 @@ PointResult PointEvaluator::evaluate(const HwIndex& i, double deadline_s) {
   return r;
 }
 
+nlohmann::json area_json(const model::AreaBreakdown& a, bool with_total) {
+  nlohmann::json j = {
+      {"pe_array_mm2", a.pe_array_mm2},           {"input_buf_mm2", a.input_buf_mm2},
+      {"weight_buf_mm2", a.weight_buf_mm2},       {"accum_buf_mm2", a.accum_buf_mm2},
+      {"array_control_mm2", a.array_control_mm2}, {"dma_mm2", a.dma_mm2},
+      {"bank_logic_mm2", a.bank_logic_mm2},       {"control_mm2", a.control_mm2}};
+  if (with_total) j["total_mm2"] = a.total_mm2;
+  return j;
+}
+
+nlohmann::json area_constants_json(const model::AreaConstants& c) {
+  return {{"node", c.node},
+          {"pe_um2", c.pe_um2},
+          {"array_fixed_um2", c.array_fixed_um2},
+          {"array_per_col_um2", c.array_per_col_um2},
+          {"skew_um2_per_bit", c.skew_um2_per_bit},
+          {"compute_fixed_um2", c.compute_fixed_um2},
+          {"compute_per_lane_um2", c.compute_per_lane_um2},
+          {"dma_fixed_um2", c.dma_fixed_um2},
+          {"dma_per_beat_byte_um2", c.dma_per_beat_byte_um2},
+          {"control_fixed_um2", c.control_fixed_um2},
+          {"bank_fixed_um2", c.bank_fixed_um2},
+          {"bank_per_lane_um2", c.bank_per_lane_um2},
+          {"bank_per_beat_byte_um2", c.bank_per_beat_byte_um2},
+          {"bank_per_col_um2", c.bank_per_col_um2},
+          {"sram_um2_per_kib", c.sram_um2_per_kib},
+          {"sram_buffer_fixed_um2", c.sram_buffer_fixed_um2},
+          {"source", c.source}};
+}
+
 }  // namespace mapwright::flows::codesign

@@ -55,18 +55,6 @@ std::string join(const std::vector<std::string>& v, const char* sep) {
   return out;
 }
 
-/// The area model's constants as the record keeps them.
-json area_constants_json(const model::AreaConstants& c) {
-  return {{"node", c.node},
-          {"mult8_um2", c.mult8_um2},
-          {"add32_um2", c.add32_um2},
-          {"flop_um2", c.flop_um2},
-          {"sram_um2_per_kib", c.sram_um2_per_kib},
-          {"sram_buffer_fixed_um2", c.sram_buffer_fixed_um2},
-          {"control_fixed_um2", c.control_fixed_um2},
-          {"source", c.source}};
-}
-
 /// The dataflow set of a point as the co-design's mask (bit 0 ws, bit 1 os, bit 2 is).
 long long dataflow_mask(const std::vector<std::string>& names) {
   long long m = 0;
@@ -149,7 +137,7 @@ json new_sweep_record(const SweepFile& s, const SweepSpace& w, const SweepOption
                {{"max_area_mm2", s.max_area_mm2},
                 {"max_latency_ms", s.max_latency_ms},
                 {"max_energy_uj", s.max_energy_uj}}},
-              {"area_constants", area_constants_json(s.area)},
+              {"area_constants", cd::area_constants_json(s.area)},
               {"points", json::array()}};
   for (size_t i = 0; i < s.points.size(); ++i)
     rec["points"].push_back(point_json(s.points[i], i, rtl[i]));
@@ -238,11 +226,7 @@ void put_figures(const CodesignSpace& s, const cd::PointResult& r, json& p) {
   const Arch a = cd::point_arch(s, r.index);
   const model::AreaBreakdown area = model::estimate_area(a, s.area);
   p["area_mm2"] = area.total_mm2;
-  p["area"] = {{"pe_array_mm2", area.pe_array_mm2},
-               {"input_buf_mm2", area.input_buf_mm2},
-               {"weight_buf_mm2", area.weight_buf_mm2},
-               {"accum_buf_mm2", area.accum_buf_mm2},
-               {"control_mm2", area.control_mm2}};
+  p["area"] = cd::area_json(area, false);
   p["seconds"] = r.seconds;
   if (!r.found) {
     p["status"] = "failed";

@@ -63,7 +63,9 @@ std::string script(const std::vector<std::string>& files, const SynthParams& p) 
        "setattr -mod -unset keep_hierarchy *mw_fold_seq *mw_cmd *mw_buffers\n"
        "flatten\n"
        "setattr -mod -unset keep_hierarchy *\n"
-       "synth -top mw_accel -run begin:fine\n"
+       // -noshare: yosys' SAT-based resource sharing found nothing to share on 2x2 and banked
+       // 4x4 designs (the same cells) and ran out of 24 GiB on the banked 16x16.
+       "synth -top mw_accel -noshare -run begin:fine\n"
        "opt -fast -full\n"
        "techmap\n"
        "opt -fast\n"

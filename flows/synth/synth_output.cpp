@@ -25,6 +25,7 @@ nlohmann::json figures_json(const SynthFigures& f) {
           {"memories", f.memories},
           {"memory_bits", f.memory_bits},
           {"transistors", f.transistors},
+          {"cell_area_um2", f.cell_area_um2},
           {"depth", f.depth},
           {"cells_by_type", f.cells_by_type}};
 }
@@ -35,7 +36,8 @@ void row(std::ostream& out, const std::string& name, const std::string& inst,
   out << std::left << std::setw(12) << name << std::right << std::setw(7) << inst << std::setw(10)
       << f.cells << std::setw(8) << f.flops << std::setw(8) << f.latches << std::setw(6)
       << f.memories << std::setw(12) << f.memory_bits << std::setw(12) << f.transistors
-      << std::setw(7) << f.depth << "\n";
+      << std::setw(12) << std::fixed << std::setprecision(0) << f.cell_area_um2 << std::setw(7)
+      << f.depth << "\n";
 }
 
 }  // namespace
@@ -62,13 +64,35 @@ std::string synth_json(const SynthResult& r) {
   return j.dump(2) + "\n";
 }
 
+nlohmann::json synth_record(const SynthOutcome& s) {
+  if (s.failure != SynthFailureKind::None)
+    return {{"status", "failed"}, {"failure", s.message}, {"log", s.log}};
+  const SynthResult& r = s.result;
+  nlohmann::json parts = {
+      {"pe_array", 0.0}, {"array_control", 0.0}, {"dma", 0.0}, {"bank_logic", 0.0}};
+  for (const SynthModule& m : r.modules) {
+    const std::string part = m.name == "mw_pe" || m.name == "mw_mesh" ? "pe_array"
+                             : m.name == "mw_dma"                     ? "dma"
+                             : m.name == "mw_bank_buf" || m.name == "mw_row_fetch"
+                                 ? "bank_logic"
+                                 : "array_control";
+    parts[part] = parts[part].get<double>() + m.total.cell_area_um2 / 1e6;
+  }
+  return {{"status", "done"},         {"cells", r.design.cells},
+          {"flops", r.design.flops},  {"transistors", r.design.transistors},
+          {"depth", r.design.depth},  {"cell_area_mm2", r.design.cell_area_um2 / 1e6},
+          {"parts_mm2", parts},       {"memory_bits", r.design.memory_bits},
+          {"yosys", r.yosys_version}, {"seconds", r.seconds},
+          {"out_dir", r.out_dir}};
+}
+
 void print_synth(const SynthResult& r, std::ostream& out) {
   out << "synth " << r.arch << ": mw_accel " << synth_detail::params_text(r.params) << " ("
       << r.yosys_version << ")\n";
   out << std::left << std::setw(12) << "module" << std::right << std::setw(7) << "inst"
       << std::setw(10) << "cells" << std::setw(8) << "flops" << std::setw(8) << "latches"
       << std::setw(6) << "mems" << std::setw(12) << "mem bits" << std::setw(12) << "transistors"
-      << std::setw(7) << "depth"
+      << std::setw(12) << "area um^2" << std::setw(7) << "depth"
       << "\n";
   for (const auto& m : r.modules) row(out, m.name, std::to_string(m.instances), m.total);
   row(out, "design", "", r.design);
@@ -76,7 +100,8 @@ void print_synth(const SynthResult& r, std::ostream& out) {
       << ", memories kept as macros: " << r.design.memories << " (" << r.design.memory_bits
       << " bits)\n"
       << "cells: each module's own (submodules in their rows), summed over its instances; "
-         "transistors: yosys' CMOS estimate without the memory macros; depth: longest "
+         "transistors: yosys' CMOS estimate without the memory macros; area: the gates and flops "
+         "priced at NanGate45 X1 cells (no memory macros, no routing); depth: longest "
          "combinational path in cells (design: flattened; module: its own logic, paths through "
          "submodules cut)\n"
       << "yosys: " << std::fixed << std::setprecision(1) << r.seconds << " s, peak "

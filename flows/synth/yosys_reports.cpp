@@ -13,6 +13,36 @@
 #include <sstream>
 #include <stdexcept>
 
+namespace mapwright::flows {
+
+double generic_cell_um2(const std::string& t) {
+  static const std::pair<const char*, double> kGates[] = {
+      {"$_NOT_", 0.532}, {"$_BUF_", 0.798},    {"$_NAND_", 0.798}, {"$_NOR_", 0.798},
+      {"$_AND_", 1.064}, {"$_OR_", 1.064},     {"$_XOR_", 1.596},  {"$_XNOR_", 1.596},
+      {"$_MUX_", 1.862}, {"$_ANDNOT_", 1.330}, {"$_ORNOT_", 1.330}};
+  for (const auto& [name, um2] : kGates)
+    if (t == name) return um2;
+  constexpr double kDff = 4.522, kDffR = 5.320, kDffRS = 6.384, kMux = 1.862, kAnd = 1.064;
+  const auto has = [&](const char* prefix) { return t.rfind(prefix, 0) == 0; };
+  // Fine-grained flip-flops (yosys' manual, "Gate-level cells"): $_DFF_<C>_, $_DFF_<C><R><V>_
+  // (asynchronous reset or set), $_DFFE_<C><E>_ / $_DFFE_<C><R><V><E>_ (enable),
+  // $_SDFF_<C><R><V>_, $_SDFFE_ / $_SDFFCE_ (synchronous reset, with an enable), $_DFFSR_ /
+  // $_DFFSRE_ (asynchronous set and reset), $_ALDFF_ (asynchronous load).
+  const size_t params = t.size() > 2 ? t.size() - 1 - t.rfind('_', t.size() - 2) - 1 : 0;
+  if (has("$_DFFSRE_")) return kDffRS + kMux;
+  if (has("$_DFFSR_")) return kDffRS;
+  if (has("$_SDFFCE_") || has("$_SDFFE_")) return kDff + kAnd + kMux;
+  if (has("$_SDFF_")) return kDff + kAnd;
+  if (has("$_DFFE_")) return (params == 4 ? kDffR : kDff) + kMux;
+  if (has("$_DFF_")) return params == 3 ? kDffR : kDff;
+  if (has("$_ALDFFE_")) return kDffRS + kMux;
+  if (has("$_ALDFF_")) return kDffRS;
+  if (has("$_DLATCH")) return 2.394;
+  return -1;
+}
+
+}  // namespace mapwright::flows
+
 namespace mapwright::flows::synth_detail {
 
 namespace {
@@ -113,6 +143,12 @@ std::string first_error_line(const std::string& log) {
 }
 
 std::string source_module(const std::string& yosys_name) {
+  // yosys names a module derived with parameters "$paramod\\MOD\\P=VALUE..." when the
+  // parameter list is short, else "$paramod$HASH\\MOD".
+  if (starts_with(yosys_name, "$paramod\\")) {
+    const size_t from = std::string("$paramod\\").size();
+    return yosys_name.substr(from, yosys_name.find('\\', from) - from);
+  }
   const size_t slash = yosys_name.rfind('\\');
   if (starts_with(yosys_name, "$paramod") && slash != std::string::npos)
     return yosys_name.substr(slash + 1);
@@ -127,6 +163,8 @@ void classify_cells(const std::map<std::string, long long>& by_type, SynthFigure
       f.latches += n;
     else if (type == "$mem_v2" || type == "$mem")
       f.memories += n;
+    if (const double um2 = generic_cell_um2(type); um2 > 0)
+      f.cell_area_um2 += um2 * static_cast<double>(n);
   }
 }
 
@@ -174,6 +212,7 @@ void assemble(const std::map<std::string, ModuleReport>& modules, const std::str
       f->memories += own.memories;
       f->memory_bits += own.memory_bits;
       f->transistors += own.transistors;
+      f->cell_area_um2 += own.cell_area_um2;
       for (const auto& [type, n] : own.cells_by_type) f->cells_by_type[type] += n;
     }
     it->total.depth = std::max(it->total.depth, rep.depth);

@@ -1,11 +1,9 @@
-// Analytical chip area. PE array: Rows x Cols x (8-bit multiplier + 32-bit adder + the PE's
-// register bits). Buffers: one SRAM macro each, a fixed part plus a part per KiB; on a banked
-// architecture (buffers.banks = N) the macros of rtl/mw_bank_buf.sv: N per input and weight
-// buffer and 2N for the accumulator, each holding 1 / 2^floor(log2 N) of its buffer (or half).
-// Control: a fixed part (queues, decoder, DMA, compute controller, counters) plus the registers
-// and adders along the array edges, counted from the RTL (skew, deskew, output register,
-// accumulate-in adders, per-lane address registers). Register counts follow rtl/*.sv; the
-// compute controller's per-command stride multipliers are not charged.
+// Analytical chip area. Logic: per-part linear terms fitted on yosys' synthesis of the RTL
+// (scripts/calibrate-area.py; every cell priced at its NanGate45 X1 equivalent,
+// flows::generic_cell_um2): PEs, array edge, compute controller, fixed control, DMA and bank logic.
+// Buffers: one SRAM macro each, a fixed part plus a part per KiB; on a banked architecture
+// (buffers.banks = N) the macros of rtl/mw_bank_buf.sv: N per input and weight buffer and 2N for
+// the accumulator, each holding 1 / 2^floor(log2 N) of its buffer (or half).
 #include "mapwright/model/area.hpp"
 
 #include <algorithm>
@@ -21,10 +19,6 @@ namespace mapwright::model {
 namespace {
 
 constexpr double kUm2PerMm2 = 1e6;
-/// mw_compute.sv, per read lane (max(rows, cols) lanes): the lane's input-address, buffer-row
-/// and buffer-column parts and its weight / accumulator offset (`a_lin_q`, `a_lh_q`, `a_lw_q`,
-/// `a_lk_q`), 32 bits each.
-constexpr long long kLaneAddressBits = 4 * 32;
 
 /// Bits of a skew or deskew triangle: lane k holds k stages (skew) or lanes-1-k (deskew), so
 /// both hold lanes*(lanes-1)/2 stages of `width` bits.
@@ -59,42 +53,35 @@ BankMacros bank_macros(long long words, int banks, int sets) {
   return m;
 }
 
-long long bank_flops(const core::Arch& arch) {
-  if (arch.buffer_banks <= 0) return 0;
-  const long long lanes = std::max(arch.rows, arch.cols), op = arch.operand_bits;
-  // mw_bank_buf hold_q and mw_row_fetch hdata_q, one row each: input and weight buffers
-  // (max(R, C) lanes of operands), accumulator (Cols lanes of accumulator words).
-  return 2 * (2 * lanes * op) + 2 * arch.cols * arch.acc_bits;
-}
-
-long long pe_flops(const core::Arch& arch) {
-  return 2LL * arch.operand_bits + arch.acc_bits;  // a_q, b_q, acc_q
-}
-
-long long edge_flops(const core::Arch& arch) {
+long long skew_bits(const core::Arch& arch) {
   const long long r = arch.rows, k = arch.cols, op = arch.operand_bits, acc = arch.acc_bits;
-  return triangle_bits(r, op)     // mw_skew u_skew_a: activations, one lane per row
-         + triangle_bits(k, op)   // mw_skew u_skew_b: OS weights, one lane per column
-         + triangle_bits(k, acc)  // mw_skew (Deskew): WS partial sums, one lane per column
-         + k * acc                // mw_array out_data_q
-         + std::max(r, k) * kLaneAddressBits;  // mw_compute per-lane address registers
+  return triangle_bits(r, op)      // mw_skew u_skew_a: activations, one lane per row
+         + triangle_bits(k, op)    // mw_skew u_skew_b: OS weights, one lane per column
+         + triangle_bits(k, acc);  // mw_skew (Deskew): WS partial sums, one lane per column
 }
 
 AreaBreakdown estimate_area(const core::Arch& arch, const AreaConstants& c) {
   AreaBreakdown b;
-  const double pe_um2 =
-      c.mult8_um2 + c.add32_um2 + static_cast<double>(pe_flops(arch)) * c.flop_um2;
-  b.pe_array_mm2 = static_cast<double>(arch.rows) * arch.cols * pe_um2 / kUm2PerMm2;
+  const auto um2 = [](double v) { return v / kUm2PerMm2; };
+  const double lanes = static_cast<double>(std::max(arch.rows, arch.cols));
+  b.pe_array_mm2 = um2(static_cast<double>(arch.rows) * arch.cols * c.pe_um2);
   const int banks = arch.buffer_banks;
   const long long acc_word = arch.acc_bits / 8;
-  b.input_buf_mm2 = banked_buffer_um2(arch.input_buf_bytes, 1, banks, 1, c) / kUm2PerMm2;
-  b.weight_buf_mm2 = banked_buffer_um2(arch.weight_buf_bytes, 1, banks, 1, c) / kUm2PerMm2;
-  b.accum_buf_mm2 =
-      banked_buffer_um2(arch.accum_buf_bytes / acc_word, acc_word, banks, 2, c) / kUm2PerMm2;
-  // One accumulate-in adder per column (mw_array formed_row).
-  const double edge_um2 = static_cast<double>(edge_flops(arch) + bank_flops(arch)) * c.flop_um2 +
-                          arch.cols * c.add32_um2;
-  b.control_mm2 = (c.control_fixed_um2 + edge_um2) / kUm2PerMm2;
+  b.input_buf_mm2 = um2(banked_buffer_um2(arch.input_buf_bytes, 1, banks, 1, c));
+  b.weight_buf_mm2 = um2(banked_buffer_um2(arch.weight_buf_bytes, 1, banks, 1, c));
+  b.accum_buf_mm2 = um2(banked_buffer_um2(arch.accum_buf_bytes / acc_word, acc_word, banks, 2, c));
+  b.array_control_mm2 =
+      um2(c.array_fixed_um2 + c.array_per_col_um2 * arch.cols +
+          c.skew_um2_per_bit * static_cast<double>(skew_bits(arch)) + c.compute_fixed_um2 +
+          c.compute_per_lane_um2 * lanes + c.control_fixed_um2);
+  b.dma_mm2 = um2(c.dma_fixed_um2 + c.dma_per_beat_byte_um2 * arch.dram_bytes_per_cycle);
+  b.bank_logic_mm2 =
+      banks > 0
+          ? um2(c.bank_fixed_um2 + banks * (c.bank_per_lane_um2 * lanes +
+                                            c.bank_per_beat_byte_um2 * arch.dram_bytes_per_cycle +
+                                            c.bank_per_col_um2 * arch.cols))
+          : 0.0;
+  b.control_mm2 = b.array_control_mm2 + b.dma_mm2 + b.bank_logic_mm2;
   b.total_mm2 =
       b.pe_array_mm2 + b.input_buf_mm2 + b.weight_buf_mm2 + b.accum_buf_mm2 + b.control_mm2;
   return b;
@@ -105,20 +92,32 @@ AreaConstants area_constants_from_yaml(const YAML::Node& node, const std::string
   AreaConstants c;
   if (!node || node.IsNull()) return c;
   const std::pair<const char*, double*> nums[] = {
-      {"mult8_um2", &c.mult8_um2},
-      {"add32_um2", &c.add32_um2},
-      {"flop_um2", &c.flop_um2},
+      {"pe_um2", &c.pe_um2},
+      {"array_fixed_um2", &c.array_fixed_um2},
+      {"array_per_col_um2", &c.array_per_col_um2},
+      {"skew_um2_per_bit", &c.skew_um2_per_bit},
+      {"compute_fixed_um2", &c.compute_fixed_um2},
+      {"compute_per_lane_um2", &c.compute_per_lane_um2},
+      {"dma_fixed_um2", &c.dma_fixed_um2},
+      {"dma_per_beat_byte_um2", &c.dma_per_beat_byte_um2},
+      {"control_fixed_um2", &c.control_fixed_um2},
+      {"bank_fixed_um2", &c.bank_fixed_um2},
+      {"bank_per_lane_um2", &c.bank_per_lane_um2},
+      {"bank_per_beat_byte_um2", &c.bank_per_beat_byte_um2},
+      {"bank_per_col_um2", &c.bank_per_col_um2},
       {"sram_um2_per_kib", &c.sram_um2_per_kib},
-      {"sram_buffer_fixed_um2", &c.sram_buffer_fixed_um2},
-      {"control_fixed_um2", &c.control_fixed_um2}};
+      {"sram_buffer_fixed_um2", &c.sram_buffer_fixed_um2}};
   std::vector<std::string> allowed{"node", "source"};
   for (const auto& [key, dst] : nums) allowed.push_back(key);
   core::check_keys(node, where, path, allowed);
   for (const auto& [key, dst] : nums) {
     *dst = core::get_double(node, key, where, path, *dst);  // refuses text, inf, nan
-    if (!(*dst > 0))
+    const bool must_be_positive =
+        std::string(key) == "pe_um2" || std::string(key) == "sram_um2_per_kib";
+    if (must_be_positive ? !(*dst > 0) : !(*dst >= 0))
       throw core::SpecError(where, core::join_key(path, key), core::node_text(node[key]),
-                            "must be a positive area in um^2");
+                            must_be_positive ? "must be a positive area in um^2"
+                                             : "must be a non-negative area in um^2");
   }
   c.node = core::get_string(node, "node", where, path, c.node);
   const std::string mixed = "defaults of model/area.hpp, overridden by " + where;

@@ -16,6 +16,7 @@ field(bits design memory_bits)
 field(flops design flops)
 field(cells design cells)
 field(xtors design transistors)
+field(um2 design cell_area_um2)
 field(depth design depth)
 field(rows params Rows)
 field(pe_flops modules 0 flops)
@@ -30,9 +31,10 @@ endif()
 if(mems LESS 5 OR bits LESS 327680)
   message(FATAL_ERROR "memories not kept as macros: ${mems} macros, ${bits} bits")
 endif()
-if(NOT rows EQUAL 2 OR flops LESS 1000 OR cells LESS flops OR xtors LESS cells OR depth LESS 10)
+if(NOT rows EQUAL 2 OR flops LESS 1000 OR cells LESS flops OR xtors LESS cells OR depth LESS 10
+   OR um2 LESS cells)  # every gate is at least an inverter (0.532 um^2) and most are more
   message(FATAL_ERROR "implausible figures: rows ${rows}, cells ${cells}, flops ${flops}, "
-                      "transistors ${xtors}, depth ${depth}")
+                      "transistors ${xtors}, depth ${depth}, cell area ${um2} um^2")
 endif()
 message(STATUS "synth smoke: ${cells} cells, ${flops} flops, ${mems} macros (${bits} bits), "
                "${xtors} transistors, depth ${depth}")

@@ -111,6 +111,9 @@ TEST(SynthReports, FirstErrorLineOfARealFailureNamesFileAndLine) {
 
 TEST(SynthReports, SourceModuleNames) {
   EXPECT_EQ(sd::source_module("$paramod$b2a06ead18a935c34450e0df33d1c86a0d438d9b\\mw_pe"), "mw_pe");
+  // A short parameter list is spelled out in the name instead of hashed (yosys 0.23).
+  EXPECT_EQ(sd::source_module("$paramod\\mw_row_fetch\\Lanes=32'00000000000000000000000000000100"),
+            "mw_row_fetch");
   EXPECT_EQ(sd::source_module("mw_accel"), "mw_accel");
   EXPECT_EQ(sd::source_module("\\mw_accel"), "mw_accel");
 }

@@ -100,6 +100,9 @@ struct CodesignOptions {
   /// chosen design), "front" (every Pareto-front design) or "none"; models come from the
   /// build or the model cache (built on first use, for these designs only).
   std::string rtl = "chosen";
+  /// --synth: after the search (and the RTL), synthesize the chosen design with yosys into
+  /// <out>/synth (flows/synth.hpp) and record its cell area by part next to the model's.
+  bool synth = false;
   int jobs = 0;            ///< --jobs: RTL worker processes (0 = the number of cores).
   std::string worker_exe;  ///< RTL worker binary ("" = the default; tests).
 };

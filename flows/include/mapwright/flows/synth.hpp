@@ -10,6 +10,8 @@
 #include <map>
 #include <ostream>
 #include <string>
+
+#include <nlohmann/json.hpp>
 #include <vector>
 
 #include "mapwright/core/arch.hpp"
@@ -45,6 +47,8 @@ struct SynthFigures {
   long long transistors = 0;  ///< yosys' CMOS transistor estimate (`stat -tech cmos`), flops
                               ///< counted as a plain D flip-flop plus their reset and enable
                               ///< logic (see docs/synthesis.md); memory macros not included.
+  double cell_area_um2 = 0;   ///< Its gates and flops priced at NanGate45 X1 cell areas
+                              ///< (model::generic_cell_um2); memory macros not included.
   long long depth = 0;        ///< Longest combinational path in cells (`ltp -noff`): of the
                               ///< flattened design, or of a module's own logic (the paths
                               ///< through its submodule instances cut).
@@ -89,6 +93,25 @@ struct SynthOutcome {
   std::string log;      ///< For a failure: the log file kept.
   SynthResult result;   ///< The result (failure None).
 };
+
+/// Area in um^2 of one cell of yosys' internal gate library (`$_AND_`, `$_MUX_`, `$_DFFE_PN0P_`,
+/// ...: what `mapwright synth` maps the logic to) at its NanGate FreePDK45 Open Cell Library
+/// (typical corner) X1 equivalent: INV 0.532, NAND2 and NOR2 0.798, AND2 and OR2 1.064, XOR2 and
+/// XNOR2 1.596, MUX2 1.862, ANDNOT and ORNOT 1.330 (an INV and a NOR2 or NAND2); a flip-flop is
+/// DFF_X1 4.522, DFFR_X1 / DFFS_X1 5.320 with an asynchronous reset or set, DFFRS_X1 6.384 with
+/// both, plus a MUX2 for an enable and an AND2 for a synchronous reset. A latch is DLH_X1 2.394.
+/// Returns a negative value for any other type (memories, submodules): they have no gate area.
+/// The library has complex cells (full adders, AOI/OAI) that a synthesis to it would use, so
+/// yosys' 2-input gates priced one by one overstate the area of arithmetic (docs/synthesis.md).
+double generic_cell_um2(const std::string& yosys_type);
+
+/// A synthesis as a run's record keeps it: {"status": "done", the design's cells, flops,
+/// transistors, depth and cell area, "parts_mm2": the cell area of the area model's parts
+/// (pe_array: mw_pe and mw_mesh; dma: mw_dma; bank_logic: mw_bank_buf, mw_row_fetch; every
+/// other module in array_control), seconds, out_dir} or {"status": "failed", "failure", "log"}.
+/// On a banked design the model counts the banked paths of the compute controller and the DMA
+/// as bank logic, the synthesis in the modules they are in.
+nlohmann::json synth_record(const SynthOutcome& s);
 
 /// Options of `mapwright synth`.
 struct SynthOptions {

@@ -13,42 +13,64 @@
 
 namespace mapwright::model {
 
-/// Area of each part in um^2 at `node`. Each default names its source below.
+/// Area of each part in um^2 at `node`. Logic: the terms of a linear model of each part fitted
+/// on yosys' synthesis of the RTL (`mapwright synth`, 7 configurations from 2x2 to 8x8, checked
+/// on 4 others up to 16x16: configs/synth/area-calibration.yaml, scripts/calibrate-area.py,
+/// docs/synthesis.md), each synthesized cell priced at its NanGate45 X1 equivalent
+/// (generic_cell_um2). SRAM: a CACTI fit.
 struct AreaConstants {
   std::string node = "45 nm";  ///< Technology node every constant below belongs to.
-  /// 8-bit integer multiplier: Horowitz, "Computing's energy problem", ISSCC 2014, 45 nm table
-  /// "8b Mult: 0.2 pJ, 282 um^2".
-  double mult8_um2 = 282.0;
-  /// 32-bit integer adder: Horowitz ISSCC 2014, 45 nm, "32b Add: 0.1 pJ, 137 um^2" (cross-check:
-  /// 32 x FA_X1 of the Nangate 45 nm library = 136.2 um^2).
-  double add32_um2 = 137.0;
-  /// One register bit with enable: Nangate Open Cell Library (FreePDK45, 2011, typical) DFFR_X1
-  /// 5.320 um^2 (the RTL's flops have an asynchronous reset) + MUX2_X1 1.862 um^2 (hold mux).
-  double flop_um2 = 7.182;
+  /// One PE with its share of the mesh wiring (mw_pe + mw_mesh per PE): multiplier, adders,
+  /// dataflow multiplexers, operand and accumulator registers.
+  double pe_um2 = 3277.2;
+  /// The array's edge (mw_array: output register, accumulate-in adders, control; mw_skew as
+  /// skew and deskew): a fixed part, a part per column and a part per skew/deskew register bit.
+  double array_fixed_um2 = 3705.7;
+  double array_per_col_um2 = 815.1;
+  double skew_um2_per_bit = 8.8;
+  /// The compute controller (mw_compute with mw_fold_seq: fold sequencing, stride products,
+  /// per-lane address generation): a fixed part and a part per lane (max(rows, cols)).
+  double compute_fixed_um2 = 31505.8;
+  double compute_per_lane_um2 = 1705.7;
+  /// The DMA engine (mw_dma: address generators, burst port): a fixed part and a part per DRAM
+  /// byte per cycle.
+  double dma_fixed_um2 = 24182.3;
+  double dma_per_beat_byte_um2 = 531.7;
+  /// The rest of the control, independent of the array: command decoder, register file,
+  /// counters and the buffers' port logic (mw_accel's own, mw_cmd, mw_buffers) and the command
+  /// queues' control (mw_fifo).
+  double control_fixed_um2 = 13201.2;
+  /// What banked buffers add (mw_bank_buf's lane-to-bank crossbars and arbitration,
+  /// mw_row_fetch, and the banked paths of the compute controller and the DMA): a fixed part and
+  /// per bank a part per lane (max(rows, cols): the input and weight buffers' read lanes), per
+  /// DRAM byte per cycle (their DMA write lanes) and per column (the accumulator's lanes).
+  double bank_fixed_um2 = 30482.5;
+  double bank_per_lane_um2 = 110.1;
+  double bank_per_beat_byte_um2 = 355.9;
+  double bank_per_col_um2 = 657.4;
   /// Single-port SRAM per KiB, periphery included: least-squares slope of CACTI 7.0 (45 nm,
   /// itrs-hp, 1 RW port, 1 bank, 64-bit words) macros of 16..512 KiB.
   double sram_um2_per_kib = 3081.0;
   /// Fixed area of each buffer macro: the intercept of the same CACTI fit.
   double sram_buffer_fixed_um2 = 1888.0;
-  /// Control logic independent of the array size: ~5,530 flops counted in the RTL (command queues,
-  /// decoder, DMA, compute controller, counters) x flop_um2, doubled for their combinational
-  /// logic. The doubling is our assumption.
-  double control_fixed_um2 = 79400.0;
   /// Where the numbers come from (replaced by the YAML `source` when one is given).
   std::string source =
-      "Horowitz ISSCC 2014 (45 nm): 8b mult 282 um^2, 32b add 137 um^2; Nangate45 DFFR_X1 5.32 + "
-      "MUX2_X1 1.862 um^2 per flop; CACTI 7.0 45 nm single-port SRAM fit 3081 um^2/KiB + 1888 "
-      "um^2 per buffer; control fixed term: RTL flop count x2 (assumption)";
+      "logic: fitted on yosys 0.23 synthesis of rtl/ (scripts/calibrate-area.py), cells priced "
+      "at NanGate45 X1 areas; SRAM: CACTI 7.0 45 nm single-port fit 3081 um^2/KiB + 1888 um^2 "
+      "per macro";
 };
 
 /// Area of each part of one accelerator, in mm^2.
 struct AreaBreakdown {
-  double pe_array_mm2 = 0;    ///< Rows x Cols PEs (multiplier, adder, registers).
-  double input_buf_mm2 = 0;   ///< Input (activation) buffer.
-  double weight_buf_mm2 = 0;  ///< Weight buffer.
-  double accum_buf_mm2 = 0;   ///< Accumulator buffer.
-  double control_mm2 = 0;     ///< Fixed control plus the array-edge registers and adders.
-  double total_mm2 = 0;       ///< Sum of the parts above.
+  double pe_array_mm2 = 0;       ///< Rows x Cols PEs with the mesh.
+  double input_buf_mm2 = 0;      ///< Input (activation) buffer.
+  double weight_buf_mm2 = 0;     ///< Weight buffer.
+  double accum_buf_mm2 = 0;      ///< Accumulator buffer.
+  double array_control_mm2 = 0;  ///< Array edge, compute controller and fixed control.
+  double dma_mm2 = 0;            ///< DMA engine.
+  double bank_logic_mm2 = 0;     ///< Bank crossbars and fetch logic (0 without banks).
+  double control_mm2 = 0;        ///< All logic but the PE array: the three parts above.
+  double total_mm2 = 0;          ///< PE array, buffers and control.
 };
 
 /// The SRAM macros of a banked buffer (rtl/mw_bank_buf.sv): `sets` x `banks` macros; word a of
@@ -60,26 +82,19 @@ struct BankMacros {
 };
 BankMacros bank_macros(long long words, int banks, int sets);
 
-/// Register bits a banked architecture adds (buffers.banks > 0): the read-data holding register
-/// of each mw_bank_buf and the row register of each mw_row_fetch (input, weight, accumulator).
-/// Their arbiters, lane masks and stall counters are not counted. Zero without banks.
-long long bank_flops(const core::Arch& arch);
-
-/// Register bits of one PE (rtl/mw_pe.sv: a_q, b_q of operand_bits, acc_q of acc_bits).
-long long pe_flops(const core::Arch& arch);
-/// Register bits along the array edges (rtl/mw_skew.sv as skew and deskew, mw_array.sv output
-/// register, mw_compute.sv per-lane address registers); grows with Rows^2 and Cols^2.
-long long edge_flops(const core::Arch& arch);
-
-/// The area of `arch`; monotone in rows, cols and each buffer size. A banked architecture's
-/// buffers are priced macro by macro (bank_macros; every macro at the single-port fit, which
-/// prices a single-read, single-write macro low), its extra registers (bank_flops) as control.
+/// Register bits of the skew and deskew triangles (rtl/mw_skew.sv: activations over rows,
+/// OS weights and WS partial sums over columns).
+long long skew_bits(const core::Arch& arch);
+/// The area of `arch`; monotone in rows, cols, DRAM bytes per cycle and each buffer size. A
+/// banked architecture's buffers are priced macro by macro (bank_macros; every macro at the
+/// single-port fit, which prices a single-read, single-write macro low) and its bank logic as
+/// bank_logic_mm2.
 AreaBreakdown estimate_area(const core::Arch& arch, const AreaConstants& c = {});
 
-/// Defaults overridden by the optional map `node` (null or absent: the defaults): keys
-/// mult8_um2, add32_um2, flop_um2, sram_um2_per_kib, sram_buffer_fixed_um2, control_fixed_um2
-/// (positive numbers), node and source (text). Unknown keys, non-numbers and non-positive values
-/// throw core::SpecError naming `where`, the key (as `path`.key) and the value.
+/// Defaults overridden by the optional map `node` (null or absent: the defaults): a key per
+/// number of AreaConstants (pe_um2, ..., sram_buffer_fixed_um2: non-negative; pe_um2 and
+/// sram_um2_per_kib positive), node and source (text). Unknown keys, non-numbers and non-positive
+/// values throw core::SpecError naming `where`, the key (as `path`.key) and the value.
 AreaConstants area_constants_from_yaml(const YAML::Node& node, const std::string& where,
                                        const std::string& path = "area");
 

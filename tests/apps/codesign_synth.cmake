@@ -1,0 +1,32 @@
+# `mapwright codesign --synth`: the chosen design of a small space is synthesized with yosys
+# after the search, and codesign.json keeps the synthesis (cell area by the model's parts) next
+# to the model's area breakdown; the text summary names both.
+# Usage: cmake -DMW=<mapwright> -DSPACE=<yaml> -DOUT=<folder> -P tests/apps/codesign_synth.cmake
+cmake_minimum_required(VERSION 3.22)
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${MW} codesign --space ${SPACE} --rtl none --synth --out ${OUT}
+  OUTPUT_VARIABLE text ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "mapwright codesign --synth exited ${rc}: ${err}")
+endif()
+if(NOT text MATCHES "synthesis \\(yosys, cells at NanGate45 X1 areas\\): logic [0-9.]+ mm\\^2 against the model's [0-9.]+")
+  message(FATAL_ERROR "the summary does not give the synthesized logic area:\n${text}")
+endif()
+file(READ ${OUT}/codesign.json json)
+include(${CMAKE_CURRENT_LIST_DIR}/synth_json.cmake)
+field(status chosen synthesis status)
+field(area chosen synthesis cell_area_mm2)
+field(pe chosen synthesis parts_mm2 pe_array)
+field(ctl chosen synthesis parts_mm2 array_control)
+field(model_pe chosen area_breakdown pe_array_mm2)
+if(NOT status STREQUAL "done")
+  message(FATAL_ERROR "synthesis status ${status}")
+endif()
+if(NOT area GREATER 0 OR NOT pe GREATER 0 OR NOT ctl GREATER 0 OR NOT model_pe GREATER 0)
+  message(FATAL_ERROR "implausible synthesis: area ${area}, PE array ${pe}, control ${ctl}")
+endif()
+file(READ ${OUT}/report.html html)
+if(NOT html MATCHES "synthesized mm<sup>2</sup>")
+  message(FATAL_ERROR "report.html has no synthesized column")
+endif()
+message(STATUS "codesign --synth: logic ${area} mm^2 synthesized (PE array ${pe})")
