@@ -225,23 +225,10 @@ nlohmann::json area_json(const model::AreaBreakdown& a, bool with_total) {
 }
 
 nlohmann::json area_constants_json(const model::AreaConstants& c) {
-  return {{"node", c.node},
-          {"pe_um2", c.pe_um2},
-          {"array_fixed_um2", c.array_fixed_um2},
-          {"array_per_col_um2", c.array_per_col_um2},
-          {"skew_um2_per_bit", c.skew_um2_per_bit},
-          {"compute_fixed_um2", c.compute_fixed_um2},
-          {"compute_per_lane_um2", c.compute_per_lane_um2},
-          {"dma_fixed_um2", c.dma_fixed_um2},
-          {"dma_per_beat_byte_um2", c.dma_per_beat_byte_um2},
-          {"control_fixed_um2", c.control_fixed_um2},
-          {"bank_fixed_um2", c.bank_fixed_um2},
-          {"bank_per_lane_um2", c.bank_per_lane_um2},
-          {"bank_per_beat_byte_um2", c.bank_per_beat_byte_um2},
-          {"bank_per_col_um2", c.bank_per_col_um2},
-          {"sram_um2_per_kib", c.sram_um2_per_kib},
-          {"sram_buffer_fixed_um2", c.sram_buffer_fixed_um2},
-          {"source", c.source}};
+  nlohmann::json j = {{"node", c.node}};
+  for (const model::AreaConstantField& f : model::area_constant_fields()) j[f.key] = c.*f.member;
+  j["source"] = c.source;
+  return j;
 }
 
 }  // namespace mapwright::flows::codesign

@@ -87,37 +87,41 @@ AreaBreakdown estimate_area(const core::Arch& arch, const AreaConstants& c) {
   return b;
 }
 
+const std::vector<AreaConstantField>& area_constant_fields() {
+  using C = AreaConstants;
+  static const std::vector<AreaConstantField> fields = {
+      {"pe_um2", &C::pe_um2, true},
+      {"array_fixed_um2", &C::array_fixed_um2, false},
+      {"array_per_col_um2", &C::array_per_col_um2, false},
+      {"skew_um2_per_bit", &C::skew_um2_per_bit, false},
+      {"compute_fixed_um2", &C::compute_fixed_um2, false},
+      {"compute_per_lane_um2", &C::compute_per_lane_um2, false},
+      {"dma_fixed_um2", &C::dma_fixed_um2, false},
+      {"dma_per_beat_byte_um2", &C::dma_per_beat_byte_um2, false},
+      {"control_fixed_um2", &C::control_fixed_um2, false},
+      {"bank_fixed_um2", &C::bank_fixed_um2, false},
+      {"bank_per_lane_um2", &C::bank_per_lane_um2, false},
+      {"bank_per_beat_byte_um2", &C::bank_per_beat_byte_um2, false},
+      {"bank_per_col_um2", &C::bank_per_col_um2, false},
+      {"sram_um2_per_kib", &C::sram_um2_per_kib, true},
+      {"sram_buffer_fixed_um2", &C::sram_buffer_fixed_um2, false}};
+  return fields;
+}
+
 AreaConstants area_constants_from_yaml(const YAML::Node& node, const std::string& where,
                                        const std::string& path) {
   AreaConstants c;
   if (!node || node.IsNull()) return c;
-  const std::pair<const char*, double*> nums[] = {
-      {"pe_um2", &c.pe_um2},
-      {"array_fixed_um2", &c.array_fixed_um2},
-      {"array_per_col_um2", &c.array_per_col_um2},
-      {"skew_um2_per_bit", &c.skew_um2_per_bit},
-      {"compute_fixed_um2", &c.compute_fixed_um2},
-      {"compute_per_lane_um2", &c.compute_per_lane_um2},
-      {"dma_fixed_um2", &c.dma_fixed_um2},
-      {"dma_per_beat_byte_um2", &c.dma_per_beat_byte_um2},
-      {"control_fixed_um2", &c.control_fixed_um2},
-      {"bank_fixed_um2", &c.bank_fixed_um2},
-      {"bank_per_lane_um2", &c.bank_per_lane_um2},
-      {"bank_per_beat_byte_um2", &c.bank_per_beat_byte_um2},
-      {"bank_per_col_um2", &c.bank_per_col_um2},
-      {"sram_um2_per_kib", &c.sram_um2_per_kib},
-      {"sram_buffer_fixed_um2", &c.sram_buffer_fixed_um2}};
   std::vector<std::string> allowed{"node", "source"};
-  for (const auto& [key, dst] : nums) allowed.push_back(key);
+  for (const AreaConstantField& f : area_constant_fields()) allowed.push_back(f.key);
   core::check_keys(node, where, path, allowed);
-  for (const auto& [key, dst] : nums) {
-    *dst = core::get_double(node, key, where, path, *dst);  // refuses text, inf, nan
-    const bool must_be_positive =
-        std::string(key) == "pe_um2" || std::string(key) == "sram_um2_per_kib";
-    if (must_be_positive ? !(*dst > 0) : !(*dst >= 0))
-      throw core::SpecError(where, core::join_key(path, key), core::node_text(node[key]),
-                            must_be_positive ? "must be a positive area in um^2"
-                                             : "must be a non-negative area in um^2");
+  for (const AreaConstantField& f : area_constant_fields()) {
+    double& v = c.*f.member;
+    v = core::get_double(node, f.key, where, path, v);  // refuses text, inf, nan
+    if (f.positive ? !(v > 0) : !(v >= 0))
+      throw core::SpecError(
+          where, core::join_key(path, f.key), core::node_text(node[f.key]),
+          f.positive ? "must be a positive area in um^2" : "must be a non-negative area in um^2");
   }
   c.node = core::get_string(node, "node", where, path, c.node);
   const std::string mixed = "defaults of model/area.hpp, overridden by " + where;

@@ -8,6 +8,7 @@
 #include <yaml-cpp/yaml.h>
 
 #include <string>
+#include <vector>
 
 #include "mapwright/core/arch.hpp"
 
@@ -90,6 +91,17 @@ long long skew_bits(const core::Arch& arch);
 /// single-port fit, which prices a single-read, single-write macro low) and its bank logic as
 /// bank_logic_mm2.
 AreaBreakdown estimate_area(const core::Arch& arch, const AreaConstants& c = {});
+
+/// One number of AreaConstants: its YAML and record key, the member, and whether it must be
+/// positive (else non-negative: a fitted term may be zero).
+struct AreaConstantField {
+  const char* key;
+  double AreaConstants::*member;
+  bool positive;
+};
+/// Every number of AreaConstants, in the order of the struct: the one list the YAML reader and
+/// the run records use.
+const std::vector<AreaConstantField>& area_constant_fields();
 
 /// Defaults overridden by the optional map `node` (null or absent: the defaults): a key per
 /// number of AreaConstants (pe_um2, ..., sram_buffer_fixed_um2: non-negative; pe_um2 and
