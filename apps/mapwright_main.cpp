@@ -351,6 +351,9 @@ CLI::App* add_sweep(CLI::App& app, flows::SweepOptions& sweep) {
       "finished answered from its journals",
       sweep.file, sweep.out_dir, sweep.resume);
   sw->add_flag("--json", sweep.json, "Print sweep.json instead of the summary");
+  sw->add_flag("--synth", sweep.synth,
+               "Synthesize the winner with yosys (as `mapwright synth`, into <out>/synth): its "
+               "synthesized cell area by part beside the model's in sweep.json and the report");
   add_jobs(sw, sweep.jobs, "RTL worker processes");
   return sw;
 }
@@ -426,6 +429,16 @@ CLI::App* add_synth(CLI::App& app, flows::SynthOptions& synth) {
         return v.empty() ? std::string("key 'fpga' = '': expected ice40-up5k or ice40-hx8k")
                          : std::string();
       });
+  s->add_option(
+      "--gate-sim", synth.gate_sim,
+      "Also write the flattened gate-level netlist and simulate it (Verilator with yosys' "
+      "cell library) against the RTL on N random layers and mappings: outputs, cycles "
+      "and counters compared (gate_sim.json)");
+  s->add_option("--seed", synth.seed, "Seed of --gate-sim's layers, mappings and operands");
+  s->add_option("--netlist", synth.netlist,
+                "With --gate-sim: simulate this Verilog netlist of mw_accel (the architecture's "
+                "RTL parameters; yosys' cell library added) instead of synthesizing one");
+  s->add_option("--jobs", synth.jobs, "--gate-sim's worker processes per simulator (0 = cores)");
   return s;
 }
 

@@ -291,30 +291,33 @@ module mw_fold_seq #(
       c_addr_q   <= '0;
       o_addr_q   <= '0;
     end else if (issue_i) begin : set_up
-      // Chains of positions: lane[i] = row0 + i (lane walk), clane[j] = (IS) pixel c0 + j.
+      // Chains of positions: lane i = row0 + i (lane walk), clane j = (IS) pixel c0 + j.
       // They run to NL so every read lane has a position; lanes past the fold are unused.
-      pos_t        lane  [NL+1];
-      pos_t        clane [NL+1];
+      // Packed vectors (lane i at [i*PosBits +: PosBits]), not unpacked arrays of pos_t: yosys
+      // 0.23 lost the address partials written into a block-local `pos_t lane [NL+1]` here
+      // (every lane's input offset read 0 in its netlist; Verilator ran the RTL as written), a
+      // simulation/synthesis mismatch that `mapwright synth --gate-sim` found.
+      logic [(NL+1)*PosBits-1:0] lane, clane;
       logic [31:0] lk, la;
       pos_t        lane_ru, clane_cu;  // the next row / column fold's first
       logic [PosD-1:0] li;             // lane i's position without its digits
       logic [31:0] inb, wt0, acc0;     // the fold's input, weight and accumulator bases
-      lane[0]  = it_pos_q;
-      clane[0] = it_cpos_q;
+      lane[0 +: PosBits]  = it_pos_q;
+      clane[0 +: PosBits] = it_cpos_q;
       for (int unsigned i = 1; i <= NL; i++) begin
-        lane[i]  = adv(lane[i-1], lane_walk);
-        clane[i] = adv(clane[i-1], pix_walk);
+        lane[i*PosBits +: PosBits]  = adv(lane[(i-1)*PosBits +: PosBits], lane_walk);
+        clane[i*PosBits +: PosBits] = adv(clane[(i-1)*PosBits +: PosBits], pix_walk);
       end
-      lane_ru  = lane[0];
-      clane_cu = clane[0];
+      lane_ru  = it_pos_q;
+      clane_cu = it_cpos_q;
       for (int unsigned i = 1; i <= Rows; i++) begin
         if (f_ru == i) begin
-          lane_ru = lane[i];
+          lane_ru = lane[i*PosBits +: PosBits];
         end
       end
       for (int unsigned j = 1; j <= Cols; j++) begin
         if (f_cu == j) begin
-          clane_cu = clane[j];
+          clane_cu = clane[j*PosBits +: PosBits];
         end
       end
 
@@ -325,7 +328,7 @@ module mw_fold_seq #(
       la       = '0;
       for (int unsigned i = 0; i < NL; i++) begin
         // Fields of block-local structs as bit ranges (yosys 0.23 cannot select them).
-        li                  = PosD'(is_i ? clane[i] : lane[i]);
+        li                  = is_i ? clane[i*PosBits +: PosD] : lane[i*PosBits +: PosD];
         a_lin_q[i*32 +: 32] <= off_sum(li[PosOff +: 96]);
         a_lh_q[i*32 +: 32]  <= li[PosH +: 32] - 32'(h_clip_h);
         a_lw_q[i*32 +: 32]  <= li[PosW +: 32] - 32'(h_clip_w);

@@ -222,17 +222,11 @@ void print_summary(const json& j, const fs::path& dir, std::ostream& out) {
         << (rtl["no_model"].get<int>() ? ", " + rtl["no_model"].dump() + " without a model" : "")
         << "\n";
   if (j.contains("chosen") && j["chosen"].contains("synthesis")) {
-    const json& sy = j["chosen"]["synthesis"];
-    if (sy["status"] == "done") {
-      const json& a = j["chosen"]["area_breakdown"];
-      out << "  synthesis (yosys, cells at NanGate45 X1 areas): logic "
-          << fmt_fixed(sy["cell_area_mm2"], 3) << " mm^2 against the model's "
-          << fmt_fixed(a["pe_array_mm2"].get<double>() + a["control_mm2"].get<double>(), 3) << ", "
-          << sy["cells"] << " cells, depth " << sy["depth"] << "; "
-          << sy["out_dir"].get<std::string>() << "\n";
-    } else {
-      out << "  synthesis failed: " << sy["failure"].get<std::string>() << "\n";
-    }
+    const json& a = j["chosen"]["area_breakdown"];
+    out << "  "
+        << synth_summary(j["chosen"]["synthesis"],
+                         a["pe_array_mm2"].get<double>() + a["control_mm2"].get<double>())
+        << "\n";
   }
   out << "  Pareto front (area vs cost): " << j["front"].size() << " points; written to "
       << dir.string() << "\n";

@@ -5,7 +5,6 @@
 // and layers, the one-step sensitivity, the front as a table and the searcher's configuration.
 // Every text in the page is escaped.
 #include <algorithm>
-#include <cstring>
 #include <filesystem>
 #include <sstream>
 #include <string>
@@ -147,36 +146,9 @@ void chosen_section(std::ostream& h, const json& ch) {
     << "</td></tr>\n<tr><th class=\"l\">workload cost</th><td>" << fmt_g(ch["cost"], 6)
     << "</td></tr>\n<tr><th class=\"l\">RTL</th><td>" << html_escape(rtl_text(ch))
     << "</td></tr>\n</tbody></table>\n";
-  if (ch.contains("area_breakdown")) {
-    const json& a = ch["area_breakdown"];
-    const double total = a["total_mm2"].get<double>();
-    const bool synth = ch.contains("synthesis") && ch["synthesis"]["status"] == "done";
-    h << "<h3>Area by part (analytical model" << (synth ? "; synthesized logic beside it" : "")
-      << ")</h3>\n<table style=\"width:auto\"><thead><tr><th class=\"l\">part</th><th>mm<sup>"
-         "2</sup></th><th>share</th>"
-      << (synth ? "<th>synthesized mm<sup>2</sup></th>" : "") << "</tr></thead><tbody>\n";
-    for (const char* k : {"pe_array_mm2", "input_buf_mm2", "weight_buf_mm2", "accum_buf_mm2",
-                          "array_control_mm2", "dma_mm2", "bank_logic_mm2"}) {
-      const std::string part = std::string(k).substr(0, std::strlen(k) - 4);
-      h << "<tr><td class=\"l\">" << html_escape(part) << "</td><td>" << fmt_fixed(a[k], 4)
-        << "</td><td>" << fmt_fixed(100 * a[k].get<double>() / total, 1) << " %</td>";
-      if (synth) {
-        const json& sp = ch["synthesis"]["parts_mm2"];
-        h << "<td>" << (sp.contains(part) ? fmt_fixed(sp[part], 4) : "macro") << "</td>";
-      }
-      h << "</tr>\n";
-    }
-    h << "</tbody></table>\n";
-    if (synth)
-      h << "<p>Synthesized: yosys' generic cells of the chosen design priced at NanGate45 X1 "
-           "areas (no memory macros, no routing), "
-        << html_escape(ch["synthesis"]["cells"].dump()) << " cells, logic depth "
-        << html_escape(ch["synthesis"]["depth"].dump()) << " cells; reports in "
-        << html_escape(ch["synthesis"]["out_dir"].get<std::string>()) << ".</p>\n";
-    else if (ch.contains("synthesis"))
-      h << "<p>Synthesis failed: " << html_escape(ch["synthesis"]["failure"].get<std::string>())
-        << "</p>\n";
-  }
+  if (ch.contains("area_breakdown"))
+    area_parts_html(h, ch["area_breakdown"], ch["area_breakdown"]["total_mm2"].get<double>(),
+                    ch.contains("synthesis") ? ch["synthesis"] : json());
   h << "<h3>Networks</h3>\n<table style=\"width:auto\"><thead><tr><th "
        "class=\"l\">network</th><th>cycles</th>"
        "<th>latency ms</th><th>energy uJ</th></tr></thead><tbody>\n";

@@ -3,6 +3,8 @@
 // dataflow and PE use of a typed mapping.
 #include "report/format.hpp"
 
+#include <cstring>
+
 #include "common/html.hpp"
 #include "common/text.hpp"
 #include "mapwright/core/arch.hpp"
@@ -47,6 +49,36 @@ std::string time_of(double cycles, double mhz) {
 std::string dataflow_and_pes(const core::Mapping& m) {
   return std::string(core::dataflow_name(m.dataflow)) + ", " + std::to_string(m.pe_rows) + "x" +
          std::to_string(m.pe_cols) + " PEs";
+}
+
+void area_parts_html(std::ostream& h, const nlohmann::json& area, double total_mm2,
+                     const nlohmann::json& synthesis) {
+  const bool synth = synthesis.is_object() && synthesis.value("status", "") == "done";
+  h << "<h3>Area by part (analytical model" << (synth ? "; synthesized logic beside it" : "")
+    << ")</h3>\n<table style=\"width:auto\"><thead><tr><th class=\"l\">part</th><th>mm<sup>"
+       "2</sup></th><th>share</th>"
+    << (synth ? "<th>synthesized mm<sup>2</sup></th>" : "") << "</tr></thead><tbody>\n";
+  for (const char* k : {"pe_array_mm2", "input_buf_mm2", "weight_buf_mm2", "accum_buf_mm2",
+                        "array_control_mm2", "dma_mm2", "bank_logic_mm2"}) {
+    const std::string part = std::string(k).substr(0, std::strlen(k) - 4);
+    h << "<tr><td class=\"l\">" << html_escape(part) << "</td><td>" << fmt_fixed(area[k], 4)
+      << "</td><td>" << fmt_fixed(100 * area[k].get<double>() / total_mm2, 1) << " %</td>";
+    if (synth) {
+      const nlohmann::json& sp = synthesis["parts_mm2"];
+      h << "<td>" << (sp.contains(part) ? fmt_fixed(sp[part], 4) : "macro") << "</td>";
+    }
+    h << "</tr>\n";
+  }
+  h << "</tbody></table>\n";
+  if (synth)
+    h << "<p>Synthesized: yosys' generic cells priced at NanGate45 X1 areas (no memory macros, no "
+         "routing), "
+      << html_escape(synthesis["cells"].dump()) << " cells, logic depth "
+      << html_escape(synthesis["depth"].dump()) << " cells; reports in "
+      << html_escape(synthesis["out_dir"].get<std::string>()) << ".</p>\n";
+  else if (synthesis.is_object() && synthesis.contains("failure"))
+    h << "<p>Synthesis failed: " << html_escape(synthesis["failure"].get<std::string>())
+      << "</p>\n";
 }
 
 }  // namespace mapwright::flows

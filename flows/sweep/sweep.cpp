@@ -10,6 +10,7 @@
 // for rank 0 (codesign/solve_farm.hpp), as for `codesign`; a stopped sweep continues with
 // --resume from its journals.
 #include "mapwright/flows/sweep.hpp"
+#include "mapwright/flows/synth.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -392,6 +393,19 @@ int cmd_sweep(const SweepOptions& o, std::ostream& out) {
                                  o.resume, "sweep"};
     const auto rtl = cd::check_on_rtl(ev, r.points, designs, dir, rq, farm ? &*farm : nullptr);
     for (const auto& [i, v] : rtl) put_rtl(ev, v, rec["points"][static_cast<size_t>(i)]);
+  }
+  if (o.synth && !rec["winner"].is_null()) {
+    const size_t win = rec["winner"].get<size_t>();
+    const SynthOutcome so =
+        synthesize(cd::point_arch(w.space, r.points[win].index), "", (dir / "synth").string());
+    rec["winner_synthesis"] = synth_record(so);
+    if (so.failure != SynthFailureKind::None)
+      std::cerr << "sweep: synthesis of the winner failed: " << so.message
+                << (so.log.empty() ? "" : " (log: " + so.log + ")") << "\n";
+  } else if (o.synth) {
+    rec["winner_synthesis"] = {{"status", "failed"},
+                               {"failure", "no winner: no finished point meets the constraints"},
+                               {"log", ""}};
   }
   std::ostringstream ranks;
   if (farm) farm->close_and_report(ranks);

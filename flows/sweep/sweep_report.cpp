@@ -14,6 +14,8 @@
 #include "common/files.hpp"
 #include "common/html.hpp"
 #include "common/text.hpp"
+#include "mapwright/flows/synth.hpp"
+#include "report/format.hpp"
 #include "report/plots.hpp"
 
 namespace fs = std::filesystem;
@@ -127,7 +129,16 @@ void write_sweep_report(const fs::path& dir, const json& sweep) {
       h << "<p>(" << html_escape(f.title) << ": no plot; gnuplot is missing or no point has "
         << "figures yet)</p>\n";
   }
-  h << "</div>\n<p>Area is the analytical model's (model/area.hpp; constants in sweep.json "
+  h << "</div>\n";
+  if (!sweep["winner"].is_null()) {
+    const json& w = sweep["points"][sweep["winner"].get<size_t>()];
+    if (w.contains("area") && w.contains("area_mm2")) {
+      h << "<h2>The winner's area</h2>\n";
+      area_parts_html(h, w["area"], w["area_mm2"].get<double>(),
+                      sweep.contains("winner_synthesis") ? sweep["winner_synthesis"] : json());
+    }
+  }
+  h << "<p>Area is the analytical model's (model/area.hpp; constants in sweep.json "
        "<code>area_constants</code>), not a synthesis result. Latency and energy are the "
        "network totals of each point's proven-optimal mappings on the surrogate (the figures "
        "the mapper optimized; its access counts are the RTL's). Where a point was verified, "
@@ -191,8 +202,16 @@ void print_sweep_summary(std::ostream& out, const json& sweep, const fs::path& d
       if (p.value(f.key, false)) out << " p" << p["index"].get<int>();
     out << "\n";
   }
-  out << "  winner: " << winner_text(sweep) << "\n"
-      << "report: " << (dir / "sweep.html").string() << "\n";
+  out << "  winner: " << winner_text(sweep) << "\n";
+  if (sweep.contains("winner_synthesis")) {
+    double model_logic = 0;
+    if (!sweep["winner"].is_null()) {
+      const json& area = sweep["points"][sweep["winner"].get<size_t>()]["area"];
+      model_logic = area["pe_array_mm2"].get<double>() + area["control_mm2"].get<double>();
+    }
+    out << "  winner's " << synth_summary(sweep["winner_synthesis"], model_logic) << "\n";
+  }
+  out << "report: " << (dir / "sweep.html").string() << "\n";
 }
 
 }  // namespace mapwright::flows

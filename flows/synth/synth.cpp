@@ -49,7 +49,10 @@ using synth_detail::ModuleReport;
 /// The yosys script: read with SYNTHESIS defined (the SVAs are left out), elaborate with the
 /// parameters, synthesize with memories kept as `$mem_v2` macros (synth's coarse part ends in
 /// `memory -nomap`; memory_map is never run), map the rest to yosys' gates, check, and report.
-std::string script(const std::vector<std::string>& files, const SynthParams& p) {
+/// With `netlist`, the mapped design, flattened, is also written as Verilog (netlist.v): yosys'
+/// gate cells as instances of its cell library (`-noexpr`, simulated with simcells.v), the
+/// memories as Verilog arrays with their ports' logic, for `synth --gate-sim`.
+std::string script(const std::vector<std::string>& files, const SynthParams& p, bool netlist) {
   std::ostringstream s;
   s << "# written by mapwright synth; run in this folder: yosys -s synth.ys\n";
   s << "read_verilog -sv -DSYNTHESIS";
@@ -88,6 +91,7 @@ std::string script(const std::vector<std::string>& files, const SynthParams& p) 
        "design -load mapped\n"
        "flatten\n"
        "tee -q -o ltp.txt ltp -noff\n";
+  if (netlist) s << "hierarchy -top mw_accel\nwrite_verilog -noattr -noexpr netlist.v\n";
   return s.str();
 }
 
@@ -136,7 +140,7 @@ void read_reports(const fs::path& dir, SynthResult& r) {
 }  // namespace
 
 SynthOutcome synthesize(const core::Arch& arch, const std::string& rtl_dir,
-                        const std::string& out_dir) {
+                        const std::string& out_dir, bool write_netlist) {
   SynthOutcome o;
   o.result.arch = arch.name;
   o.result.params = synth_params(arch, "--arch");
@@ -146,11 +150,14 @@ SynthOutcome synthesize(const core::Arch& arch, const std::string& rtl_dir,
   make_output_dir(dir);
   FolderLock lock(dir, "--out");
   synth_detail::copy_rtl(src, dir, files);
-  write_atomic(dir / "synth.ys", script(files, o.result.params));
+  write_atomic(dir / "synth.ys", script(files, o.result.params, write_netlist));
   o.result.out_dir = dir.string();
+  std::error_code ec;
+  fs::remove(dir / "netlist.v", ec);  // a netlist of an earlier run in this folder
   o.failure = run_yosys(dir, o.result, o.message);
   o.log = (dir / "yosys.log").string();
   if (o.failure != SynthFailureKind::None) return o;
+  if (write_netlist) o.result.netlist = (dir / "netlist.v").string();
   try {
     read_reports(dir, o.result);
   } catch (const std::exception& e) {  // a report yosys wrote differently than expected

@@ -5,9 +5,11 @@
 
 #include <iomanip>
 #include <iostream>
+#include <sstream>
 
 #include "common/files.hpp"
 #include "mapwright/flows/fpga.hpp"
+#include "mapwright/flows/gate_sim.hpp"
 #include "mapwright/flows/synth.hpp"
 #include "mapwright/support/error.hpp"
 #include "synth/tool_run.hpp"
@@ -108,11 +110,50 @@ void print_synth(const SynthResult& r, std::ostream& out) {
       << std::setprecision(0) << r.peak_rss_mib << " MiB; reports and log in " << r.out_dir << "\n";
 }
 
+std::string synth_summary(const nlohmann::json& record, double model_logic_mm2) {
+  if (record.value("status", "") != "done")
+    return "synthesis failed: " + record.value("failure", std::string());
+  std::ostringstream s;
+  s << "synthesis (yosys, cells at NanGate45 X1 areas): logic " << std::fixed
+    << std::setprecision(3) << record["cell_area_mm2"].get<double>() << " mm^2 against the model's "
+    << model_logic_mm2 << ", " << record["cells"].get<long long>() << " cells, depth "
+    << record["depth"].get<long long>() << "; " << record["out_dir"].get<std::string>();
+  return s.str();
+}
+
 int cmd_synth(const SynthOptions& o, std::ostream& out) {
+  if (o.gate_sim < 0 || o.gate_sim > 100000)
+    throw core::SpecError("--gate-sim", "gate_sim", std::to_string(o.gate_sim),
+                          "expected a number of runs in 0..100000");
+  if (o.jobs < 0) throw core::SpecError("--jobs", "jobs", std::to_string(o.jobs), "expected >= 0");
+  if (!o.fpga.empty() && o.gate_sim > 0)
+    throw core::SpecError("--gate-sim", "gate_sim", std::to_string(o.gate_sim),
+                          "the gate-level simulation is of the generic synthesis, not of --fpga");
+  if (!o.netlist.empty() && o.gate_sim == 0)
+    throw core::SpecError("--netlist", "netlist", o.netlist,
+                          "a given netlist is for --gate-sim N (N runs against the RTL)");
   if (!o.fpga.empty()) return cmd_fpga(o, out);
   const core::Arch arch = core::load_arch(o.arch);
   synth_params(arch, "--arch " + o.arch);  // refused here, naming the file, before any work
-  const SynthOutcome s = synthesize(arch, o.rtl_dir, o.out_dir);
+  if (!o.netlist.empty()) {                // a netlist made elsewhere: simulated, not synthesized
+    std::error_code ec;
+    if (!fs::is_regular_file(o.netlist, ec))
+      throw core::SpecError("--netlist", "netlist", o.netlist, "no such file");
+    SynthResult given;
+    given.arch = arch.name;
+    given.netlist = fs::absolute(o.netlist).string();
+    given.out_dir = o.out_dir.empty() ? "gate-sim-" + arch.name : o.out_dir;
+    make_output_dir(given.out_dir);
+    const GateSimResult g = gate_sim(arch, o.arch, given, o.gate_sim, o.seed, o.jobs, &std::cerr);
+    const nlohmann::json gj = gate_sim_json(g);
+    write_atomic(fs::path(given.out_dir) / "gate_sim.json", gj.dump(2) + "\n");
+    if (o.json)
+      out << nlohmann::json{{"gate_sim", gj}}.dump(2) << "\n";
+    else
+      print_gate_sim(g, out);
+    return g.ok() ? 0 : 1;
+  }
+  const SynthOutcome s = synthesize(arch, o.rtl_dir, o.out_dir, o.gate_sim > 0);
   switch (s.failure) {
     case SynthFailureKind::None:
       break;
@@ -128,11 +169,24 @@ int cmd_synth(const SynthOptions& o, std::ostream& out) {
   }
   const std::string json = synth_json(s.result);
   write_atomic(fs::path(s.result.out_dir) / "synth.json", json);
+  if (o.gate_sim == 0) {
+    if (o.json)
+      out << json;
+    else
+      print_synth(s.result, out);
+    return 0;
+  }
+  if (!o.json) print_synth(s.result, out);
+  out << std::flush;
+  const GateSimResult g = gate_sim(arch, o.arch, s.result, o.gate_sim, o.seed, o.jobs, &std::cerr);
+  const nlohmann::json gj = gate_sim_json(g);
+  write_atomic(fs::path(s.result.out_dir) / "gate_sim.json", gj.dump(2) + "\n");
   if (o.json)
-    out << json;
+    out << nlohmann::json{{"synthesis", nlohmann::json::parse(json)}, {"gate_sim", gj}}.dump(2)
+        << "\n";
   else
-    print_synth(s.result, out);
-  return 0;
+    print_gate_sim(g, out);
+  return g.ok() ? 0 : 1;
 }
 
 }  // namespace mapwright::flows

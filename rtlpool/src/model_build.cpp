@@ -104,13 +104,16 @@ int configure_and_build(const ModelParams& p, const std::string& src, const fs::
       std::to_string(p.rows) + ";" + std::to_string(p.cols) + ";" + std::to_string(p.input_bytes) +
       ";" + std::to_string(p.weight_bytes) + ";" + std::to_string(p.accum_words) + ";" +
       std::to_string(p.beat_bytes) + (p.banks ? ";" + std::to_string(p.banks) : std::string());
+  std::string netlist;  // a CMake list (an argument, no shell: the ';' stays as it is)
+  for (const std::string& f : p.netlist) netlist += (netlist.empty() ? "" : ";") + f;
   const int jobs = o.jobs > 0 ? o.jobs : std::max(1L, sysconf(_SC_NPROCESSORS_ONLN));
   auto on_line = [&log](const std::string& line) { log.add(line); };
   const std::vector<std::string> env = build_environment(src, build);
   int rc = run_captured(
       {"cmake", "-S", src, "-B", build.string(), "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
        "-DMAPWRIGHT_RTL_WORKER_ONLY=ON", "-DMAPWRIGHT_RTL_MODEL=" + model,
-       std::string("-DMAPWRIGHT_RTL_TRACE=") + (p.traced ? "ON" : "OFF")},
+       std::string("-DMAPWRIGHT_RTL_TRACE=") + (p.traced ? "ON" : "OFF"),
+       "-DMAPWRIGHT_RTL_NETLIST=" + netlist},
       on_line, why, &env);
   if (rc == 0)
     rc = run_captured({"cmake", "--build", build.string(), "--target", "mapwright-rtl-worker", "-j",
@@ -203,6 +206,7 @@ void build_model(const ModelParams& p, const std::string& src, const fs::path& d
                       {"beat_bytes", p.beat_bytes},
                       {"banks", p.banks},
                       {"traced", p.traced},
+                      {"netlist", p.netlist},
                       {"key", r.key},
                       {"build_seconds", r.build_seconds}};
   std::ofstream(dir / "model.json") << meta.dump(2) << "\n";

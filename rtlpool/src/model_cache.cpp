@@ -137,7 +137,8 @@ std::string describe(const ModelParams& p) {
   return std::to_string(p.rows) + "x" + std::to_string(p.cols) + ", input " + kib(p.input_bytes) +
          ", weights " + kib(p.weight_bytes) + ", accumulator " + std::to_string(p.accum_words) +
          " words, " + std::to_string(p.beat_bytes) + " B/cycle" +
-         (p.banks ? ", " + std::to_string(p.banks) + " banks" : "") + (p.traced ? ", traced" : "");
+         (p.banks ? ", " + std::to_string(p.banks) + " banks" : "") + (p.traced ? ", traced" : "") +
+         (p.netlist.empty() ? "" : ", gate-level netlist");
 }
 
 std::string check_model_params(const ModelParams& p) {
@@ -199,6 +200,14 @@ std::string model_key(const ModelParams& p, const std::string& source_dir, std::
     h.add(std::to_string(v));
   if (p.banks) h.add("banks " + std::to_string(p.banks));
   if (p.traced) h.add("traced");
+  for (const std::string& f : p.netlist) {  // a gate-level model: its files, by content
+    if (!fs::is_regular_file(f, ec)) {
+      failure = "the netlist file '" + f + "' is not there";
+      return "";
+    }
+    h.add("netlist file");
+    h.add(read_all(f));
+  }
   h.add(verilator);
   h.add(tool_version("c++"));
   std::vector<fs::path> files;

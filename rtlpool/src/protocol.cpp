@@ -53,6 +53,11 @@ nlohmann::json result_to_json(size_t id, const RtlJobResult& r) {
                    {"input_bank_stalls", r.input_bank_stalls},
                    {"weight_bank_stalls", r.weight_bank_stalls},
                    {"accum_bank_stalls", r.accum_bank_stalls},
+                   {"cycles", r.cycles},
+                   {"array_busy_cycles", r.array_busy_cycles},
+                   {"array_stall_cycles", r.array_stall_cycles},
+                   {"dma_busy_cycles", r.dma_busy_cycles},
+                   {"dram_stall_cycles", r.dram_stall_cycles},
                    {"predicted_cycles", r.predicted_cycles},
                    {"estimated_memory_mb", r.estimated_memory_mb}};
   if (r.kind == RtlFailure::None) j["metrics"] = r.metrics.to_json();
@@ -77,6 +82,11 @@ RtlJobResult result_from_json(const nlohmann::json& j) {
   r.input_bank_stalls = j.value("input_bank_stalls", 0LL);
   r.weight_bank_stalls = j.value("weight_bank_stalls", 0LL);
   r.accum_bank_stalls = j.value("accum_bank_stalls", 0LL);
+  r.cycles = j.value("cycles", 0LL);
+  r.array_busy_cycles = j.value("array_busy_cycles", 0LL);
+  r.array_stall_cycles = j.value("array_stall_cycles", 0LL);
+  r.dma_busy_cycles = j.value("dma_busy_cycles", 0LL);
+  r.dram_stall_cycles = j.value("dram_stall_cycles", 0LL);
   r.predicted_cycles = j.value("predicted_cycles", 0LL);
   r.estimated_memory_mb = j.value("estimated_memory_mb", 0.0);
   if (j.contains("metrics")) {

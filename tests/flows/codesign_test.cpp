@@ -120,7 +120,7 @@ TEST(Codesign, ExactEqualsEnumerationLatencyUnderEnergy) {
 
 TEST(Codesign, ExactEqualsEnumerationEnergyUnderLatencyAndArea) {
   expect_exact_equals_grid(parse_codesign_space(
-      tiny_text("energy", "{max_latency_ms: 0.004, max_area_mm2: 0.16}", "fixed"), kWhere));
+      tiny_text("energy", "{max_latency_ms: 0.004, max_area_mm2: 0.2}", "fixed"), kWhere));
 }
 
 class CodesignBounds : public ::testing::TestWithParam<const char*> {};

@@ -81,6 +81,11 @@ TEST(RtlPoolProtocol, ACompletedRunBringsItsMetricsAndCounters) {
   r.input_bank_stalls = 3;
   r.weight_bank_stalls = 4;
   r.accum_bank_stalls = 5;
+  r.cycles = 1234;
+  r.array_busy_cycles = 800;
+  r.array_stall_cycles = 6;
+  r.dma_busy_cycles = 700;
+  r.dram_stall_cycles = 7;
   r.predicted_cycles = 1200;
   r.estimated_memory_mb = 1.5;
   const nlohmann::json ans = nlohmann::json::parse(rtlpool::result_to_json(9, r).dump());
@@ -97,6 +102,12 @@ TEST(RtlPoolProtocol, ACompletedRunBringsItsMetricsAndCounters) {
   EXPECT_EQ(back.input_bank_stalls, 3);
   EXPECT_EQ(back.weight_bank_stalls, 4);
   EXPECT_EQ(back.accum_bank_stalls, 5);
+  // The run's own cycle and stall counters (what `synth --gate-sim` compares between two models).
+  EXPECT_EQ(back.cycles, 1234);
+  EXPECT_EQ(back.array_busy_cycles, 800);
+  EXPECT_EQ(back.array_stall_cycles, 6);
+  EXPECT_EQ(back.dma_busy_cycles, 700);
+  EXPECT_EQ(back.dram_stall_cycles, 7);
   EXPECT_EQ(back.predicted_cycles, 1200);
   EXPECT_EQ(back.estimated_memory_mb, 1.5);
 }

@@ -70,6 +70,8 @@ struct SweepOptions {
   int jobs = 0;            ///< RTL worker processes (0 = cores).
   bool json = false;       ///< Print sweep.json instead of the table.
   std::string worker_exe;  ///< RTL worker binary ("" = the default).
+  bool synth = false;      ///< Synthesize the winner with yosys (flows/synth.hpp) into
+                           ///< <out>/synth; its record is sweep.json's winner_synthesis.
 };
 /// Exit codes: 0 every point done (and verified where asked); 2 bad input; 4 a point failed
 /// (its RTL model could not be built, a verification failed, or a layer has no mapping):

@@ -9,10 +9,11 @@
 
 #include <map>
 #include <ostream>
+#include <cstdint>
 #include <string>
+#include <vector>
 
 #include <nlohmann/json.hpp>
-#include <vector>
 
 #include "mapwright/core/arch.hpp"
 
@@ -76,6 +77,8 @@ struct SynthResult {
   double seconds = 0;                ///< Wall time of the yosys run.
   double peak_rss_mib = 0;           ///< yosys' peak resident memory.
   std::string out_dir;               ///< Folder with synth.ys, yosys.log and the reports.
+  std::string netlist;               ///< The flattened gate-level netlist (netlist.v) when one
+                                     ///< was asked for, else "".
 };
 
 /// Why a synthesis has no result.
@@ -112,6 +115,10 @@ double generic_cell_um2(const std::string& yosys_type);
 /// On a banked design the model counts the banked paths of the compute controller and the DMA
 /// as bank logic, the synthesis in the modules they are in.
 nlohmann::json synth_record(const SynthOutcome& s);
+/// A summary line of such a record beside the model's logic area (its PE array and control):
+/// "synthesis (yosys, cells at NanGate45 X1 areas): logic 0.123 mm^2 against the model's
+/// 0.120, 57540 cells, depth 95; <folder>", or "synthesis failed: <why>".
+std::string synth_summary(const nlohmann::json& record, double model_logic_mm2);
 
 /// Options of `mapwright synth`.
 struct SynthOptions {
@@ -122,13 +129,22 @@ struct SynthOptions {
   bool json = false;             ///< Print JSON instead of text.
   std::string fpga;              ///< "" = generic synthesis; else an FPGA implementation on
                                  ///< this device (flows/fpga.hpp: ice40-up5k, ice40-hx8k).
+  int gate_sim = 0;              ///< > 0: simulate the netlist against the RTL on this many
+                                 ///< random mappings (flows/gate_sim.hpp).
+  uint64_t seed = 1;             ///< Seed of the gate-level simulation's layers and operands.
+  std::string netlist;           ///< With gate_sim: simulate this netlist of mw_accel (for the
+                                 ///< architecture's RTL parameters, with yosys' cell library)
+                                 ///< instead of synthesizing one.
+  int jobs = 0;                  ///< Worker processes per simulator (0 = the cores).
 };
 
 /// Synthesizes the accelerator for `arch` with yosys in `out_dir` (created; the RTL is copied
 /// into it and the yosys script written there, so no path reaches the script). Never throws
 /// for a yosys problem: it is a typed failure.
+/// With `write_netlist`, the mapped design is also written, flattened, as a gate-level Verilog
+/// netlist (SynthResult::netlist) that Verilator simulates with yosys' cell library.
 SynthOutcome synthesize(const core::Arch& arch, const std::string& rtl_dir,
-                        const std::string& out_dir);
+                        const std::string& out_dir, bool write_netlist = false);
 
 /// The text report of a result.
 void print_synth(const SynthResult& r, std::ostream& out);

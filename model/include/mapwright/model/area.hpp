@@ -23,32 +23,32 @@ struct AreaConstants {
   std::string node = "45 nm";  ///< Technology node every constant below belongs to.
   /// One PE with its share of the mesh wiring (mw_pe + mw_mesh per PE): multiplier, adders,
   /// dataflow multiplexers, operand and accumulator registers.
-  double pe_um2 = 3277.2;
+  double pe_um2 = 3277.3;
   /// The array's edge (mw_array: output register, accumulate-in adders, control; mw_skew as
   /// skew and deskew): a fixed part, a part per column and a part per skew/deskew register bit.
-  double array_fixed_um2 = 3705.7;
-  double array_per_col_um2 = 815.1;
+  double array_fixed_um2 = 3695.3;
+  double array_per_col_um2 = 820.3;
   double skew_um2_per_bit = 8.8;
   /// The compute controller (mw_compute with mw_fold_seq: fold sequencing, stride products,
   /// per-lane address generation): a fixed part and a part per lane (max(rows, cols)).
-  double compute_fixed_um2 = 31505.8;
-  double compute_per_lane_um2 = 1705.7;
+  double compute_fixed_um2 = 33506.4;
+  double compute_per_lane_um2 = 6653.0;
   /// The DMA engine (mw_dma: address generators, burst port): a fixed part and a part per DRAM
   /// byte per cycle.
-  double dma_fixed_um2 = 24182.3;
+  double dma_fixed_um2 = 24180.4;
   double dma_per_beat_byte_um2 = 531.7;
   /// The rest of the control, independent of the array: command decoder, register file,
   /// counters and the buffers' port logic (mw_accel's own, mw_cmd, mw_buffers) and the command
   /// queues' control (mw_fifo).
-  double control_fixed_um2 = 13201.2;
+  double control_fixed_um2 = 13199.9;
   /// What banked buffers add (mw_bank_buf's lane-to-bank crossbars and arbitration,
   /// mw_row_fetch, and the banked paths of the compute controller and the DMA): a fixed part and
   /// per bank a part per lane (max(rows, cols): the input and weight buffers' read lanes), per
   /// DRAM byte per cycle (their DMA write lanes) and per column (the accumulator's lanes).
-  double bank_fixed_um2 = 30482.5;
-  double bank_per_lane_um2 = 110.1;
-  double bank_per_beat_byte_um2 = 355.9;
-  double bank_per_col_um2 = 657.4;
+  double bank_fixed_um2 = 39753.5;
+  double bank_per_lane_um2 = 294.7;
+  double bank_per_beat_byte_um2 = 347.0;
+  double bank_per_col_um2 = 532.2;
   /// Single-port SRAM per KiB, periphery included: least-squares slope of CACTI 7.0 (45 nm,
   /// itrs-hp, 1 RW port, 1 bank, 64-bit words) macros of 16..512 KiB.
   double sram_um2_per_kib = 3081.0;

@@ -37,16 +37,21 @@ struct ModelParams {
   /// Build variant: FST waveform tracing compiled in (MAPWRIGHT_RTL_TRACE). The compiled-in
   /// models are untraced, so a traced model always comes from the cache.
   bool traced = false;
+  /// Build variant: a gate-level model, Verilated from these files (yosys' synthesized netlist
+  /// of mw_accel for the parameters above and its cell library, `mapwright synth --gate-sim`)
+  /// instead of rtl/. Empty: the RTL. The files' contents are part of the cache key.
+  std::vector<std::string> netlist;
   bool operator==(const ModelParams& o) const {
     return rows == o.rows && cols == o.cols && input_bytes == o.input_bytes &&
            weight_bytes == o.weight_bytes && accum_words == o.accum_words &&
-           beat_bytes == o.beat_bytes && banks == o.banks && traced == o.traced;
+           beat_bytes == o.beat_bytes && banks == o.banks && traced == o.traced &&
+           netlist == o.netlist;
   }
 };
 /// The parameters of an architecture's model.
 ModelParams model_params(const core::Arch& arch);
 /// "8x8, input 64 KiB, weights 64 KiB, accumulator 8192 words, 16 B/cycle" (", traced" for a
-/// traced model).
+/// traced model, ", gate-level netlist" for a netlist's).
 std::string describe(const ModelParams& p);
 /// "" when rtl/mw_accel.sv accepts the parameters, else why (its elaboration checks: rows and
 /// cols 2..64, beat a multiple of 4 in 4..64, buffers 64 B..1 MiB, accumulator 16..2^20 words).

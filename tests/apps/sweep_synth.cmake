@@ -1,0 +1,31 @@
+# `mapwright sweep --synth`: the winner of a one-point sweep is synthesized with yosys after the
+# sweep, and sweep.json keeps the synthesis (cell area by the model's parts) as winner_synthesis;
+# the summary and the report give it beside the model's area.
+# Usage: cmake -DMW=<mapwright> -DFILE=<yaml> -DOUT=<folder> -P tests/apps/sweep_synth.cmake
+cmake_minimum_required(VERSION 3.22)
+file(REMOVE_RECURSE ${OUT})
+execute_process(COMMAND ${MW} sweep --file ${FILE} --synth --out ${OUT}
+  OUTPUT_VARIABLE text ERROR_VARIABLE err RESULT_VARIABLE rc)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "mapwright sweep --synth exited ${rc}: ${err}")
+endif()
+if(NOT text MATCHES "winner's synthesis \\(yosys, cells at NanGate45 X1 areas\\): logic [0-9.]+ mm\\^2 against the model's [0-9.]+")
+  message(FATAL_ERROR "the summary does not give the winner's synthesized logic area:\n${text}")
+endif()
+file(READ ${OUT}/sweep.json json)
+include(${CMAKE_CURRENT_LIST_DIR}/synth_json.cmake)
+field(status winner_synthesis status)
+field(area winner_synthesis cell_area_mm2)
+field(pe winner_synthesis parts_mm2 pe_array)
+field(rows winner_synthesis cells)
+if(NOT status STREQUAL "done")
+  message(FATAL_ERROR "synthesis status ${status}")
+endif()
+if(NOT area GREATER 0 OR NOT pe GREATER 0 OR NOT rows GREATER 1000)
+  message(FATAL_ERROR "implausible synthesis: area ${area}, PE array ${pe}, cells ${rows}")
+endif()
+file(READ ${OUT}/sweep.html html)
+if(NOT html MATCHES "synthesized mm<sup>2</sup>" OR NOT html MATCHES "The winner's area")
+  message(FATAL_ERROR "sweep.html has no synthesized column for the winner")
+endif()
+message(STATUS "sweep --synth: the winner's logic ${area} mm^2 synthesized (PE array ${pe})")
