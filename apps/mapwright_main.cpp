@@ -9,6 +9,7 @@
 #include <iostream>
 #include <sstream>
 
+#include "cli_options.hpp"
 #include "mapwright/support/error.hpp"
 #include "mapwright/flows/commands.hpp"
 #include "mapwright/flows/dist.hpp"
@@ -26,47 +27,9 @@
 #include "mapwright/flows/verify.hpp"
 
 using namespace mapwright;
+using namespace mapwright::cli;
 
 namespace {
-
-/// --sim-max-cycles/-seconds/-memory-mb: the per-simulation limits of an RTL command.
-void add_sim_limits(CLI::App* app, rtlpool::SimLimits& l, const std::string& prefix) {
-  app->add_option("--sim-max-cycles", l.max_cycles,
-                  prefix + "do not simulate a mapping predicted to take more cycles (max 1e12)")
-      ->capture_default_str();
-  app->add_option("--sim-max-seconds", l.max_seconds,
-                  prefix + "stop a simulation after this many seconds of wall clock (max 604800)")
-      ->capture_default_str();
-  app->add_option("--sim-max-memory-mb", l.max_memory_mb,
-                  prefix + "do not simulate a mapping estimated to allocate more MiB (max 1048576)")
-      ->capture_default_str();
-}
-
-/// --arch: a named architecture (configs/arch) or a YAML file, described by `help`.
-void add_arch(CLI::App* app, std::string& arch,
-              const std::string& help = "Named architecture or YAML file") {
-  app->add_option("--arch", arch, help)->capture_default_str();
-}
-
-/// --time-limit, --gap and --threads: the exact mapper's limits per layer.
-void add_exact_options(CLI::App* app, flows::ExactOptions& e) {
-  app->add_option("--time-limit", e.time_limit_s,
-                  "exact: wall-clock limit per layer in seconds (anytime: best found + proven gap)")
-      ->capture_default_str();
-  app->add_option("--gap", e.gap,
-                  "exact: stop once the proven relative gap is at most this (0.001 = 0.1 %)")
-      ->capture_default_str();
-  app->add_option("--threads", e.threads, "exact: threads (0 = number of cores)")
-      ->capture_default_str();
-}
-
-/// --objective and --options: what a layer search minimizes, and the searchers' options file.
-void add_objective_options(CLI::App* app, std::string& objective, std::string& options_file) {
-  app->add_option("--objective", objective, "edp | latency | energy | mix:latency=W,energy=W")
-      ->capture_default_str();
-  app->add_option("--options", options_file,
-                  "Search options YAML (default configs/search/default.yaml)");
-}
 
 /// Every subcommand's options: CLI11 writes the parsed flags into them.
 struct CliOptions {
@@ -109,12 +72,6 @@ struct Subcommands {
   CLI::App* codesign = nullptr;    ///< codesign
 };
 
-/// `--jobs N` on `c`: `what` (0 = `zero`), its default shown.
-void add_jobs(CLI::App* c, int& jobs, const std::string& what,
-              const std::string& zero = "number of cores") {
-  c->add_option("--jobs", jobs, what + " (0 = " + zero + ")")->capture_default_str();
-}
-
 CLI::App* add_eval(CLI::App& app, flows::EvalOptions& eval) {
   auto* e = app.add_subcommand("eval", "Score one mapping of one layer with the surrogate");
   add_arch(e, eval.arch, "Named architecture (configs/arch) or YAML file");
@@ -138,15 +95,6 @@ CLI::App* add_space(CLI::App& app, flows::SpaceOptions& space) {
   s->add_option("--write-dir", space.write_dir, "Write sampled mappings as YAML files here");
   s->add_flag("--json", space.json, "Print one JSON object");
   return s;
-}
-
-/// --input-shape and --strict: how an ONNX --network is read.
-void add_import_options(CLI::App* app, std::vector<std::string>& input_shapes, bool& strict) {
-  app->add_option("--input-shape", input_shapes,
-                  "ONNX: fix a graph input's dynamic dimensions, NAME=D0xD1x... (repeatable)")
-      ->take_all();
-  app->add_flag("--strict", strict,
-                "ONNX: a compute op that cannot be mapped is an error (default: a warning)");
 }
 
 CLI::App* add_networks(CLI::App& app, flows::NetworksOptions& nets) {
@@ -189,21 +137,6 @@ CLI::App* add_search(CLI::App& app, flows::SearchCliOptions& search) {
   return se;
 }
 
-/// A subcommand that reads one YAML file (`--<flag>`, required, usually
-/// configs/<folder>/<name>.yaml) and writes an output folder (--out, default
-/// runs/<command>-<name>) that --resume continues (`kept`: what it keeps of the stopped run):
-/// tune, study, sweep and codesign.
-CLI::App* add_file_command(CLI::App& app, const std::string& command, const std::string& about,
-                           const std::string& flag, const std::string& what,
-                           const std::string& folder, const std::string& kept, std::string& file,
-                           std::string& out, bool& resume) {
-  auto* c = app.add_subcommand(command, about);
-  c->add_option("--" + flag, file, what + " YAML (configs/" + folder + "/<name>.yaml)")->required();
-  c->add_option("--out", out, "Output folder (default runs/" + command + "-<name>)");
-  c->add_flag("--resume", resume, "Continue the " + command + " in --out: " + kept);
-  return c;
-}
-
 CLI::App* add_tune(CLI::App& app, flows::TuneOptions& tune) {
   auto* tu = add_file_command(
       app, "tune", "Equal-effort tuning: the same number of configurations for every searcher",
@@ -223,14 +156,6 @@ CLI::App* add_study(CLI::App& app, flows::StudyOptions& study) {
   add_jobs(st, study.jobs, "Worker threads");
   st->add_flag("--json", study.json, "Print the summary JSON");
   return st;
-}
-
-void add_harness(CLI::App* sub, std::string& harness) {
-  sub->add_option("--harness", harness,
-                  "auto | systemc | decoupled: the SystemC harness around the RTL (auto: the "
-                  "decoupled one where the architecture has a plain model and no waveform is "
-                  "asked for, else the pin-level testbench; results are the same)")
-      ->capture_default_str();
 }
 
 CLI::App* add_verify(CLI::App& app, flows::VerifyOptions& verify) {
@@ -438,7 +363,7 @@ CLI::App* add_synth(CLI::App& app, flows::SynthOptions& synth) {
   s->add_option("--netlist", synth.netlist,
                 "With --gate-sim: simulate this Verilog netlist of mw_accel (the architecture's "
                 "RTL parameters; yosys' cell library added) instead of synthesizing one");
-  s->add_option("--jobs", synth.jobs, "--gate-sim's worker processes per simulator (0 = cores)");
+  add_jobs(s, synth.jobs, "--gate-sim's worker processes per simulator");
   return s;
 }
 

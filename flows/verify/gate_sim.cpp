@@ -48,8 +48,8 @@ fs::path yosys_simcells() {
     std::error_code ec;
     if (!dirs.substr(start, end - start).empty() && access(exe.c_str(), X_OK) == 0) {
       const fs::path real = fs::canonical(exe, ec);
-      const fs::path lib = (ec ? exe : real).parent_path().parent_path() / "share" / "yosys" /
-                           "simcells.v";
+      const fs::path lib =
+          (ec ? exe : real).parent_path().parent_path() / "share" / "yosys" / "simcells.v";
       return fs::is_regular_file(lib, ec) ? lib : fs::path();
     }
     start = end + 1;
@@ -77,9 +77,8 @@ std::vector<RtlRunResult> run_all(RtlWorkerPool& pool, const std::vector<RtlJob>
 }
 
 nlohmann::json result_json(const RtlRunResult& r) {
-  return {{"ok", r.ok()},           {"failure", r.failure},
-          {"mismatches", r.mismatches}, {"cycles", r.cycles},
-          {"sim_cycles", r.sim_cycles}, {"sim_seconds", r.sim_seconds},
+  return {{"ok", r.ok()},        {"failure", r.failure},       {"mismatches", r.mismatches},
+          {"cycles", r.cycles},  {"sim_cycles", r.sim_cycles}, {"sim_seconds", r.sim_seconds},
           {"harness", r.harness}};
 }
 
@@ -117,8 +116,9 @@ GateSimResult gate_sim(const core::Arch& arch, const std::string& arch_arg, cons
   const fs::path dir(s.out_dir);
   const fs::path lib = yosys_simcells();
   if (lib.empty()) {
-    g.failure = "yosys' cell library simcells.v is not beside the yosys on PATH "
-                "(<prefix>/share/yosys/simcells.v; the Debian package 'yosys' has it)";
+    g.failure =
+        "yosys' cell library simcells.v is not beside the yosys on PATH "
+        "(<prefix>/share/yosys/simcells.v; the Debian package 'yosys' has it)";
     return g;
   }
   std::error_code ec;
@@ -192,7 +192,8 @@ GateSimResult gate_sim(const core::Arch& arch, const std::string& arch_arg, cons
     r.rtl = rtl[i];
     r.gate = gate[i];
     r.differences = gate_sim_differences(r.rtl, r.gate);
-    if (!r.rtl.ok()) r.differences.insert(r.differences.begin(), "RTL run failed: " + r.rtl.failure);
+    if (!r.rtl.ok())
+      r.differences.insert(r.differences.begin(), "RTL run failed: " + r.rtl.failure);
     g.equal += r.equal();
     g.cycles += r.rtl.cycles;
     g.rtl_seconds += r.rtl.sim_seconds;
@@ -252,7 +253,8 @@ void print_gate_sim(const GateSimResult& g, std::ostream& out) {
   out << "\n";
   for (const GateSimRun& r : g.runs)
     if (!r.equal()) {
-      out << "  run " << r.index << " DIFFERS (" << r.layer << ", operand seed " << r.seed << "):\n";
+      out << "  run " << r.index << " DIFFERS (" << r.layer << ", operand seed " << r.seed
+          << "):\n";
       for (const std::string& d : r.differences) out << "    " << d << "\n";
     }
 }

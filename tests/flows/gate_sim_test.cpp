@@ -56,7 +56,8 @@ TEST(GateSim, EveryFigureThatDiffersIsNamed) {
   b = a;
   b.functional_ok = false;
   b.mismatches = 17;
-  EXPECT_TRUE(names(gate_sim_differences(a, b), "outputs: RTL 0 bytes from the reference, netlist 17"));
+  EXPECT_TRUE(
+      names(gate_sim_differences(a, b), "outputs: RTL 0 bytes from the reference, netlist 17"));
   b = a;
   b.failure = "watchdog: no progress";
   EXPECT_TRUE(names(gate_sim_differences(a, b), "failure"));

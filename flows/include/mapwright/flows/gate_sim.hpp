@@ -23,28 +23,28 @@ namespace mapwright::flows {
 
 /// One random mapping simulated on the RTL and on the synthesized netlist.
 struct GateSimRun {
-  int index = 0;                          ///< 0, 1, ... in the order drawn.
-  std::string layer;                      ///< core::Layer::describe().
-  std::string mapping;                    ///< The mapping as YAML (core::mapping_to_yaml).
-  std::string dataflow;                   ///< Its dataflow ("ws", "os", "is").
-  uint64_t seed = 0;                      ///< Seed of the operands.
-  rtl::RtlRunResult rtl, gate;            ///< The two simulations' results.
-  std::vector<std::string> differences;   ///< What differs ("" none): failure, outputs, cycles,
-                                          ///< each counter by name.
+  int index = 0;                         ///< 0, 1, ... in the order drawn.
+  std::string layer;                     ///< core::Layer::describe().
+  std::string mapping;                   ///< The mapping as YAML (core::mapping_to_yaml).
+  std::string dataflow;                  ///< Its dataflow ("ws", "os", "is").
+  uint64_t seed = 0;                     ///< Seed of the operands.
+  rtl::RtlRunResult rtl, gate;           ///< The two simulations' results.
+  std::vector<std::string> differences;  ///< What differs ("" none): failure, outputs, cycles,
+                                         ///< each counter by name.
   bool equal() const { return differences.empty() && rtl.ok() && gate.ok(); }
 };
 
 /// A gate-level simulation: the netlist's model and its runs.
 struct GateSimResult {
-  std::string failure;          ///< Why it could not run (the model's build, the RTL's model);
-                                ///< "" when it ran.
-  std::string model;            ///< The gate-level model's cache name.
-  double build_seconds = 0;     ///< Its build (0 when it was in the cache).
-  uint64_t seed = 0;            ///< The seed of the layers, mappings and operands.
-  int max_hw = 0;               ///< The layers' largest input height and width.
-  std::vector<GateSimRun> runs; ///< In the order drawn.
-  int equal = 0;                ///< Runs with both simulations passing and nothing different.
-  long long cycles = 0;         ///< Cycles simulated on each side (the RTL's count).
+  std::string failure;           ///< Why it could not run (the model's build, the RTL's model);
+                                 ///< "" when it ran.
+  std::string model;             ///< The gate-level model's cache name.
+  double build_seconds = 0;      ///< Its build (0 when it was in the cache).
+  uint64_t seed = 0;             ///< The seed of the layers, mappings and operands.
+  int max_hw = 0;                ///< The layers' largest input height and width.
+  std::vector<GateSimRun> runs;  ///< In the order drawn.
+  int equal = 0;                 ///< Runs with both simulations passing and nothing different.
+  long long cycles = 0;          ///< Cycles simulated on each side (the RTL's count).
   double rtl_seconds = 0, gate_seconds = 0;  ///< Simulation wall time on each side.
   bool ok() const { return failure.empty() && equal == static_cast<int>(runs.size()); }
 };
