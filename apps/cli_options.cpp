@@ -15,8 +15,7 @@ void add_sim_limits(CLI::App* app, rtlpool::SimLimits& l, const std::string& pre
       ->capture_default_str();
 }
 
-void add_arch(CLI::App* app, std::string& arch,
-              const std::string& help) {
+void add_arch(CLI::App* app, std::string& arch, const std::string& help) {
   app->add_option("--arch", arch, help)->capture_default_str();
 }
 
@@ -38,8 +37,7 @@ void add_objective_options(CLI::App* app, std::string& objective, std::string& o
                   "Search options YAML (default configs/search/default.yaml)");
 }
 
-void add_jobs(CLI::App* c, int& jobs, const std::string& what,
-              const std::string& zero) {
+void add_jobs(CLI::App* c, int& jobs, const std::string& what, const std::string& zero) {
   c->add_option("--jobs", jobs, what + " (0 = " + zero + ")")->capture_default_str();
 }
 

@@ -61,16 +61,11 @@ std::string script(const std::vector<std::string>& files, const SynthParams& p,
 /// package, or "": checked before yosys starts, so that a missing nextpnr-ice40 or icepack is
 /// reported at once rather than after minutes of synthesis.
 std::string missing_tool() {
-  const char* path = std::getenv("PATH");
   const std::pair<const char*, const char*> tools[] = {
       {"yosys", "yosys"}, {"nextpnr-ice40", "nextpnr-ice40"}, {"icepack", "fpga-icestorm"}};
-  for (const auto& [tool, package] : tools) {
-    bool found = false;
-    std::istringstream dirs(path ? path : "");
-    for (std::string d; !found && std::getline(dirs, d, ':');)
-      found = !d.empty() && ::access((fs::path(d) / tool).c_str(), X_OK) == 0;
-    if (!found) return synth_detail::not_started(tool, package, ENOENT);
-  }
+  for (const auto& [tool, package] : tools)
+    if (synth_detail::find_on_path(tool).empty())
+      return synth_detail::not_started(tool, package, ENOENT);
   return "";
 }
 

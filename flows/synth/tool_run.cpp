@@ -119,4 +119,12 @@ std::string not_started(const std::string& tool, const std::string& package, int
                          : "cannot start " + tool + ": " + std::string(std::strerror(error));
 }
 
+fs::path find_on_path(const std::string& tool) {
+  const char* path = std::getenv("PATH");
+  std::istringstream dirs(path ? path : "");
+  for (std::string d; std::getline(dirs, d, ':');)
+    if (!d.empty() && ::access((fs::path(d) / tool).c_str(), X_OK) == 0) return fs::path(d) / tool;
+  return {};
+}
+
 }  // namespace mapwright::flows::synth_detail

@@ -51,6 +51,9 @@ struct ToolRun {
 ToolRun run_tool(const std::filesystem::path& dir, const std::vector<std::string>& argv,
                  const std::string& out_name);
 
+/// `tool`'s executable in the first folder of PATH that has one, or an empty path.
+std::filesystem::path find_on_path(const std::string& tool);
+
 /// Why `tool` did not start: "<tool> not found on PATH: install the Debian package '<package>'
 /// (apt-get install <package>)", or the system's reason.
 std::string not_started(const std::string& tool, const std::string& package, int error);

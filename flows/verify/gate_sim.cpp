@@ -21,6 +21,7 @@
 #include "mapwright/rtlpool/model_cache.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/support/error.hpp"
+#include "synth/tool_run.hpp"
 
 namespace fs = std::filesystem;
 
@@ -39,22 +40,13 @@ constexpr int kMaxHw = 9;
 /// yosys' cell library (simcells.v) of the yosys on PATH: <prefix>/share/yosys beside its
 /// <prefix>/bin. "" when there is none.
 fs::path yosys_simcells() {
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "";
-  size_t start = 0;
-  while (start <= dirs.size()) {
-    const size_t end = std::min(dirs.find(':', start), dirs.size());
-    const fs::path exe = fs::path(dirs.substr(start, end - start)) / "yosys";
-    std::error_code ec;
-    if (!dirs.substr(start, end - start).empty() && access(exe.c_str(), X_OK) == 0) {
-      const fs::path real = fs::canonical(exe, ec);
-      const fs::path lib =
-          (ec ? exe : real).parent_path().parent_path() / "share" / "yosys" / "simcells.v";
-      return fs::is_regular_file(lib, ec) ? lib : fs::path();
-    }
-    start = end + 1;
-  }
-  return {};
+  const fs::path exe = synth_detail::find_on_path("yosys");
+  if (exe.empty()) return {};
+  std::error_code ec;
+  const fs::path real = fs::canonical(exe, ec);
+  const fs::path lib =
+      (ec ? exe : real).parent_path().parent_path() / "share" / "yosys" / "simcells.v";
+  return fs::is_regular_file(lib, ec) ? lib : fs::path();
 }
 
 /// Runs `jobs` on `pool` and returns their results in submission order.
