@@ -134,6 +134,10 @@ CLI::App* add_search(CLI::App& app, flows::SearchCliOptions& search) {
         "rtl reward: first N distinct samples scored by the surrogate (count toward the budget)")
       ->capture_default_str();
   add_jobs(se, search.jobs, "rtl reward: RTL worker processes");
+  se->add_option("--encoding", search.encoding,
+                 "Sampling searchers' space: compact (every point a mapping that fits) | raw (16 "
+                 "parameters) | gamma (ArchGym's 17 GAMMA parameters, the paper's setting)")
+      ->capture_default_str();
   return se;
 }
 

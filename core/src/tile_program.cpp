@@ -29,14 +29,16 @@ const char* invalid_kind_name(InvalidKind k) {
       return "no_burst_descriptor";
     case InvalidKind::AccumBanks:
       return "accum_bank_conflict";
+    case InvalidKind::Encoding:
+      return "encoding";
   }
   return "?";
 }
 
 InvalidKind invalid_kind_from_name(const std::string& name) {
-  for (InvalidKind k :
-       {InvalidKind::InputOverflow, InvalidKind::WeightOverflow, InvalidKind::AccumOverflow,
-        InvalidKind::Dataflow, InvalidKind::Descriptor, InvalidKind::AccumBanks})
+  for (InvalidKind k : {InvalidKind::InputOverflow, InvalidKind::WeightOverflow,
+                        InvalidKind::AccumOverflow, InvalidKind::Dataflow, InvalidKind::Descriptor,
+                        InvalidKind::AccumBanks, InvalidKind::Encoding})
     if (name == invalid_kind_name(k)) return k;
   return InvalidKind::None;
 }
@@ -51,6 +53,7 @@ std::string Validity::reason() const {
   if (kind == InvalidKind::Descriptor)
     return "dram.port bursts: the RTL DMA takes one burst descriptor per transfer; " + detail;
   if (kind == InvalidKind::AccumBanks) return "banked accumulator: " + detail;
+  if (kind == InvalidKind::Encoding) return "encoding: " + detail;
   return std::string(buf) + " buffer overflows by " + std::to_string(need_bytes - have_bytes) +
          " bytes (needs " + std::to_string(need_bytes) + ", has " + std::to_string(have_bytes) +
          ")";

@@ -11,10 +11,12 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "mapwright/core/arch.hpp"
+#include "mapwright/mapspace/gamma_space.hpp"
 #include "mapwright/mapspace/mapspace.hpp"
 #include "mapwright/mapspace/search_space.hpp"
 #include "mapwright/mapper/mapper.hpp"
@@ -25,7 +27,21 @@ using namespace mapwright::core;
 namespace mapwright::flows {
 
 const char* encoding_name(Encoding e) {
-  return e == Encoding::Raw ? "raw" : "compact";
+  switch (e) {
+    case Encoding::Raw:
+      return "raw";
+    case Encoding::Gamma:
+      return "gamma";
+    case Encoding::Compact:
+      break;
+  }
+  return "compact";
+}
+
+Encoding encoding_from_name(const std::string& name) {
+  for (Encoding e : {Encoding::Compact, Encoding::Raw, Encoding::Gamma})
+    if (name == encoding_name(e)) return e;
+  throw std::invalid_argument("unknown encoding '" + name + "' (known: compact, raw, gamma)");
 }
 
 search::SearchOptions load_options_or_default(const std::string& file) {
@@ -133,38 +149,55 @@ search::Problem problem_of(const Space& space) {
 
 /// The space a sampling searcher searches, in the chosen encoding. Compact: the
 /// feasibility-respecting SearchSpace (every decoded point fits; overflowing points are repaired
-/// and counted). Raw: the full MapSpace (invalid points are failures).
+/// and counted). Raw: the full MapSpace (invalid points are failures). Gamma: the GAMMA /
+/// ArchGym encoding (GammaSpace), where a point may name no mapping of the array at all.
 class LayerSpace {
  public:
-  LayerSpace(const Layer& layer, const Arch& arch, Encoding encoding)
-      : compact_(encoding == Encoding::Compact) {
-    if (compact_)
+  LayerSpace(const Layer& layer, const Arch& arch, Encoding encoding) : encoding_(encoding) {
+    if (encoding == Encoding::Compact)
       cspace_ = std::make_unique<SearchSpace>(layer, arch);
-    else
+    else if (encoding == Encoding::Raw)
       raw_ = std::make_unique<MapSpace>(layer, arch);
+    else
+      gamma_ = std::make_unique<GammaSpace>(layer, arch);
   }
   /// The searchers' view: parameters and domains.
-  search::Problem problem() const { return compact_ ? problem_of(*cspace_) : problem_of(*raw_); }
-  /// The mapping of point `p`; `*repaired` (when given) tells whether the decode repaired it.
-  Mapping decode(const search::Point& p, bool* repaired) const {
-    const ParamVector v(p.begin(), p.end());
-    if (compact_) return cspace_->decode(v, repaired);
-    if (repaired) *repaired = false;
-    return raw_->decode(v);
+  search::Problem problem() const {
+    return cspace_ ? problem_of(*cspace_) : raw_ ? problem_of(*raw_) : problem_of(*gamma_);
   }
+  /// The mapping of point `p`; `*repaired` (when given) tells whether the decode repaired it;
+  /// `*invalid` (when given) gets why the point names no mapping ("" when it names one).
+  Mapping decode(const search::Point& p, bool* repaired, std::string* invalid = nullptr) const {
+    const ParamVector v(p.begin(), p.end());
+    if (invalid) invalid->clear();
+    if (repaired) *repaired = false;
+    if (cspace_) return cspace_->decode(v, repaired);
+    if (raw_) return raw_->decode(v);
+    GammaDecoded d = gamma_->decode(v);
+    if (invalid) *invalid = std::move(d.invalid);
+    return d.mapping;
+  }
+  /// Whether two points that decode to one mapping are one sample (compact, raw) or two
+  /// (gamma: as in ArchGym, every distinct vector the agent proposes is an evaluation).
+  bool samples_are_mappings() const { return encoding_ != Encoding::Gamma; }
   /// log10 of the number of points.
-  double log10_size() const { return compact_ ? cspace_->log10_size() : raw_->log10_size(); }
+  double log10_size() const {
+    return cspace_ ? cspace_->log10_size() : raw_ ? raw_->log10_size() : gamma_->log10_size();
+  }
 
  private:
-  bool compact_;                         ///< Compact (cspace_) or raw (raw_).
+  Encoding encoding_;                    ///< Which of the three is set.
   std::unique_ptr<MapSpace> raw_;        ///< Raw encoding.
   std::unique_ptr<SearchSpace> cspace_;  ///< Compact encoding.
+  std::unique_ptr<GammaSpace> gamma_;    ///< GAMMA encoding.
 };
 
 /// Scores a sampling searcher's batches. Two points that decode to one mapping (the compact
 /// encoding's repair can map several points onto one) are evaluated once; the second is a
-/// repeat, which run_search does not charge to the budget. Fresh mappings go to the evaluator,
-/// and every fresh sample is reported to `observe` in sample order.
+/// repeat, which run_search does not charge to the budget (in the gamma encoding every distinct
+/// point is a sample). A gamma point that names no mapping is an invalid sample of kind
+/// "encoding", never evaluated. Fresh mappings go to the evaluator, and every fresh sample is
+/// reported to `observe` in sample order.
 class BatchScorer {
  public:
   BatchScorer(const LayerSpace& space, BatchEvaluator& evaluator,
@@ -176,14 +209,23 @@ class BatchScorer {
     Batch b(pts.size());
     std::vector<FreshSample> fresh = decode(pts, b);
     std::vector<Scored> scored = evaluator_.evaluate(fresh);
-    for (size_t f = 0; f < fresh.size(); ++f) {
-      const size_t i = b.item_of_fresh[f];
-      b.outs[i] = scored[f].outcome;
-      by_mapping_[mapping_key(b.maps[i])] = b.outs[i];
-      if (scored[f].rtl) rtl_metrics_[mapping_key(b.maps[i])] = *scored[f].rtl;
+    size_t f = 0;
+    for (const NewSample& ns : b.fresh) {
+      const size_t i = ns.item;
+      const Scored* sc = nullptr;
+      Scored unmapped;
+      if (ns.unmapped.empty()) {
+        sc = &scored[f++];
+      } else {
+        unmapped = encoding_invalid(ns.unmapped);
+        sc = &unmapped;
+      }
+      b.outs[i] = sc->outcome;
+      by_key_[b.keys[i]] = b.outs[i];
+      if (sc->rtl) rtl_metrics_[mapping_key(b.maps[i])] = *sc->rtl;
       if (observe_)
-        observe_(SampleSeen{fresh[f].sample, &pts[i], &b.maps[i], &scored[f].surrogate, &b.outs[i],
-                            scored[f].rtl ? &*scored[f].rtl : nullptr});
+        observe_(SampleSeen{ns.sample, &pts[i], &b.maps[i], &sc->surrogate, &b.outs[i],
+                            sc->rtl ? &*sc->rtl : nullptr});
     }
     // Repeats inside the batch copy the first.
     for (size_t i = 0; i < pts.size(); ++i) {
@@ -206,36 +248,66 @@ class BatchScorer {
   }
 
  private:
+  /// A sample new to this search: its item in the batch, its sample index, and why it names no
+  /// mapping ("" when it names one and goes to the evaluator).
+  struct NewSample {
+    size_t item = 0;
+    int64_t sample = 0;
+    std::string unmapped;
+  };
+  /// Identity of a sample: its mapping's key, or in the gamma encoding its point.
+  using SampleKey = std::vector<long long>;
   /// The state of one batch, item by item.
   struct Batch {
-    explicit Batch(size_t n) : outs(n), maps(n), same_as(n, SIZE_MAX) {}
+    explicit Batch(size_t n) : outs(n), maps(n), keys(n), same_as(n, SIZE_MAX) {}
     std::vector<search::Outcome> outs;  ///< What the searcher is told.
     std::vector<Mapping> maps;          ///< Decoded mappings.
+    std::vector<SampleKey> keys;        ///< Sample identities.
     std::vector<size_t> same_as;        ///< Repeats inside the batch: the first item.
-    std::vector<size_t> item_of_fresh;  ///< Fresh mappings: their item, in sample order.
+    std::vector<NewSample> fresh;       ///< New samples, in sample order.
   };
 
+  /// What a gamma point that names no mapping scores: an invalid sample of kind "encoding".
+  static Scored encoding_invalid(const std::string& why) {
+    Scored s;
+    s.surrogate.valid = false;
+    s.surrogate.invalid = InvalidKind::Encoding;
+    s.surrogate.reason = why;
+    s.outcome.valid = false;
+    s.outcome.failure_class = invalid_kind_name(InvalidKind::Encoding);
+    s.outcome.reason = s.outcome.failure_class + ": " + why;
+    return s;
+  }
+
   /// Decodes the batch, answers repeats of earlier batches from the cache, marks repeats
-  /// inside the batch, and returns the fresh mappings with their sample indices.
+  /// inside the batch, and returns the fresh mappings the evaluator scores, with their sample
+  /// indices (b.fresh lists every new sample).
   std::vector<FreshSample> decode(const std::vector<search::Point>& pts, Batch& b) {
-    std::map<MappingKey, size_t> in_batch;  // first item of each mapping in the batch
+    std::map<SampleKey, size_t> in_batch;  // first item of each sample in the batch
     std::vector<FreshSample> fresh;
     for (size_t i = 0; i < pts.size(); ++i) {
       bool rep = false;
-      b.maps[i] = space_.decode(pts[i], &rep);
-      const MappingKey key = mapping_key(b.maps[i]);
-      if (const auto it = by_mapping_.find(key); it != by_mapping_.end()) {
+      std::string unmapped;
+      b.maps[i] = space_.decode(pts[i], &rep, &unmapped);
+      if (space_.samples_are_mappings()) {
+        const MappingKey mk = mapping_key(b.maps[i]);
+        b.keys[i].assign(mk.begin(), mk.end());
+      } else {
+        b.keys[i].assign(pts[i].begin(), pts[i].end());
+      }
+      if (const auto it = by_key_.find(b.keys[i]); it != by_key_.end()) {
         b.outs[i] = it->second;
         b.outs[i].repeat = true;
         continue;
       }
-      if (const auto [it, first] = in_batch.emplace(key, i); !first) {
+      if (const auto [it, first] = in_batch.emplace(b.keys[i], i); !first) {
         b.same_as[i] = it->second;
         continue;
       }
       repaired_ += rep;
-      b.item_of_fresh.push_back(i);
-      fresh.push_back(FreshSample{sample_++, &b.maps[i]});  // b.maps never grows: stable
+      b.fresh.push_back(NewSample{i, sample_++, unmapped});
+      if (unmapped.empty())  // b.maps never grows: stable
+        fresh.push_back(FreshSample{b.fresh.back().sample, &b.maps[i]});
     }
     return fresh;
   }
@@ -243,10 +315,10 @@ class BatchScorer {
   const LayerSpace& space_;                                ///< Decodes the points.
   BatchEvaluator& evaluator_;                              ///< Scores the fresh mappings.
   const std::function<void(const SampleSeen&)>& observe_;  ///< Sees every fresh sample.
-  int64_t sample_ = 0;    ///< Next sample index (distinct mappings so far).
+  int64_t sample_ = 0;    ///< Next sample index (distinct samples so far).
   int64_t repaired_ = 0;  ///< Distinct samples whose decode was repaired.
-  /// Outcomes by decoded mapping (repeats are answered from here).
-  std::map<MappingKey, search::Outcome> by_mapping_;
+  /// Outcomes by sample identity (repeats are answered from here).
+  std::map<SampleKey, search::Outcome> by_key_;
   /// The RTL metrics of every valid RTL-scored mapping.
   std::map<MappingKey, Metrics> rtl_metrics_;
 };
@@ -276,7 +348,7 @@ LayerSearch search_layer(const LayerSearchRequest& rq, BatchEvaluator& evaluator
   ls.searcher["repaired"] = scorer.repaired();
   bool best_from_rtl = false;
   if (ls.result.found) {
-    ls.best = space.decode(ls.result.best_point, nullptr);
+    ls.best = space.decode(ls.result.best_point, nullptr);  // a valid sample names a mapping
     ls.metrics = scorer.best_metrics(rq.layer, rq.arch, ls.best, &best_from_rtl);
   }
   ls.reward = evaluator.reward_record(best_from_rtl);

@@ -26,6 +26,7 @@
 #include "mapwright/support/error.hpp"
 #include "mapwright/frontend/layer_spec.hpp"
 #include "mapwright/flows/layer_search.hpp"
+#include <stdexcept>
 #include "mapwright/flows/seeds.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
 
@@ -85,6 +86,15 @@ void check_reward_flags(const SearchCliOptions& o, bool exact) {
   if (exact && rtl_reward)
     throw SpecError("--reward", "reward", o.reward,
                     "the exact mapper optimizes the surrogate; use --reward surrogate");
+  try {
+    encoding_from_name(o.encoding);
+  } catch (const std::invalid_argument&) {
+    throw SpecError("--encoding", "encoding", o.encoding, "must be compact, raw or gamma");
+  }
+  if (exact && o.encoding != "compact")
+    throw SpecError("--encoding", "encoding", o.encoding,
+                    "the exact mapper searches the compact space; --encoding is for the sampling "
+                    "searchers");
 }
 
 /// With --reward rtl, the RTL reward's settings and its worker pool, started before any work
@@ -173,8 +183,9 @@ void search_one_layer(SearchJob& job, const SearchCliOptions& o, size_t li, bool
   if (tty && job.exact)
     std::cerr << "\r[" << (li + 1) << "/" << n << "] " << r.layer.name.substr(0, 40)
               << ": exact search (at most " << o.exact.time_limit_s << " s)   " << std::flush;
-  const LayerSearchRequest rq{r.layer, job.arch, o.searcher,    job.sopts,
-                              seed,    o.budget, job.objective, o.exact};
+  const LayerSearchRequest rq{r.layer,       job.arch, o.searcher,
+                              job.sopts,     seed,     o.budget,
+                              job.objective, o.exact,  encoding_from_name(o.encoding)};
   LayerSearch ls =
       search_layer(rq, *reward_evaluator(rq, job.reward, job.pool.get()), {progress, {}});
   r.exact = std::move(ls.exact);

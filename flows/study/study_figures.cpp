@@ -39,7 +39,10 @@ StudyRuns::StudyRuns(const StudySetup& setup, const std::vector<Job>& jobs,
 }
 
 core::TimeToEvent StudyRuns::samples_to(const Job& j, double pct) const {
-  const double target = ref_[j.layer] * (1 + pct / 100.0);
+  return samples_to_cost(j, ref_[j.layer] * (1 + pct / 100.0));
+}
+
+core::TimeToEvent StudyRuns::samples_to_cost(const Job& j, double target) const {
   for (size_t i = 0; i < j.curve.size(); ++i)
     if (j.curve[i] <= target) return {static_cast<double>(i + 1), true};
   return {static_cast<double>(j.budget), false};
@@ -170,6 +173,46 @@ std::optional<StudyRatios> ratios_vs(const StudySuite& suite, const StudyFigures
   return head;
 }
 
+/// The suite's final_quality_of figures: per layer the target (the median over that searcher's
+/// seeds of its best at its budget), every searcher's KM median samples to reach it, and the
+/// ratio of that searcher's median to each other's. None without the key.
+std::optional<StudyFinalQuality> final_quality(const StudySetup& setup, const StudyRuns& runs) {
+  const StudySuite& suite = setup.suite;
+  if (suite.final_quality_of.empty()) return std::nullopt;
+  constexpr double kInf = std::numeric_limits<double>::infinity();
+  StudyFinalQuality q;
+  q.of = suite.final_quality_of;
+  const size_t of_budget = static_cast<size_t>(suite.budget_of(q.of));
+  std::vector<double> target;  // absolute cost per layer (+inf: none)
+  for (size_t li = 0; li < setup.layers.size(); ++li) {
+    std::vector<double> finals;
+    for (const Job* j : runs.of(q.of, li))
+      if (j->curve.size() >= of_budget) finals.push_back(j->curve[of_budget - 1]);
+    const double t = finals.empty() ? kInf : core::median(finals);
+    target.push_back(t);
+    q.target_gap.push_back(std::isfinite(t) ? t / runs.references()[li] - 1 : kInf);
+  }
+  for (const auto& k : suite.searchers) {
+    for (size_t li = 0; li < setup.layers.size(); ++li) {
+      std::vector<core::TimeToEvent> d;
+      if (std::isfinite(target[li]))  // the median of finals, so a run that ends there reaches it
+        for (const Job* j : runs.of(k, li))
+          d.push_back(runs.samples_to_cost(*j, target[li] * (1 + 1e-12)));
+      q.samples_to[k].push_back(
+          d.empty() ? core::BootstrapCI{kInf, kInf, kInf}
+                    : km_median_ci(d, setup.boot, "final|" + std::to_string(li) + "|" + k));
+    }
+  }
+  for (const auto& k : suite.searchers) {
+    if (k == q.of) continue;
+    for (size_t li = 0; li < setup.layers.size(); ++li)
+      q.ratio[k].push_back(samples_ratio(q.samples_to[q.of][li].estimate,
+                                         q.samples_to[k][li].estimate,
+                                         static_cast<double>(suite.budget)));
+  }
+  return q;
+}
+
 }  // namespace
 
 StudyFigures study_figures(const StudySetup& setup, const StudyRuns& runs) {
@@ -183,6 +226,7 @@ StudyFigures study_figures(const StudySetup& setup, const StudyRuns& runs) {
     f.searchers[k] = summarize(setup, runs, k, f.cells.at(k));
   f.vs_marl = ratios_vs(setup.suite, f, "marl");
   f.vs_ppo_box = ratios_vs(setup.suite, f, "ppo-box");
+  f.final_quality = final_quality(setup, runs);
   return f;
 }
 

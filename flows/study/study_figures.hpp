@@ -35,6 +35,8 @@ class StudyRuns {
   /// Samples run `j` needed to come within `pct` % of its layer's reference: an event at that
   /// sample or, when it never did, censored at its budget.
   core::TimeToEvent samples_to(const Job& j, double pct) const;
+  /// Samples run `j` needed to reach a cost at or below `target` (censored at its budget).
+  core::TimeToEvent samples_to_cost(const Job& j, double target) const;
   /// A run's best cost after `b` samples relative to the reference (+inf: it stopped earlier).
   double cost_at(const Job& j, int64_t b) const;
   /// Searcher `k`'s values over layers at budget `b` (best / reference per run).

@@ -53,11 +53,7 @@ const char* ratio_kind_name(RatioKind k);
 
 /// Samples-to-target of a searcher over a baseline's on one layer (KM medians, +inf = not
 /// reached within `budget`): a median that is not reached counts as `budget`, making the ratio
-/// a bound.
-struct LayerRatio {
-  double value = 0;                   ///< Ratio or bound (NaN when Unknown).
-  RatioKind kind = RatioKind::Exact;  ///< What the value is.
-};
+/// a bound (LayerRatio, study.hpp).
 LayerRatio samples_ratio(double searcher, double baseline, double budget);
 
 /// The median over layers of per-layer ratios (RatioSummary, study.hpp); layers where neither

@@ -4,10 +4,12 @@
 #include <algorithm>
 #include <filesystem>
 #include <limits>
+#include <stdexcept>
 
 #include "mapwright/support/error.hpp"
 #include "mapwright/frontend/layer_spec.hpp"
 #include "mapwright/support/yaml_util.hpp"
+#include "mapwright/flows/layer_search.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/study.hpp"
 
@@ -34,7 +36,7 @@ StudySuite load_study_suite(const std::string& path) {
   check_keys(root, path, "",
              {"kind", "name", "description", "arch", "objective", "options", "searchers", "seeds",
               "budget", "iso_budgets", "targets_pct", "reference", "bootstrap", "budget_caps",
-              "reward", "layers"});
+              "reward", "layers", "encoding", "final_quality_of"});
   // Ranges: seeds and reference.seed 0 .. 2^62, budget 1 .. 1e8 samples, iso_budgets
   // 1 .. budget, targets_pct (0, 1000), reference.budget_multiplier 0 .. 1000 (0: no sampled
   // reference runs), reference.time_limit_s 0.001 .. 1e6, reference.gap 0 .. 0.5,
@@ -114,6 +116,20 @@ StudySuite load_study_suite(const std::string& path) {
           throw SpecError(path, "searchers", k,
                           "the exact mapper optimizes the surrogate; it cannot take reward: rtl");
   }
+  s.encoding = get_string(root, "encoding", path, "", s.encoding);
+  try {
+    encoding_from_name(s.encoding);
+  } catch (const std::invalid_argument&) {
+    throw SpecError(path, "encoding", s.encoding, "must be compact, raw or gamma");
+  }
+  s.final_quality_of = get_string(root, "final_quality_of", path, "", "");
+  if (!s.final_quality_of.empty() &&
+      std::find(s.searchers.begin(), s.searchers.end(), s.final_quality_of) == s.searchers.end())
+    throw SpecError(path, "final_quality_of", s.final_quality_of,
+                    "is not one of the suite's searchers");
+  if (s.final_quality_of == "exact")
+    throw SpecError(path, "final_quality_of", s.final_quality_of,
+                    "must be a sampling searcher (the exact mapper's answer is the optimum)");
   s.layers = get_list<std::string>(root, "layers", path, true);
   for (const auto& l : s.layers) parse_layer_arg(l, path + ": layers");
   return s;

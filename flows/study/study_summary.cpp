@@ -148,6 +148,8 @@ void settings_json(const StudyResult& r, json& summary) {
   if (suite.rtl_reward)
     summary["reward"] = {{"source", "rtl"}, {"surrogate_warmup", suite.surrogate_warmup}};
   if (!suite.budget_caps.empty()) summary["budget_caps"] = suite.budget_caps;
+  summary["encoding"] = suite.encoding;
+  if (!suite.final_quality_of.empty()) summary["final_quality_of"] = suite.final_quality_of;
   summary["iso_budgets"] = suite.iso_budgets;
   summary["targets_pct"] = suite.targets_pct;
   summary["layer_order"] = r.layers;
@@ -227,6 +229,65 @@ void print_ratios(const StudyResult& r, std::ostream& out) {
   }
 }
 
+/// The text of a ratio with its kind (">= 3.1" for a lower bound, "n/a" when unknown).
+std::string ratio_text(double v, RatioKind kind) {
+  if (!std::isfinite(v)) return "n/a";
+  return std::string(kind == RatioKind::Lower     ? ">= "
+                     : kind == RatioKind::Upper   ? "<= "
+                     : kind == RatioKind::Unknown ? "~ "
+                                                  : "") +
+         fmt_g(v);
+}
+
+/// The lines of the suite's final_quality_of figures.
+void print_final_quality(const StudyResult& r, std::ostream& out) {
+  if (!r.figures.final_quality) return;
+  const StudyFinalQuality& q = *r.figures.final_quality;
+  out << "samples to " << q.of << "'s final quality (per layer the median over its seeds of its "
+      << "best at its budget; KM medians; ratio = " << q.of << "'s samples / the searcher's):\n";
+  for (size_t li = 0; li < r.layers.size(); ++li) {
+    out << "  " << one_line(r.layers[li]).substr(0, 30) << ": target " << pct_text(q.target_gap[li])
+        << " from the optimum;";
+    for (const auto& k : r.suite.searchers) {
+      const core::BootstrapCI& c = q.samples_to.at(k)[li];
+      out << " " << k << " " << samples_text(c.estimate, r.suite, k);
+      if (k != q.of) {
+        const LayerRatio& lr = q.ratio.at(k)[li];
+        out << " (x" << ratio_text(lr.value, lr.kind) << ")";
+      }
+      out << ";";
+    }
+    out << "\n";
+  }
+}
+
+/// study.json's final_quality block.
+json final_quality_json(const StudyResult& r) {
+  const StudyFinalQuality& q = *r.figures.final_quality;
+  json j = {{"of", q.of}, {"layers", json::object()}};
+  for (size_t li = 0; li < r.layers.size(); ++li) {
+    json e = {{"target_gap", finite_or_null(q.target_gap[li])},
+              {"samples_to", json::object()},
+              {"ratio", json::object()}};
+    for (const auto& k : r.suite.searchers) {
+      const core::BootstrapCI& c = q.samples_to.at(k)[li];
+      e["samples_to"][k] = {{"median", finite_or_null(c.estimate)}, {"ci", ci_json(c)}};
+      if (k == q.of) continue;
+      const LayerRatio& lr = q.ratio.at(k)[li];
+      e["ratio"][k] = {{"value", finite_or_null(lr.value)}, {"kind", ratio_kind_name(lr.kind)}};
+    }
+    j["layers"][r.layers[li]] = e;
+  }
+  j["note"] = "target_gap: the median over " + q.of +
+              "'s seeds of its best at its budget, over "
+              "the optimum, minus 1; samples_to: KM median over seeds (null/inf: not reached) "
+              "with its bootstrap interval; ratio: " +
+              q.of +
+              "'s samples / the searcher's "
+              "(> 1: the searcher needs fewer), a bound when one median is not reached";
+  return j;
+}
+
 }  // namespace
 
 void print_study(const StudyResult& r, std::ostream& out) {
@@ -253,6 +314,7 @@ void print_study(const StudyResult& r, std::ostream& out) {
   out << "per searcher (" << conf << " bootstrap intervals, seeds resampled within each layer):\n";
   print_searchers(r, out);
   print_ratios(r, out);
+  print_final_quality(r, out);
   out << "sampled runs that beat the exact mapper: " << r.figures.beat_exact_total() << "\n";
   out << "written to " << r.dir.string()
       << " (study.html, runs.csv, summary.csv, searchers.csv, study.json, curves/, plots/"
@@ -288,6 +350,7 @@ json study_summary_json(const StudyResult& r) {
   summary["efficiency"] = efficiency_json(r.suite, f);
   summary["vs_marl"] = ratios_json(r.suite, f.vs_marl, "marl");
   summary["vs_ppo_box"] = ratios_json(r.suite, f.vs_ppo_box, "ppo-box");
+  if (r.figures.final_quality) summary["final_quality"] = final_quality_json(r);
   summary["note"] = kNote;
   summary["runs_from_earlier_sessions"] = r.runs_from_earlier_sessions;
   return summary;

@@ -62,6 +62,14 @@ nlohmann::json problem_json(const Problem& problem) {
 }
 
 std::vector<double> RewardNormalizer::rewards(const std::vector<Outcome>& outcomes) {
+  if (form_.inverse) {
+    std::vector<double> r(outcomes.size(), 0.0);
+    for (size_t i = 0; i < outcomes.size(); ++i) {
+      r[i] = outcomes[i].valid ? 1.0 / (outcomes[i].cost * form_.scale) : form_.invalid_reward;
+      if (outcomes[i].repeat) r[i] -= repeat_penalty_;
+    }
+    return r;
+  }
   if (!has_ref_) {
     std::vector<double> costs;
     for (const auto& o : outcomes)

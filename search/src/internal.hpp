@@ -50,11 +50,22 @@ nlohmann::json problem_json(const Problem& problem);
 /// r = log(ref / cost) with ref the median valid cost of the first batch that has a valid
 /// outcome; an invalid outcome gets (worst valid reward seen so far) - penalty, or -penalty
 /// before any valid outcome.
+/// With the "inverse" form (ArchGym's MAESTRO environment) instead: r = 1 / (cost * scale), an
+/// invalid outcome `invalid_reward`, with no reference and no normalization.
+struct RewardForm {
+  bool inverse = false;        ///< "inverse" (else "log").
+  double scale = 10.0;         ///< Cost multiplier of the inverse form.
+  double invalid_reward = -1;  ///< The inverse form's reward of an invalid outcome.
+  /// The form an options section names (reward, inverse_scale, invalid_reward).
+  static RewardForm of(const std::string& reward, double scale, double invalid_reward) {
+    return {reward == "inverse", scale, invalid_reward};
+  }
+};
 class RewardNormalizer {
  public:
   /// `repeat_penalty` is subtracted from the reward of an outcome marked as a repeat.
-  explicit RewardNormalizer(double penalty, double repeat_penalty = 0)
-      : penalty_(penalty), repeat_penalty_(repeat_penalty) {}
+  explicit RewardNormalizer(double penalty, double repeat_penalty = 0, RewardForm form = {})
+      : penalty_(penalty), repeat_penalty_(repeat_penalty), form_(form) {}
   /// Rewards of one batch, in order. Updates the reference and the worst reward seen.
   std::vector<double> rewards(const std::vector<Outcome>& outcomes);
   bool has_reference() const { return has_ref_; }  ///< True once ref is set.
@@ -63,6 +74,7 @@ class RewardNormalizer {
  private:
   double penalty_;           ///< Invalid penalty in log units.
   double repeat_penalty_;    ///< Repeat penalty in log units.
+  RewardForm form_;          ///< log (normalized) or inverse (ArchGym).
   bool has_ref_ = false;     ///< Reference set.
   double ref_ = 1.0;         ///< Reference cost.
   double worst_ = 0.0;       ///< Lowest valid reward seen (0 before any).

@@ -30,7 +30,9 @@ class MarlSearcher final : public Searcher {
         options_(options),
         seed_(seed),
         rng_(seed),
-        rewards_(options.learner.invalid_penalty, options.learner.repeat_penalty),
+        rewards_(options.learner.invalid_penalty, options.learner.repeat_penalty,
+                 RewardForm::of(options.learner.reward, options.learner.inverse_scale,
+                                options.learner.invalid_reward)),
         critic_(problem, options.critic_bins, options.critic_ridge) {
     if (options.credit == "counterfactual" && options.critic == "joint")
       joint_critic_ = std::make_unique<JointCritic>(problem, options.critic_bins,

@@ -66,10 +66,17 @@ class MapReader {
 
 void read_learner(const YAML::Node& n, const std::string& where, const std::string& prefix,
                   LearnerOptions& o) {
-  MapReader r(n, where, prefix,
-              {"algorithm", "lr", "batch", "epochs", "clip", "entropy_coef", "value_coef",
-               "max_grad_norm", "hidden", "layers", "ordinal_basis", "autoregressive", "advantage",
-               "invalid_penalty", "elite", "imitation_coef", "repeat_penalty", "value_norm"});
+  MapReader r(n, where, prefix, {"algorithm",      "lr",
+                                 "batch",          "epochs",
+                                 "clip",           "entropy_coef",
+                                 "value_coef",     "max_grad_norm",
+                                 "hidden",         "layers",
+                                 "ordinal_basis",  "autoregressive",
+                                 "advantage",      "invalid_penalty",
+                                 "elite",          "imitation_coef",
+                                 "repeat_penalty", "value_norm",
+                                 "reward",         "inverse_scale",
+                                 "invalid_reward"});
   r.get("algorithm", o.algorithm);
   r.get("lr", o.lr);
   r.get("batch", o.batch);
@@ -88,6 +95,9 @@ void read_learner(const YAML::Node& n, const std::string& where, const std::stri
   r.get("imitation_coef", o.imitation_coef);
   r.get("repeat_penalty", o.repeat_penalty);
   r.get("value_norm", o.value_norm);
+  r.get("reward", o.reward);
+  r.get("inverse_scale", o.inverse_scale);
+  r.get("invalid_reward", o.invalid_reward);
 }
 
 void read_clustering(const YAML::Node& n, const std::string& where, const std::string& prefix,
@@ -134,10 +144,11 @@ SearchOptions read_top(const YAML::Node& root, const std::string& where) {
   }
   if (auto n = top.sub("ppo")) read_learner(n, where, "ppo", o.ppo);
   if (auto n = top.sub("ppo_box")) {
-    MapReader r(n, where, "ppo_box",
-                {"lr", "batch", "epochs", "minibatches", "clip", "entropy_coef", "value_coef",
-                 "max_grad_norm", "adam_epsilon", "hidden", "layers", "init_std", "min_std",
-                 "normalize_advantage", "invalid_penalty"});
+    MapReader r(
+        n, where, "ppo_box",
+        {"lr", "batch", "epochs", "minibatches", "clip", "entropy_coef", "value_coef",
+         "max_grad_norm", "adam_epsilon", "hidden", "layers", "init_std", "min_std",
+         "normalize_advantage", "invalid_penalty", "reward", "inverse_scale", "invalid_reward"});
     auto& b = o.ppo_box;
     r.get("lr", b.lr);
     r.get("batch", b.batch);
@@ -154,6 +165,9 @@ SearchOptions read_top(const YAML::Node& root, const std::string& where) {
     r.get("min_std", b.min_std);
     r.get("normalize_advantage", b.normalize_advantage);
     r.get("invalid_penalty", b.invalid_penalty);
+    r.get("reward", b.reward);
+    r.get("inverse_scale", b.inverse_scale);
+    r.get("invalid_reward", b.invalid_reward);
   }
   if (auto n = top.sub("marl")) {
     MapReader r(n, where, "marl",
@@ -226,6 +240,15 @@ void check_enum(const std::string& where, const std::string& key, const std::str
   fail(where, key, v, "expected one of: " + join(allowed));
 }
 
+/// The reward form of an RL searcher: "log" or "inverse", a positive scale, a finite reward.
+void check_reward_form(const std::string& where, const std::string& p, const std::string& form,
+                       double scale, double invalid_reward) {
+  check_enum(where, p + ".reward", form, {"log", "inverse"});
+  check_positive(where, p + ".inverse_scale", scale);
+  if (!std::isfinite(invalid_reward))
+    fail(where, p + ".invalid_reward", text(invalid_reward), "expected a finite number");
+}
+
 void validate_learner(const LearnerOptions& o, const std::string& where, const std::string& p) {
   check_enum(where, p + ".algorithm", o.algorithm, {"ppo", "reinforce"});
   check_positive(where, p + ".lr", o.lr);
@@ -243,6 +266,7 @@ void validate_learner(const LearnerOptions& o, const std::string& where, const s
   check_int(where, p + ".elite", o.elite, 0, 1000000);
   check_nonneg(where, p + ".imitation_coef", o.imitation_coef);
   check_nonneg(where, p + ".repeat_penalty", o.repeat_penalty);
+  check_reward_form(where, p, o.reward, o.inverse_scale, o.invalid_reward);
 }
 
 }  // namespace
@@ -287,6 +311,7 @@ void validate_options(const SearchOptions& o, const std::string& where) {
     fail(where, "ppo_box.init_std", text(b.init_std),
          "expected more than ppo_box.min_std (" + text(b.min_std) + ")");
   check_positive(where, "ppo_box.invalid_penalty", b.invalid_penalty);
+  check_reward_form(where, "ppo_box", b.reward, b.inverse_scale, b.invalid_reward);
   check_int(where, "marl.initial_samples", o.marl.initial_samples, 8, 10000000);
   check_int(where, "marl.critic_bins", o.marl.critic_bins, 1, 1000000);
   check_int(where, "marl.recluster_at", o.marl.recluster_at, 0, 1000000000);
@@ -360,7 +385,10 @@ nlohmann::json to_json(const LearnerOptions& o) {
           {"elite", o.elite},
           {"imitation_coef", o.imitation_coef},
           {"repeat_penalty", o.repeat_penalty},
-          {"value_norm", o.value_norm}};
+          {"value_norm", o.value_norm},
+          {"reward", o.reward},
+          {"inverse_scale", o.inverse_scale},
+          {"invalid_reward", o.invalid_reward}};
 }
 
 nlohmann::json to_json(const PpoBoxOptions& o) {
@@ -378,7 +406,10 @@ nlohmann::json to_json(const PpoBoxOptions& o) {
           {"init_std", o.init_std},
           {"min_std", o.min_std},
           {"normalize_advantage", o.normalize_advantage},
-          {"invalid_penalty", o.invalid_penalty}};
+          {"invalid_penalty", o.invalid_penalty},
+          {"reward", o.reward},
+          {"inverse_scale", o.inverse_scale},
+          {"invalid_reward", o.invalid_reward}};
 }
 
 nlohmann::json to_json(const BoOptions& o) {

@@ -11,7 +11,9 @@ class PpoSearcher final : public PolicySearcher<PpoOptions> {
  public:
   PpoSearcher(const Problem& problem, const PpoOptions& options, uint64_t seed)
       : PolicySearcher(problem, options, seed,
-                       RewardNormalizer(options.invalid_penalty, options.repeat_penalty)),
+                       RewardNormalizer(options.invalid_penalty, options.repeat_penalty,
+                                        RewardForm::of(options.reward, options.inverse_scale,
+                                                       options.invalid_reward))),
         learner_(heads(problem), options, torch_seed_) {}
 
   std::vector<Point> ask(int n) override {

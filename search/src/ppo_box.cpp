@@ -117,7 +117,10 @@ torch::Tensor gaussian_log_prob(const torch::Tensor& u, const torch::Tensor& mu,
 class PpoBoxSearcher final : public PolicySearcher<PpoBoxOptions> {
  public:
   PpoBoxSearcher(const Problem& problem, const PpoBoxOptions& options, uint64_t seed)
-      : PolicySearcher(problem, options, seed, RewardNormalizer(options.invalid_penalty)),
+      : PolicySearcher(problem, options, seed,
+                       RewardNormalizer(options.invalid_penalty, 0,
+                                        RewardForm::of(options.reward, options.inverse_scale,
+                                                       options.invalid_reward))),
         init_rng_(torch_seed_) {
     torch::set_num_threads(1);
     net_ = BoxPolicy(static_cast<int64_t>(problem.params.size()), options, init_rng_);

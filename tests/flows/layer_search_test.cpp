@@ -105,3 +105,38 @@ TEST(LayerSearch, ABestScoredFromRtlMetricsReportsThem) {
   EXPECT_EQ(ls.metrics.energy_pj, 1);
   EXPECT_TRUE(ls.reward["best_from_rtl"].get<bool>());
 }
+
+// The gamma encoding (the paper's setting): a vector that names no mapping of the array is an
+// invalid sample of kind "encoding" that the evaluator never sees; every distinct vector is a
+// sample, even when two name one mapping; every sample is observed in order, and the best
+// decodes to a mapping the surrogate scores at the best cost.
+TEST(LayerSearch, GammaVectorsThatNameNoMappingAreEncodingFailures) {
+  Fixture f;
+  f.request.encoding = flows::Encoding::Gamma;
+  f.request.budget = 400;
+  LoggingEvaluator ev(f.request, -1);
+  std::vector<int64_t> observed;
+  int64_t unmapped = 0;
+  const flows::LayerSearch ls =
+      flows::search_layer(f.request, ev, {{}, [&](const flows::SampleSeen& s) {
+                                            observed.push_back(s.sample);
+                                            if (s.metrics->invalid == core::InvalidKind::Encoding) {
+                                              ++unmapped;
+                                              EXPECT_FALSE(s.outcome->valid);
+                                              EXPECT_FALSE(s.metrics->reason.empty());
+                                            }
+                                          }});
+  EXPECT_EQ(ls.searcher["encoding"], "gamma");
+  EXPECT_EQ(ls.result.samples, 400);
+  ASSERT_EQ(static_cast<int64_t>(observed.size()), 400);
+  for (size_t i = 0; i < observed.size(); ++i) EXPECT_EQ(observed[i], static_cast<int64_t>(i));
+  EXPECT_GT(unmapped, 0);
+  EXPECT_EQ(ls.result.failures.at("encoding"), unmapped);
+  EXPECT_EQ(static_cast<int64_t>(ev.samples.size()), 400 - unmapped);  // the rest were scored
+  ASSERT_TRUE(ls.result.found);
+  EXPECT_EQ(f.objective.cost(model::Surrogate().evaluate(f.layer, f.arch, ls.best)),
+            ls.result.best_cost);
+  EXPECT_TRUE(ls.best.db_input && ls.best.db_weight && ls.best.db_accum);
+  EXPECT_EQ(flows::encoding_from_name("gamma"), flows::Encoding::Gamma);
+  EXPECT_THROW(flows::encoding_from_name("maestro"), std::invalid_argument);
+}

@@ -384,6 +384,70 @@ TEST(Study, AppResultIsWhatStudyJsonReports) {
   fs::remove_all(dir);
 }
 
+// Every shipped mapping-study suite loads (the co-design suites have their own loader and
+// tests), and every options file a suite names exists.
+TEST(StudySuite, EveryShippedSuiteLoads) {
+  const fs::path src = MAPWRIGHT_SOURCE_DIR;
+  int suites = 0;
+  for (const auto& e : fs::directory_iterator(src / "configs" / "studies")) {
+    if (e.path().extension() != ".yaml") continue;
+    if (mapwright::test_files::read_file(e.path()).find("kind: codesign") != std::string::npos)
+      continue;
+    flows::StudySuite s;
+    ASSERT_NO_THROW(s = flows::load_study_suite(e.path().string())) << e.path();
+    if (!s.options_file.empty()) EXPECT_TRUE(fs::exists(src / s.options_file)) << e.path();
+    ++suites;
+  }
+  EXPECT_GE(suites, 10);
+}
+
+// encoding: gamma runs the samplers over ArchGym's 17 GAMMA parameters (random vectors mostly
+// name no mapping: invalid samples), and final_quality_of: random sets each layer's target at the
+// median over random's seeds of its best at the budget; every searcher's samples to reach it
+// and random's over theirs are reported, and bad values of both keys are refused.
+TEST(Study, GammaEncodingAndFinalQualityTarget_bad) {
+  const fs::path dir = mapwright::test_files::fresh_path("study_gamma");
+  fs::create_directories(dir);
+  const std::string head =
+      "name: g\narch: small4\nsearchers: [random, ga]\nseeds: [1, 2, 3]\n"
+      "budget: 300\niso_budgets: [300]\n"
+      "layers: ['conv:K=8,C=8,H=6,W=6,R=3,S=3,pad=1']\n";
+  expect_refused(
+      dir, head,
+      {{"encoding: maestro\n", "encoding"}, {"final_quality_of: sa\n", "final_quality_of"}});
+  std::ofstream(dir / "s.yaml") << head << "encoding: gamma\nfinal_quality_of: random\n";
+  flows::StudyOptions o;
+  o.suite = (dir / "s.yaml").string();
+  o.out_dir = (dir / "out").string();
+  o.jobs = 1;
+  flows::StudyApp app(o, flows::load_study_suite(o.suite));
+  const flows::StudyResult r = app.run();
+  const json s = json::parse(mapwright::test_files::read_file(dir / "out" / "study.json"));
+  EXPECT_EQ(s["encoding"], "gamma");
+  const flows::StudySearcherSummary& rnd = r.figures.searchers.at("random");
+  EXPECT_GT(rnd.invalid, rnd.samples / 4) << "random GAMMA vectors are mostly invalid";
+  EXPECT_LT(rnd.invalid, rnd.samples);
+  ASSERT_TRUE(r.figures.final_quality.has_value());
+  const flows::StudyFinalQuality& q = *r.figures.final_quality;
+  EXPECT_EQ(q.of, "random");
+  ASSERT_EQ(q.target_gap.size(), 1u);
+  EXPECT_GE(q.target_gap[0], 0.0);
+  // Two of random's three runs end at or below the median of their finals: its KM median is
+  // reached within the budget.
+  EXPECT_LE(q.samples_to.at("random")[0].estimate, 300.0);
+  const json& e = s["final_quality"]["layers"][r.layers[0]];
+  EXPECT_EQ(e["target_gap"].get<double>(), q.target_gap[0]);
+  EXPECT_EQ(e["samples_to"]["random"]["median"].get<double>(),
+            q.samples_to.at("random")[0].estimate);
+  EXPECT_TRUE(e["ratio"].contains("ga"));
+  EXPECT_FALSE(e["ratio"].contains("random"));
+  std::ostringstream table;
+  flows::print_study(r, table);
+  EXPECT_NE(table.str().find("samples to random's final quality"), std::string::npos)
+      << table.str();
+  fs::remove_all(dir);
+}
+
 #ifdef MAPWRIGHT_HAVE_RTL
 // reward: rtl: the searchers' samples after the warm-up are simulated (the study records the
 // reward; every run finishes); the exact mapper cannot take it.

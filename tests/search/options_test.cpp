@@ -113,6 +113,15 @@ TEST(SearchOptionsBad, OutOfRangeAndBadEnumerations) {
             "random, single");
   EXPECT_EQ(error_of([] { parse_search_options("marl: {learner: {algorithm: a2c}}\n", "o.yaml"); }),
             "o.yaml: key 'marl.learner.algorithm' = 'a2c': expected one of: ppo, reinforce");
+  EXPECT_EQ(error_of([] { parse_search_options("ppo_box: {reward: exp}\n", "o.yaml"); }),
+            "o.yaml: key 'ppo_box.reward' = 'exp': expected one of: log, inverse");
+  EXPECT_EQ(
+      error_of([] { parse_search_options("marl: {learner: {inverse_scale: 0}}\n", "o.yaml"); }),
+      "o.yaml: key 'marl.learner.inverse_scale' = '0': expected a number > 0");
+  EXPECT_EQ(error_of([] {
+              parse_search_options("ppo: {reward: inverse, invalid_reward: x}\n", "o.yaml");
+            }).find("ppo.invalid_reward"),
+            0u + std::string("o.yaml: key '").size());
 }
 
 TEST(SearchOptionsBad, StrictLayerDefectClasses) {

@@ -39,7 +39,8 @@ enum class InvalidKind {
   AccumOverflow,
   Dataflow,
   Descriptor,
-  AccumBanks
+  AccumBanks,
+  Encoding  ///< A search encoding's point names no mapping of the array (GammaSpace).
 };
 const char* invalid_kind_name(InvalidKind k);
 /// The kind named by invalid_kind_name; an unknown name is InvalidKind::None.

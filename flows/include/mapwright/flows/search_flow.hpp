@@ -31,6 +31,7 @@ struct SearchCliOptions {
   bool json = false;              ///< One JSON object on stdout.
   bool progress = true;           ///< Progress on stderr when it is a terminal.
   std::string reward = "surrogate";  ///< --reward: surrogate | rtl.
+  std::string encoding = "compact";  ///< --encoding: compact | raw | gamma (sampling searchers).
   int64_t surrogate_warmup = 0;      ///< --surrogate-warmup: surrogate-scored samples before RTL.
   rtlpool::SimLimits sim_limits;     ///< --sim-max-*: per-simulation limits with --reward rtl.
   int jobs = 0;                      ///< --jobs: RTL worker processes (0 = number of cores).

@@ -65,6 +65,12 @@ struct StudySuite {
     const auto it = budget_caps.find(searcher);
     return it == budget_caps.end() ? budget : std::min(budget, it->second);
   }
+  /// The sampling searchers' encoding (key encoding: compact, raw or gamma; layer_search.hpp).
+  std::string encoding = "compact";
+  /// Key final_quality_of: a searcher whose final quality is a second target: per layer, the
+  /// median over its seeds of its best at its budget; every searcher's samples to reach it, and
+  /// the ratio (its samples / theirs), as the paper's "N x fewer samples" ("" = none).
+  std::string final_quality_of;
   int bootstrap_resamples = 2000;      ///< Bootstrap replicates per interval.
   double bootstrap_confidence = 0.95;  ///< Coverage of the bootstrap intervals.
   uint64_t bootstrap_seed = 1;         ///< Base seed of every bootstrap (recorded in study.json).
@@ -94,6 +100,13 @@ enum class RatioKind {
   Lower,    ///< The searcher's was not reached: the true ratio is above the value.
   Upper,    ///< The baseline's was not reached: the true ratio is below the value.
   Unknown,  ///< Neither reached (a single layer), or bounds both ways (a median over layers).
+};
+
+/// A ratio of samples-to-target on one layer, or the bound it is (study_stats.hpp's
+/// samples_ratio).
+struct LayerRatio {
+  double value = 0;                   ///< Ratio or bound (NaN when Unknown).
+  RatioKind kind = RatioKind::Exact;  ///< What the value is.
 };
 
 /// The median over layers of per-layer ratios; layers where neither median was reached are
@@ -147,6 +160,18 @@ struct StudyBaselineRatio {
 /// Every other searcher of the suite against one baseline, by searcher kind.
 using StudyRatios = std::map<std::string, StudyBaselineRatio>;
 
+/// Samples to reach one searcher's final quality (suite key final_quality_of).
+struct StudyFinalQuality {
+  std::string of;                  ///< The searcher whose final quality is the target.
+  std::vector<double> target_gap;  ///< Per layer: its median best at its budget / optimum - 1.
+  /// [searcher][layer]: KM median samples to reach the target, with its bootstrap interval.
+  std::map<std::string, std::vector<core::BootstrapCI>> samples_to;
+  /// [searcher][layer]: `of`'s KM median over the searcher's (> 1: the searcher needs fewer
+  /// samples), a bound when one of the two medians is not reached (samples_ratio's kinds, with
+  /// the roles swapped: the ratio is of / searcher).
+  std::map<std::string, std::vector<LayerRatio>> ratio;
+};
+
 /// Everything a study computes from its runs.
 struct StudyFigures {
   /// Per layer: the reference cost, the exact mapper's optimum or, should a finished sampled
@@ -157,6 +182,8 @@ struct StudyFigures {
   std::map<std::string, StudySearcherSummary> searchers;  ///< Per searcher, over all layers.
   std::optional<StudyRatios> vs_marl;     ///< Against marl (none: the suite has no marl).
   std::optional<StudyRatios> vs_ppo_box;  ///< Against ppo-box (none: no ppo-box).
+  /// The suite's final_quality_of figures (none: the suite has no such key).
+  std::optional<StudyFinalQuality> final_quality;
   /// Finished sampled runs that beat the exact mapper, over all layers.
   int beat_exact_total() const {
     int n = 0;

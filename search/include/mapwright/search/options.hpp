@@ -72,6 +72,15 @@ struct LearnerOptions {
                                      ///< (log-cost units, >= 0; 0 = repeats are rewarded as
                                      ///< their first evaluation was). Chosen among 0, 0.5 and 2
                                      ///< on ResNet-18 and BERT layers (docs/study.md).
+  std::string reward = "log";        ///< Cost -> reward: "log" (log(ref / cost), invalid the
+                                     ///< worst seen minus invalid_penalty; ours) or "inverse"
+                                     ///< (ArchGym's MAESTRO env: 1 / (cost * inverse_scale),
+                                     ///< invalid invalid_reward; docs/study.md "The paper's
+                                     ///< setting").
+  double inverse_scale = 10.0;       ///< "inverse": cost multiplier (10 turns an EDP in pJ x
+                                     ///< cycles into ArchGym's nJ x cycles x 1e4).
+  double invalid_reward = -1.0;      ///< "inverse": the reward of an invalid point (ArchGym:
+                                     ///< -1 for EDP, about 1e-20 for latency).
   bool value_norm = false;           ///< Value normalization (MAPPO's ValueNorm): the value
                                      ///< head learns the reward standardized by the running
                                      ///< mean and standard deviation of every reward seen, so
@@ -109,6 +118,15 @@ struct PpoBoxOptions {
                                     ///< (Acme PPOConfig.normalize_advantage, from Acme's
                                     ///< source, not the research notes; no centring, as ppo).
   double invalid_penalty = 1.0;     ///< Reward of an invalid point, as in ppo (log-cost units).
+  std::string reward = "log";       ///< Cost -> reward: "log" (log(ref / cost), invalid the
+                                    ///< worst seen minus invalid_penalty; ours) or "inverse"
+                                    ///< (ArchGym's MAESTRO env: 1 / (cost * inverse_scale),
+                                    ///< invalid invalid_reward; docs/study.md "The paper's
+                                    ///< setting").
+  double inverse_scale = 10.0;      ///< "inverse": cost multiplier (10 turns an EDP in pJ x
+                                    ///< cycles into ArchGym's nJ x cycles x 1e4).
+  double invalid_reward = -1.0;     ///< "inverse": the reward of an invalid point (ArchGym:
+                                    ///< -1 for EDP, about 1e-20 for latency).
 };
 
 /// Bayesian-optimization-style baseline (searcher kind "bo"): dlib's global_function_search
