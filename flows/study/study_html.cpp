@@ -229,6 +229,48 @@ void ratio_table(std::ostream& h, const View& v) {
        "in, ~ when both did; layers where neither reached it are left out.</p>\n";
 }
 
+/// The suite's final_quality_of figures: per layer the target and every searcher's samples to
+/// reach it, with the ratio (the target searcher's samples over theirs). Nothing without them.
+void final_quality_table(std::ostream& h, const View& v) {
+  if (!v.s.contains("final_quality")) return;
+  const json& fq = v.s["final_quality"];
+  const std::string of = fq.value("of", "");
+  h << "<h2>Samples to " << html_escape(of) << "'s final quality</h2>\n<table><tr><th "
+    << "class=\"l\">layer</th><th>target (gap)</th>";
+  for (const auto& k : v.searchers) h << "<th>" << html_escape(k) << "</th>";
+  h << "</tr>\n";
+  for (const auto& l : v.layers) {
+    if (!fq["layers"].contains(l)) continue;
+    const json& e = fq["layers"][l];
+    h << "<tr><td class=\"l\">" << html_escape(l) << "</td><td>" << pct(num(e["target_gap"], kInf))
+      << "</td>";
+    for (const auto& k : v.searchers) {
+      const json& c = e["samples_to"][k];
+      h << "<td>" << samples(num(c["median"], kInf), v.budget_of(k)) << " <small>["
+        << samples(num(c["ci"][0], kInf), v.budget_of(k)) << ", "
+        << samples(num(c["ci"][1], kInf), v.budget_of(k)) << "]</small>";
+      if (e["ratio"].contains(k)) {
+        const json& r = e["ratio"][k];
+        const std::string kind = r.value("kind", "exact");
+        h << "<br>&times;"
+          << (kind == "lower_bound"   ? "&ge;&nbsp;"
+              : kind == "upper_bound" ? "&le;&nbsp;"
+              : kind == "unknown"     ? "~&nbsp;"
+                                      : "")
+          << (r["value"].is_number() ? fmt_g(r["value"].get<double>()) : "&ndash;");
+      }
+      h << "</td>";
+    }
+    h << "</tr>\n";
+  }
+  h << "</table>\n<p class=\"note\">The target of a layer is the median over " << html_escape(of)
+    << "'s seeds of its best at its budget (its gap to the optimum in the "
+    << "second column). Each cell: the Kaplan-Meier median over seeds of the samples to reach "
+    << "it, with its " << v.conf << " bootstrap interval, and &times; " << html_escape(of)
+    << "'s median over it (above 1 the searcher needs fewer samples; "
+    << "&ge;/&le; when one of the two is not reached, counted at the budget).</p>\n";
+}
+
 /// The gap to the optimum at every iso budget, with intervals, and its plot.
 void gap_section(std::ostream& h, const View& v, const std::string& svg) {
   const json& gaps = v.s["gap_to_optimum"];
@@ -366,6 +408,7 @@ std::string render_study_html(const StudyPage& page) {
   head(h, v);
   efficiency_table(h, v);
   ratio_table(h, v);
+  final_quality_table(h, v);
   gap_section(h, v, page.gap_svg);
   h << "<h2>Samples to target per layer</h2>\n";
   layer_tables(h, v);

@@ -8,10 +8,8 @@
 
 namespace mapwright::core {
 
-const std::array<Dim, 6> GammaSpace::kLevelDims = {Dim::S, Dim::R, Dim::K,
-                                                   Dim::C, Dim::Q, Dim::P};
-const std::array<Dim, 6> GammaSpace::kOrderDims = {Dim::K, Dim::C, Dim::P,
-                                                   Dim::Q, Dim::R, Dim::S};
+const std::array<Dim, 6> GammaSpace::kLevelDims = {Dim::S, Dim::R, Dim::K, Dim::C, Dim::Q, Dim::P};
+const std::array<Dim, 6> GammaSpace::kOrderDims = {Dim::K, Dim::C, Dim::P, Dim::Q, Dim::R, Dim::S};
 const std::array<Dim, 4> GammaSpace::kParDims = {Dim::K, Dim::C, Dim::Q, Dim::P};
 
 namespace {
@@ -137,9 +135,8 @@ GammaDecoded GammaSpace::decode(const ParamVector& v) const {
   for (Dim d : kLevelDims) {
     const long long inner = l1[static_cast<int>(d)], outer_tile = m.tile_of(d);
     if (inner > outer_tile) {
-      out.invalid = std::string("l1 tile of ") + gamma_dim_name(d) + " (" +
-                    std::to_string(inner) + ") exceeds its l2 tile (" +
-                    std::to_string(outer_tile) + ")";
+      out.invalid = std::string("l1 tile of ") + gamma_dim_name(d) + " (" + std::to_string(inner) +
+                    ") exceeds its l2 tile (" + std::to_string(outer_tile) + ")";
       return out;
     }
   }

@@ -445,6 +445,8 @@ TEST(Study, GammaEncodingAndFinalQualityTarget_bad) {
   flows::print_study(r, table);
   EXPECT_NE(table.str().find("samples to random's final quality"), std::string::npos)
       << table.str();
+  const std::string page = mapwright::test_files::read_file(dir / "out" / "study.html");
+  EXPECT_NE(page.find("Samples to random's final quality"), std::string::npos);
   fs::remove_all(dir);
 }
 

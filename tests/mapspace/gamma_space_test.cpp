@@ -32,10 +32,14 @@ bool reference_pair(int a, int b, Dataflow* df, Dim* row, Dim* col) {
   if (s.size() != 2) return false;
   const bool k = s.count(Dim::K), c = s.count(Dim::C);
   const Dim pix = s.count(Dim::P) ? Dim::P : Dim::Q;
-  if (k && c) *df = Dataflow::WS, *row = Dim::C, *col = Dim::K;
-  else if (k && (s.count(Dim::P) || s.count(Dim::Q))) *df = Dataflow::OS, *row = pix, *col = Dim::K;
-  else if (c && (s.count(Dim::P) || s.count(Dim::Q))) *df = Dataflow::IS, *row = Dim::C, *col = pix;
-  else return false;
+  if (k && c)
+    *df = Dataflow::WS, *row = Dim::C, *col = Dim::K;
+  else if (k && (s.count(Dim::P) || s.count(Dim::Q)))
+    *df = Dataflow::OS, *row = pix, *col = Dim::K;
+  else if (c && (s.count(Dim::P) || s.count(Dim::Q)))
+    *df = Dataflow::IS, *row = Dim::C, *col = pix;
+  else
+    return false;
   return true;
 }
 
@@ -59,8 +63,8 @@ TEST(GammaSpace, SeventeenParametersInGenomeOrder) {
   const Arch a = load_arch("default");
   const GammaSpace space(l, a);
   ASSERT_EQ(space.params().size(), 17u);
-  const char* names[] = {"seed_l2", "par_l2", "s_l2", "r_l2", "k_l2",    "c_l2",
-                         "x_l2",    "y_l2",   "par_l1", "s_l1", "r_l1",  "k_l1",
+  const char* names[] = {"seed_l2", "par_l2", "s_l2",   "r_l2",    "k_l2",  "c_l2",
+                         "x_l2",    "y_l2",   "par_l1", "s_l1",    "r_l1",  "k_l1",
                          "c_l1",    "x_l1",   "y_l1",   "seed_l1", "num_pe"};
   const long long card[] = {720, 4, 3, 3, 64, 32, 28, 28, 4, 3, 3, 64, 32, 28, 28, 720, 256};
   double expect = 0;
@@ -111,13 +115,14 @@ TEST(GammaSpace, DecodeFollowsTheRulesOnRandomVectors) {
     const auto outer = gamma_order_from_index(v[GammaSpace::kSeedL2]);
     EXPECT_TRUE(std::equal(outer.begin(), outer.end(), m.order.begin() + 1));
     const auto inner = gamma_order_from_index(v[GammaSpace::kSeedL1]);
-    const bool rows_first = std::find(inner.begin(), inner.end(), row) <
-                            std::find(inner.begin(), inner.end(), col);
+    const bool rows_first =
+        std::find(inner.begin(), inner.end(), row) < std::find(inner.begin(), inner.end(), col);
     EXPECT_EQ(m.fold_order, rows_first ? FoldOrder::RowsOuter : FoldOrder::ColsOuter);
     EXPECT_TRUE(m.db_input && m.db_weight && m.db_accum);
     EXPECT_NO_THROW(check_mapping(m, l, a, "gamma"));
     ParamVector w = v;
-    w[GammaSpace::kNumPe] = (v[GammaSpace::kNumPe] + 5) % space.params()[GammaSpace::kNumPe].cardinality;
+    w[GammaSpace::kNumPe] =
+        (v[GammaSpace::kNumPe] + 5) % space.params()[GammaSpace::kNumPe].cardinality;
     EXPECT_EQ(space.decode(w).mapping, m);
   }
   // Both outcomes and every dataflow occur, and the invalid vectors name several reasons.
@@ -147,8 +152,8 @@ TEST(GammaSpace, EveryNameableMappingIsNamed) {
                   for (long long x1 = 0; x1 <= x2; ++x1)
                     for (long long y1 = 0; y1 <= y2; ++y1)
                       for (long long s1 : {0LL, 1LL}) {  // K before C / C before K, etc.
-                        v = {0, pl2, 0, 0, k2, c2, x2, y2, pl1, 0, 0, k1, c1, x1, y1, s1 ? 719 : 0,
-                             3};
+                        v = {0, pl2, 0,  0,  k2, c2, x2,           y2, pl1,
+                             0, 0,   k1, c1, x1, y1, s1 ? 719 : 0, 3};
                         const GammaDecoded d = space.decode(v);
                         if (d.invalid.empty()) named.insert(mapping_to_yaml(d.mapping));
                       }
