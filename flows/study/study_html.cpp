@@ -81,6 +81,13 @@ std::string ratio_text(const json& e) {
   return s.str();
 }
 
+/// A ratio to 3 significant digits.
+std::string sig3(double x) {
+  std::ostringstream o;
+  o << std::setprecision(3) << x;
+  return o.str();
+}
+
 /// "5pct" for 5.
 std::string pct_key(double t) {
   return std::to_string(static_cast<int>(t)) + "pct";
@@ -257,7 +264,7 @@ void final_quality_table(std::ostream& h, const View& v) {
               : kind == "upper_bound" ? "&le;&nbsp;"
               : kind == "unknown"     ? "~&nbsp;"
                                       : "")
-          << (r["value"].is_number() ? fmt_g(r["value"].get<double>()) : "&ndash;");
+          << (r["value"].is_number() ? sig3(r["value"].get<double>()) : "&ndash;");
       }
       h << "</td>";
     }

@@ -229,14 +229,17 @@ void print_ratios(const StudyResult& r, std::ostream& out) {
   }
 }
 
-/// The text of a ratio with its kind (">= 3.1" for a lower bound, "n/a" when unknown).
+/// The text of a ratio with its kind, 3 significant digits (">= 3.1" for a lower bound, "n/a"
+/// when unknown).
 std::string ratio_text(double v, RatioKind kind) {
   if (!std::isfinite(v)) return "n/a";
-  return std::string(kind == RatioKind::Lower     ? ">= "
-                     : kind == RatioKind::Upper   ? "<= "
-                     : kind == RatioKind::Unknown ? "~ "
-                                                  : "") +
-         fmt_g(v);
+  std::ostringstream o;
+  o << (kind == RatioKind::Lower     ? ">= "
+        : kind == RatioKind::Upper   ? "<= "
+        : kind == RatioKind::Unknown ? "~ "
+                                     : "")
+    << std::setprecision(3) << v;
+  return o.str();
 }
 
 /// The lines of the suite's final_quality_of figures.
