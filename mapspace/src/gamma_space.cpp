@@ -62,17 +62,10 @@ bool dataflow_of(Dim a, Dim b, Dataflow* df, Dim* row_dim, Dim* col_dim) {
 }  // namespace
 
 std::array<Dim, 6> gamma_order_from_index(long long index) {
-  std::vector<Dim> pool(GammaSpace::kOrderDims.begin(), GammaSpace::kOrderDims.end());
+  const std::vector<Dim> p = permutation_from_index(
+      index, std::vector<Dim>(GammaSpace::kOrderDims.begin(), GammaSpace::kOrderDims.end()));
   std::array<Dim, 6> out{};
-  index = ((index % 720) + 720) % 720;
-  long long f = 120;  // 5!
-  for (int i = 0; i < 6; ++i) {
-    const long long pick = index / f;
-    index %= f;
-    out[i] = pool[pick];
-    pool.erase(pool.begin() + pick);
-    if (i < 5) f /= (5 - i);
-  }
+  std::copy(p.begin(), p.end(), out.begin());
   return out;
 }
 

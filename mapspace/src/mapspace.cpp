@@ -27,18 +27,27 @@ static_assert(std::size(kTileDims) == kNumDims && kNumParams == 16,
               "a tile slot per dimension, 16 parameters (the raw encoding)");
 }  // namespace
 
-std::array<Dim, kNumOrderedDims> order_from_index(long long index) {
-  std::vector<Dim> pool(std::begin(kCanonical), std::end(kCanonical));
-  std::array<Dim, kNumOrderedDims> out{};
-  long long f = 720;  // 6!
-  index = ((index % 5040) + 5040) % 5040;
-  for (int i = 0; i < kNumOrderedDims; ++i) {
+std::vector<Dim> permutation_from_index(long long index, std::vector<Dim> pool) {
+  long long f = 1;  // (n - 1)!
+  for (size_t i = 2; i < pool.size(); ++i) f *= static_cast<long long>(i);
+  const long long n = f * static_cast<long long>(std::max<size_t>(pool.size(), 1));
+  index = ((index % n) + n) % n;
+  std::vector<Dim> out;
+  while (!pool.empty()) {
     const long long pick = index / f;
     index %= f;
-    out[i] = pool[pick];
+    out.push_back(pool[pick]);
     pool.erase(pool.begin() + pick);
-    if (i < kNumOrderedDims - 1) f /= (kNumOrderedDims - 1 - i);
+    if (!pool.empty()) f /= static_cast<long long>(pool.size());
   }
+  return out;
+}
+
+std::array<Dim, kNumOrderedDims> order_from_index(long long index) {
+  const std::vector<Dim> p =
+      permutation_from_index(index, std::vector<Dim>(std::begin(kCanonical), std::end(kCanonical)));
+  std::array<Dim, kNumOrderedDims> out{};
+  std::copy(p.begin(), p.end(), out.begin());
   return out;
 }
 

@@ -336,6 +336,17 @@ TEST(PpoBox, SameSeedGivesIdenticalProposals) {
   EXPECT_EQ(a->describe()["learner"]["updates"], 8);
 }
 
+/// The distance of ppo-box's mean action (decoded to indices) from the separable problem's
+/// optimum, summed over its four parameters in units of each range.
+double separable_distance(const Problem& p, const nlohmann::json& mean_index) {
+  double d = 0;
+  for (size_t k = 0; k < 4; ++k)
+    d +=
+        std::abs(mean_index[k].get<double>() - static_cast<double>(testing::kSeparableOptimum[k])) /
+        static_cast<double>(p.params[k].cardinality);
+  return d;
+}
+
 TEST(PpoBox, MeanActionMovesTowardTheRewardedValues) {
   // Separable problem: the four ordinal parameters' optimum indices are 5/8, 3/16, 20/32 and
   // 41/64; the initial mean action is the middle of every range. Within 40 updates of 32
@@ -345,21 +356,13 @@ TEST(PpoBox, MeanActionMovesTowardTheRewardedValues) {
   const Problem p = testing::separable_problem();
   const EvaluateFn ev = batch_of(testing::separable_cost);
   auto s = make_searcher("ppo-box", p, testing::kDefaults, 7);
-  auto distance = [&](const nlohmann::json& mean_index) {
-    double d = 0;
-    for (size_t k = 0; k < 4; ++k)
-      d += std::abs(mean_index[k].get<double>() -
-                    static_cast<double>(testing::kSeparableOptimum[k])) /
-           static_cast<double>(p.params[k].cardinality);
-    return d;
-  };
-  const double before = distance(s->describe()["learner"]["mean_index"]);
+  const double before = separable_distance(p, s->describe()["learner"]["mean_index"]);
   for (int u = 0; u < 40; ++u) {
     const auto pts = s->ask(32);
     s->tell(pts, ev(pts));
   }
   const nlohmann::json learner = s->describe()["learner"];
-  const double after = distance(learner["mean_index"]);
+  const double after = separable_distance(p, learner["mean_index"]);
   EXPECT_GT(before, 0.3);
   EXPECT_LT(after, 0.25 * before) << learner.dump();
 }
@@ -384,20 +387,12 @@ double ppo_box_distance_ratio(double cost_scale, uint64_t seed) {
     return out;
   };
   auto s = make_searcher("ppo-box", p, o, seed);
-  auto distance = [&](const nlohmann::json& mean_index) {
-    double d = 0;
-    for (size_t k = 0; k < 4; ++k)
-      d += std::abs(mean_index[k].get<double>() -
-                    static_cast<double>(testing::kSeparableOptimum[k])) /
-           static_cast<double>(p.params[k].cardinality);
-    return d;
-  };
-  const double before = distance(s->describe()["learner"]["mean_index"]);
+  const double before = separable_distance(p, s->describe()["learner"]["mean_index"]);
   for (int u = 0; u < 40; ++u) {
     const auto pts = s->ask(32);
     s->tell(pts, ev(pts));
   }
-  return distance(s->describe()["learner"]["mean_index"]) / before;
+  return separable_distance(p, s->describe()["learner"]["mean_index"]) / before;
 }
 
 TEST(PpoBox, InverseRewardOnEdpSizedCostsCarriesNoQualitySignal) {

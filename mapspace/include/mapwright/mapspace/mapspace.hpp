@@ -65,6 +65,9 @@ class MapSpace {
   std::vector<ParamInfo> params_;  ///< Parameters in vector order.
 };
 
+/// The permutation of `pool` whose Lehmer code is `index` (taken modulo pool.size()!; index 0 is
+/// `pool` itself).
+std::vector<Dim> permutation_from_index(long long index, std::vector<Dim> pool);
 /// Permutation of the 7 ordered loops <-> index in 0..5039 (Lehmer code, N K C P Q R S = 0).
 std::array<Dim, kNumOrderedDims> order_from_index(long long index);
 long long order_to_index(const std::array<Dim, kNumOrderedDims>& order);
