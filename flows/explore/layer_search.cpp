@@ -26,24 +26,6 @@ using namespace mapwright::core;
 
 namespace mapwright::flows {
 
-const char* encoding_name(Encoding e) {
-  switch (e) {
-    case Encoding::Raw:
-      return "raw";
-    case Encoding::Gamma:
-      return "gamma";
-    case Encoding::Compact:
-      break;
-  }
-  return "compact";
-}
-
-Encoding encoding_from_name(const std::string& name) {
-  for (Encoding e : {Encoding::Compact, Encoding::Raw, Encoding::Gamma})
-    if (name == encoding_name(e)) return e;
-  throw std::invalid_argument("unknown encoding '" + name + "' (known: compact, raw, gamma)");
-}
-
 search::SearchOptions load_options_or_default(const std::string& file) {
   // load_search_options' std::invalid_argument already reads "<file>: key '<k>' = '<v>': why".
   const std::string f = file.empty() ? configs_dir() + "/search/default.yaml" : file;

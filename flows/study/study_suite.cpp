@@ -9,6 +9,7 @@
 #include "mapwright/support/error.hpp"
 #include "mapwright/frontend/layer_spec.hpp"
 #include "mapwright/support/yaml_util.hpp"
+#include "mapwright/flows/encoding.hpp"
 #include "mapwright/flows/layer_search.hpp"
 #include "mapwright/flows/search_flow.hpp"
 #include "mapwright/flows/study.hpp"

@@ -19,24 +19,13 @@
 #include "mapwright/core/mapping.hpp"
 #include "mapwright/core/metrics.hpp"
 #include "mapwright/core/objective.hpp"
+#include "mapwright/flows/encoding.hpp"
 #include "mapwright/flows/objective.hpp"
 #include "mapwright/rtlpool/rtl_pool.hpp"
 #include "mapwright/search/options.hpp"
 #include "mapwright/search/searcher.hpp"
 
 namespace mapwright::flows {
-
-/// How the sampling searchers see a layer's mappings.
-enum class Encoding {
-  Compact,  ///< core::SearchSpace: compact, every decoded point fits (repairs are counted).
-  Raw,      ///< core::MapSpace: the 16 raw parameters; overflowing points are invalid.
-  Gamma,    ///< core::GammaSpace: ArchGym's 17 GAMMA parameters (the paper's setting); a point
-            ///< may name no mapping (invalid, kind "encoding"); every distinct point is a sample.
-};
-/// "compact", "raw" or "gamma" (recorded as the searcher record's "encoding").
-const char* encoding_name(Encoding e);
-/// The encoding named `name`; std::invalid_argument naming the known ones otherwise.
-Encoding encoding_from_name(const std::string& name);
 
 /// One search of one layer. The request holds references: what they refer to outlives the
 /// search (and every evaluator made for it).
