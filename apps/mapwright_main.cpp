@@ -133,6 +133,10 @@ CLI::App* add_search(CLI::App& app, flows::SearchCliOptions& search) {
         "--surrogate-warmup", search.surrogate_warmup,
         "rtl reward: first N distinct samples scored by the surrogate (count toward the budget)")
       ->capture_default_str();
+  se->add_option("--surrogate-prior", search.surrogate_prior,
+                 "rtl reward: N uniform random points scored by the surrogate and given to the "
+                 "searcher before the search (not samples: no budget; search/README.md, Prior)")
+      ->capture_default_str();
   add_jobs(se, search.jobs, "rtl reward: RTL worker processes");
   se->add_option("--encoding", search.encoding,
                  "Sampling searchers' space: compact (every point a mapping that fits) | raw (16 "

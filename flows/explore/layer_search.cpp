@@ -305,6 +305,27 @@ class BatchScorer {
   std::map<MappingKey, Metrics> rtl_metrics_;
 };
 
+/// Draws rq.surrogate_prior points, scores them on the surrogate (decoded as samples are, but
+/// never reported or counted) and primes the searcher with them; returns the prior's record.
+nlohmann::json prime_on_surrogate(const LayerSearchRequest& rq, const LayerSpace& space,
+                                  const search::Problem& problem, search::Searcher& searcher) {
+  const std::unique_ptr<BatchEvaluator> surrogate = reward_evaluator(rq, {}, nullptr);
+  const std::function<void(const SampleSeen&)> unseen;
+  BatchScorer scorer(space, *surrogate, unseen);
+  const std::vector<search::Point> pts = search::prior_points(problem, rq.surrogate_prior, rq.seed);
+  const std::vector<search::Outcome> out = scorer.evaluate(pts);
+  searcher.prime(pts, out);
+  int64_t valid = 0;
+  double best = 0;
+  for (const search::Outcome& o : out)
+    if (o.valid) best = valid++ == 0 ? o.cost : std::min(best, o.cost);
+  return {{"source", "surrogate"},
+          {"points", pts.size()},
+          {"valid", valid},
+          {"best_cost", valid > 0 ? nlohmann::json(best) : nlohmann::json(nullptr)},
+          {"used_by_searcher", searcher.primed() > 0}};
+}
+
 }  // namespace
 
 search::Problem search_problem(const Layer& layer, const Arch& arch, Encoding encoding) {
@@ -315,7 +336,10 @@ LayerSearch search_layer(const LayerSearchRequest& rq, BatchEvaluator& evaluator
                          const SearchHooks& hooks) {
   if (rq.searcher == "exact") return exact_layer(rq, hooks.observe);
   const LayerSpace space(rq.layer, rq.arch, rq.encoding);
-  auto searcher = search::make_searcher(rq.searcher, space.problem(), rq.options, rq.seed);
+  const search::Problem problem = space.problem();
+  auto searcher = search::make_searcher(rq.searcher, problem, rq.options, rq.seed);
+  nlohmann::json prior;
+  if (rq.surrogate_prior > 0) prior = prime_on_surrogate(rq, space, problem, *searcher);
   BatchScorer scorer(space, evaluator, hooks.observe);
   LayerSearch ls;
   ls.result = search::run_search(
@@ -328,6 +352,7 @@ LayerSearch search_layer(const LayerSearchRequest& rq, BatchEvaluator& evaluator
   // Distinct samples whose decode was repaired (read next to the result's invalid and
   // duplicates; always 0 for the raw encoding, where an overflow is an invalid sample).
   ls.searcher["repaired"] = scorer.repaired();
+  if (!prior.is_null()) ls.searcher["prior"] = std::move(prior);
   bool best_from_rtl = false;
   if (ls.result.found) {
     ls.best = space.decode(ls.result.best_point, nullptr);  // a valid sample names a mapping

@@ -71,8 +71,8 @@ struct SearchJob {
   fs::path dir;                 ///< Output folder (mappings/ and curves/ exist).
 };
 
-/// Refuses bad --reward, --surrogate-warmup and --jobs values, and the RTL reward with the
-/// exact mapper.
+/// Refuses bad --reward, --surrogate-warmup, --surrogate-prior and --jobs values, the RTL reward
+/// with the exact mapper, and a prior without the RTL reward.
 void check_reward_flags(const SearchCliOptions& o, bool exact) {
   if (o.reward != "surrogate" && o.reward != "rtl")
     throw SpecError("--reward", "reward", o.reward, "must be surrogate or rtl");
@@ -80,6 +80,16 @@ void check_reward_flags(const SearchCliOptions& o, bool exact) {
   if (o.surrogate_warmup < 0)
     throw SpecError("--surrogate-warmup", "surrogate-warmup", std::to_string(o.surrogate_warmup),
                     "must be a number of samples >= 0");
+  if (o.surrogate_prior < 0 || o.surrogate_prior > 1000000)
+    throw SpecError("--surrogate-prior", "surrogate-prior", std::to_string(o.surrogate_prior),
+                    "must be a number of points between 0 and 1000000");
+  if (o.surrogate_prior > 0 && !rtl_reward)
+    throw SpecError("--surrogate-prior", "surrogate-prior", std::to_string(o.surrogate_prior),
+                    "a prior scored by the surrogate is for --reward rtl (with the surrogate "
+                    "reward its points would be free samples)");
+  if (o.surrogate_prior > 0 && exact)
+    throw SpecError("--surrogate-prior", "surrogate-prior", std::to_string(o.surrogate_prior),
+                    "the exact mapper takes no prior");
   if (o.jobs < 0 || o.jobs > 1024)
     throw SpecError("--jobs", "jobs", std::to_string(o.jobs),
                     "must be between 0 (number of cores) and 1024");
@@ -183,9 +193,10 @@ void search_one_layer(SearchJob& job, const SearchCliOptions& o, size_t li, bool
   if (tty && job.exact)
     std::cerr << "\r[" << (li + 1) << "/" << n << "] " << r.layer.name.substr(0, 40)
               << ": exact search (at most " << o.exact.time_limit_s << " s)   " << std::flush;
-  const LayerSearchRequest rq{r.layer,       job.arch, o.searcher,
-                              job.sopts,     seed,     o.budget,
-                              job.objective, o.exact,  encoding_from_name(o.encoding)};
+  const LayerSearchRequest rq{r.layer,          job.arch, o.searcher,
+                              job.sopts,        seed,     o.budget,
+                              job.objective,    o.exact,  encoding_from_name(o.encoding),
+                              o.surrogate_prior};
   LayerSearch ls =
       search_layer(rq, *reward_evaluator(rq, job.reward, job.pool.get()), {progress, {}});
   r.exact = std::move(ls.exact);
@@ -325,6 +336,7 @@ nlohmann::json search_record(const SearchJob& job, const SearchCliOptions& o, co
   res["objective"] = job.objective.name;
   res["reward"] = o.reward;
   if (job.rtl_reward) res["surrogate_warmup"] = o.surrogate_warmup;
+  if (o.surrogate_prior > 0) res["surrogate_prior"] = o.surrogate_prior;
   res["options_file"] = job.options_file;
   long long samples = 0;
   for (size_t li = 0; li < s.done_layers; ++li) samples += job.runs[li].result.samples;
@@ -424,6 +436,9 @@ void print_search_summary(const SearchJob& job, const SearchCliOptions& o, const
       << ", objective " << job.objective.name << ", seed " << o.seed
       << (job.rtl_reward
               ? ", reward rtl after " + std::to_string(o.surrogate_warmup) + " surrogate samples"
+              : std::string())
+      << (o.surrogate_prior > 0
+              ? ", prior of " + std::to_string(o.surrogate_prior) + " surrogate-scored points"
               : std::string())
       << "\n";
   size_t longest = 0;

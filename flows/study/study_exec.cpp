@@ -46,10 +46,16 @@ void StudyExecutor::run_job(Job& j, const std::function<bool()>& stopping) {
   const auto s = std::chrono::steady_clock::now();
   // Each run gets a seed derived from (seed, layer, searcher) so runs are independent.
   const uint64_t seed = study_run_seed(j.seed, j.layer, j.searcher);
-  const LayerSearchRequest rq{
-      setup_.layers[j.layer], setup_.arch, j.searcher,
-      setup_.search,          seed,        j.budget,
-      setup_.objective,       {},          encoding_from_name(setup_.suite.encoding)};
+  const LayerSearchRequest rq{setup_.layers[j.layer],
+                              setup_.arch,
+                              j.searcher,
+                              setup_.search,
+                              seed,
+                              j.budget,
+                              setup_.objective,
+                              {},
+                              encoding_from_name(setup_.suite.encoding),
+                              setup_.suite.surrogate_prior};
   const auto pool = setup_.suite.rtl_reward
                         ? rtl_reward_pool(setup_.suite.arch, setup_.options.worker_exe, 1)
                         : nullptr;

@@ -105,12 +105,17 @@ StudySuite load_study_suite(const std::string& path) {
     }
   }
   if (const YAML::Node rw = root["reward"]) {
-    check_keys(rw, path, "reward", {"source", "surrogate_warmup"});
+    check_keys(rw, path, "reward", {"source", "surrogate_warmup", "surrogate_prior"});
     const std::string src = get_string(rw, "source", path, "reward", "surrogate");
     if (src != "surrogate" && src != "rtl")
       throw SpecError(path, "reward.source", src, "must be surrogate or rtl");
     s.rtl_reward = src == "rtl";
     s.surrogate_warmup = get_int_in(rw, "surrogate_warmup", path, "reward", 0, 0, s.budget);
+    s.surrogate_prior = get_int_in(rw, "surrogate_prior", path, "reward", 0, 0, 1000000);
+    if (s.surrogate_prior > 0 && !s.rtl_reward)
+      throw SpecError(path, "reward.surrogate_prior", std::to_string(s.surrogate_prior),
+                      "is for source: rtl (with the surrogate reward its points would be free "
+                      "samples)");
     if (s.rtl_reward)
       for (const auto& k : s.searchers)
         if (k == "exact")

@@ -146,7 +146,9 @@ void settings_json(const StudyResult& r, json& summary) {
   summary["seeds"] = suite.seeds;
   summary["budget"] = suite.budget;
   if (suite.rtl_reward)
-    summary["reward"] = {{"source", "rtl"}, {"surrogate_warmup", suite.surrogate_warmup}};
+    summary["reward"] = {{"source", "rtl"},
+                         {"surrogate_warmup", suite.surrogate_warmup},
+                         {"surrogate_prior", suite.surrogate_prior}};
   if (!suite.budget_caps.empty()) summary["budget_caps"] = suite.budget_caps;
   summary["encoding"] = suite.encoding;
   if (!suite.final_quality_of.empty()) summary["final_quality_of"] = suite.final_quality_of;

@@ -52,16 +52,6 @@ namespace {
 constexpr size_t kWindow = 200;
 constexpr int64_t kMinFresh = 20;
 
-/// Number of points of the problem, saturated at INT64_MAX.
-int64_t space_size(const Problem& problem) {
-  int64_t n = 1;
-  for (const auto& p : problem.params) {
-    if (n > INT64_MAX / p.cardinality) return INT64_MAX;
-    n *= p.cardinality;
-  }
-  return n;
-}
-
 class BoSearcher final : public Searcher {
  public:
   BoSearcher(const Problem& problem, const BoOptions& options, uint64_t seed)
@@ -89,12 +79,29 @@ class BoSearcher final : public Searcher {
       lo(static_cast<long>(i)) = lower[i];
       hi(static_cast<long>(i)) = upper[i];
     }
-    opt_.emplace(dlib::function_spec(lo, hi, integer));
-    // time_t is 64 bits here; the cast keeps every bit of the seed.
-    opt_->set_seed(static_cast<time_t>(seed_));
-    opt_->set_solver_epsilon(options_.solver_epsilon);
-    opt_->set_relative_noise_magnitude(options_.relative_noise_magnitude);
-    opt_->set_pure_random_search_probability(options_.pure_random_search_probability);
+    spec_.emplace_back(lo, hi, integer);
+    opt_.emplace(spec_.front());
+    configure();
+  }
+
+  /// The prior goes to dlib as initial evaluations (its values normalized as every later one),
+  /// so its first proposals already use the upper bound and the trust region around the
+  /// prior's best.
+  void prime(const std::vector<Point>& pts, const std::vector<Outcome>& out) override {
+    if (!opt_ || proposals_ > 0 || pts.empty()) return;
+    const std::vector<double> r = rewards_.rewards(prior_outcomes(out));
+    std::vector<dlib::function_evaluation> evals;
+    for (size_t i = 0; i < pts.size(); ++i) {
+      dlib::matrix<double, 0, 1> x(static_cast<long>(free_.size()));
+      for (size_t j = 0; j < free_.size(); ++j)
+        x(static_cast<long>(j)) = static_cast<double>(pts[i][free_[j]]);
+      evals.emplace_back(x, r[i]);
+    }
+    opt_.reset();
+    opt_.emplace(spec_, std::vector<std::vector<dlib::function_evaluation>>{evals},
+                 options_.relative_noise_magnitude);
+    configure();
+    primed_ = static_cast<int64_t>(pts.size());
   }
 
   std::vector<Point> ask(int n) override {
@@ -169,6 +176,15 @@ class BoSearcher final : public Searcher {
   }
 
  private:
+  /// The run's seed and the options' dlib settings.
+  void configure() {
+    // time_t is 64 bits here; the cast keeps every bit of the seed.
+    opt_->set_seed(static_cast<time_t>(seed_));
+    opt_->set_solver_epsilon(options_.solver_epsilon);
+    opt_->set_relative_noise_magnitude(options_.relative_noise_magnitude);
+    opt_->set_pure_random_search_probability(options_.pure_random_search_probability);
+  }
+
   /// The point of a dlib vector: nearest index per free parameter, clamped to its range.
   Point decode(const dlib::matrix<double, 0, 1>& x) const {
     Point p(problem_.params.size(), 0);
@@ -187,6 +203,7 @@ class BoSearcher final : public Searcher {
   RewardNormalizer rewards_;  ///< Outcome -> value told to dlib.
   std::vector<size_t> free_;  ///< Parameters that are dlib variables (cardinality > 1), in
                               ///< point order.
+  std::vector<dlib::function_spec> spec_;                   ///< dlib's variables (none or one).
   std::optional<dlib::global_function_search> opt_;         ///< The optimizer (none if every
                                                             ///< parameter has one value).
   std::vector<dlib::function_evaluation_request> pending_;  ///< Requests of the last ask, in

@@ -36,6 +36,15 @@ Point random_point(const Problem& problem, std::mt19937_64& rng) {
   return p;
 }
 
+int64_t space_size(const Problem& problem) {
+  int64_t n = 1;
+  for (const auto& p : problem.params) {
+    if (n > INT64_MAX / p.cardinality) return INT64_MAX;
+    n *= p.cardinality;
+  }
+  return n;
+}
+
 int64_t mutate_value(const ParamSpec& spec, int64_t v, double radius, std::mt19937_64& rng) {
   const int64_t card = spec.cardinality;
   if (card <= 1) return v;

@@ -51,6 +51,24 @@ class GaSearcher final : public Searcher {
     ++generation_;
   }
 
+  /// The prior's best `population` points (by log-cost, invalid last) are the first
+  /// population, with their prior fitness: the first generation is bred from them.
+  void prime(const std::vector<Point>& pts, const std::vector<Outcome>& out) override {
+    if (pts.empty() || !pop_.empty() || !brood_.empty()) return;
+    std::vector<double> fit(pts.size());
+    for (size_t i = 0; i < pts.size(); ++i)
+      fit[i] = out[i].valid ? std::log(out[i].cost) : kInvalid;
+    std::vector<size_t> order(pts.size());
+    std::iota(order.begin(), order.end(), 0);
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return fit[a] < fit[b]; });
+    for (size_t i = 0; i < std::min(order.size(), static_cast<size_t>(options_.population)); ++i) {
+      pop_.push_back(pts[order[i]]);
+      fit_.push_back(fit[order[i]]);
+    }
+    primed_ = static_cast<int64_t>(pts.size());
+  }
+
   std::string name() const override { return "ga"; }
 
   nlohmann::json describe() const override {

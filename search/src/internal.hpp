@@ -38,6 +38,17 @@ double uniform01(std::mt19937_64& rng);
 /// A uniformly random point.
 Point random_point(const Problem& problem, std::mt19937_64& rng);
 
+/// Number of points of the problem, saturated at INT64_MAX.
+int64_t space_size(const Problem& problem);
+
+/// The prior's outcomes as the searchers' normalizers read them: `repeat` cleared (a prior
+/// point is an observation, never a proposal of the searcher). Inline: the torch module uses it.
+inline std::vector<Outcome> prior_outcomes(const std::vector<Outcome>& out) {
+  std::vector<Outcome> o = out;
+  for (Outcome& x : o) x.repeat = false;
+  return o;
+}
+
 /// A different value for one parameter: ordinal parameters move by 1..max(1, radius*card)
 /// steps up or down (reflected at the ends) with probability 0.8, else jump uniformly;
 /// categorical parameters jump to a uniformly chosen other value. Returns v if card == 1.

@@ -1,9 +1,9 @@
 // Decentralized multi-agent RL. First, initial_samples uniform random points are evaluated
-// (they count against the budget); the parameters are then split into agents by
-// cluster_parameters (correlation clustering or an ablation). Each agent owns a small policy
-// with heads for its own parameters only, its own optimizer and its own baseline; the joint
-// point is the concatenation of the agents' choices and every agent is updated with the same
-// normalized team reward. The initial policies are uniform, so the initial sample is also the
+// (they count against the budget; a prior given to prime() replaces them); the parameters are then
+// split into agents by cluster_parameters (correlation clustering or an ablation). Each agent owns
+// a small policy with heads for its own parameters only, its own optimizer and its own baseline;
+// the joint point is the concatenation of the agents' choices and every agent is updated with the
+// same normalized team reward. The initial policies are uniform, so the initial sample is also the
 // agents' first on-policy batch.
 //
 // Credit ("counterfactual", default): the team reward of a sample is the same for every agent,
@@ -71,22 +71,24 @@ class MarlSearcher final : public Searcher {
     all_outcomes_.insert(all_outcomes_.end(), out.begin(), out.end());
     if (!started()) {  // Everything so far is the initial sample.
       if (static_cast<int64_t>(all_points_.size()) < options_.initial_samples) return;
-      clustering_ =
-          options_.agents == "per-buffer"
-              ? buffer_clusters(problem_)
-              : cluster_parameters(problem_, all_points_, all_outcomes_, options_.clustering,
-                                   options_.mode, mix_seed(seed_ ^ 0x636c7573ULL));
-      if (options_.sharing == "all")
-        shared_ = new_shared();
-      else
-        for (size_t a = 0; a < clustering_.clusters.size(); ++a) agents_.push_back(new_agent(a));
-      update(all_points_, all_outcomes_);
+      start();
       return;
     }
     update(pts, out);
     if (options_.mode == "correlation" && options_.recluster_at > 0 && reclustered_at_ == 0 &&
         static_cast<int64_t>(all_points_.size()) >= options_.recluster_at)
       recluster();
+  }
+
+  /// The prior replaces the initial sample: the parameters are clustered on it and it is the
+  /// agents' first batch (uniform, as their initial policies); no initial_samples are spent.
+  /// A prior smaller than 8 points (marl.initial_samples' least value) is ignored.
+  void prime(const std::vector<Point>& pts, const std::vector<Outcome>& out) override {
+    if (started() || !all_points_.empty() || pts.size() < 8) return;
+    all_points_ = pts;
+    all_outcomes_ = prior_outcomes(out);
+    start();
+    primed_ = static_cast<int64_t>(pts.size());
   }
 
   std::string name() const override { return "marl"; }
@@ -135,6 +137,21 @@ class MarlSearcher final : public Searcher {
     }
     torch_seeds_.push_back(mix_seed(seed_ + torch_seeds_.size() + 1));
     return std::make_unique<Learner>(heads, options_.learner, torch_seeds_.back());
+  }
+
+  /// Clusters the parameters on every point so far (the initial sample or the prior), builds
+  /// the agents and makes those points their first update.
+  void start() {
+    clustering_ =
+        options_.agents == "per-buffer"
+            ? buffer_clusters(problem_)
+            : cluster_parameters(problem_, all_points_, all_outcomes_, options_.clustering,
+                                 options_.mode, mix_seed(seed_ ^ 0x636c7573ULL));
+    if (options_.sharing == "all")
+      shared_ = new_shared();
+    else
+      for (size_t a = 0; a < clustering_.clusters.size(); ++a) agents_.push_back(new_agent(a));
+    update(all_points_, all_outcomes_);
   }
 
   /// True once the agents exist (the initial sample is done).

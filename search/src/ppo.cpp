@@ -24,6 +24,13 @@ class PpoSearcher final : public PolicySearcher<PpoOptions> {
     learner_.update(pts, rewards_.rewards(out));
   }
 
+  /// The prior is the first batch: drawn uniformly, as the initial policy draws.
+  void prime(const std::vector<Point>& pts, const std::vector<Outcome>& out) override {
+    if (pts.size() < 2) return;
+    learner_.update(pts, rewards_.rewards(prior_outcomes(out)));
+    primed_ = static_cast<int64_t>(pts.size());
+  }
+
   std::string name() const override { return "ppo"; }
 
  private:

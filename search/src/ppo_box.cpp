@@ -156,6 +156,43 @@ class PpoBoxSearcher final : public PolicySearcher<PpoBoxOptions> {
     update(rewards_.rewards(out));
   }
 
+  /// The prior was not drawn by this policy (a Gaussian around the middle of every range), so
+  /// it is not a PPO batch: the policy mean is moved toward the prior's best quarter (at least
+  /// 2 valid points) by 50 Adam steps of a Gaussian fit of their pre-tanh bin centres, with the
+  /// standard deviation held (exploration is kept). The prior also sets the reward reference.
+  void prime(const std::vector<Point>& pts, const std::vector<Outcome>& out) override {
+    if (updates_ > 0 || !asked_.empty()) return;
+    rewards_.rewards(prior_outcomes(out));
+    std::vector<size_t> valid;
+    for (size_t i = 0; i < pts.size(); ++i)
+      if (out[i].valid) valid.push_back(i);
+    std::stable_sort(valid.begin(), valid.end(),
+                     [&](size_t a, size_t b) { return out[a].cost < out[b].cost; });
+    const size_t best = std::max<size_t>(2, valid.size() / 4);
+    if (valid.size() < best) return;
+    const size_t dims = problem_.params.size();
+    std::vector<float> target(best * dims);
+    for (size_t i = 0; i < best; ++i)
+      for (size_t k = 0; k < dims; ++k) {
+        const auto card = static_cast<double>(problem_.params[k].cardinality);
+        const double centre = -1.0 + (2.0 * static_cast<double>(pts[valid[i]][k]) + 1.0) / card;
+        target[i * dims + k] = static_cast<float>(std::atanh(centre));
+      }
+    const torch::Tensor u =
+        torch::from_blob(target.data(), {static_cast<int64_t>(best), static_cast<int64_t>(dims)},
+                         torch::kFloat)
+            .clone();
+    for (int step = 0; step < 50; ++step) {
+      auto [mu, sd, v] = net_->forward();
+      const torch::Tensor loss = (0.5 * ((u - mu) / sd.detach()).pow(2)).sum(1).mean();
+      optim_->zero_grad();
+      loss.backward();
+      torch::nn::utils::clip_grad_norm_(net_->parameters(), options_.max_grad_norm);
+      optim_->step();
+    }
+    primed_ = static_cast<int64_t>(pts.size());
+  }
+
   std::string name() const override { return "ppo-box"; }
 
  private:

@@ -66,6 +66,18 @@ class SaSearcher final : public Searcher {
     }
   }
 
+  /// The walk starts at the prior's best valid point (with its prior log-cost).
+  void prime(const std::vector<Point>& pts, const std::vector<Outcome>& out) override {
+    if (has_current_) return;
+    for (size_t i = 0; i < pts.size(); ++i)
+      if (out[i].valid && (!has_current_ || std::log(out[i].cost) < current_cost_)) {
+        current_ = best_ = pts[i];
+        current_cost_ = best_cost_ = std::log(out[i].cost);
+        has_current_ = true;
+      }
+    if (has_current_) primed_ = static_cast<int64_t>(pts.size());
+  }
+
   std::string name() const override { return "sa"; }
 
   nlohmann::json describe() const override {

@@ -4,8 +4,10 @@
 // and answering repeated proposals from a cache of outcomes (no searcher pays twice).
 #include "mapwright/search/searcher.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
+#include <random>
 #include <set>
 #include <sstream>
 #include <unordered_map>
@@ -29,6 +31,21 @@ void validate_problem(const Problem& problem) {
       throw std::invalid_argument("search problem: parameter '" + p.name + "' has cardinality " +
                                   std::to_string(p.cardinality) + ", expected >= 1");
   }
+}
+
+std::vector<Point> prior_points(const Problem& problem, int64_t n, uint64_t seed) {
+  validate_problem(problem);
+  const int64_t want = std::min(std::max<int64_t>(n, 0), detail::space_size(problem));
+  std::mt19937_64 rng(detail::mix_seed(seed ^ 0x7072696f72ULL));  // "prior"
+  std::set<Point> seen;
+  std::vector<Point> pts;
+  // Rejection of repeats, bounded: a space barely larger than n yields fewer points.
+  for (int64_t tries = 0; static_cast<int64_t>(pts.size()) < want && tries < 20 * want + 100;
+       ++tries) {
+    Point p = detail::random_point(problem, rng);
+    if (seen.insert(p).second) pts.push_back(std::move(p));
+  }
+  return pts;
 }
 
 std::unique_ptr<Searcher> make_searcher(const std::string& kind, const Problem& problem,

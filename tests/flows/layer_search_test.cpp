@@ -140,3 +140,31 @@ TEST(LayerSearch, GammaVectorsThatNameNoMappingAreEncodingFailures) {
   EXPECT_EQ(flows::encoding_from_name("gamma"), flows::Encoding::Gamma);
   EXPECT_THROW(flows::encoding_from_name("maestro"), std::invalid_argument);
 }
+
+// A surrogate prior (LayerSearchRequest::surrogate_prior): the searcher is primed with that many
+// surrogate-scored points, which the evaluator never sees and the budget never pays for; the
+// record says so; the samples are the budget's, evaluated from sample 0.
+TEST(LayerSearch, ASurrogatePriorIsNeitherEvaluatedNorCountedAndIsRecorded) {
+  Fixture f;
+  f.request.searcher = "sa";
+  f.request.budget = 20;
+  f.request.surrogate_prior = 64;
+  LoggingEvaluator ev(f.request, -1);
+  int64_t observed = 0;
+  const flows::LayerSearch ls =
+      flows::search_layer(f.request, ev, {{}, [&](const flows::SampleSeen&) { ++observed; }});
+  EXPECT_EQ(ls.result.samples, 20);
+  EXPECT_EQ(observed, 20);
+  ASSERT_EQ(ev.samples.size(), 20u);
+  EXPECT_EQ(ev.samples.front(), 0);
+  const nlohmann::json& prior = ls.searcher["prior"];
+  EXPECT_EQ(prior["source"], "surrogate");
+  EXPECT_EQ(prior["points"], 64);
+  EXPECT_TRUE(prior["used_by_searcher"].get<bool>());
+  EXPECT_GT(prior["valid"].get<int64_t>(), 0);  // compact: every point fits
+  // Without a prior: no record, and another walk (sa started elsewhere).
+  f.request.surrogate_prior = 0;
+  const flows::LayerSearch cold = flows::search_layer(f.request);
+  EXPECT_FALSE(cold.searcher.contains("prior"));
+  EXPECT_NE(cold.result.best_so_far, ls.result.best_so_far);
+}

@@ -172,6 +172,29 @@ TEST(RtlReward, GaOnSmall4ScoresSamplesAfterTheWarmupOnTheRtl) {
   fs::remove_all(dir);
 }
 
+// A surrogate prior (--surrogate-prior): marl clusters on 64 surrogate-scored points that cost
+// no budget, so with no warm-up every one of its samples is scored on the RTL; the run records
+// the prior.
+TEST(RtlReward, MarlWithASurrogatePriorSpendsEverySampleOnTheRtl) {
+  const fs::path dir = test_files::fresh_path("rtl_reward_prior");
+  flows::SearchCliOptions o = ga_search_on_small4(dir);
+  o.searcher = "marl";
+  o.budget = 12;
+  o.surrogate_warmup = 0;
+  o.surrogate_prior = 64;
+  std::ostringstream out;
+  ASSERT_EQ(flows::cmd_search(o, out), 0) << out.str();
+  const json res = json::parse(test_files::read_file(dir / "results.json"));
+  EXPECT_EQ(res["surrogate_prior"], 64);
+  const json& L = res["layers"][0];
+  EXPECT_EQ(L["reward"]["rtl_samples"], 12);  // The compact encoding's samples all fit.
+  EXPECT_EQ(L["searcher"]["prior"]["points"], 64);
+  EXPECT_TRUE(L["searcher"]["prior"]["used_by_searcher"].get<bool>());
+  EXPECT_FALSE(L["searcher"]["clustering"].is_null());
+  EXPECT_NE(out.str().find("prior of 64 surrogate-scored points"), std::string::npos) << out.str();
+  fs::remove_all(dir);
+}
+
 TEST(RtlReward, RefusesAnArchWithoutAModelAndTheExactMapper) {
   // 6 DRAM bytes per cycle: the RTL takes multiples of 4, so no model can be built.
   const std::string odd = std::string(MAPWRIGHT_SOURCE_DIR) + "/tests/flows/data/odd_beat.yaml";

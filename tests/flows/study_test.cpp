@@ -81,6 +81,22 @@ TEST(StudySuite, BadBootstrapSettingsAreRefused_bad) {
   fs::remove_all(dir);
 }
 
+// reward.surrogate_prior: read with the RTL reward; refused with the surrogate reward (its points
+// would be free samples) and out of range, naming the key.
+TEST(StudySuite, SurrogatePriorIsForTheRtlRewardOnly_bad) {
+  const fs::path dir = mapwright::test_files::fresh_path("study_prior");
+  fs::create_directories(dir);
+  const std::string head =
+      "name: s\nsearchers: [ga]\nseeds: [1]\nbudget: 10\nlayers: ['gemm:M=8,N=8,K=8']\n";
+  expect_refused(dir, head,
+                 {{"reward: {source: surrogate, surrogate_prior: 10}\n", "reward.surrogate_prior"},
+                  {"reward: {source: rtl, surrogate_prior: -1}\n", "surrogate_prior"},
+                  {"reward: {source: rtl, prior: 10}\n", "prior"}});
+  std::ofstream(dir / "s.yaml") << head << "reward: {source: rtl, surrogate_prior: 64}\n";
+  EXPECT_EQ(flows::load_study_suite((dir / "s.yaml").string()).surrogate_prior, 64);
+  fs::remove_all(dir);
+}
+
 // budget_caps: a searcher's runs end at its cap (the others use the budget); a cap for a
 // searcher the suite does not run, or above the budget, is refused naming the key.
 TEST(StudySuite, BudgetCapsLimitOneSearcher_bad) {
@@ -457,7 +473,8 @@ TEST(Study, RtlRewardArmRunsEverySearcherOnTheRtl) {
   const fs::path dir = mapwright::test_files::fresh_path("study_rtl");
   fs::create_directories(dir);
   std::ofstream(dir / "s.yaml") << "name: s\narch: small4\nsearchers: [ga, random]\nseeds: [1]\n"
-                                   "budget: 12\nreward: {source: rtl, surrogate_warmup: 4}\n"
+                                   "budget: 12\nreward: {source: rtl, surrogate_warmup: 4, "
+                                   "surrogate_prior: 16}\n"
                                    "layers: ['conv:K=4,C=4,H=6,W=6,R=3,S=3,pad=1']\n";
   flows::StudyOptions o;
   o.suite = (dir / "s.yaml").string();
@@ -469,6 +486,7 @@ TEST(Study, RtlRewardArmRunsEverySearcherOnTheRtl) {
   const json s = json::parse(mapwright::test_files::read_file(dir / "out" / "study.json"));
   EXPECT_EQ(s["reward"]["source"], "rtl");
   EXPECT_EQ(s["reward"]["surrogate_warmup"], 4);
+  EXPECT_EQ(s["reward"]["surrogate_prior"], 16);
   const std::string runs = mapwright::test_files::read_file(dir / "out" / "runs.csv");
   EXPECT_NE(runs.find(",ga,1,0,12,1,"), std::string::npos) << runs;
   EXPECT_NE(runs.find(",random,1,0,12,1,"), std::string::npos) << runs;

@@ -174,7 +174,7 @@ TEST(SearchOptionsBad, PpoBoxRejections) {
             }).rfind("o.yaml: key 'ppo_box.std' = '1': unknown key", 0),
             0u);
   EXPECT_EQ(error_of([] { parse_search_options("ppo_box: {minibatches: 40}\n", "o.yaml"); }),
-            "o.yaml: key 'ppo_box.minibatches' = '40': expected at most ppo_box.batch (32)");
+            "o.yaml: key 'ppo_box.minibatches' = '40': expected at most ppo_box.batch (19)");
   EXPECT_EQ(error_of([] { parse_search_options("ppo_box: {init_std: 0.001}\n", "o.yaml"); }),
             "o.yaml: key 'ppo_box.init_std' = '0.001': expected more than ppo_box.min_std (0.001)");
   EXPECT_EQ(error_of([] { parse_search_options("ppo_box: {lr: 0}\n", "o.yaml"); }),
@@ -187,7 +187,8 @@ TEST(SearchOptions, ReadsTheBoSection) {
   EXPECT_EQ(o.bo.batch, 4);
   EXPECT_FALSE(o.bo.ordinal_continuous);
   EXPECT_DOUBLE_EQ(o.bo.pure_random_search_probability, 1.0);
-  EXPECT_DOUBLE_EQ(o.bo.relative_noise_magnitude, 0.001);  // Untouched keys keep their defaults.
+  // Untouched keys keep their defaults.
+  EXPECT_DOUBLE_EQ(o.bo.relative_noise_magnitude, BoOptions{}.relative_noise_magnitude);
   EXPECT_EQ(to_json(o)["bo"]["batch"], 4);
 }
 

@@ -113,4 +113,18 @@ EvaluateFn batch_of(F f) {
 /// The built-in default options.
 inline const SearchOptions kDefaults{};
 
+/// marl's learner as it was tuned on these synthetic problems, before the equal-effort tuning on
+/// real layers set today's defaults (lr 0.0288, batch 10, entropy 0.124, repeat penalty 1.06,
+/// 26 initial samples): the behavioural tests of marl's mechanisms pin it, so that they test the
+/// mechanism and do not move with the defaults.
+inline SearchOptions synthetic_marl_options() {
+  SearchOptions o;
+  o.marl.initial_samples = 32;
+  o.marl.learner.lr = 0.02;
+  o.marl.learner.batch = 16;
+  o.marl.learner.entropy_coef = 0.1;
+  o.marl.learner.repeat_penalty = 0.5;
+  return o;
+}
+
 }  // namespace mapwright::search::testing

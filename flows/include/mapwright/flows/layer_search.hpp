@@ -39,6 +39,11 @@ struct LayerSearchRequest {
   const core::Objective& objective;       ///< What a sample's cost is.
   ExactOptions exact = {};                ///< The exact mapper's settings.
   Encoding encoding = Encoding::Compact;  ///< The sampling searchers' space.
+  /// A prior of this many uniformly drawn points (search::prior_points, seeded by `seed`),
+  /// scored by the surrogate and given to the sampling searcher before the search
+  /// (search::Searcher::prime): observations, not samples; they cost no budget. Meant for an
+  /// expensive reward (the RTL) with a free surrogate; recorded as the searcher's "prior".
+  int64_t surrogate_prior = 0;
 };
 
 /// The result of one layer search.

@@ -33,6 +33,8 @@ struct SearchCliOptions {
   std::string reward = "surrogate";  ///< --reward: surrogate | rtl.
   std::string encoding = "compact";  ///< --encoding: compact | raw | gamma (sampling searchers).
   int64_t surrogate_warmup = 0;      ///< --surrogate-warmup: surrogate-scored samples before RTL.
+  int64_t surrogate_prior = 0;       ///< --surrogate-prior: surrogate-scored points given to the
+                                     ///< searcher before an RTL-scored search (not samples).
   rtlpool::SimLimits sim_limits;     ///< --sim-max-*: per-simulation limits with --reward rtl.
   int jobs = 0;                      ///< --jobs: RTL worker processes (0 = number of cores).
   std::string worker_exe;            ///< RTL worker binary ("" = worker_executable()).

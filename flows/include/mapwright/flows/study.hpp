@@ -56,6 +56,10 @@ struct StudySuite {
   /// surrogate (whose counters equal the RTL's; cycles differ by the surrogate's small error).
   bool rtl_reward = false;
   int64_t surrogate_warmup = 0;
+  /// Key reward.surrogate_prior (rtl only): every run's searcher is first given this many
+  /// uniformly drawn points scored by the surrogate (LayerSearchRequest::surrogate_prior), which
+  /// are not samples; every searcher gets the same prior privilege.
+  int64_t surrogate_prior = 0;
   /// Per searcher, a smaller budget than `budget` (key budget_caps, e.g. {bo: 1024}) for a
   /// searcher whose cost grows fast with the samples: its runs end there, samples-to-target
   /// counts them as censored at the cap, and iso budgets above the cap have no figure for it.

@@ -1,7 +1,10 @@
 #pragma once
 /// \file options.hpp
 /// Hyper-parameters of every searcher, one plain struct each, loaded from
-/// configs/search/*.yaml. The defaults here equal configs/search/default.yaml.
+/// configs/search/*.yaml. The defaults here equal configs/search/default.yaml: every searcher's
+/// winner of the equal-effort tuning on the tuning layers (docs/study.md, "Equal-effort
+/// tuning"; configs/search/tuned.yaml is that run's output), so the product's defaults are what
+/// the studies measured.
 
 #include <cstdint>
 #include <string>
@@ -20,26 +23,26 @@ struct RandomOptions {
 
 /// Generational genetic algorithm with tournament selection and elitism.
 struct GaOptions {
-  int64_t population = 48;      ///< Individuals per generation (>= 2).
-  double mutation_prob = 0.1;   ///< Per-gene probability of a mutation, in [0, 1].
-  double crossover_prob = 0.9;  ///< Probability that a child is a uniform crossover of two
-                                ///< parents (else a copy of one), in [0, 1].
-  int64_t tournament = 5;       ///< Tournament size for parent selection (>= 1).
-  int64_t elitism = 2;          ///< Best individuals copied unchanged (0 <= e < population).
-  double radius = 0.05;         ///< Ordinal mutation step bound, as a fraction of the
-                                ///< cardinality (at least 1 step), in (0, 1].
+  int64_t population = 18;       ///< Individuals per generation (>= 2).
+  double mutation_prob = 0.131;  ///< Per-gene probability of a mutation, in [0, 1].
+  double crossover_prob = 0.9;   ///< Probability that a child is a uniform crossover of two
+                                 ///< parents (else a copy of one), in [0, 1].
+  int64_t tournament = 6;        ///< Tournament size for parent selection (>= 1).
+  int64_t elitism = 2;           ///< Best individuals copied unchanged (0 <= e < population).
+  double radius = 0.147;         ///< Ordinal mutation step bound, as a fraction of the
+                                 ///< cardinality (at least 1 step), in (0, 1].
 };
 
 /// Simulated annealing on log-cost with Metropolis acceptance.
 struct SaOptions {
-  double initial_temperature = 1.0;  ///< T0 in log-cost units: a move that makes the cost
-                                     ///< e times worse is accepted with p = exp(-1/T0).
-  double cooling = 0.995;            ///< T <- T * cooling after every evaluated point, (0, 1].
-  double min_temperature = 1e-3;     ///< Lower bound of T (> 0).
-  double radius = 0.05;              ///< Ordinal move bound as a fraction of the cardinality.
-  int64_t params_per_move = 1;       ///< Parameters changed by one move (>= 1).
-  int64_t restart_after = 400;       ///< Jump back to the best point after this many samples
-                                     ///< without improvement (0 = never).
+  double initial_temperature = 0.13;  ///< T0 in log-cost units: a move that makes the cost
+                                      ///< e times worse is accepted with p = exp(-1/T0).
+  double cooling = 0.984;             ///< T <- T * cooling after every evaluated point, (0, 1].
+  double min_temperature = 1e-3;      ///< Lower bound of T (> 0).
+  double radius = 0.0104;             ///< Ordinal move bound as a fraction of the cardinality.
+  int64_t params_per_move = 1;        ///< Parameters changed by one move (>= 1).
+  int64_t restart_after = 122;        ///< Jump back to the best point after this many samples
+                                      ///< without improvement (0 = never).
 };
 
 /// One policy-gradient learner (used by ppo, and by each marl agent).
@@ -97,22 +100,23 @@ using PpoOptions = LearnerOptions;
 /// train_single_agent_maestro.py (research notes on the paper, "Most likely setup") unless the
 /// comment says "ours"; search/README.md ("ppo-box") lists every default with its source.
 struct PpoBoxOptions {
-  double lr = 3e-3;                 ///< Adam learning rate. ArchGym: 2e-5, which barely moves the
-                                    ///< policy in ~30 updates of a 1000-sample run; 3e-3 is ours.
-  int64_t batch = 32;               ///< Points per update (Acme: 256 x unroll 8; ours, like ppo).
+  double lr = 0.0109;               ///< Adam learning rate. ArchGym: 2e-5, which barely moves the
+                                    ///< policy in ~30 updates of a 1000-sample run; ours, tuned.
+  int64_t batch = 19;               ///< Points per update (Acme: 256 x unroll 8; ours, tuned).
   int64_t epochs = 4;               ///< Passes over the batch per update (Acme num_epochs 2,
                                     ///< x 8 minibatches = 16 steps; ours 4, as ppo).
   int64_t minibatches = 1;          ///< Minibatches per pass (Acme 8 of a 2048 batch; ours 1).
   double clip = 0.2;                ///< PPO ratio clip epsilon (ArchGym ppo_clipping_epsilon).
-  double entropy_coef = 0.1;        ///< Entropy bonus weight (ArchGym entropy_cost), per update
-                                    ///< on the summed (estimated) entropy of the squashed policy.
+  double entropy_coef = 0.00469;    ///< Entropy bonus weight (ArchGym entropy_cost 0.1; ours,
+                                    ///< tuned), per update on the summed (estimated) entropy of
+                                    ///< the squashed policy.
   double value_coef = 1.0;          ///< Value loss weight (Acme value_cost).
   double max_grad_norm = 0.5;       ///< Gradient norm clip (Acme max_gradient_norm).
   double adam_epsilon = 1e-7;       ///< Adam epsilon (Acme adam_epsilon).
   int64_t hidden = 32;              ///< Hidden width (ArchGym layer_sizes 32).
   int64_t layers = 3;               ///< Hidden tanh layers (ArchGym layer_sizes (32,32,32)).
-  double init_std = 0.7;            ///< Initial pre-tanh standard deviation: softplus(0) + 1e-3,
-                                    ///< Acme's NormalTanhDistribution scale at a zero input.
+  double init_std = 0.95;           ///< Initial pre-tanh standard deviation (ours, tuned; Acme's
+                                    ///< NormalTanhDistribution scale at a zero input is 0.7).
   double min_std = 1e-3;            ///< Floor of the standard deviation (Acme min_scale).
   bool normalize_advantage = true;  ///< Divide (reward - value) by the batch reward std
                                     ///< (Acme PPOConfig.normalize_advantage, from Acme's
@@ -133,22 +137,22 @@ struct PpoBoxOptions {
 /// (MaxLIPO upper-bound model for global steps, alternating with a quadratic trust-region
 /// model around the best point), asked and told point by point; search/README.md ("bo").
 struct BoOptions {
-  int64_t batch = 1;                             ///< Points proposed per ask (outstanding dlib
-                                                 ///< requests: 1 local step + batch - 1 global).
-  double invalid_penalty = 1.0;                  ///< Value of an invalid point: the worst valid
-                                                 ///< value seen so far minus this (log-cost units,
-                                                 ///< > 0), as for ppo.
-  bool ordinal_continuous = true;                ///< Ordinal parameters are real variables of
-                                                 ///< dlib, rounded to the nearest index (so the
-                                                 ///< trust-region step can work on them); false:
-                                                 ///< integer variables, as categoricals are.
-  double solver_epsilon = 0.001;                 ///< Least predicted improvement (log-cost
-                                                 ///< units) for a trust-region step (dlib
-                                                 ///< set_solver_epsilon, >= 0).
-  double relative_noise_magnitude = 0.001;       ///< Noise term of the upper-bound model (dlib
-                                                 ///< set_relative_noise_magnitude, > 0).
-  double pure_random_search_probability = 0.02;  ///< Probability that a global step is uniformly
-                                                 ///< random (dlib, in [0, 1]).
+  int64_t batch = 1;                           ///< Points proposed per ask (outstanding dlib
+                                               ///< requests: 1 local step + batch - 1 global).
+  double invalid_penalty = 1.0;                ///< Value of an invalid point: the worst valid
+                                               ///< value seen so far minus this (log-cost units,
+                                               ///< > 0), as for ppo.
+  bool ordinal_continuous = true;              ///< Ordinal parameters are real variables of
+                                               ///< dlib, rounded to the nearest index (so the
+                                               ///< trust-region step can work on them); false:
+                                               ///< integer variables, as categoricals are.
+  double solver_epsilon = 0.000996;            ///< Least predicted improvement (log-cost
+                                               ///< units) for a trust-region step (dlib
+                                               ///< set_solver_epsilon, >= 0).
+  double relative_noise_magnitude = 0.000338;  ///< Noise term of the upper-bound model (dlib
+                                               ///< set_relative_noise_magnitude, > 0).
+  double pure_random_search_probability = 0.0226;  ///< Probability that a global step is uniformly
+                                                   ///< random (dlib, in [0, 1]).
 };
 
 /// The default learner of a marl agent: autoregressive heads, so that an agent can coordinate
@@ -156,7 +160,10 @@ struct BoOptions {
 inline LearnerOptions default_marl_learner() {
   LearnerOptions o;
   o.autoregressive = true;
-  o.batch = 16;
+  o.lr = 0.0288;
+  o.batch = 10;
+  o.entropy_coef = 0.124;
+  o.repeat_penalty = 1.06;
   o.elite = 4;
   o.imitation_coef = 0.3;
   return o;
@@ -165,7 +172,7 @@ inline LearnerOptions default_marl_learner() {
 /// Decentralized multi-agent RL with correlation-based agent clustering.
 struct MarlOptions {
   LearnerOptions learner = default_marl_learner();  ///< Knobs of every agent's learner.
-  int64_t initial_samples = 32;           ///< Uniform random points evaluated before clustering
+  int64_t initial_samples = 26;           ///< Uniform random points evaluated before clustering
                                           ///< (counted against the budget; also the first update).
   std::string mode = "correlation";       ///< Agent assignment: "correlation" (clustering),
                                           ///< "per-param", "random" (random clusters of the

@@ -68,7 +68,28 @@ class Searcher {
   virtual std::string name() const = 0;
   /// Hyper-parameters, seed, clusters and other facts for the run record.
   virtual nlohmann::json describe() const = 0;
+  /// A prior: observations that are not samples, e.g. prior_points() scored by a cheaper
+  /// evaluator (the surrogate before an RTL-scored search). Called at most once, before the
+  /// first ask(); the outcomes' `repeat` flags are ignored. Each searcher uses the prior as its
+  /// algorithm uses observations (search/README.md, "Prior"): ga breeds its first generation
+  /// from the prior's best, sa starts its walk at the prior's best, ppo and marl take it as
+  /// their first on-policy batch (their initial policies are uniform, as the prior is), marl
+  /// clusters on it instead of spending initial_samples, ppo-box moves its mean toward the
+  /// prior's best quarter, bo hands it to dlib as initial evaluations; random ignores it.
+  virtual void prime(const std::vector<Point>& pts, const std::vector<Outcome>& out) {
+    (void)pts;
+    (void)out;
+  }
+  /// Points of the prior that prime() has taken (0 for a searcher that ignores it).
+  int64_t primed() const { return primed_; }
+
+ protected:
+  int64_t primed_ = 0;  ///< Set by prime() implementations that use the prior.
 };
+
+/// `n` distinct points drawn uniformly at random from `problem` (fewer if the space is
+/// smaller), seeded: a prior for Searcher::prime.
+std::vector<Point> prior_points(const Problem& problem, int64_t n, uint64_t seed);
 
 /// Check that a problem is well formed (at least one parameter, unique non-empty names,
 /// cardinality >= 1); throws std::invalid_argument naming the parameter otherwise.
