@@ -1,6 +1,6 @@
 // The searches from Python, both through the layer-search engine the CLI's `search` uses
 // (flows/explore): `exact` runs the exact mapper (best mapping, proven lower bound, gap, and the
-// top-K distinct mappings), `search` a sampling searcher over the layer's compact or raw
+// top-K distinct mappings), `search` a sampling searcher over the layer's compact, raw or gamma
 // encoding on the surrogate. The GIL is released while they run; Ctrl-C stops a sampling search
 // after its batch in flight and raises KeyboardInterrupt.
 #include <pybind11/numpy.h>
@@ -82,11 +82,14 @@ py::object record(const SearchOutcome& o) {
   return to_python(j);
 }
 
-/// The encoding argument: "compact" or "raw".
+/// The encoding argument: "compact", "raw" or "gamma" (ArchGym's 17 GAMMA parameters, the
+/// paper's setting; `mapwright search --encoding`).
 flows::Encoding encoding_arg(const std::string& encoding) {
-  if (encoding != "compact" && encoding != "raw")
-    throw SpecError("encoding", "encoding", encoding, "expected compact or raw");
-  return encoding == "raw" ? flows::Encoding::Raw : flows::Encoding::Compact;
+  try {
+    return flows::encoding_from_name(encoding);
+  } catch (const std::invalid_argument&) {
+    throw SpecError("encoding", "encoding", encoding, "expected compact, raw or gamma");
+  }
 }
 
 /// The agents of the multi-agent environment as marl forms them, (names, parameter indices):

@@ -48,6 +48,22 @@ def test_search_equals_cli(cli, tmp_path, searcher):
     assert got.lower_bound is None
 
 
+def test_search_gamma_encoding_equals_cli(cli, tmp_path):
+    # The paper's setting (ArchGym's GAMMA encoding on its large buffers): every distinct vector
+    # is a sample, and a vector that names no mapping is an invalid sample of kind "encoding".
+    expected = cli_layer(cli, tmp_path, "--searcher", "random", "--budget", 300, "--seed", 4,
+                         "--encoding", "gamma", "--arch", "paper-maestro")
+    got = mw.search(LAYER, "paper-maestro", searcher="random", budget=300, seed=4,
+                    encoding="gamma")
+    rec = got.to_dict()
+    assert rec["searcher"] == expected["searcher"] and rec["searcher"]["encoding"] == "gamma"
+    assert rec["result"] == expected["result"]
+    assert rec["result"]["failures"].get("encoding", 0) > 0
+    # Before the first valid sample the curve is +inf (null in JSON).
+    assert got.curve.tolist() == [float("inf") if c is None else c
+                                  for c in expected["result"]["best_so_far"]]
+
+
 def test_search_refusals(cli):
     for kwargs, key in [({"searcher": "hill"}, "searcher"), ({"budget": 0}, "budget"),
                         ({"objective": "speed"}, "objective"), ({"encoding": "dense"}, "encoding")]:
