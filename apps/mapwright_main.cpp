@@ -228,6 +228,9 @@ CLI::App* add_run(CLI::App& app, flows::RunOptions& run) {
   ru->add_flag("--resume", run.resume,
                "Continue the run in --out (finished layers and checks are kept)");
   ru->add_flag("--no-rtl", run.settings.no_rtl, "Surrogate only (no RTL verification)");
+  ru->add_flag("--synth", run.synth,
+               "After the run, synthesize the architecture with yosys: its cells, depth and logic "
+               "area beside the area model's in results.json and report.html");
   ru->add_option("--reward", run.settings.reward,
                  "Sampling searchers' scorer: surrogate | rtl (after --surrogate-warmup samples "
                  "per layer, every sample is simulated on the Verilated RTL)")

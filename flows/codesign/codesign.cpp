@@ -288,7 +288,7 @@ json chosen_layers(codesign::PointEvaluator& ev, const PointResult& p) {
 
 /// The chosen design's area by part (model::estimate_area with the space's constants).
 json area_breakdown(const CodesignSpace& s, const PointResult& p) {
-  return codesign::area_json(model::estimate_area(codesign::point_arch(s, p.index), s.area), true);
+  return area_parts_json(model::estimate_area(codesign::point_arch(s, p.index), s.area), true);
 }
 
 /// One step from the chosen design in each parameter, down and up where the space has a value

@@ -256,8 +256,6 @@ int choose_best(const std::vector<PointResult>& points);
 /// Indices of the area-cost Pareto front of the feasible points, by ascending area.
 std::vector<int> pareto_front(const std::vector<PointResult>& points);
 
-/// An area breakdown as the records keep it (mm^2 per part, `total_mm2` with `with_total`).
-nlohmann::json area_json(const model::AreaBreakdown& a, bool with_total);
 /// The area model's constants as the records keep them.
 nlohmann::json area_constants_json(const model::AreaConstants& c);
 

@@ -214,16 +214,6 @@ PointResult PointEvaluator::evaluate(const HwIndex& i, double deadline_s) {
   return r;
 }
 
-nlohmann::json area_json(const model::AreaBreakdown& a, bool with_total) {
-  nlohmann::json j = {
-      {"pe_array_mm2", a.pe_array_mm2},           {"input_buf_mm2", a.input_buf_mm2},
-      {"weight_buf_mm2", a.weight_buf_mm2},       {"accum_buf_mm2", a.accum_buf_mm2},
-      {"array_control_mm2", a.array_control_mm2}, {"dma_mm2", a.dma_mm2},
-      {"bank_logic_mm2", a.bank_logic_mm2},       {"control_mm2", a.control_mm2}};
-  if (with_total) j["total_mm2"] = a.total_mm2;
-  return j;
-}
-
 nlohmann::json area_constants_json(const model::AreaConstants& c) {
   nlohmann::json j = {{"node", c.node}};
   for (const model::AreaConstantField& f : model::area_constant_fields()) j[f.key] = c.*f.member;

@@ -331,6 +331,8 @@ json run_record_to_json(const RunRecord& r, const RunSummary& s) {
   j["status"] = run_status_name(r.status);
   j["jobs"] = r.jobs;
   if (r.wall_seconds_last_session) j["wall_seconds_last_session"] = *r.wall_seconds_last_session;
+  if (!r.synthesis.is_null()) j["synthesis"] = r.synthesis;
+  if (!r.area.is_null()) j["area"] = r.area;
   j["layers"] = json::array();
   for (const auto& L : r.layers) j["layers"].push_back(layer_record_to_json(L, r.settings.rtl()));
 
@@ -402,6 +404,8 @@ RunRecord run_record_from_json(const json& j, const std::string& file) {
     r.jobs = j.value("jobs", 0);
     if (j.contains("wall_seconds_last_session"))
       r.wall_seconds_last_session = j["wall_seconds_last_session"].get<double>();
+    if (j.contains("synthesis")) r.synthesis = j["synthesis"];
+    if (j.contains("area")) r.area = j["area"];
     for (const auto& L : j.at("layers")) r.layers.push_back(layer_record_from_json(L, file));
   } catch (const json::exception& e) {
     throw core::SpecError(file, "(record)", "", std::string("malformed run record: ") + e.what());

@@ -35,6 +35,7 @@ constexpr const char* kRun = R"({
   "updated?": "string", "exact?": {"time_limit_s": "number", "gap": "number",
                                    "threads?": "uint"},
   "totals?": "object", "parity?": "object", "verification_summary?": "object",
+  "synthesis?": "object", "area?": "object",
   "layers": [{
     "index": "uint", "name": "string", "shape": "string", "kind": "string", "count": "count",
     "macs": "uint", "layer": "object", "seed": "uint",

@@ -379,6 +379,13 @@ void write_chosen_mappings(std::ostream& h, const RunRecord& r) {
   }
 }
 
+/// --synth: the architecture's area, the model's parts beside the synthesized logic.
+void write_architecture_area(std::ostream& h, const RunRecord& r) {
+  if (!r.area.is_object() || !r.area.contains("total_mm2")) return;
+  h << "<h2>Architecture area</h2>\n";
+  area_parts_html(h, r.area, r.area["total_mm2"].get<double>(), r.synthesis);
+}
+
 /// One row of the settings table; `v` is HTML already.
 void write_setting(std::ostream& h, const std::string& k, const std::string& v) {
   h << "<tr><td class=\"l\">" << html_escape(k) << "</td><td class=\"wrap\">" << v << "</td></tr>";
@@ -432,6 +439,7 @@ bool render_run_report(const LoadedRun& loaded, const fs::path& out_html) {
   if (!write_parity_section(h, run)) plotted = false;
   if (r.settings.rtl()) write_checks_table(h, r);
   write_chosen_mappings(h, r);
+  write_architecture_area(h, r);
   write_settings(h, r);
   write_footer(h, r, plotted);
   write_atomic(out_html, h.str());

@@ -7,6 +7,7 @@
 #include <iostream>
 
 #include "mapwright/flows/dist.hpp"
+#include "mapwright/flows/synth.hpp"
 #include "run/run_app.hpp"
 #include "run/run_output.hpp"
 
@@ -20,6 +21,8 @@ int cmd_run(const RunOptions& opt, std::ostream& out) {
   // Everything is validated before any work.
   check_run_options(o);
   RunInputs inputs = load_run_inputs(o.settings, &std::cerr);
+  // --synth needs an architecture the RTL elaborates for (refused now, before any work).
+  if (o.synth) synth_params(inputs.arch, "--arch");
   const std::unique_ptr<rtlpool::RtlWorkerPool> pool =
       o.settings.rtl() ? start_rtl_pool(o, inputs.arch, run_jobs(o)) : nullptr;
   RunApp app(o, std::move(folder), std::move(inputs), pool.get());

@@ -112,6 +112,9 @@ class RunApp {
   bool search_pending_layers();
   void drain_rtl();
   void finish();
+  /// --synth: synthesizes the architecture into <run>/synth and records the figures beside
+  /// the area model's (a failure is recorded and reported, never fatal).
+  void synthesize_arch();
   void submit_verifications(size_t li);
   void write_best(size_t li);
   void finish_layer_if_verified(size_t li);

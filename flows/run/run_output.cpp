@@ -11,6 +11,7 @@
 
 #include "common/files.hpp"
 #include "common/text.hpp"
+#include "mapwright/flows/synth.hpp"
 
 namespace mapwright::flows {
 
@@ -133,6 +134,14 @@ void print_run_summary(const RunRecord& rec, std::ostream& out) {
                       dir + "` runs them again)"
                 : "")
         << "\n";
+  if (!rec.synthesis.is_null()) {
+    const double model_logic = rec.area.is_object() ? rec.area["pe_array_mm2"].get<double>() +
+                                                          rec.area["control_mm2"].get<double>()
+                                                    : 0.0;
+    out << "architecture " << rec.arch.name << ": area model " << std::fixed << std::setprecision(3)
+        << (rec.area.is_object() ? rec.area["total_mm2"].get<double>() : 0.0) << " mm^2"
+        << std::defaultfloat << "; " << synth_summary(rec.synthesis, model_logic) << "\n";
+  }
   out << "written to " << dir << " (report.html, results.json, layers.csv, "
       << "verifications.csv, mappings/, curves/; results store " << rec.db << ")\n";
   if (!complete) out << "interrupted: continue with `mapwright run --resume --out " << dir << "`\n";

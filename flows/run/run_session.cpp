@@ -17,6 +17,8 @@
 #include "common/signals.hpp"
 #include "common/text.hpp"
 #include "mapwright/flows/dist.hpp"
+#include "mapwright/flows/synth.hpp"
+#include "mapwright/model/area.hpp"
 #include "mapwright/model/refined.hpp"
 #include "report/render.hpp"
 #include "run/run_output.hpp"
@@ -164,6 +166,7 @@ RunRecord RunApp::run() {
     all_valid_ = search_pending_layers();
   drain_rtl();
   finish();
+  if (o_.synth && !InterruptSignals::count()) synthesize_arch();
   write_run_csvs(rec_, folder_.dir);
   render_run_report(run_record_to_json(rec_), folder_.dir, folder_.dir / "report.html");
   return rec_;
@@ -253,6 +256,18 @@ void RunApp::finish() {
   save();
   for (const auto& L : rec_.layers)
     if (L.status == LayerStatus::Done) db_->put_layer(rec_.run_id, L);
+}
+
+void RunApp::synthesize_arch() {
+  if (tty_) std::cerr << "synthesizing " << in_.arch.name << " with yosys..." << std::flush;
+  const SynthOutcome so = synthesize(in_.arch, "", (folder_.dir / "synth").string());
+  if (tty_) std::cerr << "\r" << std::string(60, ' ') << "\r" << std::flush;
+  rec_.synthesis = synth_record(so);
+  rec_.area = area_parts_json(model::estimate_area(in_.arch), true);
+  if (so.failure != SynthFailureKind::None)
+    std::cerr << "run: synthesis of " << in_.arch.name << " failed: " << so.message
+              << (so.log.empty() ? "" : " (log: " + so.log + ")") << "\n";
+  save();
 }
 
 void RunApp::submit_verifications(size_t li) {

@@ -227,7 +227,7 @@ void put_figures(const CodesignSpace& s, const cd::PointResult& r, json& p) {
   const Arch a = cd::point_arch(s, r.index);
   const model::AreaBreakdown area = model::estimate_area(a, s.area);
   p["area_mm2"] = area.total_mm2;
-  p["area"] = cd::area_json(area, false);
+  p["area"] = area_parts_json(area, false);
   p["seconds"] = r.seconds;
   if (!r.found) {
     p["status"] = "failed";

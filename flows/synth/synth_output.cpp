@@ -110,6 +110,16 @@ void print_synth(const SynthResult& r, std::ostream& out) {
       << std::setprecision(0) << r.peak_rss_mib << " MiB; reports and log in " << r.out_dir << "\n";
 }
 
+nlohmann::json area_parts_json(const model::AreaBreakdown& a, bool with_total) {
+  nlohmann::json j = {
+      {"pe_array_mm2", a.pe_array_mm2},           {"input_buf_mm2", a.input_buf_mm2},
+      {"weight_buf_mm2", a.weight_buf_mm2},       {"accum_buf_mm2", a.accum_buf_mm2},
+      {"array_control_mm2", a.array_control_mm2}, {"dma_mm2", a.dma_mm2},
+      {"bank_logic_mm2", a.bank_logic_mm2},       {"control_mm2", a.control_mm2}};
+  if (with_total) j["total_mm2"] = a.total_mm2;
+  return j;
+}
+
 std::string synth_summary(const nlohmann::json& record, double model_logic_mm2) {
   if (record.value("status", "") != "done")
     return "synthesis failed: " + record.value("failure", std::string());

@@ -38,6 +38,10 @@ struct RunOptions {
   /// cmd_run per work item on a rank of their own (a sweep point) leave it false: their run
   /// stays in that rank.
   bool distribute = false;
+  /// --synth: after the searches and verifications, synthesize the run's architecture with yosys
+  /// (flows/synth.hpp) and put its figures beside the area model's in results.json, the
+  /// summary and report.html. A synthesis failure is recorded, never fatal.
+  bool synth = false;
 };
 /// Exit codes: 0 all good; 2 bad input; 3 a layer has no valid mapping; 4 an RTL verification
 /// failed (reported, never dropped); 130 interrupted (what finished is kept).

@@ -148,6 +148,11 @@ struct RunRecord {
   int jobs = 0;  ///< RTL worker processes of the last session.
   std::optional<double> wall_seconds_last_session;
   std::vector<LayerRecord> layers;
+  /// --synth: the synthesis of the run's architecture (flows::synth_record: done with its
+  /// figures, or failed with the reason), null when not asked for.
+  nlohmann::json synthesis;
+  /// --synth: the area model's parts of the architecture (flows::area_parts_json, with total).
+  nlohmann::json area;
 };
 
 /// Network totals, verification summary and parity, derived from the record.

@@ -16,6 +16,7 @@
 #include <nlohmann/json.hpp>
 
 #include "mapwright/core/arch.hpp"
+#include "mapwright/model/area.hpp"
 
 namespace mapwright::flows {
 
@@ -115,6 +116,10 @@ double generic_cell_um2(const std::string& yosys_type);
 /// On a banked design the model counts the banked paths of the compute controller and the DMA
 /// as bank logic, the synthesis in the modules they are in.
 nlohmann::json synth_record(const SynthOutcome& s);
+/// The area model's breakdown as the records keep it, beside a synthesis: mm^2 per part
+/// (pe_array_mm2, input/weight/accum_buf_mm2, array_control_mm2, dma_mm2, bank_logic_mm2,
+/// control_mm2) and `total_mm2` with `with_total`.
+nlohmann::json area_parts_json(const model::AreaBreakdown& a, bool with_total);
 /// A summary line of such a record beside the model's logic area (its PE array and control):
 /// "synthesis (yosys, cells at NanGate45 X1 areas): logic 0.123 mm^2 against the model's
 /// 0.120, 57540 cells, depth 95; <folder>", or "synthesis failed: <why>".
