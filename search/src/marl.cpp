@@ -82,9 +82,11 @@ class MarlSearcher final : public Searcher {
 
   /// The prior replaces the initial sample: the parameters are clustered on it and it is the
   /// agents' first batch (uniform, as their initial policies); no initial_samples are spent.
-  /// A prior smaller than 8 points (marl.initial_samples' least value) is ignored.
+  /// A prior smaller than kMarlMinInitialSamples points is ignored.
   void prime(const std::vector<Point>& pts, const std::vector<Outcome>& out) override {
-    if (started() || !all_points_.empty() || pts.size() < 8) return;
+    if (started() || !all_points_.empty() ||
+        static_cast<int64_t>(pts.size()) < kMarlMinInitialSamples)
+      return;
     all_points_ = pts;
     all_outcomes_ = prior_outcomes(out);
     start();

@@ -312,7 +312,8 @@ void validate_options(const SearchOptions& o, const std::string& where) {
          "expected more than ppo_box.min_std (" + text(b.min_std) + ")");
   check_positive(where, "ppo_box.invalid_penalty", b.invalid_penalty);
   check_reward_form(where, "ppo_box", b.reward, b.inverse_scale, b.invalid_reward);
-  check_int(where, "marl.initial_samples", o.marl.initial_samples, 8, 10000000);
+  check_int(where, "marl.initial_samples", o.marl.initial_samples, kMarlMinInitialSamples,
+            10000000);
   check_int(where, "marl.critic_bins", o.marl.critic_bins, 1, 1000000);
   check_int(where, "marl.recluster_at", o.marl.recluster_at, 0, 1000000000);
   check_int(where, "marl.critic_window", o.marl.critic_window, 2, 10000000);

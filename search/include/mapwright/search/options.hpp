@@ -169,6 +169,10 @@ inline LearnerOptions default_marl_learner() {
   return o;
 }
 
+/// The fewest points marl clusters on: the least marl.initial_samples, and the least prior
+/// (Searcher::prime) marl takes instead of its initial sample.
+constexpr int64_t kMarlMinInitialSamples = 8;
+
 /// Decentralized multi-agent RL with correlation-based agent clustering.
 struct MarlOptions {
   LearnerOptions learner = default_marl_learner();  ///< Knobs of every agent's learner.
