@@ -365,6 +365,14 @@ CLI::App* add_synth(CLI::App& app, flows::SynthOptions& synth) {
         return v.empty() ? std::string("key 'fpga' = '': expected ice40-up5k or ice40-hx8k")
                          : std::string();
       });
+  s->add_option("--fpga-top", synth.fpga_top,
+                "With --fpga: accel (default, the whole accelerator) or array (the array engine "
+                "alone: the PE mesh, its skews and fold control, for a device the accelerator "
+                "does not fit)")
+      ->check([](const std::string& v) {
+        return v.empty() ? std::string("key 'fpga_top' = '': expected accel or array")
+                         : std::string();
+      });
   s->add_option(
       "--gate-sim", synth.gate_sim,
       "Also write the flattened gate-level netlist and simulate it (Verilator with yosys' "

@@ -1,5 +1,6 @@
-// `mapwright synth --fpga`: the accelerator on an iCE40. Copies the RTL and the scan wrapper
-// (rtl/fpga/mw_fpga.sv) into the run folder, writes the yosys script there (every value in it
+// `mapwright synth --fpga`: the accelerator (or its array engine, --fpga-top array) on an
+// iCE40. Copies the RTL and the scan wrapper (rtl/fpga/mw_fpga.sv or mw_fpga_array.sv) into
+// the run folder, writes the yosys script there (every value in it
 // an integer formed from the checked parameters, no path or user string), then runs yosys
 // (synth_ice40), nextpnr-ice40 (place and route, a fixed seed) and icepack one after the other
 // as child processes. A missing tool names its Debian package; a tool failure is a typed
@@ -34,6 +35,17 @@ FpgaDevice fpga_device(const std::string& name) {
   throw SpecError("--fpga", "fpga", name, "expected ice40-up5k or ice40-hx8k");
 }
 
+FpgaTop fpga_top(const std::string& name) {
+  if (name.empty() || name == "accel") return FpgaTop::Accel;
+  if (name == "array") return FpgaTop::Array;
+  throw SpecError("--fpga-top", "fpga_top", name,
+                  "expected accel (the whole accelerator) or array (the array engine alone)");
+}
+
+const char* fpga_top_name(FpgaTop t) {
+  return t == FpgaTop::Array ? "array" : "accel";
+}
+
 namespace {
 
 using synth_detail::ToolRun;
@@ -43,16 +55,27 @@ constexpr long long kSeed = 1;
 /// nextpnr's target frequency in MHz; timing may fail (the achieved Fmax is the figure).
 constexpr int kTargetMhz = 12;
 
+/// The wrapper module (and file stem) of a top.
+std::string wrapper(FpgaTop top) {
+  return top == FpgaTop::Array ? "mw_fpga_array" : "mw_fpga";
+}
+
 /// The yosys script: read with SYNTHESIS defined (the SVAs left out), elaborate the wrapper
-/// with mw_accel's parameters, synth_ice40 (DSPs inferred where the device has them), report.
-std::string script(const std::vector<std::string>& files, const SynthParams& p,
-                   const FpgaDevice& d) {
+/// with mw_accel's parameters (the array's: its rows and columns), synth_ice40 (DSPs inferred
+/// where the device has them), report. The netlist is mw_fpga.json whatever the top.
+std::string script(const std::vector<std::string>& files, const SynthParams& p, const FpgaDevice& d,
+                   FpgaTop top) {
+  const std::string w = wrapper(top);
   std::ostringstream s;
   s << "# written by mapwright synth --fpga; run in this folder: yosys -s fpga.ys\n";
   s << "read_verilog -sv -DSYNTHESIS";
   for (const auto& f : files) s << " rtl/" << f;
-  s << " rtl/mw_fpga.sv\nhierarchy -check -top mw_fpga" << synth_detail::chparams(p) << "\n";
-  s << "synth_ice40 -top mw_fpga" << (d.dsp ? " -dsp" : "") << " -json mw_fpga.json\n";
+  s << " rtl/" << w << ".sv\nhierarchy -check -top " << w;
+  if (top == FpgaTop::Array)
+    s << " -chparam Rows " << p.rows << " -chparam Cols " << p.cols << "\n";
+  else
+    s << synth_detail::chparams(p) << "\n";
+  s << "synth_ice40 -top " << w << (d.dsp ? " -dsp" : "") << " -json mw_fpga.json\n";
   s << "tee -q -o stat.json stat -json\n";
   return s.str();
 }
@@ -132,11 +155,12 @@ void place_route_pack(const fs::path& dir, const FpgaDevice& d, FpgaOutcome& o) 
 }  // namespace
 
 FpgaOutcome implement_fpga(const core::Arch& arch, const FpgaDevice& device,
-                           const std::string& rtl_dir, const std::string& out_dir) {
+                           const std::string& rtl_dir, const std::string& out_dir, FpgaTop top) {
   FpgaOutcome o;
   FpgaResult& r = o.result;
   r.arch = arch.name;
   r.device = device.name;
+  r.top = top;
   r.seed = kSeed;
   r.params = synth_params(arch, "--arch");
   if (o.message = missing_tool(); !o.message.empty()) {
@@ -146,15 +170,17 @@ FpgaOutcome implement_fpga(const core::Arch& arch, const FpgaDevice& device,
   const fs::path src = rtl_dir.empty() ? synth_detail::default_rtl_dir() : fs::path(rtl_dir);
   const std::vector<std::string> files = synth_detail::rtl_files(src);
   std::error_code ec;
-  if (!fs::is_regular_file(src / "fpga" / "mw_fpga.sv", ec))
-    throw SpecError("--rtl", "rtl", src.string(), "no fpga/mw_fpga.sv there (the FPGA wrapper)");
+  const std::string w = wrapper(top) + ".sv";
+  if (!fs::is_regular_file(src / "fpga" / w, ec))
+    throw SpecError("--rtl", "rtl", src.string(), "no fpga/" + w + " there (the FPGA wrapper)");
+  const std::string stem = top == FpgaTop::Array ? "fpga-array-" : "fpga-";
   const fs::path dir =
-      out_dir.empty() ? fs::path("fpga-" + arch.name + "-" + device.name) : fs::path(out_dir);
+      out_dir.empty() ? fs::path(stem + arch.name + "-" + device.name) : fs::path(out_dir);
   make_output_dir(dir);
   FolderLock lock(dir, "--out");
   synth_detail::copy_rtl(src, dir, files);
-  synth_detail::copy_rtl(src / "fpga", dir, {"mw_fpga.sv"});
-  write_atomic(dir / "fpga.ys", script(files, r.params, device));
+  synth_detail::copy_rtl(src / "fpga", dir, {w});
+  write_atomic(dir / "fpga.ys", script(files, r.params, device, top));
   r.out_dir = dir.string();
   const ToolRun yosys =
       synth_detail::run_tool(dir, {"yosys", "-q", "-l", "yosys.log", "-s", "fpga.ys"}, "yosys.out");
@@ -174,9 +200,10 @@ FpgaOutcome implement_fpga(const core::Arch& arch, const FpgaDevice& device,
 
 int cmd_fpga(const SynthOptions& o, std::ostream& out) {
   const FpgaDevice device = fpga_device(o.fpga);  // refused before any work
+  const FpgaTop top = fpga_top(o.fpga_top);
   const core::Arch arch = core::load_arch(o.arch);
   synth_params(arch, "--arch " + o.arch);
-  const FpgaOutcome f = implement_fpga(arch, device, o.rtl_dir, o.out_dir);
+  const FpgaOutcome f = implement_fpga(arch, device, o.rtl_dir, o.out_dir, top);
   if (f.failure != FpgaFailureKind::None) {
     std::cerr << "synth --fpga: " << f.message << (f.log.empty() ? "" : " (log: " + f.log + ")")
               << "\n";

@@ -93,6 +93,7 @@ std::string fpga_json(const FpgaResult& r) {
   nlohmann::json j;
   j["arch"] = r.arch;
   j["device"] = r.device;
+  j["top"] = fpga_top_name(r.top);
   for (const auto& [name, v] : synth_detail::param_list(r.params)) j["params"][name] = v;
   j["synth_ice40"] = {{"luts", r.luts}, {"carries", r.carries}, {"flops", r.flops}};
   j["utilization"] = {{"logic_cells", use_json(r.logic_cells)},
@@ -109,9 +110,13 @@ std::string fpga_json(const FpgaResult& r) {
 }
 
 void print_fpga(const FpgaResult& r, std::ostream& out) {
-  out << "fpga " << r.device << ", " << r.arch << ": mw_fpga (mw_accel "
-      << synth_detail::params_text(r.params) << ", behind the scan wrapper)\n"
-      << "synth_ice40: " << r.luts << " LUT4, " << r.carries << " carry, " << r.flops
+  if (r.top == FpgaTop::Array)
+    out << "fpga " << r.device << ", " << r.arch << ": mw_fpga_array (the array engine alone, "
+        << "mw_array " << r.params.rows << "x" << r.params.cols << ", behind the scan wrapper)\n";
+  else
+    out << "fpga " << r.device << ", " << r.arch << ": mw_fpga (mw_accel "
+        << synth_detail::params_text(r.params) << ", behind the scan wrapper)\n";
+  out << "synth_ice40: " << r.luts << " LUT4, " << r.carries << " carry, " << r.flops
       << " flip-flops\n"
       << "utilization: logic cells " << use_text(r.logic_cells) << ", block RAMs "
       << use_text(r.brams) << ", DSPs " << use_text(r.dsps) << ", I/O " << use_text(r.ios) << "\n";

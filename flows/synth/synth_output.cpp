@@ -142,6 +142,9 @@ int cmd_synth(const SynthOptions& o, std::ostream& out) {
   if (!o.netlist.empty() && o.gate_sim == 0)
     throw core::SpecError("--netlist", "netlist", o.netlist,
                           "a given netlist is for --gate-sim N (N runs against the RTL)");
+  if (o.fpga.empty() && !o.fpga_top.empty())
+    throw core::SpecError("--fpga-top", "fpga_top", o.fpga_top,
+                          "the FPGA top is for --fpga ice40-up5k|ice40-hx8k");
   if (!o.fpga.empty()) return cmd_fpga(o, out);
   const core::Arch arch = core::load_arch(o.arch);
   synth_params(arch, "--arch " + o.arch);  // refused here, naming the file, before any work

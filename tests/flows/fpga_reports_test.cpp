@@ -85,3 +85,33 @@ TEST(FpgaDevice, NamesAndBadValues) {
     EXPECT_EQ(e.value(), "ICE40-UP5K");
   }
 }
+
+TEST(FpgaTop, NamesAndBadValues) {
+  using mapwright::flows::FpgaTop;
+  EXPECT_EQ(mapwright::flows::fpga_top(""), FpgaTop::Accel);
+  EXPECT_EQ(mapwright::flows::fpga_top("accel"), FpgaTop::Accel);
+  EXPECT_EQ(mapwright::flows::fpga_top("array"), FpgaTop::Array);
+  EXPECT_STREQ(mapwright::flows::fpga_top_name(FpgaTop::Array), "array");
+  try {
+    mapwright::flows::fpga_top("mesh");
+    FAIL() << "accepted a wrong top";
+  } catch (const mapwright::core::SpecError& e) {
+    EXPECT_EQ(e.where(), "--fpga-top");
+    EXPECT_EQ(e.value(), "mesh");
+  }
+}
+
+TEST(FpgaReports, TheTopIsInTheJsonAndTheText) {
+  FpgaResult r;
+  r.arch = "fpga2";
+  r.device = "ice40-up5k";
+  r.params.rows = 2;
+  r.params.cols = 3;
+  r.top = mapwright::flows::FpgaTop::Array;
+  EXPECT_NE(mapwright::flows::fpga_json(r).find("\"top\": \"array\""), std::string::npos);
+  std::ostringstream text;
+  mapwright::flows::print_fpga(r, text);
+  EXPECT_NE(text.str().find("mw_fpga_array (the array engine alone, mw_array 2x3"),
+            std::string::npos)
+      << text.str();
+}

@@ -134,6 +134,8 @@ struct SynthOptions {
   bool json = false;             ///< Print JSON instead of text.
   std::string fpga;              ///< "" = generic synthesis; else an FPGA implementation on
                                  ///< this device (flows/fpga.hpp: ice40-up5k, ice40-hx8k).
+  std::string fpga_top;          ///< With fpga: "accel" (the default, "" = accel) or "array"
+                                 ///< (the array engine alone, flows/fpga.hpp).
   int gate_sim = 0;              ///< > 0: simulate the netlist against the RTL on this many
                                  ///< random mappings (flows/gate_sim.hpp).
   uint64_t seed = 1;             ///< Seed of the gate-level simulation's layers and operands.
