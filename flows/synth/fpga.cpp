@@ -1,6 +1,6 @@
 // `mapwright synth --fpga`: the accelerator (or its array engine, --fpga-top array) on an
-// iCE40. Copies the RTL and the scan wrapper (rtl/fpga/mw_fpga.sv or mw_fpga_array.sv) into
-// the run folder, writes the yosys script there (every value in it
+// iCE40. Copies the RTL and the scan wrapper (rtl/fpga/mw_fpga.sv or mw_fpga_array.sv, both
+// around mw_fpga_scan.sv) into the run folder, writes the yosys script there (every value in it
 // an integer formed from the checked parameters, no path or user string), then runs yosys
 // (synth_ice40), nextpnr-ice40 (place and route, a fixed seed) and icepack one after the other
 // as child processes. A missing tool names its Debian package; a tool failure is a typed
@@ -60,6 +60,9 @@ std::string wrapper(FpgaTop top) {
   return top == FpgaTop::Array ? "mw_fpga_array" : "mw_fpga";
 }
 
+/// The scan chains both wrappers instantiate (rtl/fpga/mw_fpga_scan.sv).
+const char* const kScanFile = "mw_fpga_scan.sv";
+
 /// The yosys script: read with SYNTHESIS defined (the SVAs left out), elaborate the wrapper
 /// with mw_accel's parameters (the array's: its rows and columns), synth_ice40 (DSPs inferred
 /// where the device has them), report. The netlist is mw_fpga.json whatever the top.
@@ -70,7 +73,7 @@ std::string script(const std::vector<std::string>& files, const SynthParams& p, 
   s << "# written by mapwright synth --fpga; run in this folder: yosys -s fpga.ys\n";
   s << "read_verilog -sv -DSYNTHESIS";
   for (const auto& f : files) s << " rtl/" << f;
-  s << " rtl/" << w << ".sv\nhierarchy -check -top " << w;
+  s << " rtl/" << kScanFile << " rtl/" << w << ".sv\nhierarchy -check -top " << w;
   if (top == FpgaTop::Array)
     s << " -chparam Rows " << p.rows << " -chparam Cols " << p.cols << "\n";
   else
@@ -171,15 +174,16 @@ FpgaOutcome implement_fpga(const core::Arch& arch, const FpgaDevice& device,
   const std::vector<std::string> files = synth_detail::rtl_files(src);
   std::error_code ec;
   const std::string w = wrapper(top) + ".sv";
-  if (!fs::is_regular_file(src / "fpga" / w, ec))
-    throw SpecError("--rtl", "rtl", src.string(), "no fpga/" + w + " there (the FPGA wrapper)");
+  for (const std::string& f : {w, std::string(kScanFile)})
+    if (!fs::is_regular_file(src / "fpga" / f, ec))
+      throw SpecError("--rtl", "rtl", src.string(), "no fpga/" + f + " there (the FPGA wrapper)");
   const std::string stem = top == FpgaTop::Array ? "fpga-array-" : "fpga-";
   const fs::path dir =
       out_dir.empty() ? fs::path(stem + arch.name + "-" + device.name) : fs::path(out_dir);
   make_output_dir(dir);
   FolderLock lock(dir, "--out");
   synth_detail::copy_rtl(src, dir, files);
-  synth_detail::copy_rtl(src / "fpga", dir, {w});
+  synth_detail::copy_rtl(src / "fpga", dir, {kScanFile, w});
   write_atomic(dir / "fpga.ys", script(files, r.params, device, top));
   r.out_dir = dir.string();
   const ToolRun yosys =

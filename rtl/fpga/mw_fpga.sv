@@ -1,15 +1,10 @@
 // mw_fpga: mw_accel behind a scan interface of seven pins, so that an accelerator with
 // hundreds of ports can be placed and routed on a small FPGA (an iCE40 has 39 to 206 I/O pins).
 //
-// What the wrapper adds, and all it adds (no protocol, no host logic): two shift registers in
-// the style of a boundary scan. The input chain (shift_i high: one bit per clock from sin_i,
-// last input bit first) feeds an update register that drives every input of mw_accel (upd_i
-// high for one clock copies the chain into it); the output chain captures every output of
-// mw_accel (cap_i high for one clock) and shifts it out on sout_o while shift_i is high. So a
-// host can drive the accelerator one input vector per update and read one output vector per
-// capture, far below the accelerator's clock rate: the wrapper makes the design placeable and
-// its timing measurable, not usable at speed. Its flops (2 x 110 + 205 at 4-byte beats) and
-// their multiplexers are in the utilization the FPGA flow reports.
+// What the wrapper adds, and all it adds: the scan chains of mw_fpga_scan (an input chain with
+// an update register driving every input of mw_accel, an output chain capturing every output),
+// which make the design placeable and its timing measurable, not usable at speed. Their flops
+// (2 x 110 + 205 at 4-byte beats) and multiplexers are in the utilization the FPGA flow reports.
 //
 // Input vector, from bit 0: cmd_valid, cmd_data[63:0], cmd_last, dram_rd_valid, dram_rd_last,
 // dram_rd_data, dram_wr_ready, dram_wr_done, csr_addr[7:0]. Output vector, from bit 0:
@@ -35,29 +30,23 @@ module mw_fpga #(
   output logic sout_o    // serial output (bit 0 of the output chain)
 );
 
-  logic [InBits-1:0]  in_sh_q, in_q;   // input chain, update register
-  logic [OutBits-1:0] out_sh_q, outs;  // output chain, the accelerator's outputs
+  logic [InBits-1:0]  in_q;  // the update register (the chains: mw_fpga_scan)
+  logic [OutBits-1:0] outs;  // the wrapped design's outputs
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      in_sh_q  <= '0;
-      in_q     <= '0;
-      out_sh_q <= '0;
-    end else begin
-      if (shift_i) begin
-        in_sh_q <= {sin_i, in_sh_q[InBits-1:1]};
-      end
-      if (upd_i) begin
-        in_q <= in_sh_q;
-      end
-      if (cap_i) begin
-        out_sh_q <= outs;
-      end else if (shift_i) begin
-        out_sh_q <= {1'b0, out_sh_q[OutBits-1:1]};
-      end
-    end
-  end
-  assign sout_o = out_sh_q[0];
+  mw_fpga_scan #(
+    .InBits  (InBits),
+    .OutBits (OutBits)
+  ) u_scan (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .sin_i   (sin_i),
+    .shift_i (shift_i),
+    .upd_i   (upd_i),
+    .cap_i   (cap_i),
+    .sout_o  (sout_o),
+    .in_o    (in_q),
+    .out_i   (outs)
+  );
 
   mw_accel #(
     .Rows        (Rows),

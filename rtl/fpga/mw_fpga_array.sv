@@ -1,10 +1,10 @@
 // mw_fpga_array: the systolic array engine alone (mw_array: the PE mesh, its input skews, the
 // output deskew and the fold control, with the parameters mw_compute gives it) behind the same
-// seven-pin scan interface as mw_fpga (rtl/fpga/mw_fpga.sv), for `mapwright synth --fpga ...
+// seven-pin scan interface as mw_fpga (rtl/fpga/mw_fpga_scan.sv), for `mapwright synth --fpga ...
 // --fpga-top array`: the datapath whose timing is the accelerator's systolic critical path,
 // implemented on an FPGA too small for the whole accelerator (its control, DMA and buffers).
 //
-// What the wrapper adds, and all it adds: the two scan chains of mw_fpga (an input chain with
+// What the wrapper adds, and all it adds: the scan chains of mw_fpga_scan (an input chain with
 // an update register driving every input of mw_array, an output chain capturing every output).
 // Their flops (2 x InBits + OutBits) and multiplexers are in the utilization the flow reports.
 //
@@ -33,29 +33,23 @@ module mw_fpga_array #(
   output logic sout_o    // serial output (bit 0 of the output chain)
 );
 
-  logic [InBits-1:0]  in_sh_q, in_q;   // input chain, update register
-  logic [OutBits-1:0] out_sh_q, outs;  // output chain, the array's outputs
+  logic [InBits-1:0]  in_q;  // the update register (the chains: mw_fpga_scan)
+  logic [OutBits-1:0] outs;  // the wrapped design's outputs
 
-  always_ff @(posedge clk_i or negedge rst_ni) begin
-    if (!rst_ni) begin
-      in_sh_q  <= '0;
-      in_q     <= '0;
-      out_sh_q <= '0;
-    end else begin
-      if (shift_i) begin
-        in_sh_q <= {sin_i, in_sh_q[InBits-1:1]};
-      end
-      if (upd_i) begin
-        in_q <= in_sh_q;
-      end
-      if (cap_i) begin
-        out_sh_q <= outs;
-      end else if (shift_i) begin
-        out_sh_q <= {1'b0, out_sh_q[OutBits-1:1]};
-      end
-    end
-  end
-  assign sout_o = out_sh_q[0];
+  mw_fpga_scan #(
+    .InBits  (InBits),
+    .OutBits (OutBits)
+  ) u_scan (
+    .clk_i   (clk_i),
+    .rst_ni  (rst_ni),
+    .sin_i   (sin_i),
+    .shift_i (shift_i),
+    .upd_i   (upd_i),
+    .cap_i   (cap_i),
+    .sout_o  (sout_o),
+    .in_o    (in_q),
+    .out_i   (outs)
+  );
 
   logic                 cmd_valid, cmd_os, cmd_acc, a_valid, w_valid, c_valid, out_ready;
   logic [NW-1:0]        cmd_n;
