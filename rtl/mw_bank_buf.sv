@@ -124,20 +124,22 @@ module mw_bank_buf #(
   end
 
   // Bank and row of a word: a constant modulo and a shift (two sets: a compare and a constant
-  // subtraction first).
+  // subtraction first, giving the word's offset within its set). The arithmetic is as wide as an
+  // address (and the bank count), not 32 bits: a synthesis tool builds a divider per modulo and
+  // cannot narrow one whose dividend is a 32-bit difference (yosys ran out of memory on the
+  // banked 16x16 accumulator's 104 such dividers; docs/synthesis.md).
+  localparam int unsigned MW = (AW > 8) ? AW : 8;  // the modulo's width: an address or 128
+  function automatic logic in_set1(input logic [AW-1:0] a);
+    in_set1 = (Sets > 1) && (32'(a) >= SetSplit);
+  endfunction
+  function automatic logic [AW-1:0] set_off(input logic [AW-1:0] a);
+    set_off = in_set1(a) ? a - AW'(SetSplit) : a;
+  endfunction
   function automatic logic [BW-1:0] bank_of(input logic [AW-1:0] a);
-    if (Sets > 1 && 32'(a) >= SetSplit) begin
-      bank_of = BW'(Banks + (32'(a) - SetSplit) % Banks);
-    end else begin
-      bank_of = BW'(32'(a) % Banks);
-    end
+    bank_of = BW'((in_set1(a) ? MW'(Banks) : MW'(0)) + MW'(set_off(a)) % MW'(Banks));
   endfunction
   function automatic logic [BAW-1:0] row_of(input logic [AW-1:0] a);
-    if (Sets > 1 && 32'(a) >= SetSplit) begin
-      row_of = BAW'((32'(a) - SetSplit) >> RowShift);
-    end else begin
-      row_of = BAW'(32'(a) >> RowShift);
-    end
+    row_of = BAW'(set_off(a) >> RowShift);
   endfunction
 
   // Bank and row of every lane's address, decoded in one vector: the read lanes, the direct
@@ -228,7 +230,7 @@ module mw_bank_buf #(
     // l = (b - b0) mod Banks, at the row of word wr_addr_i[0] + l (an add and a shift per bank).
     logic [BW-1:0] b0;
     always_comb begin
-      b0      = BW'(32'(wr_addr_i[0 +: AW]) % Banks);
+      b0      = BW'(MW'(wr_addr_i[0 +: AW]) % MW'(Banks));
       wr_wait = wr_req_i ? (wr_en_i & ~wr_done_q) : '0;
       wr_srv  = wr_wait;
     end
