@@ -4,7 +4,7 @@
 # `wreduce` it must hold one modulo per lane (52), each as wide as an address (14 bits). A 32-bit
 # modulo is a 32-bit divider in gates; the 104 of them the decode once had (two per lane, on
 # 32-bit differences) took yosys past 24 GiB on the default (docs/synthesis.md).
-# Usage: cmake -DRTL=<rtl folder> -DTOP=<bank_acc_top.sv> -DOUT=<folder> -P bank_buf_dividers.cmake
+# Usage: cmake -DYOSYS=<yosys> -DRTL=<rtl folder> -DTOP=<bank_acc_top.sv> -DOUT=<folder> -P bank_buf_dividers.cmake
 cmake_minimum_required(VERSION 3.22)
 file(MAKE_DIRECTORY ${OUT})
 file(WRITE ${OUT}/dividers.ys
@@ -14,7 +14,7 @@ file(WRITE ${OUT}/dividers.ys
   "opt_clean\n"
   "wreduce\n"
   "tee -q -o ${OUT}/dividers.txt stat -width t:$mod t:$div\n")
-execute_process(COMMAND yosys -q -s ${OUT}/dividers.ys WORKING_DIRECTORY ${OUT}
+execute_process(COMMAND ${YOSYS} -q -s ${OUT}/dividers.ys WORKING_DIRECTORY ${OUT}
   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "yosys exited ${rc}: ${err}")
