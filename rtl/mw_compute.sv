@@ -221,6 +221,22 @@ module mw_compute #(
   // -------------------------------------------------------------------------------------------
   // Operand addresses: one add per lane from registered values
   // -------------------------------------------------------------------------------------------
+  // The bank of a virtual address (floor modulo Banks of a 32-bit signed value) without a 32-bit
+  // divider, which a synthesis tool would build per lane (16 of them were a tenth of the banked
+  // 16x16 design's logic; docs/synthesis.md): the address's four bytes, weighted by 2^(8j) mod
+  // Banks, sum to less than 2^17 with the same residue as its unsigned reading, and a negative
+  // address is 2^32 less than that reading, so it adds Banks - (2^32 mod Banks). One 17-bit
+  // modulo remains. tests/rtl/bank_floor_mod_test.cpp checks it against the floor modulo.
+  localparam int unsigned BankR8  = 32'((64'd1 << 8) % 64'(Banks));
+  localparam int unsigned BankR16 = 32'((64'd1 << 16) % 64'(Banks));
+  localparam int unsigned BankR24 = 32'((64'd1 << 24) % 64'(Banks));
+  localparam int unsigned BankNeg = 32'((64'(Banks) - (64'd1 << 32) % 64'(Banks)) % 64'(Banks));
+  function automatic logic [7:0] bank_floor_mod(input logic signed [31:0] v);
+    logic [16:0] sum;
+    sum = 17'(v[7:0]) + 17'(v[15:8]) * 17'(BankR8) + 17'(v[23:16]) * 17'(BankR16) +
+          17'(v[31:24]) * 17'(BankR24) + (v[31] ? 17'(BankNeg) : 17'd0);
+    bank_floor_mod = 8'(sum % 17'(Banks));
+  endfunction
   // Input read lanes: WS / OS lane i streams activation row lane i (its reduction or pixel
   // part plus the streamed position's other part); IS lane j preloads input pixel j of the fold
   // at the reduction index of the current `w` row. A lane whose buffer row or column falls
@@ -230,7 +246,8 @@ module mw_compute #(
   logic [NL-1:0] lane_ok;  // lane in use and not padding
   always_comb begin
     for (int unsigned i = 0; i < NL; i++) begin
-      logic signed [31:0] hrow, wcol, virt, vb;
+      logic signed [31:0] hrow, wcol, virt;
+      logic [7:0] vb;
       hrow       = $signed(s_h + a_lh_q[i*32 +: 32]);
       wcol       = $signed(s_w + a_lw_q[i*32 +: 32]);
       in_rd_en_o[i] = (i < (is_i ? a_cu_q : a_ru_q));
@@ -239,10 +256,7 @@ module mw_compute #(
       virt       = $signed(s_addr_q + a_lin_q[i*32 +: 32]);
       // Banked: a padding lane reads word 0 of the bank its virtual address falls into (floor
       // modulo), so that every row of a fold has the same bank conflicts; its word is dropped.
-      vb         = virt % $signed(32'(Banks));
-      if (vb < 0) begin
-        vb = vb + $signed(32'(Banks));
-      end
+      vb         = bank_floor_mod(virt);
       if (lane_ok[i]) begin
         in_rd_addr_o[i*InAW +: InAW] = InAW'(virt);
       end else if (Banked && in_rd_en_o[i]) begin
