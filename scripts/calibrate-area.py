@@ -128,7 +128,21 @@ def features(p):
     tri = lambda n, w: n * (n - 1) // 2 * w
     return {"pes": r * c, "cols": c, "lanes": lanes, "beat": beat, "banks": banks,
             "skew_bits": tri(r, 8) + tri(c, 8) + tri(c, 32),
-            "bank_lanes": banks * lanes, "bank_beat": banks * beat, "bank_cols": banks * c}
+            "bank_lanes": banks * lanes, "bank_beat": banks * beat, "bank_cols": banks * c,
+            "bank_mod": modulo_cells(p)}
+
+
+def modulo_cells(p):
+    """model::bank_modulo_cells: the bank decodes' modulos (dividend bits x divisor bits) when
+    the bank count is not a power of two."""
+    banks = p["BufBanks"]
+    if banks <= 0 or banks & (banks - 1) == 0:
+        return 0
+    width = lambda depth: max((depth - 1).bit_length(), 8)
+    lanes, beat = max(p["Rows"], p["Cols"]), p["BeatBytes"]
+    dividend = ((lanes + 1) * width(p["InBufBytes"]) + (lanes + 1) * width(p["WtBufBytes"])
+                + (2 * p["Cols"] + beat + beat // 4) * width(p["AccBufWords"]) + lanes * 17)
+    return dividend * banks.bit_length()
 
 
 def part_areas(cfg):
@@ -173,9 +187,11 @@ def fit(configs):
                     + k["dma_fixed_um2"] + k["dma_per_beat_byte_um2"] * x[i]["beat"]
                     + k["control_fixed_um2"])
         extra.append(a[i]["bank"] + a[i]["compute"] + a[i]["dma"] + a[i]["control"] - unbanked)
-    b = lstsq([x[i] for i in banked], ["one", "bank_lanes", "bank_beat", "bank_cols"], extra)
+    b = lstsq([x[i] for i in banked], ["one", "bank_lanes", "bank_beat", "bank_cols", "bank_mod"],
+              extra)
     k.update(bank_fixed_um2=b["one"], bank_per_lane_um2=b["bank_lanes"],
-             bank_per_beat_byte_um2=b["bank_beat"], bank_per_col_um2=b["bank_cols"])
+             bank_per_beat_byte_um2=b["bank_beat"], bank_per_col_um2=b["bank_cols"],
+             bank_modulo_um2=b["bank_mod"])
     return k
 
 
@@ -189,7 +205,8 @@ def predict(k, p):
         "dma": k["dma_fixed_um2"] + k["dma_per_beat_byte_um2"] * x["beat"],
         "bank": (k["bank_fixed_um2"] + k["bank_per_lane_um2"] * x["bank_lanes"]
                  + k["bank_per_beat_byte_um2"] * x["bank_beat"]
-                 + k["bank_per_col_um2"] * x["bank_cols"] if x["banks"] else 0.0),
+                 + k["bank_per_col_um2"] * x["bank_cols"] + k["bank_modulo_um2"] * x["bank_mod"]
+                 if x["banks"] else 0.0),
     }
     return parts
 
@@ -227,7 +244,10 @@ def main():
     os.makedirs(os.path.join(a.out, "archs"), exist_ok=True)
     rows, failed = [], []
     with concurrent.futures.ThreadPoolExecutor(max_workers=a.jobs) as pool:
-        futures = {pool.submit(synthesize, a.mapwright, a.out, c): c for c in configs}
+        # The largest first (yosys' time grows with the array and the banks), so that the jobs
+        # end together instead of the largest running alone at the end.
+        todo = sorted(configs, key=lambda c: -(c["rows"] * c["cols"] * (c["banks"] + 1)))
+        futures = {pool.submit(synthesize, a.mapwright, a.out, c): c for c in todo}
         for fut in concurrent.futures.as_completed(futures):
             c = futures[fut]
             try:

@@ -53,6 +53,25 @@ BankMacros bank_macros(long long words, int banks, int sets) {
   return m;
 }
 
+long long bank_modulo_cells(const core::Arch& arch) {
+  const long long banks = arch.buffer_banks;
+  if (banks <= 0 || (banks & (banks - 1)) == 0) return 0;
+  const auto width = [](long long depth) {  // rtl/mw_bank_buf.sv: MW = max($clog2(Depth), 8)
+    long long aw = 0;
+    while ((1LL << aw) < depth) ++aw;
+    return std::max<long long>(aw, 8);
+  };
+  long long divisor_bits = 0;
+  while ((1LL << divisor_bits) <= banks) ++divisor_bits;
+  const long long lanes = std::max(arch.rows, arch.cols);
+  const long long beat = static_cast<long long>(arch.dram_bytes_per_cycle);
+  const long long acc_words = arch.accum_buf_bytes / std::max(1, arch.acc_bits / 8);
+  const long long dividend_bits = (lanes + 1) * width(arch.input_buf_bytes) +
+                                  (lanes + 1) * width(arch.weight_buf_bytes) +
+                                  (2 * arch.cols + beat + beat / 4) * width(acc_words) + lanes * 17;
+  return dividend_bits * divisor_bits;
+}
+
 long long skew_bits(const core::Arch& arch) {
   const long long r = arch.rows, k = arch.cols, op = arch.operand_bits, acc = arch.acc_bits;
   return triangle_bits(r, op)      // mw_skew u_skew_a: activations, one lane per row
@@ -75,12 +94,13 @@ AreaBreakdown estimate_area(const core::Arch& arch, const AreaConstants& c) {
           c.skew_um2_per_bit * static_cast<double>(skew_bits(arch)) + c.compute_fixed_um2 +
           c.compute_per_lane_um2 * lanes + c.control_fixed_um2);
   b.dma_mm2 = um2(c.dma_fixed_um2 + c.dma_per_beat_byte_um2 * arch.dram_bytes_per_cycle);
-  b.bank_logic_mm2 =
-      banks > 0
-          ? um2(c.bank_fixed_um2 + banks * (c.bank_per_lane_um2 * lanes +
-                                            c.bank_per_beat_byte_um2 * arch.dram_bytes_per_cycle +
-                                            c.bank_per_col_um2 * arch.cols))
-          : 0.0;
+  b.bank_logic_mm2 = banks > 0
+                         ? um2(c.bank_fixed_um2 +
+                               banks * (c.bank_per_lane_um2 * lanes +
+                                        c.bank_per_beat_byte_um2 * arch.dram_bytes_per_cycle +
+                                        c.bank_per_col_um2 * arch.cols) +
+                               c.bank_modulo_um2 * static_cast<double>(bank_modulo_cells(arch)))
+                         : 0.0;
   b.control_mm2 = b.array_control_mm2 + b.dma_mm2 + b.bank_logic_mm2;
   b.total_mm2 =
       b.pe_array_mm2 + b.input_buf_mm2 + b.weight_buf_mm2 + b.accum_buf_mm2 + b.control_mm2;
@@ -103,6 +123,7 @@ const std::vector<AreaConstantField>& area_constant_fields() {
       {"bank_per_lane_um2", &C::bank_per_lane_um2, false},
       {"bank_per_beat_byte_um2", &C::bank_per_beat_byte_um2, false},
       {"bank_per_col_um2", &C::bank_per_col_um2, false},
+      {"bank_modulo_um2", &C::bank_modulo_um2, false},
       {"sram_um2_per_kib", &C::sram_um2_per_kib, true},
       {"sram_buffer_fixed_um2", &C::sram_buffer_fixed_um2, false}};
   return fields;

@@ -91,7 +91,7 @@ TEST(Area, DefaultConstantsNameTheirSources) {
   for (double v :
        {c.pe_um2, c.array_fixed_um2, c.array_per_col_um2, c.skew_um2_per_bit, c.compute_fixed_um2,
         c.compute_per_lane_um2, c.dma_fixed_um2, c.dma_per_beat_byte_um2, c.control_fixed_um2,
-        c.bank_per_lane_um2, c.bank_per_beat_byte_um2, c.bank_per_col_um2})
+        c.bank_per_lane_um2, c.bank_per_beat_byte_um2, c.bank_per_col_um2, c.bank_modulo_um2})
     EXPECT_GT(v, 0);  // every fitted term is a cost (the fit gave none below zero)
 }
 
@@ -207,13 +207,48 @@ TEST(Area, BankedArchIsPricedMacroByMacro) {
   EXPECT_NEAR(b.input_buf_mm2, 17 * (1888 + 3081 * 8) * 1e-6, kTol);  // 451112 um^2
   EXPECT_NEAR(b.weight_buf_mm2, b.input_buf_mm2, kTol);
   EXPECT_NEAR(b.accum_buf_mm2, 34 * (1888 + 3081 * 2) * 1e-6, kTol);  // 273700 um^2
-  // 17 banks x (16 lanes, 16 DRAM bytes per cycle, 16 columns).
+  // 17 banks x (16 lanes, 16 DRAM bytes per cycle, 16 columns), and 17 banks' modulos.
   EXPECT_NEAR(b.bank_logic_mm2,
               (c.bank_fixed_um2 +
-               17 * 16 * (c.bank_per_lane_um2 + c.bank_per_beat_byte_um2 + c.bank_per_col_um2)) *
+               17 * 16 * (c.bank_per_lane_um2 + c.bank_per_beat_byte_um2 + c.bank_per_col_um2) +
+               c.bank_modulo_um2 * 7890) *
                   1e-6,
               kTol);
   EXPECT_NEAR(b.control_mm2 - d.control_mm2, b.bank_logic_mm2, kTol);
   EXPECT_DOUBLE_EQ(b.pe_array_mm2, d.pe_array_mm2);
   EXPECT_GT(b.total_mm2, d.total_mm2);
+}
+
+// The modulos of the bank decodes, counted by hand from the RTL for the default (17 banks, 5
+// divisor bits): input and weight buffers 16 read lanes + the DMA row's first word at 17 address
+// bits (128 KiB), the accumulator 2 x 16 result lanes + 16 beat bytes + 4 beat words at 14 bits
+// (16384 words), the compute controller 16 lanes at 17 bits: (2 x 17 x 17 + 52 x 14 + 16 x 17)
+// x 5 = 7890. A power of two (a bit select) and no banks: none; a buffer address narrower than 8
+// bits is still an 8-bit modulo.
+TEST(Area, BankModuloCellsCountTheDecodesOfANonPowerOfTwoBankCount) {
+  Arch a = load_arch("default");
+  EXPECT_EQ(bank_modulo_cells(a), 7890);
+  a.buffer_banks = 16;
+  EXPECT_EQ(bank_modulo_cells(a), 0);
+  a.buffer_banks = 0;
+  EXPECT_EQ(bank_modulo_cells(a), 0);
+  a.buffer_banks = 1;  // 2^0: bank 0 for every word
+  EXPECT_EQ(bank_modulo_cells(a), 0);
+  Arch s = arch_of(4, 4, 16, 16, 8);  // the calibration's a4x4-b8-k11: 14 and 11 address bits
+  s.dram_bytes_per_cycle = 8;
+  s.buffer_banks = 11;  // 4 divisor bits
+  EXPECT_EQ(bank_modulo_cells(s), (5 * 14 + 5 * 14 + (8 + 8 + 2) * 11 + 4 * 17) * 4);
+  Arch t = s;  // 64-byte buffers and 64 accumulator words: 6-bit addresses, 8-bit modulos
+  t.input_buf_bytes = t.weight_buf_bytes = 64;
+  t.accum_buf_bytes = 256;
+  EXPECT_EQ(bank_modulo_cells(t), (5 * 8 + 5 * 8 + (8 + 8 + 2) * 8 + 4 * 17) * 4);
+  const AreaConstants c;
+  Arch p = s;
+  p.buffer_banks = 8;
+  const double extra = (estimate_area(s).bank_logic_mm2 - estimate_area(p).bank_logic_mm2) * 1e6;
+  EXPECT_NEAR(
+      extra,
+      3 * (c.bank_per_lane_um2 * 4 + c.bank_per_beat_byte_um2 * 8 + c.bank_per_col_um2 * 4) +
+          c.bank_modulo_um2 * bank_modulo_cells(s),
+      1e-6);
 }

@@ -15,40 +15,45 @@
 namespace mapwright::model {
 
 /// Area of each part in um^2 at `node`. Logic: the terms of a linear model of each part fitted
-/// on yosys' synthesis of the RTL (`mapwright synth`, 7 configurations from 2x2 to 8x8, checked
-/// on 4 others up to 16x16: configs/synth/area-calibration.yaml, scripts/calibrate-area.py,
+/// on yosys' synthesis of the RTL (`mapwright synth`, 11 configurations from 2x2 to 8x8, checked
+/// on 5 others up to the banked 16x16: configs/synth/area-calibration.yaml,
+/// scripts/calibrate-area.py,
 /// docs/synthesis.md), each synthesized cell priced at its NanGate45 X1 equivalent
 /// (generic_cell_um2). SRAM: a CACTI fit.
 struct AreaConstants {
   std::string node = "45 nm";  ///< Technology node every constant below belongs to.
   /// One PE with its share of the mesh wiring (mw_pe + mw_mesh per PE): multiplier, adders,
   /// dataflow multiplexers, operand and accumulator registers.
-  double pe_um2 = 3277.3;
+  double pe_um2 = 3277.4;
   /// The array's edge (mw_array: output register, accumulate-in adders, control; mw_skew as
   /// skew and deskew): a fixed part, a part per column and a part per skew/deskew register bit.
-  double array_fixed_um2 = 3695.3;
-  double array_per_col_um2 = 820.3;
-  double skew_um2_per_bit = 8.8;
+  double array_fixed_um2 = 3645.2;
+  double array_per_col_um2 = 838.6;
+  double skew_um2_per_bit = 8.7;
   /// The compute controller (mw_compute with mw_fold_seq: fold sequencing, stride products,
   /// per-lane address generation): a fixed part and a part per lane (max(rows, cols)).
-  double compute_fixed_um2 = 33506.4;
-  double compute_per_lane_um2 = 6653.0;
+  double compute_fixed_um2 = 33383.7;
+  double compute_per_lane_um2 = 6678.8;
   /// The DMA engine (mw_dma: address generators, burst port): a fixed part and a part per DRAM
   /// byte per cycle.
-  double dma_fixed_um2 = 24180.4;
-  double dma_per_beat_byte_um2 = 531.7;
+  double dma_fixed_um2 = 24161.8;
+  double dma_per_beat_byte_um2 = 532.4;
   /// The rest of the control, independent of the array: command decoder, register file,
   /// counters and the buffers' port logic (mw_accel's own, mw_cmd, mw_buffers) and the command
   /// queues' control (mw_fifo).
-  double control_fixed_um2 = 13199.9;
+  double control_fixed_um2 = 13200.4;
   /// What banked buffers add (mw_bank_buf's lane-to-bank crossbars and arbitration,
   /// mw_row_fetch, and the banked paths of the compute controller and the DMA): a fixed part and
   /// per bank a part per lane (max(rows, cols): the input and weight buffers' read lanes), per
   /// DRAM byte per cycle (their DMA write lanes) and per column (the accumulator's lanes).
-  double bank_fixed_um2 = 39753.5;
-  double bank_per_lane_um2 = 294.7;
-  double bank_per_beat_byte_um2 = 347.0;
-  double bank_per_col_um2 = 532.2;
+  double bank_fixed_um2 = 13036.9;
+  double bank_per_lane_um2 = 133.0;
+  double bank_per_beat_byte_um2 = 356.1;
+  double bank_per_col_um2 = 624.4;
+  /// A bank count that is not a power of two keeps real modulos in the bank decodes (a power of
+  /// two reduces them to bit selects): per cell of their restoring-divider arrays
+  /// (bank_modulo_cells).
+  double bank_modulo_um2 = 32.5;
   /// Single-port SRAM per KiB, periphery included: least-squares slope of CACTI 7.0 (45 nm,
   /// itrs-hp, 1 RW port, 1 bank, 64-bit words) macros of 16..512 KiB.
   double sram_um2_per_kib = 3081.0;
@@ -82,6 +87,15 @@ struct BankMacros {
   long long words_per_macro = 0;  ///< Words each macro holds.
 };
 BankMacros bank_macros(long long words, int banks, int sets);
+
+/// The size of the bank decodes' modulos when `arch.buffer_banks` is not a power of two (0
+/// otherwise, and without banks): dividend bits x divisor bits (a restoring divider's array)
+/// summed over every modulo of the RTL: mw_bank_buf's per-lane decodes of the input and weight
+/// buffers (max(rows, cols) read lanes and the DMA row's first word, at the buffer's address
+/// width) and of the accumulator (2 x cols result lanes, the DMA's beat bytes and beat words, at
+/// its address width), each at least 8 bits wide; and mw_compute's padding-lane bank per lane
+/// (a 17-bit modulo, bank_floor_mod).
+long long bank_modulo_cells(const core::Arch& arch);
 
 /// Register bits of the skew and deskew triangles (rtl/mw_skew.sv: activations over rows,
 /// OS weights and WS partial sums over columns).
