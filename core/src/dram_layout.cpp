@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "mapwright/core/axis_profile.hpp"
 #include "mapwright/core/loopnest.hpp"
 
 namespace mapwright::core {
@@ -256,31 +257,6 @@ bool axis_contiguous(long long P, long long tp, long long R, long long tr, long 
   return tp == 1 || min_rt >= stride;
 }
 
-/// The rows (or columns) an input tile holds along one axis (row_blocks), with the first tile
-/// seen with those blocks; whether they hold row 0 and the axis' last row decides whether runs
-/// join across the next axis.
-struct AxisSet {
-  RowBlocks b;                               ///< The blocks of rows held.
-  long long p0 = 0, pt = 0, r0 = 0, rt = 0;  ///< The first tile seen with them.
-};
-
-/// One AxisSet per distinct RowBlocks of the tiles of an axis (output rows P by tp, filter rows
-/// R by tr).
-std::vector<AxisSet> axis_sets(long long P, long long tp, long long R, long long tr,
-                               long long stride, long long pad, long long h) {
-  tp = std::min(tp, P);
-  tr = std::min(tr, R);
-  std::vector<AxisSet> out;
-  for (long long p0 = 0; p0 < P; p0 += tp)
-    for (long long r0 = 0; r0 < R; r0 += tr) {
-      const long long pt = std::min(tp, P - p0), rt = std::min(tr, R - r0);
-      const RowBlocks b = row_blocks(p0, pt, r0, rt, stride, pad, h);
-      if (std::none_of(out.begin(), out.end(), [&](const AxisSet& a) { return a.b == b; }))
-        out.push_back({b, p0, pt, r0, rt});
-    }
-  return out;
-}
-
 /// Loops (count, address step), innermost first, of a transfer's run starts.
 struct Loops {
   std::array<long long, 8> count{}, step{};
@@ -338,7 +314,7 @@ bool input_tile_has_descriptor(const Layer& l, long long tn, long long tg, long 
 /// The exact verdict on one input tile (dram_segments, transfer_descriptor): why it has no
 /// descriptor, naming the tile, or "" when it has one.
 std::string input_tile_problem(const Layer& l, long long tn, long long tg, long long tc,
-                               const AxisSet& r, const AxisSet& c) {
+                               const AxisTile& r, const AxisTile& c) {
   TileOp op;
   op.kind = OpKind::LoadInput;
   auto set = [&](Dim d, long long lo, long long ext) {
@@ -349,19 +325,19 @@ std::string input_tile_problem(const Layer& l, long long tn, long long tg, long 
   set(Dim::N, 0, tn);
   set(Dim::G, 0, tg);
   set(Dim::C, 0, tc);
-  set(Dim::P, r.p0, r.pt);
-  set(Dim::R, r.r0, r.rt);
-  set(Dim::Q, c.p0, c.pt);
-  set(Dim::S, c.r0, c.rt);
+  set(Dim::P, r.p0, r.t);
+  set(Dim::R, r.r0, r.ft);
+  set(Dim::Q, c.p0, c.t);
+  set(Dim::S, c.r0, c.ft);
   std::vector<DramSegment> runs;
   dram_segments(l, dram_layout(l), op, runs);
   std::string why;
   if (transfer_descriptor(op, runs, why)) return "";
   return why + " (the input tile of output rows " + std::to_string(r.p0) + ".." +
-         std::to_string(r.p0 + r.pt - 1) + " and columns " + std::to_string(c.p0) + ".." +
-         std::to_string(c.p0 + c.pt - 1) + ", filter rows " + std::to_string(r.r0) + ".." +
-         std::to_string(r.r0 + r.rt - 1) + " and columns " + std::to_string(c.r0) + ".." +
-         std::to_string(c.r0 + c.rt - 1) + ")";
+         std::to_string(r.p0 + r.t - 1) + " and columns " + std::to_string(c.p0) + ".." +
+         std::to_string(c.p0 + c.t - 1) + ", filter rows " + std::to_string(r.r0) + ".." +
+         std::to_string(r.r0 + r.ft - 1) + " and columns " + std::to_string(c.r0) + ".." +
+         std::to_string(c.r0 + c.ft - 1) + ")";
 }
 
 }  // namespace
@@ -372,8 +348,8 @@ std::string descriptor_problem(const Layer& l, const Arch& arch, const Mapping& 
                   ts = m.tile_of(Dim::S);
   if (axis_contiguous(l.p, tp, l.r, tr, l.stride) && axis_contiguous(l.q, tq, l.s, ts, l.stride))
     return "";
-  const std::vector<AxisSet> rows = axis_sets(l.p, tp, l.r, tr, l.stride, l.pad, l.h);
-  const std::vector<AxisSet> cols = axis_sets(l.q, tq, l.s, ts, l.stride, l.pad, l.w);
+  const std::vector<AxisTile>& rows = axis_profile(l.p, tp, l.r, tr, l.stride, l.pad, l.h).tiles;
+  const std::vector<AxisTile>& cols = axis_profile(l.q, tq, l.s, ts, l.stride, l.pad, l.w).tiles;
   long long ns[2], gs[2], cs[2];
   const int nn = class_sizes(l.n, m.tile_of(Dim::N), ns);
   const int ng = class_sizes(l.g, m.tile_of(Dim::G), gs);
@@ -381,8 +357,8 @@ std::string descriptor_problem(const Layer& l, const Arch& arch, const Mapping& 
   for (int a = 0; a < nn; ++a)
     for (int b = 0; b < ng; ++b)
       for (int c = 0; c < nc; ++c)
-        for (const AxisSet& r : rows)
-          for (const AxisSet& q : cols)
+        for (const AxisTile& r : rows)
+          for (const AxisTile& q : cols)
             if (!input_tile_has_descriptor(l, ns[a], gs[b], cs[c], r.b, q.b)) {
               // Confirmed, and named, by the runs themselves (rare: only a tile without one).
               std::string why = input_tile_problem(l, ns[a], gs[b], cs[c], r, q);
