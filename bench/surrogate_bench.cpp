@@ -155,8 +155,9 @@ void BM_RefinedCycles(benchmark::State& state) {
 }
 BENCHMARK(BM_RefinedCycles);
 
-// Bank conflicts of 17-bank input and weight buffers (model/bank_conflicts.hpp): the closed
-// form over tile classes, and the per-fold walk of the tile program it equals.
+// Bank conflicts of 17-bank input and weight buffers (model/bank_conflicts.hpp): the factored
+// closed form (its fold-list cache warm after the first of many passes over the 4096 cases), and
+// the per-fold walk of the tile program it equals.
 void BM_BankStallsClosedForm(benchmark::State& state) {
   const auto& cs = cases();
   size_t i = 0;
@@ -167,6 +168,32 @@ void BM_BankStallsClosedForm(benchmark::State& state) {
   state.SetItemsProcessed(state.iterations());
 }
 BENCHMARK(BM_BankStallsClosedForm);
+
+// The same banked terms summed op shape by op shape with every fold list built anew (the closed
+// form before the factored one and its fold-list cache), and the factored form with the calling
+// thread's fold-list cache emptied before every evaluation (every list built: its worst case).
+void BM_BankTotalsShapeSum(benchmark::State& state) {
+  const auto& cs = cases();
+  size_t i = 0;
+  for (auto _ : state) {
+    const Case& c = cs[i++ & 4095];
+    benchmark::DoNotOptimize(model::shape_sum_bank_totals(c.layer, c.mapping, 17));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_BankTotalsShapeSum);
+
+void BM_BankTotalsColdCache(benchmark::State& state) {
+  const auto& cs = cases();
+  size_t i = 0;
+  for (auto _ : state) {
+    const Case& c = cs[i++ & 4095];
+    model::clear_bank_fold_cache();
+    benchmark::DoNotOptimize(model::closed_form_bank_totals(c.layer, c.mapping, 17));
+  }
+  state.SetItemsProcessed(state.iterations());
+}
+BENCHMARK(BM_BankTotalsColdCache);
 
 void BM_BankStallsWalk(benchmark::State& state) {
   const auto& cs = cases();

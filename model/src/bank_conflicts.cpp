@@ -127,9 +127,11 @@ namespace {
 struct AxisClass {
   long long t, ft, held, a, count;
 };
-std::vector<AxisClass> axis_classes(long long P, long long tp, long long R, long long tr,
-                                    long long stride, long long pad, long long H) {
-  std::vector<AxisClass> v;
+
+/// The AxisClasses of output rows P by tp and filter rows R by tr, into `v` (cleared first).
+void axis_classes(long long P, long long tp, long long R, long long tr, long long stride,
+                  long long pad, long long H, std::vector<AxisClass>& v) {
+  v.clear();
   tp = std::min(tp, P);
   tr = std::min(tr, R);
   for (long long p0 = 0; p0 < P; p0 += tp) {
@@ -147,7 +149,6 @@ std::vector<AxisClass> axis_classes(long long P, long long tp, long long R, long
         ++it->count;
     }
   }
-  return v;
 }
 
 }  // namespace
@@ -301,22 +302,20 @@ class BankTerms {
 
 }  // namespace detail
 
-namespace {
-
 using detail::BankTerms;
 
-BankTerms::Totals closed_form_terms(const core::Layer& l, const core::Mapping& m, long long banks) {
+BankTotals shape_sum_bank_totals(const core::Layer& l, const core::Mapping& m, long long banks) {
+  BankTotals out;
+  if (banks < 1) return out;
   BankTerms::Totals t;
-  if (banks < 1) return t;
   BankTerms terms(m, banks);
   const TileClasses cn = tile_classes(l.n, m.tile_of(Dim::N));
   const TileClasses cc = tile_classes(l.c, m.tile_of(Dim::C));
   const TileClasses ck = tile_classes(l.k, m.tile_of(Dim::K));
   const TileClasses cg = tile_classes(l.g, m.tile_of(Dim::G));
-  const std::vector<AxisClass> ph =
-      axis_classes(l.p, m.tile_of(Dim::P), l.r, m.tile_of(Dim::R), l.stride, l.pad, l.h);
-  const std::vector<AxisClass> qw =
-      axis_classes(l.q, m.tile_of(Dim::Q), l.s, m.tile_of(Dim::S), l.stride, l.pad, l.w);
+  std::vector<AxisClass> ph, qw;
+  axis_classes(l.p, m.tile_of(Dim::P), l.r, m.tile_of(Dim::R), l.stride, l.pad, l.h, ph);
+  axis_classes(l.q, m.tile_of(Dim::Q), l.s, m.tile_of(Dim::S), l.stride, l.pad, l.w, qw);
   for (int in_ = 0; in_ < cn.n; ++in_)
     for (const AxisClass& hp : ph)
       for (const AxisClass& wq : qw) {
@@ -331,13 +330,14 @@ BankTerms::Totals closed_form_terms(const core::Layer& l, const core::Mapping& m
                             cg.size[ig], rows, cols},
                   t);
       }
-  return t;
+  out.input = t.input;
+  out.weight = t.weight;
+  out.cycles = t.cycles;
+  return out;
 }
 
-}  // namespace
-
 BankStalls closed_form_bank_stalls(const core::Layer& l, const core::Mapping& m, long long banks) {
-  const BankTerms::Totals t = closed_form_terms(l, m, banks);
+  const BankTotals t = closed_form_bank_totals(l, m, banks);
   BankStalls st;
   st.input = t.input;
   st.weight = t.weight;
@@ -345,7 +345,7 @@ BankStalls closed_form_bank_stalls(const core::Layer& l, const core::Mapping& m,
 }
 
 long long closed_form_bank_cycles(const core::Layer& l, const core::Mapping& m, long long banks) {
-  return closed_form_terms(l, m, banks).cycles;
+  return closed_form_bank_totals(l, m, banks).cycles;
 }
 
 OpBankCycles::OpBankCycles(const core::Layer& layer, const core::Mapping& m, long long banks)

@@ -7,6 +7,7 @@
 #include "mapwright/model/surrogate.hpp"
 
 #include "mapwright/model/bank_conflicts.hpp"
+#include "mapwright/core/axis_profile.hpp"
 #include "mapwright/core/loopnest.hpp"
 #include "mapwright/core/dram_layout.hpp"
 #include "mapwright/model/tile_classes.hpp"
@@ -34,7 +35,20 @@ struct Shared {
   TensorReuse in, wt, out;            ///< Reload multiplier and period per tensor.
   long long steps;                    ///< Product of the trips.
   ExtentClasses rows, cols;           ///< Input tile extents (rows: P R; columns: Q S).
+  /// The axes' profiles (core::axis_profile: the thread's cache, valid for this evaluation).
+  const AxisProfile* hp = nullptr;
+  const AxisProfile* wp = nullptr;
 };
+
+inline ExtentClasses extent_of(const AxisProfile& p) {
+  ExtentClasses e;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) {
+      e.sum[i][j] = p.sum[i][j];
+      e.count[i][j] = p.count[i][j];
+    }
+  return e;
+}
 
 inline Shared shared(const Layer& l, const Mapping& m) {
   Shared s;
@@ -45,8 +59,10 @@ inline Shared shared(const Layer& l, const Mapping& m) {
   s.in = r.input;
   s.wt = r.weight;
   s.out = r.output;
-  s.rows = extent_classes(l.p, m.tile_of(Dim::P), l.r, m.tile_of(Dim::R), l.stride, l.pad, l.h);
-  s.cols = extent_classes(l.q, m.tile_of(Dim::Q), l.s, m.tile_of(Dim::S), l.stride, l.pad, l.w);
+  s.hp = &axis_profile(l.p, m.tile_of(Dim::P), l.r, m.tile_of(Dim::R), l.stride, l.pad, l.h);
+  s.wp = &axis_profile(l.q, m.tile_of(Dim::Q), l.s, m.tile_of(Dim::S), l.stride, l.pad, l.w);
+  s.rows = extent_of(*s.hp);
+  s.cols = extent_of(*s.wp);
   return s;
 }
 
@@ -112,24 +128,19 @@ AccessCounts counts_from(const Layer& l, const Mapping& m, const Shared& sh) {
   return a;
 }
 
-/// Sum over the tile-size classes of five loops (innermost first) of count * f(extents).
-template <class F>
-long long sum_classes5(const Classes (&c)[5], F f) {
+/// Sum over the tile-size classes of five loops (innermost first) of count * nested_beats(ext):
+/// a loop is whole in every class (one tile) or in none, so the runs end at the first loop with
+/// more than one tile whatever the classes, and the sum factors: that loop's classes give the
+/// run lengths, the loops outside it their total extents (the sum of their tiles).
+long long class_beats(const Classes (&c)[5], const long long* size, long long unit,
+                      long long beat) {
+  long long run = unit;
+  int j = 0;
+  for (; j < 5 && c[j].trips == 1; ++j) run *= size[j];
+  if (j == 5) return cdiv(run, beat);
   long long sum = 0;
-  for (int mask = 0; mask < 32; ++mask) {
-    long long count = 1, ext[5];
-    bool ok = true;
-    for (int i = 0; i < 5; ++i) {
-      const int k = (mask >> i) & 1;
-      if (k >= c[i].n) {
-        ok = false;
-        break;
-      }
-      count *= c[i].count[k];
-      ext[i] = c[i].size[k];
-    }
-    if (ok) sum += count * f(ext);
-  }
+  for (int k = 0; k < c[j].n; ++k) sum += c[j].count[k] * cdiv(run * c[j].size[k], beat);
+  for (int i = j + 1; i < 5; ++i) sum *= size[i];
   return sum;
 }
 
@@ -140,20 +151,17 @@ BurstTotals burst_totals_of(const Layer& l, const Mapping& m, const Shared& sh, 
   {  // weights [g][r][s][c][k]
     const Classes c[5] = {cl(Dim::K), cl(Dim::C), cl(Dim::S), cl(Dim::R), cl(Dim::G)};
     const long long size[5] = {l.k, l.c, l.s, l.r, l.g};
-    t.wt = sh.wt.mult *
-           sum_classes5(c, [&](const long long* e) { return nested_beats(e, size, 5, 1, bb); });
+    t.wt = sh.wt.mult * class_beats(c, size, 1, bb);
   }
   {  // outputs and partial sums [n][p][q][g][k]
     const Classes c[5] = {cl(Dim::K), cl(Dim::G), cl(Dim::Q), cl(Dim::P), cl(Dim::N)};
     const long long size[5] = {l.k, l.g, l.q, l.p, l.n};
-    t.store = sum_classes5(c, [&](const long long* e) { return nested_beats(e, size, 5, 1, bb); });
-    if (sh.out.mult > 1)
-      t.psum = sum_classes5(c, [&](const long long* e) { return nested_beats(e, size, 5, 4, bb); });
+    t.store = class_beats(c, size, 1, bb);
+    if (sh.out.mult > 1) t.psum = class_beats(c, size, 4, bb);
   }
-  // Inputs: per tile core::burst_beats, summed over N tiles, row positions (P and R tiles),
-  // column positions (Q and S tiles), C and G tiles.
+  // Inputs: per tile core::burst_beats, summed over N tiles, row positions (P and R tiles, by
+  // their classes in the axis profile), column positions (Q and S tiles), C and G tiles.
   auto tile = [&](Dim d) { return std::min<long long>(m.tile_of(d), l.dim(d)); };
-  const long long tp = tile(Dim::P), tr = tile(Dim::R), tq = tile(Dim::Q), ts = tile(Dim::S);
   const long long tc = tile(Dim::C), tg = tile(Dim::G);
   const long long u = l.g * l.c;                                   // bytes of a whole pixel
   const long long rows = sh.rows.total(), cols = sh.cols.total();  // the halo sums
@@ -168,31 +176,27 @@ BurstTotals burst_totals_of(const Layer& l, const Mapping& m, const Shared& sh, 
     // Row positions: rows, consecutive-row pairs, positions holding both edges; with whole rows
     // of columns: beats and join savings of the positions that are not whole, whole positions.
     long long pairs = 0, wrap = 0, a_beats = 0, a_save = 0, a_full = 0;
-    for (long long p0 = 0; p0 < l.p; p0 += tp)
-      for (long long r0 = 0; r0 < l.r; r0 += tr) {
-        const RowBlocks rb = row_blocks(p0, std::min(tp, l.p - p0), r0, std::min(tr, l.r - r0),
-                                        l.stride, l.pad, l.h);
-        pairs += rb.rows - rb.blocks;
-        wrap += rb.lo && rb.hi ? 1 : 0;
-        if (rb.full()) {
-          ++a_full;
-        } else {
-          a_beats += rb.beats(l.w * u, bb);
-          a_save += rb.join_saving(l.w * u, bb);
-        }
+    for (const AxisTile& x : sh.hp->tiles) {
+      const RowBlocks& rb = x.b;
+      pairs += x.count * (rb.rows - rb.blocks);
+      wrap += rb.lo && rb.hi ? x.count : 0;
+      if (rb.full()) {
+        a_full += x.count;
+      } else {
+        a_beats += x.count * rb.beats(l.w * u, bb);
+        a_save += x.count * rb.join_saving(l.w * u, bb);
       }
+    }
     long long c_beats = 0, c_save = 0, c_full = 0;
-    for (long long q0 = 0; q0 < l.q; q0 += tq)
-      for (long long s0 = 0; s0 < l.s; s0 += ts) {
-        const RowBlocks cb = row_blocks(q0, std::min(tq, l.q - q0), s0, std::min(ts, l.s - s0),
-                                        l.stride, l.pad, l.w);
-        if (cb.full()) {
-          ++c_full;
-        } else {
-          c_beats += cb.beats(u, bb);
-          c_save += cb.join_saving(u, bb);
-        }
+    for (const AxisTile& x : sh.wp->tiles) {
+      const RowBlocks& cb = x.b;
+      if (cb.full()) {
+        c_full += x.count;
+      } else {
+        c_beats += x.count * cb.beats(u, bb);
+        c_save += x.count * cb.join_saving(u, bb);
       }
+    }
     const Classes cn = cl(Dim::N);
     for (int i = 0; i < cn.n; ++i) {
       const long long n = cn.size[i];

@@ -13,6 +13,7 @@
 #include "mapwright/core/tile_program.hpp"
 #include "mapwright/frontend/zoo.hpp"
 #include "mapwright/model/surrogate.hpp"
+#include "../common/sanitized.hpp"
 
 using namespace mapwright;
 using namespace mapwright::core;
@@ -268,4 +269,64 @@ TEST(BankConflicts, ClosedFormEqualsPerFoldWalkOnZooLayers) {
       ++checked;
     }
   EXPECT_GE(checked, 40);
+}
+
+// The factored closed form (a per-thread cache of fold lists shared by every evaluation) against
+// the per-shape sum it replaced (each op shape's fold lists built anew), on 100,000 random valid
+// mappings: every unique layer of four zoo networks on 4x4, 8x4, 8x8 and 16x16 arrays with the
+// default's buffers, bank counts prime and not (2 to 32), the packed and the burst port, plus
+// small random layers with groups, padding and strides. One thread's cache serves them all, so
+// entries made for one layer, array and bank count answer the others; a tenth of the cases run
+// on an emptied cache.
+TEST(BankConflicts, FactoredClosedFormEqualsTheShapeSum) {
+  const int want = test_cases::cases(100000);
+  const long long bank_counts[] = {2, 3, 4, 5, 7, 8, 11, 13, 16, 17, 31, 32};
+  const int arrays[][2] = {{4, 4}, {8, 4}, {8, 8}, {16, 16}};
+  std::vector<std::pair<Layer, long long>> layers;
+  for (const char* net : {"resnet18", "resnet50", "mobilenet_v2", "vgg16"})
+    for (const auto& [layer, count] : zoo_network(net).unique_layers())
+      layers.push_back({layer, count});
+  std::mt19937_64 rng(2027);
+  int checked = 0, with_cycles = 0, cold = 0;
+  auto check = [&](const Layer& layer, const Mapping& m, long long banks) {
+    if (rng() % 10 == 0) {
+      model::clear_bank_fold_cache();
+      ++cold;
+    }
+    const model::BankTotals fast = model::closed_form_bank_totals(layer, m, banks);
+    const model::BankTotals ref = model::shape_sum_bank_totals(layer, m, banks);
+    ASSERT_EQ(fast.input, ref.input) << layer.describe() << " banks " << banks;
+    ASSERT_EQ(fast.weight, ref.weight) << layer.describe() << " banks " << banks;
+    ASSERT_EQ(fast.cycles, ref.cycles) << layer.describe() << " banks " << banks;
+    with_cycles += ref.input + ref.weight > 0;
+    ++checked;
+  };
+  // Zoo layers: four fifths of the cases.
+  for (int i = 0; checked < want * 4 / 5 && i < 50 * want; ++i) {
+    Arch arch = load_arch(i % 2 ? "default" : "default-bursts");
+    const auto& rc = arrays[rng() % 4];
+    arch.rows = rc[0];
+    arch.cols = rc[1];
+    arch.buffer_banks = bank_counts[rng() % 12];
+    const Layer& layer = layers[rng() % layers.size()].first;
+    const MapSpace space(layer, arch);
+    for (int j = 0; j < 20; ++j) {
+      ParamVector v;
+      if (!space.sample_valid(rng, v)) break;
+      check(layer, space.decode(v), arch.buffer_banks);
+      if (::testing::Test::HasFatalFailure()) return;
+    }
+  }
+  // Small random layers (groups, padding, strides up to 3) on 2..8 x 2..8 arrays.
+  const int small = for_each_random_mapping(31, want / 5 / 4,
+                                            [&](const Layer& layer, const Arch&, const Mapping& m) {
+                                              for (long long banks : {1LL, 3LL, 6LL, 17LL})
+                                                check(layer, m, banks);
+                                            });
+  EXPECT_GE(small, want / 5 / 4 * 9 / 10);
+  EXPECT_GE(checked, want * 95 / 100);
+  EXPECT_GE(cold, want / 20);
+  if (!test_cases::kSanitized) {
+    EXPECT_GE(with_cycles, want / 4);  // not vacuous
+  }
 }

@@ -51,6 +51,26 @@ BankStalls fold_bank_stalls(const core::Layer& layer, const core::Arch& arch,
 BankStalls closed_form_bank_stalls(const core::Layer& layer, const core::Mapping& m,
                                    long long banks);
 
+/// The banked terms of a mapping summed over its compute ops: the input and weight stalls of
+/// fold_bank_stalls and the cycles of closed_form_bank_cycles.
+struct BankTotals {
+  long long input = 0;   ///< Input buffer stalls (BankStalls::input).
+  long long weight = 0;  ///< Weight buffer stalls (BankStalls::weight).
+  long long cycles = 0;  ///< Cycles the banks add to the compute (closed_form_bank_cycles).
+};
+/// BankTotals in factored form (model/src/bank_closed_form.cpp): the sums over tile classes
+/// factor by loop, and each distinct fold list's stalls (named by its lanes' digit radices,
+/// strides mod `banks`, lanes per fold) come in closed form where the list has at most two
+/// digits, else from a per-thread cache shared by every evaluation. Equal to
+/// shape_sum_bank_totals. closed_form_bank_stalls and closed_form_bank_cycles read it.
+BankTotals closed_form_bank_totals(const core::Layer& layer, const core::Mapping& m,
+                                   long long banks);
+/// The same summed op shape by op shape, each shape's fold lists built anew (no cache): the
+/// reference the factored form is tested against, and the benchmark's "before".
+BankTotals shape_sum_bank_totals(const core::Layer& layer, const core::Mapping& m, long long banks);
+/// Empties the calling thread's fold-list cache (benchmarks of a cold cache; tests).
+void clear_bank_fold_cache();
+
 /// Cycles a banked design adds to the compute of mapping `m` (rtl/README.md "Banked buffers"):
 /// per fold, one for the registered read of the fold's first row (requested in the cycle after
 /// the fold's issue) and the bank stalls the mesh waits for. Each buffer requests its next row
