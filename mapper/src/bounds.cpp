@@ -79,6 +79,7 @@ namespace {
 /// and weight buffer reads, accumulator writes.
 struct ComputeSide {
   double compute = 0, ibr = 0, wbr = 0, caw = 0;
+  double folds = 0;  ///< Level-1 folds (AccessCounts::folds).
 };
 
 /// ComputeSide of `df` for trip counts `T`, fold classes `c` (Dim -> classes) and a pr x pc
@@ -100,12 +101,14 @@ ComputeSide compute_side(Dataflow df, const Layer& l, const std::array<long long
       r.compute = static_cast<double>(G) *
                   (static_cast<double>(sumFred) * sumFk * NPQ + 2.0 * sumFk * CRS * Tnpq +
                    static_cast<double>(sumFred) * K * Tnpq);
+      r.folds = static_cast<double>(G) * sumFred * sumFk * Tnpq;
       break;
     case Dataflow::OS:
       sumFm = sum_ceil3(c(Dim::N), c(Dim::P), c(Dim::Q), pr);
       r.compute = static_cast<double>(G) *
                   (static_cast<double>(sumFm) * sumFk * CRS +
                    static_cast<double>(sumFk) * NPQ * Tcrs + static_cast<double>(sumFm) * K * Tcrs);
+      r.folds = static_cast<double>(G) * sumFm * sumFk * Tcrs;
       break;
     default:  // IS: rows carry the reduction, columns the output pixels, K streams
       sumFred = sum_ceil3(c(Dim::C), c(Dim::R), c(Dim::S), pr);
@@ -114,6 +117,7 @@ ComputeSide compute_side(Dataflow df, const Layer& l, const std::array<long long
           static_cast<double>(G) *
           (static_cast<double>(sumFred) * sumFm * K + 2.0 * sumFm * CRS * static_cast<double>(Tk) +
            static_cast<double>(sumFred) * NPQ * static_cast<double>(Tk));
+      r.folds = static_cast<double>(G) * sumFred * sumFm * static_cast<double>(Tk);
       break;
   }
   const model::ComputeAccesses<double> ca = model::compute_accesses(
@@ -146,7 +150,10 @@ Bounds LowerBound::bounds_df(const Partial& p, Dataflow df) const {
   const long long Tcrs = T[I(Dim::C)] * T[I(Dim::R)] * T[I(Dim::S)];
 
   const ComputeSide cs = compute_side(df, l, T, c, pr, pc);
-  const double compute = cs.compute, ibr = cs.ibr, wbr = cs.wbr, caw = cs.caw;
+  const double ibr = cs.ibr, wbr = cs.wbr, caw = cs.caw;
+  // Banked buffers add at least one cycle per fold (its first row's registered read,
+  // model::closed_form_bank_cycles), and the fold count is monotone in the same relaxations.
+  const double compute = cs.compute + (arch_.buffer_banks > 0 ? cs.folds : 0.0);
 
   // DRAM: input bytes per load pass (halo sum of the merged tiles), weights, outputs.
   const long long hs = halo(true, p.tile[I(Dim::P)] ? m.tile_of(Dim::P) : P,
