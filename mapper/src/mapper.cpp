@@ -24,6 +24,8 @@
 #include "mapwright/model/bank_conflicts.hpp"
 #include "mapwright/model/surrogate.hpp"
 
+#include "raw_pass.hpp"
+
 namespace mapwright::mapper {
 
 using namespace mapwright::core;
@@ -140,79 +142,8 @@ struct Context {
   Clock::time_point deadline;  ///< When to stop.
   std::atomic<bool>* stop;     ///< Set once the deadline passed.
   bool compact;                ///< Compact space (else every tile size and PE use).
-  /// The raw pass (compact false): per dataflow, the loops (bit Dim) whose compact tile sizes
-  /// still dominate every other size, and whether the compact PE-column rule still holds
-  /// (raw_pass_space). The double-buffer choices are always the compact space's there.
-  std::array<unsigned, 3> compact_dims{};
-  std::array<bool, 3> compact_pe_cols{};
-  std::array<bool, 3> compact_pe_rows{};  ///< The same for the PE-row rule.
-  bool compact_db = false;                ///< The compact space's double-buffer choices (raw pass).
-  /// The raw pass under IS: a bank count B when only K sizes that are multiples of B need their
-  /// trip count's every size (raw_pass_space), else 0.
-  std::array<long long, 3> k_prone_banks{};
+  RawPass raw;                 ///< What the raw pass (compact false) keeps compact.
 };
-
-/// What the raw pass must enumerate beyond the compact space, and what it need not. The bank
-/// terms (model/src/bank_closed_form.cpp) see a tiling through its fold lists: under WS the
-/// input list depends on the C, R, S, G tiles, the columns held (Q) and pe_rows, while N and P
-/// enter only through their trip counts and K through its fold sum over pe_cols (its lanes are
-/// consecutive words, which never share a bank when pe_cols <= banks); under OS the pixel list
-/// depends on every loop but K and on pe_rows, K entering as under WS; under IS the weight
-/// list's stalls depend on tk mod banks and the pixel list on pe_cols, so every loop and PE use
-/// stays raw. The compact rules for a loop keep, per trip count, the sizes that differ in the
-/// counts and cycles of the idealized model, so where the bank terms add nothing beyond the
-/// trip count and fold sums the compact sizes still dominate. A burst descriptor depends on the
-/// input tile only (N, G, C, P, R, Q, S), never on K or the PE use. No bank term and no
-/// descriptor depends on the double buffering.
-/// CompactSpace.BankedArchitecturesGetTheRawSpaceOptimum brute-forces the raw space on small layers
-/// with the banks above and below the array's columns.
-bool is_prime(long long n) {
-  if (n < 2) return false;
-  for (long long d = 2; d * d <= n; ++d)
-    if (n % d == 0) return false;
-  return true;
-}
-
-void raw_pass_space(const Layer& l, const Arch& arch, bool unservable, Context& c) {
-  const unsigned all = (1u << kNumDims) - 1, k = 1u << I(Dim::K);
-  const unsigned np = (1u << I(Dim::N)) | (1u << I(Dim::P));
-  const long long banks = arch.buffer_banks;
-  const bool narrow = arch.cols <= banks;  // consecutive lanes never conflict
-  for (Dataflow df : {Dataflow::WS, Dataflow::OS, Dataflow::IS}) {
-    const size_t i = static_cast<size_t>(df);
-    unsigned dims = all;
-    bool pe_cols = true, pe_rows = true;
-    // Lists without a conflict on any tiling: then the bank cycles are one per fold, a
-    // function of the fold sums, and the compact space is exact. Under WS with a 1x1 filter the
-    // input lanes are consecutive words (R and S tiles of one); under OS with one output pixel
-    // every input row has one lane.
-    const bool conflict_free =
-        narrow && ((df == Dataflow::WS && l.r == 1 && l.s == 1 && arch.rows <= banks) ||
-                   (df == Dataflow::OS && l.n * l.p * l.q == 1));
-    if (banks > 0 && !conflict_free) {
-      // Under IS the columns carry the pixel lanes, one lane with one output pixel.
-      pe_cols = narrow && (df != Dataflow::IS || l.n * l.p * l.q == 1);
-      pe_rows = false;  // the rows carry the input (WS, OS) or weight (IS) lanes
-      dims = df == Dataflow::IS ? 0 : (narrow ? k : 0) | (df == Dataflow::WS ? np : 0);
-    }
-    if (unservable) dims &= k;
-    // IS with a prime bank count above the array's rows and columns: the weight rows' lanes
-    // (red words at a stride of tk) and the result lanes (a stride of tg*tk, core::
-    // accum_bank_problem) meet in one bank only when the stride is a multiple of B, so a K
-    // size enters the bank terms and the accumulator check only through whether its full or
-    // last tile is such a multiple (weighted by tk - 1 and tk, which sum over the K tiles to
-    // the trip count's terms). Stalls only add cycles: a K size is dominated by its compact
-    // size unless that one is a multiple, and then the trip count keeps every size.
-    c.k_prone_banks[i] = 0;
-    if (df == Dataflow::IS && banks > 0 && !(dims & k) && is_prime(banks) && arch.rows < banks &&
-        arch.cols < banks)
-      c.k_prone_banks[i] = banks;
-    c.compact_dims[i] = dims;
-    c.compact_pe_cols[i] = pe_cols;
-    c.compact_pe_rows[i] = pe_rows;
-  }
-  c.compact_db = true;
-}
 
 /// Depth-first branch-and-bound of one subtree at a time; owns a tile-candidate cache.
 class Worker {
@@ -269,8 +200,8 @@ class Worker {
 
   const std::vector<long long>& candidates(Dim d) {
     const size_t dfi = static_cast<size_t>(p_.m.dataflow);
-    const long long prone = !ctx_.compact && d == Dim::K ? ctx_.k_prone_banks[dfi] : 0;
-    if (!ctx_.compact && !((ctx_.compact_dims[dfi] >> I(d)) & 1u) && prone == 0) {
+    const long long prone = !ctx_.compact && d == Dim::K ? ctx_.raw.k_prone_banks[dfi] : 0;
+    if (!ctx_.compact && !((ctx_.raw.compact_dims[dfi] >> I(d)) & 1u) && prone == 0) {
       auto& all = all_[static_cast<size_t>(I(d))];
       if (all.empty())
         for (long long t = 1; t <= ctx_.layer.dim(d); ++t) all.push_back(t);
@@ -278,25 +209,11 @@ class Worker {
     }
     const long long beat = burst_beat_of(ctx_.arch);
     std::vector<long long> key = compact_tile_key(ctx_.layer, p_.m, d, beat);
-    if (prone > 0) key.push_back(-prone);  // the widened set (k_prone_banks) has its own entry
+    if (prone > 0) key.push_back(-prone);  // the widened set (widen_k_sizes) has its own entry
     auto it = cache_.find(key);
     if (it != cache_.end()) return it->second;
     std::vector<long long> c = compact_tile_sizes(ctx_.layer, p_.m, d, beat);
-    if (prone > 0) {
-      // Every K size of each trip count whose compact sizes include a full or last tile that
-      // is a multiple of the bank count (k_prone_banks).
-      const long long K = ctx_.layer.dim(Dim::K);
-      std::vector<long long> wide = c;
-      for (long long t : c) {
-        const long long T = cdiv(K, t), rem = K - (T - 1) * std::min(t, K);
-        if (std::min(t, K) % prone != 0 && (T == 1 || rem % prone != 0)) continue;
-        const long long hi = T == 1 ? K : (K - 1) / (T - 1);
-        for (long long u = cdiv(K, T); u <= hi; ++u) wide.push_back(u);
-      }
-      std::sort(wide.begin(), wide.end());
-      wide.erase(std::unique(wide.begin(), wide.end()), wide.end());
-      c = std::move(wide);
-    }
+    if (prone > 0) c = widen_k_sizes(std::move(c), ctx_.layer.dim(Dim::K), prone);
     return cache_.emplace(std::move(key), std::move(c)).first->second;
   }
 
@@ -330,8 +247,8 @@ class Worker {
         break;
       }
       const size_t dfi = static_cast<size_t>(p_.m.dataflow);
-      const bool cols_rule = ctx_.compact || ctx_.compact_pe_cols[dfi];
-      const bool rows_rule = ctx_.compact || ctx_.compact_pe_rows[dfi];
+      const bool cols_rule = ctx_.compact || ctx_.raw.compact_pe_cols[dfi];
+      const bool rows_rule = ctx_.compact || ctx_.raw.compact_pe_rows[dfi];
       if ((cols_rule && check_cols && !pe_cols_minimal(ctx_.layer, p_.m)) ||
           (rows_rule && check_rows && !pe_rows_minimal(ctx_.layer, p_.m))) {
         ++st_.pruned_dominance;
@@ -395,7 +312,7 @@ class Worker {
       return v;
     }();
     for (const auto& db :
-         ctx_.compact || ctx_.compact_db ? double_buffer_choices(ctx_.layer, m) : all_db) {
+         ctx_.compact || ctx_.raw.compact_db ? double_buffer_choices(ctx_.layer, m) : all_db) {
       m.db_input = db[0];
       m.db_weight = db[1];
       m.db_accum = db[2];
@@ -577,7 +494,8 @@ Result solve(const Layer& layer, const Arch& arch, const Options& options) {
               options.time_limit_s > 0,
               t0,
               &stop,
-              options.compact};
+              options.compact,
+              RawPass{}};
   if (ctx.has_deadline)
     ctx.deadline = t0 + std::chrono::duration_cast<Clock::duration>(
                             std::chrono::duration<double>(options.time_limit_s));
@@ -609,7 +527,7 @@ Result solve(const Layer& layer, const Arch& arch, const Options& options) {
     // time spent, a layer whose raw space is too large to close reports its gap).
     Context raw = ctx;
     raw.compact = false;
-    raw_pass_space(layer, arch, f.total.unservable > 0, raw);
+    raw.raw = raw_pass_space(layer, arch, f.total.unservable > 0);
     Found g;
     g.best = f.best;
     g.top = f.top;
