@@ -221,6 +221,22 @@ void read_parameters(const YAML::Node& root, const std::string& where, CodesignS
     s.values[i] = s.given[i] ? param_values(p, ps[keys[i]], where, "parameters." + keys[i])
                              : std::vector<long long>{base_value(s.base, p)};
   }
+  // A bank count below max(rows, cols, DRAM bytes per cycle) of every point can never be built
+  // (the RTL's rule, core/src/arch.cpp): a mistake in the file, not a point to record.
+  auto smallest = [&](HwParam p) {
+    const auto& v = s.values[static_cast<int>(p)];
+    return *std::min_element(v.begin(), v.end());
+  };
+  const long long need =
+      std::max({smallest(HwParam::Rows), smallest(HwParam::Cols), smallest(HwParam::DramBw)});
+  const int bk = static_cast<int>(HwParam::Banks);
+  for (long long b : s.values[bk])
+    if (b > 0 && b < need)
+      throw SpecError(where, s.given[bk] ? "parameters.banks" : "base", std::to_string(b),
+                      "banks " + std::to_string(b) +
+                          " can never be built: every point of the space has max(rows, cols, "
+                          "dram_bytes_per_cycle) >= " +
+                          std::to_string(need) + " (the RTL needs at least that many banks)");
 }
 
 }  // namespace

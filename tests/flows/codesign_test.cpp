@@ -285,6 +285,19 @@ TEST(CodesignSpaceFile, RefusesValuesTheRtlDoesNotSupport) {
   EXPECT_EQ(refusal(with_params("  rows: [4.5]")).key(), "parameters.rows[0]");
 }
 
+// A bank count no point can build (below max(rows, cols, DRAM bytes per cycle) of the smallest
+// values) is refused naming it; one that some points can build is kept, and the points with too
+// few banks are recorded as unbuildable (CodesignSpaceFile's evaluation tests).
+TEST(CodesignSpaceFile, RefusesABankCountNoPointCanBuild) {
+  const core::SpecError e = refusal(with_params("  rows: [8, 16]\n  banks: [0, 4, 16]"));
+  EXPECT_EQ(e.key(), "parameters.banks");
+  EXPECT_EQ(e.value(), "4");
+  EXPECT_NE(std::string(e.what()).find("can never be built"), std::string::npos) << e.what();
+  // tiny2 moves 8 bytes per cycle: 8 banks is the least a point of it builds.
+  EXPECT_NO_THROW(parse_codesign_space(with_params("  rows: [2, 16]\n  banks: [0, 8]"), kWhere));
+  EXPECT_EQ(refusal(with_params("  banks: [7]")).value(), "7");
+}
+
 TEST(CodesignSpaceFile, RefusesAWorkloadThatDoesNotLoad) {
   const core::SpecError e = refusal("workload: no_such_net.yaml\n");
   EXPECT_EQ(e.key(), "workload");
