@@ -40,15 +40,6 @@ struct Shared {
   const AxisProfile* wp = nullptr;
 };
 
-inline ExtentClasses extent_of(const AxisProfile& p) {
-  ExtentClasses e;
-  for (int i = 0; i < 2; ++i)
-    for (int j = 0; j < 2; ++j) {
-      e.sum[i][j] = p.sum[i][j];
-      e.count[i][j] = p.count[i][j];
-    }
-  return e;
-}
 
 inline Shared shared(const Layer& l, const Mapping& m) {
   Shared s;
@@ -61,8 +52,8 @@ inline Shared shared(const Layer& l, const Mapping& m) {
   s.out = r.output;
   s.hp = &axis_profile(l.p, m.tile_of(Dim::P), l.r, m.tile_of(Dim::R), l.stride, l.pad, l.h);
   s.wp = &axis_profile(l.q, m.tile_of(Dim::Q), l.s, m.tile_of(Dim::S), l.stride, l.pad, l.w);
-  s.rows = extent_of(*s.hp);
-  s.cols = extent_of(*s.wp);
+  s.rows = extent_classes(*s.hp);
+  s.cols = extent_classes(*s.wp);
   return s;
 }
 

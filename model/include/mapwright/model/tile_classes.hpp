@@ -8,6 +8,7 @@
 
 #include <algorithm>
 
+#include "mapwright/core/axis_profile.hpp"
 #include "mapwright/core/loopnest.hpp"
 #include "mapwright/core/tile_program.hpp"
 
@@ -105,23 +106,22 @@ struct ExtentClasses {
   }
 };
 
+/// The extent classes of a profiled axis (core::axis_profile).
+inline ExtentClasses extent_classes(const core::AxisProfile& p) {
+  ExtentClasses e;
+  for (int i = 0; i < 2; ++i)
+    for (int j = 0; j < 2; ++j) {
+      e.sum[i][j] = p.sum[i][j];
+      e.count[i][j] = p.count[i][j];
+    }
+  return e;
+}
+
+/// The extent classes of output rows P by tp and filter rows R by tr, from the calling thread's
+/// axis profiles.
 inline ExtentClasses extent_classes(long long P, long long tp, long long R, long long tr,
                                     long long stride, long long pad, long long H) {
-  ExtentClasses e;
-  tp = std::min(tp, P);
-  tr = std::min(tr, R);
-  const bool p_rem = P % tp != 0, r_rem = R % tr != 0;
-  for (long long p0 = 0; p0 < P; p0 += tp) {
-    const long long pt = std::min(tp, P - p0);
-    const int cp = p_rem && p0 + tp >= P ? 1 : 0;
-    for (long long r0 = 0; r0 < R; r0 += tr) {
-      const long long rt = std::min(tr, R - r0);
-      const int cr = r_rem && r0 + tr >= R ? 1 : 0;
-      e.sum[cp][cr] += core::input_extent(p0, pt, r0, rt, stride, pad, H);
-      ++e.count[cp][cr];
-    }
-  }
-  return e;
+  return extent_classes(core::axis_profile(P, tp, R, tr, stride, pad, H));
 }
 
 /// Sum over output tiles (rows: P by tp) and filter tiles (R by tr) of the distinct in-bounds
