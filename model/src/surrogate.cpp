@@ -40,7 +40,6 @@ struct Shared {
   const AxisProfile* wp = nullptr;
 };
 
-
 inline Shared shared(const Layer& l, const Mapping& m) {
   Shared s;
   s.T = trip_counts(l, m);
