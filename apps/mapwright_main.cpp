@@ -383,6 +383,18 @@ CLI::App* add_synth(CLI::App& app, flows::SynthOptions& synth) {
                 "With --gate-sim: simulate this Verilog netlist of mw_accel (the architecture's "
                 "RTL parameters; yosys' cell library added) instead of synthesizing one");
   add_jobs(s, synth.jobs, "--gate-sim's worker processes per simulator");
+  s->add_option("--liberty", synth.liberty,
+                "Map to a standard-cell library and time it instead: osu018 (the OSU 0.18 um "
+                "library of the Debian package qflow-tech-osu018) or a liberty file (yosys, "
+                "qflow's blifFanout, OpenSTA; library area per module, the worst paths, the "
+                "clock met at the architecture's node; exit 3 when it is not)")
+      ->check([](const std::string& v) {
+        return v.empty() ? std::string("key 'liberty' = '': expected osu018 or a liberty file")
+                         : std::string();
+      });
+  s->add_option("--node", synth.node,
+                "With --liberty: the node the figures are scaled to (configs/tech/"
+                "node-scaling.yaml; default HP45, the architecture files' node)");
   return s;
 }
 

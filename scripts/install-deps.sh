@@ -21,6 +21,8 @@ PKGS=(
   clang-format-14               # the C++ style check (scripts/check-format.sh)
   yosys                         # mapwright synth: logic synthesis of rtl/ (flows/synth/)
   nextpnr-ice40 fpga-icestorm   # mapwright synth --fpga: iCE40 place and route, icepack
+  qflow-tech-osu018 qflow       # synth --liberty osu018: the OSU 0.18 um cells, blifFanout
+  opensta                       # synth --liberty: static timing (sta)
 )
 
 missing=()

@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "common/files.hpp"
+#include "mapwright/flows/asic.hpp"
 #include "mapwright/flows/fpga.hpp"
 #include "mapwright/flows/gate_sim.hpp"
 #include "mapwright/flows/synth.hpp"
@@ -145,7 +146,20 @@ int cmd_synth(const SynthOptions& o, std::ostream& out) {
   if (o.fpga.empty() && !o.fpga_top.empty())
     throw core::SpecError("--fpga-top", "fpga_top", o.fpga_top,
                           "the FPGA top is for --fpga ice40-up5k|ice40-hx8k");
+  if (!o.fpga.empty() && !o.liberty.empty())
+    throw core::SpecError("--liberty", "liberty", o.liberty,
+                          "a standard-cell library is for the ASIC flow, not for --fpga");
   if (!o.fpga.empty()) return cmd_fpga(o, out);
+  if (!o.liberty.empty()) {
+    if (o.gate_sim > 0 || !o.netlist.empty())
+      throw core::SpecError("--gate-sim", "gate_sim", std::to_string(o.gate_sim),
+                            "the gate-level simulation is of the generic synthesis, not of "
+                            "--liberty");
+    AsicOptions a;
+    a.liberty = o.liberty;
+    a.target_node = o.node;
+    return cmd_asic(o, a, out);
+  }
   const core::Arch arch = core::load_arch(o.arch);
   synth_params(arch, "--arch " + o.arch);  // refused here, naming the file, before any work
   if (!o.netlist.empty()) {                // a netlist made elsewhere: simulated, not synthesized

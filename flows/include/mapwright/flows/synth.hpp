@@ -143,6 +143,10 @@ struct SynthOptions {
                                  ///< architecture's RTL parameters, with yosys' cell library)
                                  ///< instead of synthesizing one.
   int jobs = 0;                  ///< Worker processes per simulator (0 = the cores).
+  std::string liberty;           ///< "" = generic synthesis; else map to this standard-cell
+                                 ///< library ("osu018" or a liberty file) and time it
+                                 ///< (flows/asic.hpp).
+  std::string node = "HP45";     ///< With liberty: the node the figures are scaled to.
 };
 
 /// Synthesizes the accelerator for `arch` with yosys in `out_dir` (created; the RTL is copied
