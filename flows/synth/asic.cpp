@@ -406,6 +406,27 @@ AsicOutcome implement_asic(const core::Arch& arch, const AsicOptions& o, const s
         e.kind != AsicFailureKind::None)
       return fail(e);
     flat_figures(read_text(dir / "stat_final.json"), r.liberty, r.cells, r.flops, r.area_um2);
+    if (o.sim_netlist) {
+      // The buffered netlist for simulation: the same cells, mw_accel's ports as buses again.
+      write_atomic(dir / "netlist_sim.ys",
+                   "# written by mapwright synth --liberty\n"
+                   "read_liberty -lib cells.lib\nread_liberty -lib macros.lib\n"
+                   "read_blif -wideports buffered.blif\nhierarchy -top mw_accel\n"
+                   "write_verilog -noattr -noexpr netlist_sim.v\n"
+                   "design -reset\n"
+                   // The library's cells as yosys models them from their liberty functions.
+                   "read_liberty -ignore_miss_func cells.lib\n"
+                   "write_verilog -noattr cells_sim.v\n");
+      if (StepError e =
+              run_step(dir, {"yosys", "-q", "-l", "netlist_sim.log", "-s", "netlist_sim.ys"},
+                       "netlist_sim.out", "yosys", r.yosys_seconds, ypeak);
+          e.kind != AsicFailureKind::None)
+        return fail(e);
+      write_atomic(dir / "macros_sim.v", asic_detail::macros_sim_verilog(shapes));
+      for (const char* f :
+           {"netlist_sim.v", "cells_sim.v", "macros_sim.v", "rtl/mw_sram.sv", "rtl/mw_buf.sv"})
+        r.sim_files.push_back(fs::absolute(dir / f).string());
+    }
     // The PE alone, through the same steps.
     write_atomic(dir / "pe.ys", pe_script(r.liberty));
     if (StepError e = run_step(dir, {"yosys", "-q", "-l", "pe.log", "-s", "pe.ys"}, "pe.out",

@@ -177,3 +177,50 @@ std::string rewrite_blif(const std::string& blif, const std::vector<MacroShape>&
 }
 
 }  // namespace mapwright::flows::asic_detail
+
+namespace mapwright::flows::asic_detail {
+
+std::string macros_sim_verilog(const std::vector<MacroShape>& shapes) {
+  std::ostringstream s;
+  s << "// written by mapwright synth --liberty: each memory macro of netlist_sim.v as the RTL's\n"
+       "// mw_sram or mw_buf (rtl/) with its shape, behind the scalar pins the netlist uses.\n";
+  std::set<std::string> written;
+  for (const MacroShape& m : shapes) {
+    if (!written.insert(m.macro.cell).second) continue;
+    std::vector<std::string> ports;
+    for (const auto* list : {&m.inputs, &m.outputs})
+      for (const auto& [port, w] : *list)
+        for (const std::string& pin : scalar_pins(port, w)) ports.push_back(pin);
+    s << "module " << m.macro.cell << " (";
+    for (size_t i = 0; i < ports.size(); ++i) s << (i ? ", " : "") << ports[i];
+    s << ");\n";
+    for (const auto& [port, w] : m.inputs)
+      for (const std::string& pin : scalar_pins(port, w)) s << "  input " << pin << ";\n";
+    for (const auto& [port, w] : m.outputs)
+      for (const std::string& pin : scalar_pins(port, w)) s << "  output " << pin << ";\n";
+    const bool buffer = m.macro.kind == "buffer";
+    s << "  " << (buffer ? "mw_buf" : "mw_sram") << " #(.Depth(" << m.macro.depth << "), .Width("
+      << m.macro.width << ")";
+    if (buffer)
+      s << ", .RdPorts(" << m.macro.read_ports << "), .WrPorts(" << m.macro.write_ports << ")";
+    s << ") u_macro (";
+    bool first = true;
+    for (const auto* list : {&m.inputs, &m.outputs})
+      for (const auto& [port, w] : *list) {
+        s << (first ? "" : ",") << "\n    ." << port << "(";
+        first = false;
+        const std::vector<std::string> pins = scalar_pins(port, w);
+        if (pins.size() == 1) {
+          s << pins[0] << ")";
+          continue;
+        }
+        s << "{";
+        for (size_t i = pins.size(); i-- > 0;) s << pins[i] << (i ? ", " : "");
+        s << "})";
+      }
+    s << ");\nendmodule\n\n";
+  }
+  return s.str();
+}
+
+}  // namespace mapwright::flows::asic_detail

@@ -35,4 +35,8 @@ std::string macros_liberty(const std::vector<MacroShape>& shapes, const SramTimi
 /// `.gate` (blifFanout reads the gates it may resize and the macros' pins from the liberty).
 std::string rewrite_blif(const std::string& blif, const std::vector<MacroShape>& shapes);
 
+/// Simulation models of the macros for the library-mapped netlist: per shape a module of the
+/// macro's cell name and scalar pins holding the RTL's mw_sram or mw_buf with its parameters.
+std::string macros_sim_verilog(const std::vector<MacroShape>& shapes);
+
 }  // namespace mapwright::flows::asic_detail

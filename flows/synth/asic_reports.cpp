@@ -11,6 +11,7 @@
 
 #include "common/files.hpp"
 #include "mapwright/flows/asic.hpp"
+#include "mapwright/flows/gate_sim.hpp"
 #include "mapwright/support/error.hpp"
 #include "synth/tool_run.hpp"
 
@@ -247,18 +248,34 @@ void print_asic(const AsicResult& r, std::ostream& out) {
 int cmd_asic(const SynthOptions& o, const AsicOptions& a, std::ostream& out) {
   const core::Arch arch = core::load_arch(o.arch);
   synth_params(arch, "--arch " + o.arch);  // refused before any work
-  const AsicOutcome res = implement_asic(arch, a, o.rtl_dir, o.out_dir);
+  AsicOptions opts = a;
+  opts.sim_netlist = o.gate_sim > 0;
+  const AsicOutcome res = implement_asic(arch, opts, o.rtl_dir, o.out_dir);
   if (res.failure != AsicFailureKind::None) {
     std::cerr << "synth --liberty: " << res.message;
     if (!res.log.empty()) std::cerr << " (log: " << res.log << ")";
     std::cerr << "\n";
     return 1;
   }
+  const int timing_rc = res.result.target_slack_ns() >= 0 ? 0 : 3;
+  if (o.gate_sim == 0) {
+    if (o.json)
+      out << asic_json(res.result).dump(2) << "\n";
+    else
+      print_asic(res.result, out);
+    return timing_rc;
+  }
+  if (!o.json) print_asic(res.result, out);
+  out << std::flush;
+  const GateSimResult g =
+      gate_sim_files(arch, o.arch, res.result.sim_files, o.gate_sim, o.seed, o.jobs, &std::cerr);
+  const nlohmann::json gj = gate_sim_json(g);
+  write_atomic(fs::path(res.result.out_dir) / "gate_sim.json", gj.dump(2) + "\n");
   if (o.json)
-    out << asic_json(res.result).dump(2) << "\n";
+    out << nlohmann::json{{"asic", asic_json(res.result)}, {"gate_sim", gj}}.dump(2) << "\n";
   else
-    print_asic(res.result, out);
-  return res.result.target_slack_ns() >= 0 ? 0 : 3;
+    print_gate_sim(g, out);
+  return g.ok() ? timing_rc : 1;
 }
 
 }  // namespace mapwright::flows

@@ -151,10 +151,10 @@ int cmd_synth(const SynthOptions& o, std::ostream& out) {
                           "a standard-cell library is for the ASIC flow, not for --fpga");
   if (!o.fpga.empty()) return cmd_fpga(o, out);
   if (!o.liberty.empty()) {
-    if (o.gate_sim > 0 || !o.netlist.empty())
-      throw core::SpecError("--gate-sim", "gate_sim", std::to_string(o.gate_sim),
-                            "the gate-level simulation is of the generic synthesis, not of "
-                            "--liberty");
+    if (!o.netlist.empty())
+      throw core::SpecError("--netlist", "netlist", o.netlist,
+                            "--liberty simulates the netlist it maps (--gate-sim N), not a given "
+                            "one");
     AsicOptions a;
     a.liberty = o.liberty;
     a.target_node = o.node;

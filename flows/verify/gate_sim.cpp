@@ -123,9 +123,20 @@ GateSimResult gate_sim(const core::Arch& arch, const std::string& arch_arg, cons
     g.failure = "the synthesis wrote no netlist";
     return g;
   }
-  // The netlist's model: the RTL parameters of the synthesis, Verilated from the netlist.
+  return gate_sim_files(
+      arch, arch_arg, {fs::absolute(s.netlist).string(), fs::absolute(dir / "simcells.v").string()},
+      runs, seed, jobs, progress);
+}
+
+GateSimResult gate_sim_files(const core::Arch& arch, const std::string& arch_arg,
+                             const std::vector<std::string>& files, int runs, uint64_t seed,
+                             int jobs, std::ostream* progress) {
+  GateSimResult g;
+  g.seed = seed;
+  g.max_hw = kMaxHw;
+  // The netlist's model: the RTL parameters of the synthesis, Verilated from the files.
   rtlpool::ModelParams p = rtlpool::model_params(arch);
-  p.netlist = {fs::absolute(s.netlist).string(), fs::absolute(dir / "simcells.v").string()};
+  p.netlist = files;
   rtlpool::ModelCacheOptions cache;
   cache.progress = progress;
   const rtlpool::ModelLookup model = rtlpool::find_or_build_model(p, "", cache);

@@ -234,3 +234,14 @@ TEST(AsicMacros, TheBankedBuffersSramsAndTheirLibertyCellsAndBlifPins) {
       << out;
   EXPECT_EQ(out.find(".subckt"), std::string::npos);
 }
+
+TEST(AsicMacros, SimulationModelsWrapTheRtlMacrosBehindTheScalarPins) {
+  const auto shapes = asic_detail::parse_macros(data("macros_small4_banked.il"));
+  const std::string v = asic_detail::macros_sim_verilog(shapes);
+  EXPECT_NE(v.find("module mw_sram_2048x8 ("), std::string::npos);
+  EXPECT_NE(v.find("mw_sram #(.Depth(2048), .Width(8)) u_macro ("), std::string::npos) << v;
+  // The address bus reassembled most significant bit first.
+  EXPECT_NE(v.find(".rd_addr_i({rd_addr_i_10, rd_addr_i_9, rd_addr_i_8,"), std::string::npos);
+  EXPECT_NE(v.find("input rd_en_i;"), std::string::npos);
+  EXPECT_NE(v.find("output rd_data_o_31;"), std::string::npos);
+}

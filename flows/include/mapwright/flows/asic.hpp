@@ -175,6 +175,10 @@ struct AsicResult {
   double yosys_seconds = 0, fanout_seconds = 0, sta_seconds = 0;  ///< Wall time per tool.
   double yosys_peak_mib = 0, sta_peak_mib = 0;                    ///< Peak memory.
   std::string out_dir;  ///< Folder with the scripts, logs, netlists and reports.
+  /// With AsicOptions::sim_netlist: the files Verilator simulates the buffered netlist from
+  /// (netlist_sim.v with mw_accel's bus ports, cells_sim.v: the library's cells as yosys models
+  /// them from the liberty functions, macros_sim.v, and the RTL's mw_sram.sv and mw_buf.sv).
+  std::vector<std::string> sim_files;
 
   /// The shortest clock period the design meets at the library's node: its logic's, or the
   /// macros' own cycle when longer.
@@ -211,6 +215,7 @@ struct AsicOptions {
   std::string target_node = "HP45";  ///< The architecture's node (its energies are 45 nm).
   std::string scaling_file;          ///< "" = configs/tech/node-scaling.yaml.
   std::string sram_file;             ///< "" = configs/tech/sram-timing.yaml.
+  bool sim_netlist = false;          ///< Also write the netlist's simulation files.
 };
 
 /// Maps and times `arch`'s accelerator in `out_dir`. Never throws for a tool problem (typed

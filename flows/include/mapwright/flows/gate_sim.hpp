@@ -57,6 +57,11 @@ struct GateSimResult {
 /// with yosys' simcells.v copied beside the netlist); progress lines go to `progress`.
 GateSimResult gate_sim(const core::Arch& arch, const std::string& arch_arg, const SynthResult& s,
                        int runs, uint64_t seed, int jobs, std::ostream* progress);
+/// The same for a netlist given as its Verilog files (the netlist with top mw_accel and the
+/// models of its cells and macros), e.g. the library-mapped one of `synth --liberty`.
+GateSimResult gate_sim_files(const core::Arch& arch, const std::string& arch_arg,
+                             const std::vector<std::string>& files, int runs, uint64_t seed,
+                             int jobs, std::ostream* progress);
 /// What differs between the RTL's and the netlist's result of one run, one line each: the
 /// failure text, the output bytes that differ from the reference, the cycles, the simulated clock
 /// cycles, the stall and busy counters and every access counter (by name). Empty when equal.
