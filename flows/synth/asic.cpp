@@ -183,7 +183,9 @@ StepError run_step(const fs::path& dir, const std::vector<std::string>& argv,
 StepError buffer_fanout(const fs::path& dir, const std::string& in_blif,
                         const std::string& out_blif, const LibertyInfo& lib, AsicResult& r,
                         bool count) {
-  write_atomic(dir / "nofanout", "vdd\ngnd\n");
+  // The clock is left as it is: the timer takes it as ideal, and a buffered clock would make the
+  // gate-level simulation race (flops on different clock buffers in one time step).
+  write_atomic(dir / "nofanout", "vdd\ngnd\nclk_i\n");
   fs::copy_file(dir / in_blif, dir / out_blif, fs::copy_options::overwrite_existing);
   std::ofstream all(dir / "fanout.log", std::ios::app);
   static const std::regex changed_re(R"re(Number of gates changed:\s*(\d+))re");

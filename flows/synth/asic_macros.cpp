@@ -167,8 +167,15 @@ std::string rewrite_blif(const std::string& blif, const std::vector<MacroShape>&
     out << ".gate " << it->second->macro.cell;
     std::smatch m;
     for (std::string conn; f >> conn;) {
-      if (std::regex_search(conn, m, bit_re))
-        conn = m[1].str() + "_" + m[2].str() + "=" + conn.substr(m[0].length());
+      if (std::regex_search(conn, m, bit_re)) {
+        // A one-bit port is the scalar pin itself, whichever way yosys wrote its bit.
+        long long width = 0;
+        for (const auto* list : {&it->second->inputs, &it->second->outputs})
+          for (const auto& [port, w] : *list)
+            if (port == m[1].str()) width = w;
+        conn = (width == 1 ? m[1].str() : m[1].str() + "_" + m[2].str()) + "=" +
+               conn.substr(m[0].length());
+      }
       out << " " << conn;
     }
     out << "\n";
