@@ -146,6 +146,9 @@ int cmd_synth(const SynthOptions& o, std::ostream& out) {
   if (o.fpga.empty() && !o.fpga_top.empty())
     throw core::SpecError("--fpga-top", "fpga_top", o.fpga_top,
                           "the FPGA top is for --fpga ice40-up5k|ice40-hx8k");
+  if (o.liberty.empty() && o.node != "HP45")
+    throw core::SpecError("--node", "node", o.node,
+                          "the node the figures are scaled to is for --liberty");
   if (!o.fpga.empty() && !o.liberty.empty())
     throw core::SpecError("--liberty", "liberty", o.liberty,
                           "a standard-cell library is for the ASIC flow, not for --fpga");
