@@ -360,7 +360,8 @@ AsicOutcome implement_asic(const core::Arch& arch, const AsicOptions& o, const s
   make_output_dir(dir);
   FolderLock lock(dir, "--out");
   synth_detail::copy_rtl(src, dir, files);
-  fs::copy_file(lib_path, dir / "cells.lib", fs::copy_options::overwrite_existing);
+  if (std::error_code same; !fs::equivalent(lib_path, dir / "cells.lib", same))  // not itself
+    fs::copy_file(lib_path, dir / "cells.lib", fs::copy_options::overwrite_existing);
   r.out_dir = dir.string();
   for (const char* stale : {"netlist.v", "pe_netlist.v", "asic.json"}) {
     std::error_code ec;
