@@ -379,14 +379,16 @@ AsicOutcome implement_asic(const core::Arch& arch, const AsicOptions& o, const s
                      " not found: install the Debian package 'qflow' (apt-get install qflow)",
                  ""});
   double ypeak = 0, speak = 0;
+  // yosys on <name>.ys in the folder: output in <name>.out, log (named on a failure) <name>.log.
+  const auto yosys = [&](const std::string& name) {
+    StepError e = run_step(dir, {"yosys", "-q", "-l", name + ".log", "-s", name + ".ys"},
+                           name + ".out", "yosys", r.yosys_seconds, ypeak);
+    if (e.kind == AsicFailureKind::ToolError) e.log = (dir / (name + ".log")).string();
+    return e;
+  };
   try {
     write_atomic(dir / "asic.ys", asic_script(files, r.params, r.liberty));
-    if (StepError e = run_step(dir, {"yosys", "-q", "-l", "asic.log", "-s", "asic.ys"}, "asic.out",
-                               "yosys", r.yosys_seconds, ypeak);
-        e.kind != AsicFailureKind::None) {
-      if (e.kind == AsicFailureKind::ToolError) e.log = (dir / "asic.log").string();
-      return fail(e);
-    }
+    if (StepError e = yosys("asic"); e.kind != AsicFailureKind::None) return fail(e);
     const std::vector<MacroShape> shapes = asic_detail::parse_macros(read_text(dir / "macros.il"));
     r.modules = module_figures(read_text(dir / "stat_lib.json"), r.liberty);
     write_atomic(dir / "macros.lib", asic_detail::macros_liberty(shapes, sram));
@@ -404,10 +406,7 @@ AsicOutcome implement_asic(const core::Arch& arch, const AsicOptions& o, const s
       return fail(e);
     write_atomic(dir / "netlist.ys", netlist_script("buffered.blif", "mw_accel", "netlist.v",
                                                     "stat_final.json", r.liberty));
-    if (StepError e = run_step(dir, {"yosys", "-q", "-l", "netlist.log", "-s", "netlist.ys"},
-                               "netlist.out", "yosys", r.yosys_seconds, ypeak);
-        e.kind != AsicFailureKind::None)
-      return fail(e);
+    if (StepError e = yosys("netlist"); e.kind != AsicFailureKind::None) return fail(e);
     flat_figures(read_text(dir / "stat_final.json"), r.liberty, r.cells, r.flops, r.area_um2);
     if (o.sim_netlist) {
       // The buffered netlist for simulation: the same cells, mw_accel's ports as buses again.
@@ -420,11 +419,7 @@ AsicOutcome implement_asic(const core::Arch& arch, const AsicOptions& o, const s
                    // The library's cells as yosys models them from their liberty functions.
                    "read_liberty -ignore_miss_func cells.lib\n"
                    "write_verilog -noattr cells_sim.v\n");
-      if (StepError e =
-              run_step(dir, {"yosys", "-q", "-l", "netlist_sim.log", "-s", "netlist_sim.ys"},
-                       "netlist_sim.out", "yosys", r.yosys_seconds, ypeak);
-          e.kind != AsicFailureKind::None)
-        return fail(e);
+      if (StepError e = yosys("netlist_sim"); e.kind != AsicFailureKind::None) return fail(e);
       write_atomic(dir / "macros_sim.v", asic_detail::macros_sim_verilog(shapes));
       for (const char* f :
            {"netlist_sim.v", "cells_sim.v", "macros_sim.v", "rtl/mw_sram.sv", "rtl/mw_buf.sv"})
@@ -432,19 +427,13 @@ AsicOutcome implement_asic(const core::Arch& arch, const AsicOptions& o, const s
     }
     // The PE alone, through the same steps.
     write_atomic(dir / "pe.ys", pe_script(r.liberty));
-    if (StepError e = run_step(dir, {"yosys", "-q", "-l", "pe.log", "-s", "pe.ys"}, "pe.out",
-                               "yosys", r.yosys_seconds, ypeak);
-        e.kind != AsicFailureKind::None)
-      return fail(e);
+    if (StepError e = yosys("pe"); e.kind != AsicFailureKind::None) return fail(e);
     if (StepError e = buffer_fanout(dir, "pe_mapped.blif", "pe_buffered.blif", r.liberty, r, false);
         e.kind != AsicFailureKind::None)
       return fail(e);
     write_atomic(dir / "pe_netlist.ys", netlist_script("pe_buffered.blif", "mw_pe", "pe_netlist.v",
                                                        "pe_stat.json", r.liberty));
-    if (StepError e = run_step(dir, {"yosys", "-q", "-l", "pe_netlist.log", "-s", "pe_netlist.ys"},
-                               "pe_netlist.out", "yosys", r.yosys_seconds, ypeak);
-        e.kind != AsicFailureKind::None)
-      return fail(e);
+    if (StepError e = yosys("pe_netlist"); e.kind != AsicFailureKind::None) return fail(e);
     // Timing.
     write_atomic(dir / "sta.tcl", sta_script("netlist.v", "mw_accel", period, false));
     write_atomic(dir / "pe_sta.tcl", sta_script("pe_netlist.v", "mw_pe", period, true));
