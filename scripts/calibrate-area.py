@@ -21,65 +21,19 @@ import subprocess
 import sys
 
 import numpy as np
-import yaml
 
-ARCH = """# {name}: written by scripts/calibrate-area.py from {base}
-name: {name}
-array: {{rows: {rows}, cols: {cols}}}
-dataflows: [ws, os, is]
-buffers: {{input_kib: {ik}, weight_kib: {wk}, accum_kib: {ak}{banks}}}
-dram: {{bytes_per_cycle: {beat}, latency_cycles: 20}}
-clock_mhz: 1000
-precision: {{operand_bits: 8, acc_bits: 32}}
-"""
-
-KEYS = {"name", "rows", "cols", "kib", "beat", "banks"}
-
-
-def fail(path, key, value, why):
-    print(f"error: {path}: {key} = {value!r}: {why}", file=sys.stderr)
-    sys.exit(2)
+import synth_configs
+from synth_configs import fail
 
 
 def load(path):
-    try:
-        with open(path, encoding="utf-8") as f:
-            doc = yaml.safe_load(f)
-    except (OSError, yaml.YAMLError) as e:
-        print(f"error: {path}: {e}", file=sys.stderr)
-        sys.exit(2)
-    if not isinstance(doc, dict):
-        fail(path, "(file)", doc, "expected a map with base, fit and check")
-    for k in doc:
-        if k not in ("base", "fit", "check"):
-            fail(path, k, doc[k], "unknown key (allowed: base, fit, check)")
-    configs = []
-    for part in ("fit", "check"):
-        items = doc.get(part)
-        if not isinstance(items, list) or not items:
-            fail(path, part, items, "expected a non-empty list of configurations")
-        for i, c in enumerate(items):
-            where = f"{part}[{i}]"
-            if not isinstance(c, dict) or set(c) != KEYS:
-                fail(path, where, c, "expected exactly the keys " + ", ".join(sorted(KEYS)))
-            for k in ("rows", "cols", "beat", "banks"):
-                if not isinstance(c[k], int) or isinstance(c[k], bool) or c[k] < 0:
-                    fail(path, f"{where}.{k}", c[k], "expected a non-negative integer")
-            kib = c["kib"]
-            if (not isinstance(kib, list) or len(kib) != 3
-                    or not all(isinstance(v, int) and v > 0 for v in kib)):
-                fail(path, f"{where}.kib", kib, "expected [input, weight, accumulator] KiB")
-            if not isinstance(c["name"], str) or not c["name"].replace("-", "").isalnum():
-                fail(path, f"{where}.name", c["name"], "expected letters, digits and '-'")
-            configs.append(dict(c, part=part))
+    """The configurations of `path`, with the fit set the area model's terms need."""
+    configs = synth_configs.load(path)
     fit_set = [c for c in configs if c["part"] == "fit"]
     plain = sum(1 for c in fit_set if c["banks"] == 0)
     if plain < 2 or len(fit_set) - plain < 4:
         fail(path, "fit", len(fit_set), "the fit needs at least 2 configurations without banks "
              f"and 4 with (has {plain} and {len(fit_set) - plain})")
-    names = [c["name"] for c in configs]
-    if len(set(names)) != len(names):
-        fail(path, "name", names, "names must be unique")
     return configs
 
 
@@ -93,11 +47,7 @@ def synthesize(mapwright, out, c):
             return kept, "kept"
         shutil.rmtree(folder)
     arch = os.path.join(out, "archs", c["name"] + ".yaml")
-    ik, wk, ak = c["kib"]
-    with open(arch, "w", encoding="utf-8") as f:
-        f.write(ARCH.format(name=c["name"], base="area-calibration.yaml", rows=c["rows"],
-                            cols=c["cols"], ik=ik, wk=wk, ak=ak, beat=c["beat"],
-                            banks=f", banks: {c['banks']}" if c["banks"] else ""))
+    synth_configs.write_arch(arch, c, "calibrate-area.py", "area-calibration.yaml")
     run = subprocess.run([mapwright, "synth", "--arch", arch, "--json", "--out", folder],
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, check=False)
     if run.returncode != 0:
