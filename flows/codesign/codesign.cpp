@@ -71,11 +71,12 @@ json point_json(const CodesignSpace& s, const PointResult& p) {
   j["infeasible"] = p.infeasible;
   j["covers"] = p.covers;
   j["seconds"] = p.seconds;
+  j["clock_mhz"] = p.clock_mhz;
   json nets = json::array();
   for (size_t w = 0; w < p.cycles.size(); ++w)
     nets.push_back({{"network", s.workload[w].name},
                     {"cycles", p.cycles[w]},
-                    {"latency_ms", p.cycles[w] / (s.base.clock_mhz * 1e3)},
+                    {"latency_ms", p.cycles[w] / (p.clock_mhz * 1e3)},
                     {"energy_uj", p.energy_pj[w] * 1e-6}});
   j["networks"] = nets;
   return j;
@@ -110,6 +111,22 @@ std::string points_csv(const CodesignSpace& s, const SearchOutcome& r) {
   return c.str();
 }
 
+/// The clock every point's latency is at: the base's stated clock, or the clock model.
+json clock_json(const CodesignSpace& s) {
+  json c = {{"mode", s.modeled_clock ? "modeled" : "stated"}, {"base_clock_mhz", s.base.clock_mhz}};
+  if (s.modeled_clock)
+    c["model"] = {{"library", s.clock.library},
+                  {"library_node", s.clock.library_node},
+                  {"node", s.clock.node},
+                  {"delay_factor", s.clock.delay_factor},
+                  {"fixed_ns", s.clock.fixed_ns},
+                  {"setup_base_ns", s.clock.setup_base_ns},
+                  {"setup_per_lane_ns", s.clock.setup_per_lane_ns},
+                  {"source", s.clock.source},
+                  {"cost_cycles_at_mhz", s.base.clock_mhz}};
+  return c;
+}
+
 /// codesign.json: the settings, the outcome, the front and the chosen design.
 json summary_json(const CodesignSpace& s, const CodesignOptions& o, uint64_t seed,
                   const SearchOutcome& r, const codesign::PointEvaluator& ev, double min_area) {
@@ -122,6 +139,7 @@ json summary_json(const CodesignSpace& s, const CodesignOptions& o, uint64_t see
   if (!r.searcher.is_null()) j["searcher_config"] = r.searcher;
   j["time_limit_s"] = o.time_limit_s;
   j["objective"] = s.objective.name;
+  j["clock"] = clock_json(s);
   j["constraints"] = {{"max_area_mm2", s.max_area_mm2},
                       {"max_energy_uj", s.max_energy_uj},
                       {"max_latency_ms", s.max_latency_ms}};
@@ -280,7 +298,7 @@ json chosen_layers(codesign::PointEvaluator& ev, const PointResult& p) {
                         {"pe_cols", l.mapping.pe_cols},
                         {"cycles", l.metrics.cycles},
                         {"energy_pj", l.metrics.energy_pj},
-                        {"cost", l.cost},
+                        {"cost", l.cost * codesign::clock_cost_factor(s, p.clock_mhz)},
                         {"optimal", l.optimal}});
     }
   return layers;

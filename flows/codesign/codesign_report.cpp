@@ -136,16 +136,33 @@ std::string rtl_text(const json& design) {
   return std::to_string(n - passed) + " of " + std::to_string(n) + " layers failed";
 }
 
+/// The chosen design's clock and where it comes from (HTML): the clock model's frequency for
+/// its array, or the base architecture's stated clock, which no timing has checked.
+std::string clock_text(const json& ch, const json& clock) {
+  if (!ch.contains("clock_mhz")) return "";
+  const std::string mhz = fmt_fixed(ch["clock_mhz"], 1);
+  if (clock.value("mode", std::string()) == "modeled")
+    return mhz + " (modeled for this array: <code>clock: modeled</code>)";
+  return mhz + " (the base's stated clock)";
+}
+
 /// The chosen design: parameters, area, per-network figures and per-layer figures.
-void chosen_section(std::ostream& h, const json& ch) {
+void chosen_section(std::ostream& h, const json& ch, const json& clock) {
   h << "<h2>Chosen design</h2>\n<table style=\"width:auto\"><tbody>\n";
   for (const auto& [k, v] : ch["parameters"].items())
     h << "<tr><th class=\"l\">" << html_escape(k) << "</th><td>" << html_escape(value_text(v))
       << "</td></tr>\n";
   h << "<tr><th class=\"l\">area mm<sup>2</sup></th><td>" << fmt_fixed(ch["area_mm2"], 4)
     << "</td></tr>\n<tr><th class=\"l\">workload cost</th><td>" << fmt_g(ch["cost"], 6)
+    << "</td></tr>\n<tr><th class=\"l\">clock MHz</th><td>" << clock_text(ch, clock)
     << "</td></tr>\n<tr><th class=\"l\">RTL</th><td>" << html_escape(rtl_text(ch))
     << "</td></tr>\n</tbody></table>\n";
+  if (clock.value("mode", std::string()) == "modeled")
+    h << "<p class=\"note\">Every point's latency is at the clock model's frequency for its array "
+         "(model/clock.hpp: "
+      << html_escape(clock["model"]["source"].get<std::string>())
+      << "); its cost counts cycles at the base's " << fmt_g(clock["base_clock_mhz"], 4)
+      << " MHz.</p>\n";
   if (ch.contains("area_breakdown"))
     area_parts_html(h, ch["area_breakdown"], ch["area_breakdown"]["total_mm2"].get<double>(),
                     ch.contains("synthesis") ? ch["synthesis"] : json());
@@ -257,7 +274,7 @@ bool write_codesign_report(const std::string& folder, const std::string& out_htm
        "and energy limits (any area); blue: the area-cost Pareto front; red: the chosen design. "
        "Area is the analytical model's (model/area.hpp), not a synthesis result; costs are the "
        "surrogate's at each layer's proven-optimal mapping (docs/codesign.md).</p>\n";
-  if (c.contains("chosen")) chosen_section(h, c["chosen"]);
+  if (c.contains("chosen")) chosen_section(h, c["chosen"], c.value("clock", json()));
   if (c.contains("sensitivity")) sensitivity_section(h, c["sensitivity"]);
   search_section(h, c);
   h << "</main></body></html>\n";

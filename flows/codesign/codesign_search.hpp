@@ -65,6 +65,15 @@ core::Arch relaxed_arch(const CodesignSpace& s, const HwBox& b);
 /// Lower bound on the area of every point of `b` (area grows with the array and each buffer;
 /// the banks are tried one by one), mm^2.
 double area_lower_bound(const CodesignSpace& s, const HwBox& b);
+/// The clock of a point with architecture `a`, MHz: the clock model's maximum frequency for its
+/// array under `clock: modeled`, else the base architecture's stated clock_mhz.
+double point_clock_mhz(const CodesignSpace& s, const core::Arch& a);
+/// What a point at `clock_mhz` multiplies its cost by: its cycles count at the base clock, so
+/// (base clock_mhz / clock_mhz)^objective.latency (1 under `clock: stated`).
+double clock_cost_factor(const CodesignSpace& s, double clock_mhz);
+/// The fastest clock of any point of box `b`: the model depends only on rows and cols and does
+/// not rise with either (model::estimate_clock), so the clock of the box's smallest array.
+double box_clock_mhz(const CodesignSpace& s, const HwBox& b);
 /// Lower bounds on one network's cycles and energy over the box (sums over its layers).
 struct NetworkBound {
   double cycles = 0;     ///< Lower bound on the network's cycles.
@@ -96,6 +105,7 @@ struct PointResult {
   HwIndex index{};                ///< The point.
   std::string unbuildable;        ///< Why the RTL cannot have it ("" = buildable).
   double area_mm2 = 0;            ///< model::estimate_area.
+  double clock_mhz = 0;           ///< point_clock_mhz: the clock its latency is at.
   std::vector<double> cycles;     ///< Per network.
   std::vector<double> energy_pj;  ///< Per network.
   double cost = 0;                ///< Workload cost of the chosen mappings.

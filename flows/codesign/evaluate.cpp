@@ -180,11 +180,13 @@ void PointEvaluator::compose(PointResult& r, const std::vector<LayerFigures>& f)
       counts.push_back(n);
     }
     const double weight = s_.workload[w].weight;
-    const double cost = s_.objective.cost(r.cycles[w], r.energy_pj[w]);
+    const double factor = clock_cost_factor(s_, r.clock_mhz);
+    const double cost = factor * s_.objective.cost(r.cycles[w], r.energy_pj[w]);
     r.cost += weight * cost;
-    r.lower_bound += weight * (exact ? cost : compose_layer_bounds(s_.objective, lbs, counts));
+    r.lower_bound +=
+        weight * (exact ? cost : factor * compose_layer_bounds(s_.objective, lbs, counts));
     r.exact = r.exact && exact;
-    const double ms = r.cycles[w] / (s_.base.clock_mhz * 1e3);
+    const double ms = r.cycles[w] / (r.clock_mhz * 1e3);
     if (s_.max_latency_ms > 0 && ms > s_.max_latency_ms && r.infeasible.empty())
       r.infeasible = s_.workload[w].name + ": latency " + std::to_string(ms) + " ms > " +
                      std::to_string(s_.max_latency_ms);
@@ -205,6 +207,7 @@ PointResult PointEvaluator::evaluate(const HwIndex& i, double deadline_s) {
   r.index = i;
   const Arch a = point_arch(s_, i);
   r.area_mm2 = model::estimate_area(a, s_.area).total_mm2;
+  r.clock_mhz = point_clock_mhz(s_, a);
   r.unbuildable = unbuildable(s_, i);
   if (!r.unbuildable.empty()) return r;
   r.over_area = s_.max_area_mm2 > 0 && r.area_mm2 > s_.max_area_mm2;

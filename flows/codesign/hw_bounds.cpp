@@ -1,7 +1,8 @@
 // Hardware points and boxes of a codesign space, and the admissible lower bounds of a box: the
-// area of its smallest point, the closed-form cycle and energy bounds of every layer at the
-// box's relaxed architecture (largest array, bandwidth and buffers, every dataflow of the box,
-// no bank stalls), and Hoelder's composition of per-layer cost bounds into a network's.
+// area of its smallest point, the clock of its smallest array, the closed-form cycle and energy
+// bounds of every layer at the box's relaxed architecture (largest array, bandwidth and buffers,
+// every dataflow of the box, no bank stalls), and Hoelder's composition of per-layer cost bounds
+// into a network's.
 #include <algorithm>
 #include <cmath>
 #include <sstream>
@@ -9,6 +10,7 @@
 #include "codesign/codesign_search.hpp"
 #include "mapwright/mapper/bounds.hpp"
 #include "mapwright/model/area.hpp"
+#include "mapwright/model/clock.hpp"
 
 using namespace mapwright::core;
 
@@ -134,6 +136,18 @@ double area_lower_bound(const CodesignSpace& s, const HwBox& b) {
     best = std::min(best, model::estimate_area(point_arch(s, i), s.area).total_mm2);
   }
   return best;
+}
+
+double point_clock_mhz(const CodesignSpace& s, const Arch& a) {
+  return s.modeled_clock ? model::estimate_clock(a, s.clock).fmax_mhz : s.base.clock_mhz;
+}
+
+double clock_cost_factor(const CodesignSpace& s, double clock_mhz) {
+  return s.modeled_clock ? std::pow(s.base.clock_mhz / clock_mhz, s.objective.latency) : 1.0;
+}
+
+double box_clock_mhz(const CodesignSpace& s, const HwBox& b) {
+  return point_clock_mhz(s, point_arch(s, b.lo));
 }
 
 std::vector<NetworkBound> closed_form_bounds(const CodesignSpace& s, const HwBox& b) {

@@ -64,13 +64,15 @@ const char* bound_box(const CodesignSpace& s, Node& n, double parent) {
   if (s.max_area_mm2 > 0 && n.area_lb > s.max_area_mm2) return "area";
   if (s.max_area_mm2 > 0) tighten_by_area(s, n.box);
   const std::vector<NetworkBound> nb = closed_form_bounds(s, n.box);
+  const double clock_mhz = box_clock_mhz(s, n.box);  // no point of the box is faster
   double cost = 0;
   for (size_t w = 0; w < nb.size(); ++w) {
-    if (s.max_latency_ms > 0 && nb[w].cycles / (s.base.clock_mhz * 1e3) > s.max_latency_ms)
+    if (s.max_latency_ms > 0 && nb[w].cycles / (clock_mhz * 1e3) > s.max_latency_ms)
       return "constraint";
     if (s.max_energy_uj > 0 && nb[w].energy_pj * 1e-6 > s.max_energy_uj) return "constraint";
     cost += s.workload[w].weight * s.objective.cost(nb[w].cycles, nb[w].energy_pj);
   }
+  cost *= clock_cost_factor(s, clock_mhz);
   n.bound = std::max(parent, cost);
   return "";
 }
@@ -173,6 +175,7 @@ bool Exact::refine(Node& n) {
     }
     cost += s_.workload[w].weight * compose_layer_bounds(s_.objective, lbs, counts);
   }
+  cost *= clock_cost_factor(s_, box_clock_mhz(s_, b));  // only the buffers vary: one clock
   n.bound = std::max(n.bound, cost);
   if (cut(n)) {
     ++out_.pruned_bound;

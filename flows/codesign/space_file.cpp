@@ -195,7 +195,7 @@ void read_workload(const YAML::Node& root, const std::string& where, CodesignSpa
   }
 }
 
-/// constraints:, mapper: and area:.
+/// constraints:, mapper:, area:, clock: and clock_model:.
 void read_limits(const YAML::Node& root, const std::string& where, CodesignSpace& s) {
   read_design_constraints(root, where, s.max_area_mm2, s.max_latency_ms, s.max_energy_uj);
   if (const YAML::Node m = root["mapper"]) {
@@ -204,6 +204,18 @@ void read_limits(const YAML::Node& root, const std::string& where, CodesignSpace
     s.mapper_time_limit_s = get_double_in(m, "time_limit_s", where, "mapper", 60, 0.001, 1e6);
   }
   if (const YAML::Node a = root["area"]) s.area = model::area_constants_from_yaml(a, where);
+  const std::string clock = get_string(root, "clock", where, "", "stated");
+  if (clock != "stated" && clock != "modeled")
+    throw SpecError(where, "clock", clock,
+                    "must be stated (every point at the base architecture's clock_mhz) or modeled "
+                    "(each point at the clock model's maximum frequency for its array, "
+                    "model/clock.hpp)");
+  s.modeled_clock = clock == "modeled";
+  if (const YAML::Node c = root["clock_model"]) {
+    if (!s.modeled_clock)
+      throw SpecError(where, "clock_model", node_text(c), "needs clock: modeled");
+    s.clock = model::clock_constants_from_yaml(c, where, "clock_model");
+  }
 }
 
 /// parameters: every key a HwParam; the others keep the base architecture's value.
@@ -261,7 +273,7 @@ CodesignSpace parse_codesign_space(const std::string& text, const std::string& w
   require_map(root, where, "");
   check_keys(root, where, "",
              {"name", "description", "base", "parameters", "constraints", "workload", "objective",
-              "mapper", "area", "seed", "buffer_energy"});
+              "mapper", "area", "clock", "clock_model", "seed", "buffer_energy"});
   CodesignSpace s;
   s.path = where;
   s.name = get_string(root, "name", where, "", fs::path(where).stem().string());

@@ -235,7 +235,8 @@ void put_figures(const CodesignSpace& s, const cd::PointResult& r, json& p) {
     return;
   }
   p["cycles"] = r.cycles[0];
-  p["latency_ms"] = r.cycles[0] / (s.base.clock_mhz * 1e3);
+  p["latency_ms"] = r.cycles[0] / (r.clock_mhz * 1e3);
+  p["clock_mhz"] = r.clock_mhz;
   p["energy_pj"] = r.energy_pj[0];
   p["energy_uj"] = r.energy_pj[0] * 1e-6;
   p["edp"] = r.cycles[0] * r.energy_pj[0];

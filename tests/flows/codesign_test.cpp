@@ -17,6 +17,7 @@
 #include "sanitized.hpp"
 #include "test_arch.hpp"
 #include "mapwright/flows/codesign.hpp"
+#include "mapwright/model/clock.hpp"
 #include "mapwright/model/area.hpp"
 #include "mapwright/support/error.hpp"
 
@@ -122,6 +123,46 @@ TEST(Codesign, ExactEqualsEnumerationLatencyUnderEnergy) {
 TEST(Codesign, ExactEqualsEnumerationEnergyUnderLatencyAndArea) {
   expect_exact_equals_grid(parse_codesign_space(
       tiny_text("energy", "{max_latency_ms: 0.004, max_area_mm2: 0.2}", "fixed"), kWhere));
+}
+
+// clock: modeled: every point's cost is its cost at the stated clock times (stated / modeled
+// clock)^latency, the exact search still finds the best point of the enumeration, and no point of
+// a box is faster than the clock the box's bounds assume.
+TEST(Codesign, ModeledClockScalesEachPointsCostAndExactStillEqualsEnumeration) {
+  const std::string text = tiny_text("edp", "{max_area_mm2: 0.14}", "fixed");
+  const CodesignSpace stated = parse_codesign_space(text, kWhere);
+  const CodesignSpace modeled = parse_codesign_space(text + "clock: modeled\n", kWhere);
+  ASSERT_FALSE(stated.modeled_clock);
+  ASSERT_TRUE(modeled.modeled_clock);
+  PointEvaluator es(stated), em(modeled);
+  const SearchOutcome gs = search_grid(es, 0), gm = search_grid(em, 0);
+  ASSERT_EQ(gs.points.size(), gm.points.size());
+  std::set<long long> clocks;
+  for (size_t i = 0; i < gs.points.size(); ++i) {
+    const PointResult &a = gs.points[i], &b = gm.points[i];
+    ASSERT_EQ(a.index, b.index);
+    EXPECT_EQ(a.clock_mhz, stated.base.clock_mhz);
+    const double f = model::estimate_clock(point_arch(modeled, b.index)).fmax_mhz;
+    EXPECT_DOUBLE_EQ(b.clock_mhz, f);
+    clocks.insert(std::llround(f));
+    if (!a.found) continue;
+    EXPECT_EQ(a.cycles, b.cycles);
+    EXPECT_NEAR(b.cost, a.cost * stated.base.clock_mhz / f, 1e-9 * b.cost);
+  }
+  EXPECT_GE(clocks.size(), 2u);  // the space's arrays reach different clocks
+  expect_exact_equals_grid(modeled);
+  std::mt19937_64 rng(11);
+  for (int t = 0; t < 100; ++t) {
+    HwBox b;
+    for (int p = 0; p < kNumHwParams; ++p) {
+      std::uniform_int_distribution<int> d(0, static_cast<int>(modeled.values[p].size()) - 1);
+      const int x = d(rng), y = d(rng);
+      b.lo[p] = std::min(x, y);
+      b.hi[p] = std::max(x, y);
+    }
+    for (const PointResult& p : gm.points)
+      if (in_box(b, p.index)) EXPECT_LE(p.clock_mhz, box_clock_mhz(modeled, b) * (1 + 1e-12));
+  }
 }
 
 class CodesignBounds : public ::testing::TestWithParam<const char*> {};
@@ -308,6 +349,20 @@ TEST(CodesignSpaceFile, RefusesAWorkloadThatDoesNotLoad) {
   EXPECT_EQ(refusal("workload: [{network: resnet18, weight: 0}]\n").key(), "workload[0].weight");
   EXPECT_EQ(refusal("workload: []\n").key(), "workload");
   EXPECT_EQ(refusal("objective: edp\n").key(), "workload");
+}
+
+TEST(CodesignSpaceFile, RefusesABadClockOrClockModel) {
+  const std::string ok = with_params("  rows: [2, 4]");
+  EXPECT_EQ(refusal(ok + "clock: fast\n").key(), "clock");
+  EXPECT_EQ(refusal(ok + "clock_model: {fixed_ns: 10}\n").key(), "clock_model");
+  const core::SpecError e = refusal(ok + "clock: modeled\nclock_model: {fixed_ns: -1}\n");
+  EXPECT_EQ(e.key(), "clock_model.fixed_ns");
+  EXPECT_EQ(e.value(), "-1");
+  EXPECT_EQ(refusal(ok + "clock: modeled\nclock_model: {period: 1}\n").key(), "clock_model.period");
+  const CodesignSpace s = parse_codesign_space(
+      ok + "clock: modeled\nclock_model: {fixed_ns: 20, source: mine}\n", kWhere);
+  EXPECT_EQ(s.clock.fixed_ns, 20);
+  EXPECT_EQ(s.clock.source, "mine");
 }
 
 TEST(CodesignSpaceFile, RefusesABadBaseObjectiveOrConstraint) {

@@ -21,6 +21,7 @@
 #include "mapwright/core/layer.hpp"
 #include "mapwright/core/objective.hpp"
 #include "mapwright/model/area.hpp"
+#include "mapwright/model/clock.hpp"
 
 namespace mapwright::flows {
 
@@ -62,7 +63,12 @@ struct CodesignSpace {
   core::Objective objective;                                ///< objective: (edp).
   double mapper_time_limit_s = 60;                          ///< mapper.time_limit_s per layer.
   model::AreaConstants area;                                ///< area: overrides.
-  uint64_t seed = 1;                                        ///< seed: of `random`.
+  /// clock: modeled: each point's latency at the clock model's frequency for its array (the
+  /// cost's cycles counted at the base clock, scaled by base clock / point clock); stated (the
+  /// default): every point at the base's clock_mhz.
+  bool modeled_clock = false;
+  model::ClockConstants clock;  ///< clock_model: overrides.
+  uint64_t seed = 1;            ///< seed: of `random`.
   /// Points in the space (the product of the value counts, buildable or not).
   double size() const;
 };
