@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "common/files.hpp"
+#include "common/clock_text.hpp"
 #include "common/text.hpp"
 #include "report/format.hpp"
 #include "report/plots.hpp"
@@ -67,9 +68,7 @@ void write_heading(std::ostream& h, const RunView& run, const std::string& title
     << " array, " << a.input_kib << "/" << a.weight_kib << "/" << a.accum_kib
     << " KiB input/weight/accumulator, DRAM " << fmt_g(a.dram_bytes_per_cycle, 4)
     << " B/cycle after " << a.dram_latency_cycles << " cycles (" << html_escape(a.dram_port)
-    << " port), " << fmt_g(run.mhz, 4)
-    << " MHz (the architecture's stated clock, which the latencies use; <code>mapwright synth "
-       "--liberty</code> times it)"
+    << " port), clock " << html_escape(clock_statement(a.rows, a.cols, run.mhz))
     << " &middot; searcher <b>" << html_escape(r.settings.searcher) << "</b>, "
     << effort_html(r, run.exact_run) << ", objective " << html_escape(r.settings.objective)
     << ", seed " << r.settings.seed

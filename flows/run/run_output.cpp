@@ -10,6 +10,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/files.hpp"
+#include "common/clock_text.hpp"
 #include "common/text.hpp"
 #include "mapwright/flows/synth.hpp"
 
@@ -123,6 +124,7 @@ void print_run_summary(const RunRecord& rec, std::ostream& out) {
       << std::setprecision(4) << s.edp << " pJ*cycles, utilization " << std::fixed
       << std::setprecision(1) << 100 * s.utilization << " %" << std::defaultfloat << " ("
       << s.layers_done << "/" << s.layers_total << " layers)\n";
+  out << "clock: " << clock_statement(rec.arch.rows, rec.arch.cols, rec.arch.clock_mhz) << "\n";
   if (rtl)
     out << "RTL: " << s.passed << " of " << s.done << " verifications passed"
         << (s.pending ? ", " + std::to_string(s.pending) + " not run" : "")
