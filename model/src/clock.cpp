@@ -31,9 +31,9 @@ ClockConstants clock_constants_from_yaml(const YAML::Node& node, const std::stri
     double* v;
     double lo;
   };
-  for (const Field& f : {Field{"delay_factor", &c.delay_factor, 0},
-                         Field{"fixed_ns", &c.fixed_ns, 0},
-                         Field{"setup_per_lane_ns", &c.setup_per_lane_ns, 0}}) {
+  for (const Field& f :
+       {Field{"delay_factor", &c.delay_factor, 0}, Field{"fixed_ns", &c.fixed_ns, 0},
+        Field{"setup_per_lane_ns", &c.setup_per_lane_ns, 0}}) {
     *f.v = core::get_double(node, f.key, where, path, *f.v);  // refuses text, inf, nan
     if (!(*f.v > f.lo))
       throw core::SpecError(where, core::join_key(path, f.key), core::node_text(node[f.key]),

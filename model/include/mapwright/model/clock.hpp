@@ -45,9 +45,9 @@ struct ClockConstants {
 
 /// The model's answer for one architecture.
 struct ClockEstimate {
-  double library_period_ns = 0;  ///< At the library's node.
-  double period_ns = 0;          ///< At the architecture's node.
-  double fmax_mhz = 0;           ///< 1000 / period_ns.
+  double library_period_ns = 0;     ///< At the library's node.
+  double period_ns = 0;             ///< At the architecture's node.
+  double fmax_mhz = 0;              ///< 1000 / period_ns.
   bool setup_chain_limits = false;  ///< The fold set-up chain sets it (else the fixed paths).
 };
 
