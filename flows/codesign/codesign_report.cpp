@@ -13,6 +13,7 @@
 
 #include "common/files.hpp"
 #include "common/text.hpp"
+#include "mapwright/model/clock.hpp"
 #include "mapwright/flows/codesign.hpp"
 #include "mapwright/support/error.hpp"
 #include "report/format.hpp"
@@ -143,7 +144,17 @@ std::string clock_text(const json& ch, const json& clock) {
   const std::string mhz = fmt_fixed(ch["clock_mhz"], 1);
   if (clock.value("mode", std::string()) == "modeled")
     return mhz + " (modeled for this array: <code>clock: modeled</code>)";
-  return mhz + " (the base's stated clock)";
+  std::string modeled;
+  if (ch.contains("parameters") && ch["parameters"].contains("rows") &&
+      ch["parameters"].contains("cols")) {
+    core::Arch a;
+    a.rows = ch["parameters"]["rows"].get<int>();
+    a.cols = ch["parameters"]["cols"].get<int>();
+    const double f = model::estimate_clock(a).fmax_mhz;
+    modeled = "; the clock model gives this array " + fmt_fixed(f, 1) +
+              " MHz: " + (f >= ch["clock_mhz"].get<double>() ? "met" : "<b>not met</b>");
+  }
+  return mhz + " (the base's stated clock" + modeled + ")";
 }
 
 /// The chosen design: parameters, area, per-network figures and per-layer figures.
